@@ -1,5 +1,40 @@
-"""toposynth.candidates — topologies, their generators and their analytics."""
+"""toposynth.candidates — topologies, their generators and their analytics.
 
+The one object every layer consumes is :class:`Topology`. Families are
+functions (``torus``, ``rtt``, ``twin_torus``, ...) and registry entries
+reached by spec strings (``from_spec("rtt:a=8")``).
+
+>>> import candidates as cd
+>>> t = cd.from_spec("rtt:a=8")
+>>> cd.distance_stats(t).diameter
+8
+"""
+
+from .analytics import (
+    Bisection,
+    DistanceStats,
+    UniformLoad,
+    bisection,
+    describe,
+    distance_stats,
+    per_dimension_hops,
+    uniform_load,
+)
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
+from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
+from .records import record_table, routing_records
+from .registry import FAMILIES, Family, families, from_spec, register
 from .topology import INTERNAL, Placement, Topology
+
+__all__ = [
+    "Topology", "Placement", "INTERNAL",
+    "ToposynthError", "TopologyError", "SpecError", "GraphFileError",
+    "torus", "mesh", "ring", "path", "hypercube", "complete_graph", "twisted_torus",
+    "rt", "rtt", "pt", "ptt", "pdtt",
+    "from_spec", "families", "register", "Family", "FAMILIES",
+    "read_topology", "write_topology", "from_graph6",
+    "distance_stats", "per_dimension_hops", "uniform_load", "bisection", "describe",
+    "DistanceStats", "UniformLoad", "Bisection",
+    "routing_records", "record_table",
+]

@@ -309,7 +309,8 @@ class Topology:
         A ``MultiGraph`` when there are parallel links (or when asked for),
         a ``Graph`` otherwise. Nodes are ``0..n-1`` with attributes
         ``terminals`` (and ``coord`` for lattice families); edges carry
-        ``dim`` (class name) and ``link`` (link index).
+        ``dim`` (class name), ``link`` (link index) and ``tail`` (the router
+        the link's arc ``2*link`` leaves).
 
         >>> from candidates import ring
         >>> ring(5).to_networkx().number_of_edges()
@@ -325,7 +326,9 @@ class Topology:
                 attrs["coord"] = tuple(int(x) for x in self.coords[v])
             G.add_node(v, **attrs)
         for i, (u, v) in enumerate(self.links.tolist()):
-            G.add_edge(u, v, dim=self.dims[self.link_dim[i]], link=i)
+            # link and tail let from_networkx restore the channel numbering,
+            # which networkx's adjacency-order edge iteration loses
+            G.add_edge(u, v, dim=self.dims[self.link_dim[i]], link=i, tail=u)
         G.graph["spec"] = self.spec
         G.graph["family"] = self.family
         return G
@@ -343,15 +346,24 @@ class Topology:
         """
         nodes = list(G.nodes())
         index = {v: i for i, v in enumerate(nodes)}
+        edges = list(G.edges(data=True, keys=False) if G.is_multigraph() else G.edges(data=True))
+        # Graphs written by to_networkx carry each link's index and tail:
+        # restore the original link order and orientation (channel numbers).
+        order = [d.get("link") for _, _, d in edges]
+        if all(isinstance(k, (int, np.integer)) for k in order) and sorted(order) == list(range(len(edges))):
+            edges = [edges[i] for i in np.argsort(order)]
         links = []
         names: list[str] = []
         dim_of: dict[str, int] = {}
         link_dim = []
-        edges = G.edges(data=True, keys=False) if G.is_multigraph() else G.edges(data=True)
         for u, v, data in edges:
             if u == v:
                 raise TopologyError(f"self-loop at node {u!r}: links must join two distinct routers")
-            links.append((index[u], index[v]))
+            a, b = index[u], index[v]
+            tail = data.get("tail")
+            if isinstance(tail, (int, np.integer)) and tail == b and tail != a:
+                a, b = b, a
+            links.append((a, b))
             name = str(data.get("dim", "link"))
             if name not in dim_of:
                 dim_of[name] = len(names)

@@ -1,0 +1,447 @@
+"""Analytic properties of a topology: distances, uniform-traffic load, bisection.
+
+Conventions (they matter when comparing with the papers' closed forms):
+
+- ``average_distance`` is the mean hop count over ordered pairs of *distinct*
+  routers; ``average_distance_with_self`` is the mean over all ``N^2``
+  ordered pairs, self-pairs counting 0. The papers' RTT formula
+  ``(4a^2 - 1) / (6a)`` is the latter.
+- Uniform traffic: every processing element sends at the same rate,
+  destinations uniform over all *other* processing elements (so, with one
+  PE per router, over the ``N - 1`` other routers). Loads are in phits per
+  cycle with one phit per cycle per link direction.
+- Per-dimension hops use the family's minimal routing records where it has
+  them (:mod:`candidates.records`) and otherwise the expectation when a
+  packet picks uniformly among all shortest paths (ECMP).
+- Vertex-transitive families (the tori, twisted tori and hypercubes) compute
+  everything from router 0, so a 65,536-router PDTT takes a fraction of a
+  second; other graphs run one BFS per router.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ._kernels import bfs_distances, distance_histogram, ecmp_class_hops
+from .errors import TopologyError
+from .records import has_records, record_table
+from .topology import Topology
+
+__all__ = [
+    "DistanceStats",
+    "UniformLoad",
+    "Bisection",
+    "distance_stats",
+    "per_dimension_hops",
+    "uniform_load",
+    "bisection",
+    "describe",
+]
+
+
+@dataclass(frozen=True)
+class DistanceStats:
+    """Hop-distance distribution over ordered router pairs.
+
+    ``distribution[d]`` counts ordered pairs (self-pairs included at ``d=0``)
+    at distance ``d``; ``unreachable`` counts pairs with no path.
+    """
+
+    distribution: list[int]
+    diameter: int | None
+    average_distance: float | None
+    average_distance_with_self: float | None
+    unreachable: int
+    connected: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def distance_stats(topo: Topology) -> DistanceStats:
+    """Distance distribution, diameter and average distance.
+
+    >>> from candidates import rtt
+    >>> s = distance_stats(rtt(4))
+    >>> s.diameter, s.distribution[:5]
+    (4, [32, 128, 256, 384, 224])
+    >>> round(s.average_distance_with_self, 6) == round((4 * 16 - 1) / 24, 6)
+    True
+    """
+    n = topo.n
+    if topo.vertex_transitive:
+        hist = distance_histogram(topo.indptr, topo.indices, np.zeros(1, dtype=np.int64)) * n
+    else:
+        hist = distance_histogram(topo.indptr, topo.indices, np.arange(n, dtype=np.int64))
+    unreachable = int(hist[n])
+    hist = hist[:n]
+    nz = np.flatnonzero(hist)
+    dmax = int(nz[-1]) if len(nz) else 0
+    dist = hist[: dmax + 1].astype(np.int64)
+    total = float((np.arange(dmax + 1) * dist).sum())
+    connected = unreachable == 0
+    pairs = n * n
+    return DistanceStats(
+        distribution=[int(x) for x in dist],
+        diameter=dmax if connected else None,
+        average_distance=(total / (pairs - n) if n > 1 else 0.0) if connected else None,
+        average_distance_with_self=total / pairs if connected else None,
+        unreachable=unreachable,
+        connected=connected,
+    )
+
+
+def _require_connected(topo: Topology, what: str) -> None:
+    if not topo.is_connected():
+        raise TopologyError(f"{what} needs a connected topology; {topo.spec or topo.family} is disconnected")
+
+
+def _ecmp(topo: Topology, weights: np.ndarray, sources: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Weighted ECMP loads: per-class hop totals, per-arc load (by channel
+    number) and the total weight of the pairs, for traffic
+    ``weights[s] * weights[t]`` between distinct routers."""
+    nclass = len(topo.dims)
+    arc_class = topo.arc_dim[topo.arc_id]
+    class_tot, arc_tot, pair_w = _ecmp_all(
+        topo.indptr, topo.indices, arc_class, nclass, weights.astype(np.float64), sources
+    )
+    arc_load = np.zeros(topo.num_arcs)
+    arc_load[topo.arc_id] = arc_tot
+    return class_tot, arc_load, pair_w
+
+
+@njit(cache=True)
+def _ecmp_all(indptr, indices, arc_class, nclass, w, sources):
+    n = len(indptr) - 1
+    class_tot = np.zeros(nclass)
+    arc_tot = np.zeros(len(indices))
+    pair_w = 0.0
+    for i in range(len(sources)):
+        s = sources[i]
+        ch, al, _ = _ecmp_weighted(indptr, indices, arc_class, nclass, w, s)
+        for k in range(nclass):
+            class_tot[k] += ch[k]
+        for k in range(len(indices)):
+            arc_tot[k] += al[k]
+        tot = 0.0
+        for v in range(n):
+            if v != s:
+                tot += w[v]
+        pair_w += w[s] * tot
+    return class_tot, arc_tot, pair_w
+
+
+@njit(cache=True)
+def _ecmp_weighted(indptr, indices, arc_class, nclass, w, source):
+    # Same recursion as _kernels.ecmp_class_hops, with destination weights
+    # and the source's own weight (traffic s->t is w[s] * w[t]).
+    n = len(indptr) - 1
+    dist = np.full(n, -1, dtype=np.int64)
+    sigma = np.zeros(n)
+    order = np.empty(n, dtype=np.int64)
+    dist[source] = 0
+    sigma[source] = 1.0
+    order[0] = source
+    head, tail = 0, 1
+    while head < tail:
+        u = order[head]
+        head += 1
+        for k in range(indptr[u], indptr[u + 1]):
+            v = indices[k]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                order[tail] = v
+                tail += 1
+            if dist[v] == dist[u] + 1:
+                sigma[v] += sigma[u]
+    delta = np.zeros(n)
+    arc_load = np.zeros(len(indices))
+    for i in range(tail - 1, -1, -1):
+        x = order[i]
+        if x != source:
+            delta[x] += w[x]
+        for k in range(indptr[x], indptr[x + 1]):
+            v = indices[k]
+            if dist[v] == dist[x] + 1:
+                share = delta[v] * sigma[x] / sigma[v]
+                arc_load[k] += share * w[source]
+                delta[x] += share
+    class_hops = np.zeros(nclass)
+    for k in range(len(indices)):
+        class_hops[arc_class[k]] += arc_load[k]
+    return class_hops, arc_load, tail
+
+
+def _weights(topo: Topology) -> np.ndarray:
+    return topo.terminals.astype(np.float64)
+
+
+def per_dimension_hops(topo: Topology) -> tuple[dict[str, float], str]:
+    """Average hops per link class over ordered pairs of distinct routers.
+
+    Returns ``({class name: hops}, method)`` with method ``"records"`` or
+    ``"ecmp"``; the values add up to ``average_distance``.
+
+    >>> from candidates import rt
+    >>> hops, method = per_dimension_hops(rt(4))
+    >>> method, round(hops["x"] * 31 / 32, 3), round(hops["y"] * 31 / 32, 3)
+    ('records', 2.0, 1.0)
+    """
+    _require_connected(topo, "per-dimension hops")
+    n = topo.n
+    names = topo.dims
+    if n == 1:
+        return {k: 0.0 for k in names}, "records"
+    if has_records(topo) and topo.vertex_transitive:
+        tab = np.abs(record_table(topo)).astype(np.float64)
+        per = tab.sum(axis=0) / (n - 1)
+        out = {names[k]: float(per[k]) for k in range(len(names))}
+        return out, "records"
+    unit = np.ones(n)
+    # in a vertex-transitive graph every source sees the same class totals
+    sources = np.zeros(1, dtype=np.int64) if topo.vertex_transitive else np.arange(n, dtype=np.int64)
+    class_tot, _, pair_w = _ecmp(topo, unit, sources)
+    return {names[k]: float(class_tot[k] / pair_w) for k in range(len(names))}, "ecmp"
+
+
+@dataclass(frozen=True)
+class UniformLoad:
+    """Uniform-traffic load per link class and the injection-rate bound.
+
+    ``class_hops[j]`` is tau_j, the average hops a packet makes on class j;
+    ``class_bound[j] = 2|E_j| (N_pe - 1) / (sum of w_s w_t tau_j(s,t))`` the injection rate per
+    processing element (phits/cycle) at which class j saturates when its
+    links share the load evenly (f: share of traffic that leaves its router).
+    ``injection_bound`` is the smallest, over classes; ``link_utilisation``
+    (LU) the average link utilisation at that rate. ``routing_bound`` is the
+    rate at which the busiest single channel saturates under the routing
+    named by ``method``: ``"records"``, the family's deterministic minimal
+    routing records (their tie rules load one direction more), or
+    ``"ecmp"``, every packet split evenly over all shortest paths.
+    """
+
+    class_names: list[str]
+    class_links: list[int]
+    class_hops: list[float]
+    class_bound: list[float]
+    injection_bound: float
+    bottleneck: str
+    link_utilisation: float
+    routing_bound: float
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def uniform_load(topo: Topology) -> UniformLoad:
+    """Link load under uniform traffic and the injection-rate bound.
+
+    The bound is 2|E_j| / (N tau_j) for the most loaded link class j
+    ('twisted-tori-tpds2010'); for RT(a) and RTT(a) it tends to 4/a and 6/a.
+
+    >>> from candidates import rt, rtt
+    >>> round(uniform_load(rt(8)).injection_bound * 8, 2), round(uniform_load(rtt(8)).injection_bound * 8, 2)
+    (3.97, 5.91)
+    """
+    _require_connected(topo, "the uniform-traffic load")
+    n = topo.n
+    names = list(topo.dims)
+    nclass = len(names)
+    E = np.bincount(topo.link_dim, minlength=nclass).astype(np.int64)
+    w = _weights(topo)
+    n_pe = float(w.sum())
+    if n == 1 or n_pe <= 1:
+        raise TopologyError("uniform traffic needs at least two processing elements on two routers")
+    uniform_w = bool(np.all(w == w[0]))
+    pair_w = n_pe * n_pe - float((w * w).sum())  # sum of w_s * w_t over distinct routers
+    # Load of an arc = r / (n_pe - 1) * sum over router pairs (s, t) of
+    # w_s * w_t * (share of s->t traffic on the arc); class_tot and the arc
+    # totals below are those sums.
+    if has_records(topo) and topo.vertex_transitive and uniform_w:
+        rec = record_table(topo)
+        c2 = float(w[0] * w[0])
+        # translation invariance: from every source the same records, so a
+        # class's total is n times router 0's, shared evenly by its arcs of
+        # each direction
+        class_tot = np.abs(rec).sum(axis=0) * float(n) * c2
+        pos = np.clip(rec, 0, None).sum(axis=0)
+        neg = np.clip(-rec, 0, None).sum(axis=0)
+        max_arc = float((np.maximum(pos, neg) * float(n) * c2 / np.maximum(E, 1)).max())
+        method = "records"
+    else:
+        class_tot, arc_load, _ = _ecmp(topo, w, np.arange(n, dtype=np.int64))
+        max_arc = float(arc_load.max())
+        method = "ecmp"
+    tau = class_tot / pair_w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.where(class_tot > 0, 2 * E * (n_pe - 1) / np.maximum(class_tot, 1e-300), np.inf)
+    j = int(np.argmin(bound))
+    inj = float(bound[j])
+    lu = inj / (n_pe - 1) * float(class_tot.sum()) / (2 * E.sum())
+    ecmp = (n_pe - 1) / max_arc if max_arc > 0 else math.inf
+    return UniformLoad(
+        class_names=names,
+        class_links=[int(x) for x in E],
+        class_hops=[float(x) for x in tau],
+        class_bound=[float(x) for x in bound],
+        injection_bound=inj,
+        bottleneck=names[j],
+        link_utilisation=float(lu),
+        routing_bound=ecmp,
+        method=method,
+    )
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """A balanced cut: the number of links crossing it and one side.
+
+    ``exact`` says whether ``width`` is the proven minimum (brute force over
+    all balanced partitions) or the best of the heuristic cuts tried (an upper
+    bound on the bisection width)."""
+
+    width: int
+    exact: bool
+    method: str
+    side: list[int] = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"width": self.width, "exact": self.exact, "method": self.method}
+
+
+@njit(cache=True)
+def _bisection_exact(n, u, v):
+    # Enumerate the subsets of size n//2 that contain router 0 (each balanced
+    # partition once for even n), in the order of combinations of 1..n-1.
+    half = n // 2
+    m = len(u)
+    best = m + 1
+    best_mask = np.zeros(n, dtype=np.bool_)
+    side = np.zeros(n, dtype=np.bool_)
+    k = half - 1
+    idx = np.arange(k)  # indices into 1..n-1
+    while True:
+        side[:] = False
+        side[0] = True
+        for i in range(k):
+            side[idx[i] + 1] = True
+        cut = 0
+        for e in range(m):
+            if side[u[e]] != side[v[e]]:
+                cut += 1
+        if cut < best:
+            best = cut
+            best_mask[:] = side
+        # next combination of k out of n-1
+        i = k - 1
+        while i >= 0 and idx[i] == n - 1 - k + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, k):
+            idx[j] = idx[j - 1] + 1
+    return best, best_mask
+
+
+def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisection:
+    """Bisection width: the fewest links between two halves of the routers.
+
+    Exact (brute force over balanced partitions) up to ``exact_limit``
+    routers. Above it, a documented heuristic giving an upper bound: the best
+    of the straight cuts through the middle of each even-sized lattice
+    dimension and, for graphs up to 4096 routers, networkx's Kernighan–Lin
+    bisection from several seeded starts.
+
+    >>> bisection(__import__("candidates").ring(8)).width
+    2
+    """
+    n = topo.n
+    if n < 2:
+        raise TopologyError("bisection needs at least two routers")
+    u = topo.links[:, 0].copy()
+    v = topo.links[:, 1].copy()
+    if n <= exact_limit:
+        best, mask = _bisection_exact(n, u, v)
+        return Bisection(int(best), True, "exhaustive", np.flatnonzero(mask).tolist())
+    cands: list[tuple[int, str, np.ndarray]] = []
+    if topo.coords is not None and topo.shape is not None:
+        for k, s in enumerate(topo.shape[: topo.coords.shape[1]]):
+            if s % 2 == 0 and np.prod(topo.shape[: topo.coords.shape[1]]) == n:
+                side = topo.coords[:, k] < s // 2
+                cut = int(np.count_nonzero(side[u] != side[v]))
+                cands.append((cut, f"straight cut across {topo.dims[k] if k < len(topo.dims) else k}", side))
+    if n <= 4096:
+        import networkx as nx
+        from networkx.algorithms.community import kernighan_lin_bisection
+
+        G = nx.Graph()
+        G.add_nodes_from(range(n))
+        for a_, b_ in zip(u.tolist(), v.tolist()):
+            if G.has_edge(a_, b_):
+                G[a_][b_]["weight"] += 1
+            else:
+                G.add_edge(a_, b_, weight=1)
+        rng = np.random.default_rng(seed)
+        for _ in range(4):
+            part, _ = kernighan_lin_bisection(G, weight="weight", seed=int(rng.integers(2**31)))
+            side = np.zeros(n, dtype=bool)
+            side[list(part)] = True
+            cut = int(np.count_nonzero(side[u] != side[v]))
+            cands.append((cut, "Kernighan-Lin", side))
+    if not cands:
+        raise TopologyError(
+            f"no bisection heuristic applies to {topo.spec or topo.family} ({n} routers): "
+            "exact search is limited to exact_limit routers and Kernighan-Lin to 4096"
+        )
+    cut, method, side = min(cands, key=lambda c: c[0])
+    return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist())
+
+
+def describe(topo: Topology, *, bisection_exact_limit: int = 24) -> dict[str, Any]:
+    """All analytic properties of a topology as a JSON-ready dict.
+
+    >>> d = describe(__import__("candidates").rtt(4))
+    >>> d["nodes"], d["diameter"], d["average_distance_with_self"] == (4 * 16 - 1) / 24
+    (32, 4, True)
+    """
+    ds = distance_stats(topo)
+    deg = topo.degree
+    out: dict[str, Any] = {
+        "spec": topo.spec,
+        "family": topo.family,
+        "nodes": topo.n,
+        "terminals": topo.num_terminals,
+        "links": topo.num_links,
+        "degree": {"min": int(deg.min()), "max": int(deg.max()), "mean": float(deg.mean())},
+        "connected": ds.connected,
+        "vertex_transitive": topo.vertex_transitive,
+        "diameter": ds.diameter,
+        "average_distance": ds.average_distance,
+        "average_distance_with_self": ds.average_distance_with_self,
+        "distance_distribution": ds.distribution,
+    }
+    if not ds.connected:
+        out["unreachable_pairs"] = ds.unreachable
+        return out
+    hops, method = per_dimension_hops(topo)
+    out["per_dimension"] = hops
+    out["per_dimension_method"] = method
+    if topo.num_terminals >= 2 and topo.n >= 2:
+        load = uniform_load(topo)
+        out["link_utilisation"] = load.link_utilisation
+        out["injection_bound"] = load.injection_bound
+        out["injection_bottleneck"] = load.bottleneck
+        out["routing_bound"] = load.routing_bound
+        out["class_links"] = dict(zip(load.class_names, load.class_links))
+    if topo.n >= 2:
+        b = bisection(topo, exact_limit=bisection_exact_limit)
+        out["bisection"] = b.to_dict()
+    return out

@@ -1,0 +1,210 @@
+"""Reading and writing topologies: GraphML, toposynth JSON, edge lists, graph6.
+
+The format follows the file name's ending:
+
+- ``.graphml`` — GraphML (networkx); node order is the file's node order.
+- ``.json`` — the toposynth JSON graph format (:meth:`Topology.to_dict`),
+  which keeps every field, or networkx node-link JSON.
+- ``.edges``, ``.edgelist``, ``.txt``, ``.el`` — one link per line,
+  ``u v [class]``; ``#`` starts a comment. Nodes are integers 0..n-1, or
+  any names, numbered in order of first appearance.
+- ``.g6`` — graph6, one graph (the first line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .errors import GraphFileError
+from .topology import Topology
+
+__all__ = ["read_topology", "write_topology", "from_graph6", "complete_graph", "GRAPH_SUFFIXES"]
+
+GRAPH_SUFFIXES = (".graphml", ".json", ".edges", ".edgelist", ".txt", ".el", ".g6")
+
+
+def complete_graph(n: int) -> Topology:
+    """The complete graph K_n (every router linked to every other).
+
+    >>> complete_graph(5).num_links
+    10
+    """
+    from .errors import SpecError
+
+    n = int(n)
+    if n < 2:
+        raise SpecError(f"a complete graph needs at least 2 routers, got {n}")
+    iu = np.triu_indices(n, 1)
+    links = np.stack(iu, axis=1)
+    return Topology(n=n, links=links, family="complete", spec=f"complete:{n}", params={"n": n}, vertex_transitive=True)
+
+
+def from_graph6(g6: str, *, family: str = "enumerated") -> Topology:
+    """A topology from a graph6 string (the format of nauty and of
+    :func:`candidates.enumeration.iter_graph6`); vertex i is router i.
+
+    >>> from_graph6("Bw").num_links  # the triangle
+    3
+    """
+    import networkx as nx
+
+    text = g6.strip()
+    if text.startswith(">>graph6<<"):
+        text = text[len(">>graph6<<"):]
+    try:
+        G = nx.from_graph6_bytes(text.encode("ascii"))
+    except Exception as exc:  # networkx raises several types for bad input
+        raise GraphFileError(f"not a graph6 string: {g6!r} ({exc})") from None
+    t = Topology.from_networkx(G, spec=f"g6:{text}", family=family)
+    return t.replace(params={"graph6": text, "n": t.n})
+
+
+def read_topology(path: str | os.PathLike) -> Topology:
+    """Read a topology from a graph file (format by file ending).
+
+    >>> import tempfile, os
+    >>> from candidates import ring
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.graphml")
+    >>> write_topology(ring(5), p)
+    >>> read_topology(p).num_links
+    5
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in GRAPH_SUFFIXES:
+        raise GraphFileError(
+            f"{p}: unknown graph file type {suffix or '(none)'}; use one of {', '.join(GRAPH_SUFFIXES)}"
+        )
+    if not p.is_file():
+        raise GraphFileError(f"{p}: no such graph file")
+    spec = f"graph:{p}"
+    try:
+        if suffix == ".graphml":
+            t = _read_graphml(p, spec)
+        elif suffix == ".json":
+            t = _read_json(p, spec)
+        elif suffix == ".g6":
+            first = p.read_text(encoding="ascii", errors="replace").splitlines()
+            if not first:
+                raise GraphFileError(f"{p}: empty graph6 file")
+            t = from_graph6(first[0], family="graph")
+        else:
+            t = _read_edgelist(p, spec)
+    except GraphFileError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GraphFileError(f"{p}: cannot read graph file ({exc})") from None
+    if t.n == 0:
+        raise GraphFileError(f"{p}: the graph has no nodes")
+    return t.replace(spec=spec)
+
+
+def _read_graphml(p: Path, spec: str) -> Topology:
+    import networkx as nx
+
+    try:
+        G = nx.read_graphml(p)
+    except Exception as exc:  # ElementTree and networkx parse errors
+        raise GraphFileError(f"{p}: not a GraphML file ({type(exc).__name__}: {exc})") from None
+    if G.is_directed():
+        G = G.to_undirected(as_view=False) if not G.is_multigraph() else nx.MultiGraph(G)
+    if G.number_of_nodes() == 0:
+        raise GraphFileError(f"{p}: the graph has no nodes")
+    return Topology.from_networkx(G, spec=spec)
+
+
+def _read_json(p: Path, spec: str) -> Topology:
+    import networkx as nx
+
+    try:
+        data = json.loads(p.read_text())
+    except json.JSONDecodeError as exc:
+        raise GraphFileError(f"{p}: not a JSON file ({exc})") from None
+    if isinstance(data, dict) and data.get("format") == "toposynth-topology":
+        return Topology.from_dict(data)
+    if isinstance(data, dict) and "nodes" in data and ("links" in data or "edges" in data):
+        try:
+            edges = "links" if "links" in data else "edges"
+            G = nx.node_link_graph(data, edges=edges)
+        except Exception as exc:
+            raise GraphFileError(f"{p}: not a node-link graph ({exc})") from None
+        return Topology.from_networkx(nx.Graph(G) if G.is_directed() else G, spec=spec)
+    raise GraphFileError(
+        f"{p}: JSON is neither a toposynth topology (format 'toposynth-topology') nor node-link data"
+    )
+
+
+def _read_edgelist(p: Path, spec: str) -> Topology:
+    names: dict[str, int] = {}
+    links: list[tuple[int, int]] = []
+    classes: dict[str, int] = {}
+    link_dim: list[int] = []
+    for lineno, raw in enumerate(p.read_text().splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.replace(",", " ").split()
+        if len(parts) not in (2, 3):
+            raise GraphFileError(f"{p}:{lineno}: expected 'u v [class]', got {raw.strip()!r}")
+        ends = []
+        for tok in parts[:2]:
+            if tok not in names:
+                names[tok] = len(names)
+            ends.append(names[tok])
+        if ends[0] == ends[1]:
+            raise GraphFileError(f"{p}:{lineno}: self-loop at node {parts[0]}; links must join two distinct nodes")
+        cls = parts[2] if len(parts) == 3 else "link"
+        classes.setdefault(cls, len(classes))
+        links.append((ends[0], ends[1]))
+        link_dim.append(classes[cls])
+    if not names:
+        raise GraphFileError(f"{p}: no links found; an edge list has one 'u v' pair per line")
+    # integer labels 0..n-1 keep their own numbering
+    if all(k.isdigit() for k in names) and sorted(int(k) for k in names) == list(range(len(names))):
+        remap = np.array([int(k) for k in names], dtype=np.int64)
+        arr = remap[np.asarray(links, dtype=np.int64)]
+        n = len(names)
+        params: dict = {}
+    else:
+        arr = np.asarray(links, dtype=np.int64)
+        n = len(names)
+        params = {"nodes": list(names)}
+    return Topology(
+        n=n,
+        links=arr,
+        link_dim=np.asarray(link_dim, dtype=np.int64),
+        dims=tuple(classes) if classes else ("link",),
+        family="graph",
+        spec=spec,
+        params=params,
+    )
+
+
+def write_topology(topo: Topology, path: str | os.PathLike) -> None:
+    """Write a topology; the format follows the file ending (see module doc)."""
+    import networkx as nx
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".graphml":
+        G = topo.to_networkx()
+        for _, data in G.nodes(data=True):
+            if "coord" in data:
+                data["coord"] = ",".join(map(str, data["coord"]))
+        nx.write_graphml(G, p)
+    elif suffix == ".json":
+        p.write_text(json.dumps(topo.to_dict()))
+    elif suffix == ".g6":
+        if topo.has_parallel_links:
+            raise GraphFileError("graph6 cannot hold parallel links; write .graphml or .json instead")
+        p.write_bytes(nx.to_graph6_bytes(topo.to_networkx(), header=False))
+    elif suffix in (".edges", ".edgelist", ".txt", ".el"):
+        lines = [f"# {topo.spec or topo.family}: {topo.n} routers, {topo.num_links} links"]
+        lines += [f"{u} {v} {topo.dims[d]}" for (u, v), d in zip(topo.links.tolist(), topo.link_dim.tolist())]
+        p.write_text("\n".join(lines) + "\n")
+    else:
+        raise GraphFileError(f"{p}: unknown graph file type {suffix or '(none)'}; use one of {', '.join(GRAPH_SUFFIXES)}")

@@ -1,0 +1,230 @@
+"""The registry of named topology families and the spec-string grammar.
+
+A spec string names a family and its parameters, separated by colons::
+
+    torus:8x8x8            mesh:4x4            ring:8          hypercube:6
+    rt:a=8   rtt:a=8       pt:a=4   ptt:a=4    pdtt:a=4
+    twisted:16x8:t1=8      (dimension 1's wraparound shifts dimension 0 by 8)
+    ndt:4x4x2x2x2          complete:8          g6:GRAPH6
+    product:ring:8*path:4  graph:path/to/file.graphml
+
+Any spec may end in ``:c=N`` for N processing elements per router
+(concentration). Fields are positional (a shape ``8x8``, a size, a path) or
+``key=value``. :func:`from_spec` rebuilds a topology from its ``spec``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SpecError
+from .topology import Topology
+
+__all__ = ["Family", "FAMILIES", "register", "from_spec", "families"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A named family: how to build it from spec fields, and its help."""
+
+    name: str
+    summary: str
+    parameters: tuple[tuple[str, str], ...]
+    example: str
+    build: Callable[[list[str], dict[str, str]], Topology]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "parameters": {k: v for k, v in self.parameters},
+            "example": self.example,
+        }
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Add a family to the registry (a later one with the same name replaces it)."""
+    FAMILIES[family.name] = family
+    return family
+
+
+def families() -> list[Family]:
+    """The registered families, in registration order."""
+    return list(FAMILIES.values())
+
+
+# ---------------------------------------------------------------- field parsing
+def _int(family: str, key: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise SpecError(f"{family}: parameter {key} must be an integer, got {value!r}") from None
+
+
+def _shape(family: str, value: str) -> tuple[int, ...]:
+    parts = value.lower().split("x")
+    try:
+        s = tuple(int(p) for p in parts)
+    except ValueError:
+        raise SpecError(f"{family}: shape must be sizes joined by 'x' (e.g. 8x8x8), got {value!r}") from None
+    if any(x < 1 for x in s):
+        raise SpecError(f"{family}: shape sizes must be positive, got {value!r}")
+    return s
+
+
+def _int_list(family: str, key: str, value: str) -> list[int]:
+    try:
+        return [int(v) for v in value.split(",") if v.strip() != ""]
+    except ValueError:
+        raise SpecError(f"{family}: {key} must be integers separated by commas, got {value!r}") from None
+
+
+def _take(family: str, pos: list[str], kw: dict[str, str], name: str, allowed: set[str]) -> str:
+    """The single value given positionally or as ``name=``; reject extras."""
+    extra = set(kw) - allowed
+    if extra:
+        raise SpecError(
+            f"{family} does not take parameter {sorted(extra)[0]!r}; it takes: "
+            + ", ".join(sorted(allowed))
+        )
+    if name in kw and pos:
+        raise SpecError(f"{family}: give {name} once, either as {family}:VALUE or {family}:{name}=VALUE")
+    if len(pos) > 1:
+        raise SpecError(f"{family}: too many fields {':'.join(pos)!r}; see `toposynth families`")
+    if name in kw:
+        return kw[name]
+    if pos:
+        return pos[0]
+    raise SpecError(f"{family} needs {name}; example: {FAMILIES[family].example}")
+
+
+def _split(spec: str) -> tuple[str, list[str], dict[str, str]]:
+    name, _, rest = spec.partition(":")
+    pos: list[str] = []
+    kw: dict[str, str] = {}
+    if rest:
+        for field in rest.split(":"):
+            if not field:
+                raise SpecError(f"empty field in spec {spec!r}; fields are separated by single colons")
+            if "=" in field:
+                k, _, v = field.partition("=")
+                if not k or not v:
+                    raise SpecError(f"malformed field {field!r} in spec {spec!r}; use key=value")
+                if k in kw:
+                    raise SpecError(f"parameter {k} given twice in spec {spec!r}")
+                kw[k] = v
+            else:
+                pos.append(field)
+    return name.strip().lower(), pos, kw
+
+
+def from_spec(spec: str) -> Topology:
+    """Build a topology from a spec string.
+
+    >>> from_spec("rtt:a=4").n
+    32
+    >>> from_spec("torus:4x4:c=2").num_terminals
+    32
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise SpecError("empty topology spec; try torus:8x8x8 or run `toposynth families`")
+    spec = spec.strip()
+    conc = None
+    head, sep, tail = spec.rpartition(":c=")
+    if sep and ":" not in tail and not spec.startswith(("graph:", "g6:")):
+        conc = _int("concentration", "c", tail)
+        spec = head
+    elif sep and spec.startswith(("graph:", "g6:")) and tail.isdigit():
+        conc = int(tail)
+        spec = head
+    name = spec.partition(":")[0].strip().lower()
+    fam = FAMILIES.get(name)
+    if fam is None:
+        raise SpecError(f"unknown topology family {name!r}; valid families: {', '.join(FAMILIES)}")
+    if name in ("graph", "g6", "product"):
+        rest = spec.partition(":")[2]
+        if not rest:
+            raise SpecError(f"{name} needs an argument; example: {fam.example}")
+        topo = fam.build([rest], {})
+    else:
+        _, pos, kw = _split(spec)
+        topo = fam.build(pos, kw)
+    if conc is not None:
+        if conc < 1:
+            raise SpecError(f"concentration c must be a positive integer (PEs per router), got c={conc}")
+        topo = topo.with_concentration(conc)
+    return topo
+
+
+# ---------------------------------------------------------------- the families
+def _register_builtin() -> None:
+    from . import lattice
+    from .io import complete_graph, from_graph6, read_topology
+
+    def shape_family(fname: str, fn: Callable[[tuple[int, ...]], Topology]):
+        def build(pos: list[str], kw: dict[str, str]) -> Topology:
+            return fn(_shape(fname, _take(fname, pos, kw, "shape", {"shape"})))
+
+        return build
+
+    def int_family(fname: str, key: str, fn: Callable[[int], Topology]):
+        def build(pos: list[str], kw: dict[str, str]) -> Topology:
+            return fn(_int(fname, key, _take(fname, pos, kw, key, {key})))
+
+        return build
+
+    def build_torus(pos: list[str], kw: dict[str, str]) -> Topology:
+        mesh_dims = kw.pop("mesh", None)
+        shape = _shape("torus", _take("torus", pos, kw, "shape", {"shape"}))
+        if mesh_dims is None:
+            return lattice.torus(shape)
+        dims = _int_list("torus", "mesh", mesh_dims)
+        if any(not 0 <= d < len(shape) for d in dims):
+            raise SpecError(f"torus: mesh= names dimensions 0..{len(shape) - 1}, got {mesh_dims}")
+        wrap = [k not in dims for k in range(len(shape))]
+        return lattice.twisted_torus(shape, wrap=wrap, family="torus", params={"shape": list(shape), "mesh": dims})
+
+    def build_twisted(pos: list[str], kw: dict[str, str]) -> Topology:
+        twists = {}
+        rest = {}
+        for k, v in kw.items():
+            if len(k) > 1 and k[0] == "t" and k[1:].isdigit():
+                twists[int(k[1:])] = _int_list("twisted", k, v)
+            else:
+                rest[k] = v
+        shape = _shape("twisted", _take("twisted", pos, rest, "shape", {"shape"}))
+        return lattice.twisted_torus(shape, twists)
+
+    reg = register
+    reg(Family("torus", "mixed-radix torus (k-ary n-cube); mesh=DIMS drops the wraparound of those dimensions",
+               (("shape", "sizes joined by x, e.g. 8x8x8"), ("mesh", "optional: dimensions without wraparound, e.g. 2")),
+               "torus:8x8x8", build_torus))
+    reg(Family("mesh", "mixed-radix mesh", (("shape", "sizes joined by x"),), "mesh:4x4", shape_family("mesh", lattice.mesh)))
+    reg(Family("ring", "ring of n routers", (("n", "routers, >= 3"),), "ring:8", int_family("ring", "n", lattice.ring)))
+    reg(Family("path", "linear array of n routers", (("n", "routers"),), "path:8", int_family("path", "n", lattice.path)))
+    reg(Family("hypercube", "binary d-cube", (("d", "dimension"),), "hypercube:6", int_family("hypercube", "d", lattice.hypercube)))
+    reg(Family("complete", "complete graph K_n", (("n", "routers, >= 2"),), "complete:8", int_family("complete", "n", complete_graph)))
+    for fname, fn, text in (
+        ("rt", lattice.rt, "rectangular torus RT(a), 2a x a"),
+        ("rtt", lattice.rtt, "rectangular twisted torus RTT(a), 2a x a, Y wraparound shifted by a"),
+        ("pt", lattice.pt, "prismatic torus PT(a), 2a x a x a"),
+        ("ptt", lattice.ptt, "prismatic twisted torus PTT(a) = RTT(a) x ring(a)"),
+        ("pdtt", lattice.pdtt, "prismatic doubly twisted torus PDTT(a): Y and Z wraparounds shift x by a"),
+    ):
+        reg(Family(fname, text, (("a", "integer >= 2"),), f"{fname}:a=8" if fname in ("rt", "rtt") else f"{fname}:a=4",
+                   int_family(fname, "a", fn)))
+    reg(Family("twisted", "general twisted torus: tK=o,o,.. shifts the other dimensions (in order) when wrapping dimension K",
+               (("shape", "sizes joined by x"), ("tK", "offsets for the other dimensions, 0 <= o < size")),
+               "twisted:16x8:t1=8", build_twisted))
+    reg(Family("g6", "a graph given as a graph6 string (as enumerated by `toposynth enumerate`)",
+               (("graph6", "the graph6 string"),), "g6:Gr`HOk", lambda pos, kw: from_graph6(pos[0])))
+    reg(Family("graph", "a graph file: .graphml, .json, .g6, or an edge list (.edges/.txt: 'u v [class]' per line)",
+               (("path", "file path"),), "graph:net.graphml", lambda pos, kw: read_topology(pos[0])))
+
+
+_register_builtin()

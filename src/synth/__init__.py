@@ -1,0 +1,1 @@
+"""toposynth.synth — the design flow users run: CLI, studies, reports."""

@@ -1,0 +1,179 @@
+"""The ``toposynth`` command line.
+
+Every command that computes something takes ``--json``. Input the user can
+fix (a bad spec, a file that is not a graph, impossible parameters) gives one
+``toposynth: error: ...`` line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from candidates.errors import ToposynthError
+
+DEFAULT_SPEC = "rtt:a=8"
+
+
+def _print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+# ------------------------------------------------------------------ describe
+def cmd_describe(args: argparse.Namespace) -> int:
+    from candidates import describe, from_spec
+
+    topo = from_spec(args.spec)
+    d = describe(topo, bisection_exact_limit=args.exact_bisection)
+    if args.json:
+        _print_json(d)
+        return 0
+    rows = [
+        ("topology", f"{d['spec'] or d['family']}"),
+        ("routers", d["nodes"]),
+        ("processing elements", d["terminals"]),
+        ("links", d["links"]),
+        ("degree", f"min {d['degree']['min']}, max {d['degree']['max']}, mean {d['degree']['mean']:.3g}"),
+        ("connected", d["connected"]),
+    ]
+    if d["connected"]:
+        rows += [
+            ("diameter", d["diameter"]),
+            ("average distance (distinct pairs)", _fmt(d["average_distance"])),
+            ("average distance (self included)", _fmt(d["average_distance_with_self"])),
+            (
+                f"per-dimension hops ({d['per_dimension_method']})",
+                ", ".join(f"{k} {v:.4g}" for k, v in d["per_dimension"].items()),
+            ),
+        ]
+        if "injection_bound" in d:
+            rows += [
+                ("uniform injection bound", f"{d['injection_bound']:.4g} phits/cycle/PE (bottleneck {d['injection_bottleneck']})"),
+                ("link utilisation at the bound", _fmt(d["link_utilisation"])),
+                (f"channel bound under {d['per_dimension_method']} routing", _fmt(d["routing_bound"])),
+            ]
+        if "bisection" in d:
+            b = d["bisection"]
+            rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+    else:
+        rows.append(("unreachable ordered pairs", d["unreachable_pairs"]))
+    w = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{w}}  {v}")
+    return 0
+
+
+# ----------------------------------------------------------------- enumerate
+def cmd_enumerate(args: argparse.Namespace) -> int:
+    from candidates.enumeration import count_graphs, iter_graph6
+
+    opts = dict(
+        min_degree=args.min_degree,
+        exact_max_degree=args.exact_max_degree,
+        regular=args.regular,
+        connected=not args.disconnected,
+    )
+    if args.count:
+        n = count_graphs(args.nodes, args.max_degree, **opts)
+        if args.json:
+            _print_json({"nodes": args.nodes, "max_degree": args.max_degree, **opts, "count": n})
+        else:
+            print(n)
+        return 0
+    graphs = iter_graph6(args.nodes, args.max_degree, **opts)
+    if args.json:
+        gl = list(graphs)
+        _print_json({"nodes": args.nodes, "max_degree": args.max_degree, **opts, "count": len(gl), "graph6": gl})
+        return 0
+    out = open(args.out, "w", encoding="ascii") if args.out else sys.stdout
+    count = 0
+    try:
+        for g in graphs:
+            out.write(g + "\n")
+            count += 1
+    finally:
+        if args.out:
+            out.close()
+    if args.out:
+        print(f"wrote {count} graphs to {args.out}", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------ families
+def cmd_families(args: argparse.Namespace) -> int:
+    from candidates import families
+
+    fams = families()
+    if args.json:
+        _print_json([f.to_dict() for f in fams])
+        return 0
+    for f in fams:
+        params = "; ".join(f"{k}: {v}" for k, v in f.parameters)
+        print(f"{f.name:<10} {f.summary}")
+        print(f"{'':<10} parameters: {params}")
+        print(f"{'':<10} example:    {f.example}")
+    print("\nAny spec may end in :c=N for N processing elements per router.")
+    return 0
+
+
+# ---------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="toposynth",
+        description="Optimization-based synthesis of interconnection topologies.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    d = sub.add_parser("describe", help="analytic properties of a topology")
+    d.add_argument("spec", nargs="?", default=DEFAULT_SPEC, help=f"topology spec (default {DEFAULT_SPEC}); see `toposynth families`")
+    d.add_argument("--exact-bisection", type=int, default=24, metavar="N",
+                   help="largest router count for the exhaustive bisection (default 24)")
+    d.add_argument("--json", action="store_true", help="print JSON")
+    d.set_defaults(func=cmd_describe)
+
+    e = sub.add_parser("enumerate", help="every connected graph of N nodes and maximum degree D, up to isomorphism (graph6)")
+    e.add_argument("--nodes", type=int, required=True, metavar="N")
+    e.add_argument("--max-degree", type=int, required=True, metavar="D")
+    e.add_argument("--min-degree", type=int, default=0, metavar="d")
+    e.add_argument("--exact-max-degree", action="store_true", help="the maximum degree must equal D")
+    e.add_argument("--regular", action="store_true", help="every node has degree D")
+    e.add_argument("--disconnected", action="store_true", help="include disconnected graphs")
+    e.add_argument("--count", action="store_true", help="print the number of graphs only")
+    e.add_argument("--out", metavar="FILE", help="write graph6 lines to FILE")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=cmd_enumerate)
+
+    f = sub.add_parser("families", help="the registry of topology families")
+    f.add_argument("--json", action="store_true", help="print JSON")
+    f.set_defaults(func=cmd_families)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ToposynthError as exc:
+        print(f"toposynth: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("toposynth: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

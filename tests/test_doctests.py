@@ -1,0 +1,25 @@
+"""Every docstring example in the public packages runs and gives its output."""
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import candidates
+import synth
+
+
+def modules():
+    for pkg in (candidates, synth):
+        yield pkg.__name__
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name != "__main__":
+                yield f"{pkg.__name__}.{info.name}"
+
+
+@pytest.mark.parametrize("name", list(modules()))
+def test_docstring_examples(name):
+    mod = importlib.import_module(name)
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
