@@ -204,8 +204,8 @@ def per_dimension_hops(topo: Topology) -> tuple[dict[str, float], str]:
         out = {names[k]: float(per[k]) for k in range(len(names))}
         return out, "records"
     unit = np.ones(n)
-    # in a vertex-transitive graph every source sees the same class totals
-    sources = np.zeros(1, dtype=np.int64) if topo.vertex_transitive else np.arange(n, dtype=np.int64)
+    # in an abelian Cayley graph every source sees the same class totals
+    sources = np.zeros(1, dtype=np.int64) if topo.lattice is not None else np.arange(n, dtype=np.int64)
     class_tot, _, pair_w = _ecmp(topo, unit, sources)
     return {names[k]: float(class_tot[k] / pair_w) for k in range(len(names))}, "ecmp"
 
@@ -214,16 +214,19 @@ def per_dimension_hops(topo: Topology) -> tuple[dict[str, float], str]:
 class UniformLoad:
     """Uniform-traffic load per link class and the injection-rate bound.
 
-    ``class_hops[j]`` is tau_j, the average hops a packet makes on class j;
-    ``class_bound[j] = 2|E_j| (N_pe - 1) / (sum of w_s w_t tau_j(s,t))`` the injection rate per
-    processing element (phits/cycle) at which class j saturates when its
-    links share the load evenly (f: share of traffic that leaves its router).
-    ``injection_bound`` is the smallest, over classes; ``link_utilisation``
-    (LU) the average link utilisation at that rate. ``routing_bound`` is the
-    rate at which the busiest single channel saturates under the routing
-    named by ``method``: ``"records"``, the family's deterministic minimal
-    routing records (their tie rules load one direction more), or
-    ``"ecmp"``, every packet split evenly over all shortest paths.
+    ``class_hops[j]`` is tau_j, the average hops a packet makes on class j
+    when it is split evenly over all shortest paths;
+    ``class_bound[j] = 2|E_j| (N_pe - 1) / (sum over router pairs of
+    w_s w_t tau_j(s, t))`` the injection rate per processing element
+    (phits/cycle) at which class j saturates when its links share its load
+    evenly (w: processing elements per router). ``injection_bound`` is the
+    smallest over classes ('twisted-tori-tpds2010': 2|E_j| / (N tau_j));
+    ``link_utilisation`` (LU) the average link utilisation at that rate.
+    ``routing_bound`` is the rate at which the busiest single channel
+    saturates under the routing named by ``routing``: ``"records"``, the
+    family's deterministic minimal routing records (their tie rules load
+    one direction or dimension more), or ``"ecmp"``, the even split over
+    all shortest paths.
     """
 
     class_names: list[str]
@@ -234,7 +237,7 @@ class UniformLoad:
     bottleneck: str
     link_utilisation: float
     routing_bound: float
-    method: str
+    routing: str
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -248,7 +251,7 @@ def uniform_load(topo: Topology) -> UniformLoad:
 
     >>> from candidates import rt, rtt
     >>> round(uniform_load(rt(8)).injection_bound * 8, 2), round(uniform_load(rtt(8)).injection_bound * 8, 2)
-    (3.97, 5.91)
+    (3.97, 5.98)
     """
     _require_connected(topo, "the uniform-traffic load")
     n = topo.n
@@ -262,23 +265,32 @@ def uniform_load(topo: Topology) -> UniformLoad:
     uniform_w = bool(np.all(w == w[0]))
     pair_w = n_pe * n_pe - float((w * w).sum())  # sum of w_s * w_t over distinct routers
     # Load of an arc = r / (n_pe - 1) * sum over router pairs (s, t) of
-    # w_s * w_t * (share of s->t traffic on the arc); class_tot and the arc
-    # totals below are those sums.
-    if has_records(topo) and topo.vertex_transitive and uniform_w:
-        rec = record_table(topo)
+    # w_s * w_t * (share of s->t traffic on the arc). tau_j comes from the
+    # even split over all shortest paths (the papers' bound assumes the load
+    # spread over minimal paths; a record's tie rule would skew it).
+    cayley = topo.lattice is not None and uniform_w
+    if cayley:
+        # abelian Cayley graph: every source sees the same class totals
         c2 = float(w[0] * w[0])
+        class_tot, _, _ = _ecmp(topo, np.ones(n), np.zeros(1, dtype=np.int64))
+        class_tot = class_tot * float(n) * c2
+    else:
+        class_tot, arc_load, _ = _ecmp(topo, w, np.arange(n, dtype=np.int64))
+    if has_records(topo) and cayley:
+        rec = record_table(topo)
         # translation invariance: from every source the same records, so a
-        # class's total is n times router 0's, shared evenly by its arcs of
-        # each direction
-        class_tot = np.abs(rec).sum(axis=0) * float(n) * c2
+        # class's + (or -) arcs share n times router 0's + (or -) hops evenly
         pos = np.clip(rec, 0, None).sum(axis=0)
         neg = np.clip(-rec, 0, None).sum(axis=0)
         max_arc = float((np.maximum(pos, neg) * float(n) * c2 / np.maximum(E, 1)).max())
-        method = "records"
+        routing = "records"
+    elif cayley:
+        # v -> -v is an automorphism: both directions of a class load evenly
+        max_arc = float((class_tot / np.maximum(2 * E, 1)).max())
+        routing = "ecmp"
     else:
-        class_tot, arc_load, _ = _ecmp(topo, w, np.arange(n, dtype=np.int64))
         max_arc = float(arc_load.max())
-        method = "ecmp"
+        routing = "ecmp"
     tau = class_tot / pair_w
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.where(class_tot > 0, 2 * E * (n_pe - 1) / np.maximum(class_tot, 1e-300), np.inf)
@@ -295,7 +307,7 @@ def uniform_load(topo: Topology) -> UniformLoad:
         bottleneck=names[j],
         link_utilisation=float(lu),
         routing_bound=ecmp,
-        method=method,
+        routing=routing,
     )
 
 
@@ -440,6 +452,7 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24) -> dict[str, An
         out["injection_bound"] = load.injection_bound
         out["injection_bottleneck"] = load.bottleneck
         out["routing_bound"] = load.routing_bound
+        out["routing"] = load.routing
         out["class_links"] = dict(zip(load.class_names, load.class_links))
     if topo.n >= 2:
         b = bisection(topo, exact_limit=bisection_exact_limit)

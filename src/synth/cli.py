@@ -60,7 +60,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
             rows += [
                 ("uniform injection bound", f"{d['injection_bound']:.4g} phits/cycle/PE (bottleneck {d['injection_bottleneck']})"),
                 ("link utilisation at the bound", _fmt(d["link_utilisation"])),
-                (f"channel bound under {d['per_dimension_method']} routing", _fmt(d["routing_bound"])),
+                (f"channel bound under {d['routing']} routing", _fmt(d["routing_bound"])),
             ]
         if "bisection" in d:
             b = d["bisection"]

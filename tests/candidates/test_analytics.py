@@ -119,7 +119,7 @@ def test_uniform_load_ecmp_matches_enumerated_shortest_paths(n, seed, c):
         G.edges[e]["dim"] = f"c{classes[frozenset(e)]}"
     t = cd.Topology.from_networkx(G).with_concentration(c)
     load = uniform_load(t)
-    assert load.method == "ecmp"
+    assert load.routing == "ecmp"
     class_tot, arc = ecmp_reference(G, {k: f"c{v}" for k, v in classes.items()}, [c] * n)
     n_pe = c * n
     for name, links, bound in zip(load.class_names, load.class_links, load.class_bound):
