@@ -7,11 +7,12 @@ import pkgutil
 import pytest
 
 import candidates
+import flows
 import synth
 
 
 def modules():
-    for pkg in (candidates, synth):
+    for pkg in (candidates, flows, synth):
         yield pkg.__name__
         for info in pkgutil.iter_modules(pkg.__path__):
             if info.name != "__main__":

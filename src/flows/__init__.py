@@ -1,0 +1,15 @@
+"""toposynth.flows — ranking topologies by multicommodity flow.
+
+>>> import candidates as cd
+>>> import flows
+>>> p = flows.FlowProblem.from_topology(cd.ring(6), flows.Demands.uniform(6))
+>>> round(flows.solve_lp(p).lam, 6)
+1.111111
+"""
+
+from .lp import build_lp_arrays, solve_lp
+from .problem import Demands, FlowError, FlowProblem
+from .ptas import max_concurrent_flow
+from .result import FlowResult
+
+__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow"]

@@ -1,0 +1,110 @@
+"""The exact LP against closed forms and networkx max-flow."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import candidates as cd
+from flows import Demands, FlowError, FlowProblem, solve_lp
+
+
+@pytest.mark.parametrize("spec", ["rt:a=2", "rt:a=4", "rtt:a=3", "rtt:a=4", "pt:a=2", "ptt:a=2", "pdtt:a=2", "pdtt:a=3"])
+def test_uniform_lambda_equals_the_analytic_injection_bound(spec):
+    """With unit links and 'every router sends one unit over the N-1
+    others', lambda* is the injection bound 2|E_j|/(N tau_j) exactly."""
+    t = cd.from_spec(spec)
+    r = solve_lp(FlowProblem.from_topology(t, Demands.uniform(t.n)))
+    assert r.lam == pytest.approx(cd.uniform_load(t).injection_bound, rel=1e-7)
+
+
+def test_rt_closed_form():
+    for a in (2, 4):
+        t = cd.rt(a)
+        r = solve_lp(FlowProblem.from_topology(t, Demands.uniform(t.n)))
+        assert r.lam == pytest.approx(2 * (2 * a * a - 1) / a**3, rel=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(4, 12), st.integers(0, 10**6))
+def test_single_commodity_equals_max_flow(n, seed):
+    G = nx.connected_watts_strogatz_graph(n, 4, 0.5, seed=seed)
+    rng = np.random.default_rng(seed)
+    t = cd.Topology.from_networkx(G)
+    cap = rng.integers(1, 5, size=t.num_arcs).astype(float)
+    s, d = 0, n - 1
+    p = FlowProblem.from_topology(t, Demands([s], [d], [2.0]), capacity=cap)
+    D = nx.DiGraph()
+    for a in range(t.num_arcs):
+        u, v = int(t.arc_src[a]), int(t.arc_dst[a])
+        D.add_edge(u, v, capacity=D[u][v]["capacity"] + cap[a] if D.has_edge(u, v) else cap[a])
+    mf = nx.maximum_flow_value(D, s, d)
+    assert solve_lp(p).lam == pytest.approx(mf / 2.0, rel=1e-7)
+
+
+def test_cut_resource_limits_lambda():
+    """A resource over every channel crossing a cut caps lambda at its
+    capacity over the demand across the cut."""
+    t = cd.torus((4, 4))
+    left = t.coords[:, 0] < 2
+    cross = np.flatnonzero(left[t.arc_src] & ~left[t.arc_dst])
+    A = t.num_arcs
+    cut_row = sp.csr_matrix((np.ones(len(cross)), (np.zeros(len(cross), int), cross)), shape=(1, A))
+    R = sp.vstack([sp.identity(A, format="csr"), cut_row]).tocsr()
+    cap = np.concatenate([np.full(A, 100.0), [3.0]])
+    dem = Demands.uniform(16)
+    p = FlowProblem.from_topology(t, dem, R=R, capacity=cap)
+    across = dem.amount[left[dem.src] & ~left[dem.dst]].sum()
+    assert solve_lp(p).lam == pytest.approx(3.0 / across, rel=1e-9)
+
+
+def test_min_latency_uses_shortest_paths_when_uncongested():
+    t = cd.torus((4, 4))
+    p = FlowProblem.from_topology(t, Demands.uniform(16).scaled(0.1))
+    r = solve_lp(p, "latency")
+    # hop latency 1: the average latency is the average distance
+    assert r.average_latency == pytest.approx(cd.distance_stats(t).average_distance, rel=1e-9)
+
+
+def test_min_latency_infeasible_reports_capacity():
+    t = cd.ring(6)
+    p = FlowProblem.from_topology(t, Demands.uniform(6).scaled(10.0))
+    r = solve_lp(p, "latency")
+    assert r.status == "infeasible"
+    assert r.lam == pytest.approx(cd.uniform_load(t).injection_bound / 10.0, rel=1e-7)
+    assert "capacity lambda" in r.extra["message"]
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda t: FlowProblem.from_topology(t, Demands([0], [5], [1.0])), "cannot be routed"),
+        (lambda t: FlowProblem.from_topology(t, Demands([0], [1], [1.0]), capacity=0.0), "capacities must be positive"),
+        (lambda t: FlowProblem.from_topology(t, Demands([0], [1], [1.0]), capacity=-1.0), "capacities must be positive"),
+        (lambda t: FlowProblem.from_topology(t, Demands([0], [1], [np.nan])), "NaN"),
+        (lambda t: FlowProblem.from_topology(t, Demands([], [], [])), "no demands"),
+        (lambda t: FlowProblem.from_topology(t, Demands([0], [1], [-1.0])), "negative"),
+        (lambda t: FlowProblem.from_topology(t, Demands([0], [9], [1.0])), "router indices"),
+    ],
+)
+def test_errors(make, message):
+    t = cd.Topology(6, np.array([[0, 1], [1, 2], [2, 0], [3, 4], [4, 5], [5, 3]]))
+    with pytest.raises(FlowError, match=message):
+        make(t)
+
+
+def test_demand_csv_round_trip_and_errors(tmp_path):
+    d = Demands([0, 1], [2, 0], [1.5, 0.25])
+    p = tmp_path / "d.csv"
+    d.write_csv(p)
+    e = Demands.read_csv(p)
+    assert e.src.tolist() == [0, 1] and e.amount.tolist() == [1.5, 0.25]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(FlowError, match="header src,dst,amount"):
+        Demands.read_csv(bad)
+    bad.write_text("src,dst,amount\n1,x,3\n")
+    with pytest.raises(FlowError, match="router indices"):
+        Demands.read_csv(bad)

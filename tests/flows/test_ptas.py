@@ -1,0 +1,99 @@
+"""The PTAS against the exact LP: within eps, and the dual bound bounds it."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import candidates as cd
+from flows import Demands, FlowError, FlowProblem, solve_lp
+from flows.ptas import max_concurrent_flow
+
+
+@st.composite
+def random_problems(draw):
+    seed = draw(st.integers(0, 10**6))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(4, 14))
+    kind = draw(st.sampled_from(["ws", "regular", "tree_plus"]))
+    if kind == "ws":
+        G = nx.connected_watts_strogatz_graph(n, 4, 0.5, seed=seed)
+    elif kind == "regular":
+        n += n % 2
+        G = nx.random_regular_graph(3, n, seed=seed)
+        if not nx.is_connected(G):
+            G = nx.connected_watts_strogatz_graph(n, 4, 0.5, seed=seed)
+    else:
+        G = nx.random_labeled_tree(n, seed=seed)
+        G.add_edges_from((int(a), int(b)) for a, b in rng.integers(0, n, size=(n // 2, 2)) if a != b)
+    t = cd.Topology.from_networkx(G)
+    A = t.num_arcs
+    k = draw(st.integers(1, 3 * n))
+    src = rng.integers(0, n, size=k)
+    dst = (src + rng.integers(1, n, size=k)) % n
+    dem = Demands(src, dst, rng.uniform(0.1, 2.0, size=k))
+    # resources: every channel its own capacity, plus a few random shared
+    # resources with random coefficients (board cross-sections, connectors)
+    extra = draw(st.integers(0, 4))
+    rows = [sp.identity(A, format="csr")]
+    caps = [rng.uniform(0.5, 3.0, size=A)]
+    for _ in range(extra):
+        cols = rng.choice(A, size=max(1, A // 3), replace=False)
+        rows.append(sp.csr_matrix((rng.uniform(0.5, 2.0, size=len(cols)), (np.zeros(len(cols), int), cols)), shape=(1, A)))
+        caps.append([rng.uniform(0.5, 4.0)])
+    R = sp.vstack(rows).tocsr()
+    return FlowProblem.from_topology(t, dem, R=R, capacity=np.concatenate(caps))
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_problems(), st.sampled_from([0.1, 0.05, 0.02]))
+def test_ptas_within_eps_of_lp_and_bound_is_valid(problem, eps):
+    lp = solve_lp(problem).lam
+    r = max_concurrent_flow(problem, eps=eps)
+    assert r.status == "optimal"
+    assert r.lam <= lp * (1 + 1e-7)          # primal is feasible
+    assert r.upper_bound >= lp * (1 - 1e-7)  # dual bound really bounds
+    assert r.upper_bound <= r.lam * (1 + eps) + 1e-12
+    assert r.lam >= lp / (1 + eps) * (1 - 1e-9)
+    # the returned flow is feasible and routes lam * demands
+    util = (problem.R @ r.arc_flow) / problem.capacity
+    assert util.max() <= 1 + 1e-9
+
+
+def flow_conservation_ok(problem, r):
+    """Net outflow at each router equals lam * (supply - demand)."""
+    net = np.zeros(problem.n)
+    np.add.at(net, problem.arc_src, r.arc_flow)
+    np.add.at(net, problem.arc_dst, -r.arc_flow)
+    b = np.zeros(problem.n)
+    np.add.at(b, problem.demands.src, problem.demands.amount)
+    np.add.at(b, problem.demands.dst, -problem.demands.amount)
+    return np.allclose(net, r.lam * b, atol=1e-8 * max(1.0, problem.demands.total))
+
+
+@pytest.mark.parametrize("spec", ["rt:a=4", "rtt:a=4", "pdtt:a=2", "torus:4x4x4"])
+def test_ptas_uniform_brackets_the_analytic_bound(spec):
+    t = cd.from_spec(spec)
+    p = FlowProblem.from_topology(t, Demands.uniform(t.n))
+    r = max_concurrent_flow(p, eps=0.03)
+    exact = cd.uniform_load(t).injection_bound
+    assert r.lam <= exact * (1 + 1e-9) <= r.upper_bound * (1 + 1e-9)
+    assert r.gap <= 0.03
+    assert flow_conservation_ok(p, r)
+
+
+def test_single_commodity_max_flow():
+    G = nx.petersen_graph()
+    t = cd.Topology.from_networkx(G)
+    p = FlowProblem.from_topology(t, Demands([0], [7], [1.0]))
+    r = max_concurrent_flow(p, eps=0.02)
+    assert r.lam <= 3.0 <= r.upper_bound  # Petersen is 3-connected: max flow 3
+
+
+def test_bad_eps():
+    t = cd.ring(5)
+    p = FlowProblem.from_topology(t, Demands.uniform(5))
+    with pytest.raises(FlowError, match="eps"):
+        max_concurrent_flow(p, eps=0)
