@@ -9,7 +9,8 @@
 
 from .lp import build_lp_arrays, solve_lp
 from .problem import Demands, FlowError, FlowProblem
+from .latency import min_latency
 from .ptas import max_concurrent_flow
 from .result import FlowResult
 
-__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow"]
+__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow", "min_latency"]

@@ -1,0 +1,52 @@
+"""Minimum latency: certified bracket around the exact LP optimum."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import candidates as cd
+from flows import Demands, FlowProblem, solve_lp
+from flows.latency import min_latency
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.floats(0.3, 0.97))
+def test_min_latency_brackets_lp_within_eps(seed, load):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 14))
+    G = nx.connected_watts_strogatz_graph(n, 4, 0.5, seed=seed)
+    t = cd.Topology.from_networkx(G)
+    k = int(rng.integers(n, 3 * n))
+    s = rng.integers(0, n, k)
+    d = (s + rng.integers(1, n, k)) % n
+    p = FlowProblem.from_topology(t, Demands(s, d, rng.uniform(0.2, 1, k)),
+                                  latency=rng.uniform(0.5, 3, t.num_arcs),
+                                  capacity=rng.uniform(0.5, 2, t.num_arcs))
+    p = p.scaled(solve_lp(p).lam * load)
+    exact = solve_lp(p, "latency").average_latency
+    r = min_latency(p, eps=0.05)
+    assert r.status == "optimal"
+    assert r.latency_bound <= exact * (1 + 1e-7)
+    assert exact <= r.average_latency * (1 + 1e-7)
+    assert r.average_latency <= r.latency_bound * 1.05 + 1e-12
+    # the returned flow routes exactly the demands within capacity
+    assert ((p.R @ r.arc_flow) / p.capacity).max() <= 1 + 1e-9
+    assert float(p.latency @ r.arc_flow) / p.demands.total == pytest.approx(r.average_latency)
+
+
+def test_uncongested_latency_is_average_distance():
+    t = cd.rtt(4)
+    p = FlowProblem.from_topology(t, Demands.uniform(t.n).scaled(0.5))
+    r = min_latency(p)
+    assert r.average_latency == pytest.approx(cd.distance_stats(t).average_distance)
+
+
+def test_infeasible_demand_reports_capacity():
+    t = cd.ring(6)
+    p = FlowProblem.from_topology(t, Demands.uniform(6).scaled(2.0))
+    r = min_latency(p)
+    assert r.status == "infeasible"
+    assert "capacity lambda" in r.extra["message"] and r.upper_bound < 1
+    assert r.lam <= cd.uniform_load(t).injection_bound / 2 <= r.upper_bound
