@@ -115,9 +115,9 @@ def gk_concurrent(
     Demands must be pre-scaled (lambda* of order 1). Every ``check_every``
     phases the lengths are frozen for a certified dual bound D(y)/alpha(y)
     and the run stops once the primal (phases routed over the worst
-    congestion) is within ``target_gap`` of it. Returns the cumulative arc
-    flow (``phases`` times every demand), the phases, the best dual bound
-    and the number of Dijkstra runs.
+    congestion) is within ``target_gap`` of it. Returns the best feasible
+    flow found (it routes ``best_lam`` times every demand), ``best_lam``,
+    the phases, the best dual bound and the number of Dijkstra runs.
     """
     A = len(arc_src)
     nres = len(capacity)
@@ -139,6 +139,14 @@ def gk_concurrent(
     dijkstras = 0
     phases = 0
     touched = np.empty(A, dtype=np.int64)
+    # cumulative flow saved at phases 1, 2, 4, ...: the flow of the phases
+    # since a checkpoint drops the early, badly informed routing
+    chk_flow = np.zeros((64, A))
+    chk_phase = np.zeros(64, dtype=np.int64)
+    nchk = 1  # checkpoint 0: the empty flow at phase 0
+    next_chk = 1
+    best_lam = 0.0
+    best_flow = np.zeros(A)
     while phases < max_phases:
         # ---- one phase: route every group's full demand once
         for g in range(ngrp):
@@ -188,21 +196,33 @@ def gk_concurrent(
                     alpha += dem_amt[k] * dist[dem_dst[k]]
             if alpha > 0.0 and Dy / alpha < best_bound:
                 best_bound = Dy / alpha
-            # primal: phases routed every demand `phases` times
-            cong = 0.0
-            for r in range(nres):
-                load[r] = 0.0
-            for a in range(A):
-                f = total_flow[a]
-                if f != 0.0:
-                    for kk in range(col_ptr[a], col_ptr[a + 1]):
-                        load[col_res[kk]] += col_val[kk] * f
-            for r in range(nres):
-                u = load[r] / capacity[r]
-                if u > cong:
-                    cong = u
-                load[r] = 0.0
-            lam = phases / cong
-            if best_bound <= lam * (1.0 + target_gap):
+            # primal: the phases since checkpoint c routed every demand
+            # (phases - chk_phase[c]) times; keep the best certified one
+            for c in range(nchk):
+                for r in range(nres):
+                    load[r] = 0.0
+                for a in range(A):
+                    f = total_flow[a] - chk_flow[c, a]
+                    if f != 0.0:
+                        for kk in range(col_ptr[a], col_ptr[a + 1]):
+                            load[col_res[kk]] += col_val[kk] * f
+                cong = 0.0
+                for r in range(nres):
+                    u = load[r] / capacity[r]
+                    if u > cong:
+                        cong = u
+                    load[r] = 0.0
+                lam = (phases - chk_phase[c]) / cong
+                if lam > best_lam:
+                    best_lam = lam
+                    for a in range(A):
+                        best_flow[a] = (total_flow[a] - chk_flow[c, a]) / cong
+            if best_bound <= best_lam * (1.0 + target_gap):
                 break
-    return total_flow, phases, best_bound, dijkstras
+        if phases == next_chk and nchk < 64:
+            for a in range(A):
+                chk_flow[nchk, a] = total_flow[a]
+            chk_phase[nchk] = phases
+            nchk += 1
+            next_chk *= 2
+    return best_flow, best_lam, phases, best_bound, dijkstras

@@ -129,6 +129,10 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40)
             lo = max(lo, budget)  # certified: no routing of the demands within this budget
             if not math.isfinite(hi):
                 budget *= 2.0
+        elif r.lam < 1.0:
+            # lambda(budget) straddles 1: neither bound moves, so the next
+            # run (at the same budget unless the envelope drops) must be finer
+            inner = max(inner / 2.0, eps / 64.0)
         hi, best_flow = _envelope(points)
         if not math.isfinite(hi) and r.upper_bound >= 1.0:
             budget *= 1.5
