@@ -133,6 +133,73 @@ class Demands:
         return cls(s, d, off[s, d])
 
     @classmethod
+    def random(cls, n: int, count: int, *, seed: int, amount: float = 1.0) -> "Demands":
+        """``count`` demands of ``amount`` between uniformly random distinct routers.
+
+        >>> d = Demands.random(16, 64, seed=1)
+        >>> len(d), bool((d.src != d.dst).all())
+        (64, True)
+        """
+        n, count = int(n), int(count)
+        if n < 2 or count < 1:
+            raise FlowError("random demands need n >= 2 routers and count >= 1")
+        rng = np.random.default_rng(seed)
+        s = rng.integers(0, n, size=count)
+        d = (s + rng.integers(1, n, size=count)) % n
+        return cls(s, d, np.full(count, float(amount)))
+
+    @classmethod
+    def random_local(cls, unit: np.ndarray, count: int, shares, *, seed: int, amount: float = 1.0) -> "Demands":
+        """Random demands with controlled locality ('topology-synthesis-mcf-bgl').
+
+        ``unit[v, l]`` is the packaging unit of level ``l`` holding router v
+        (a :class:`candidates.Placement`'s ``unit``), innermost level first.
+        ``shares[l]`` is the fraction of demands whose endpoints share a
+        level-``l`` unit but not a level-``l-1`` one; the last share (index
+        ``L``) is for demands across the outermost units. For Blue Gene/L:
+        levels (compute card, node card) and shares (0.4, 0.5, 0.1).
+
+        >>> unit = np.array([[v // 2, v // 8] for v in range(32)])
+        >>> d = Demands.random_local(unit, 100, [0.4, 0.5, 0.1], seed=0)
+        >>> int((unit[d.src, 0] == unit[d.dst, 0]).sum())
+        40
+        """
+        unit = np.asarray(unit, dtype=np.int64)
+        if unit.ndim != 2:
+            raise FlowError("unit must be an (n, levels) array of packaging unit indices")
+        n, L = unit.shape
+        shares = np.asarray(shares, dtype=np.float64)
+        if len(shares) != L + 1 or np.any(shares < 0) or not np.isclose(shares.sum(), 1.0):
+            raise FlowError(f"shares must be {L + 1} non-negative fractions adding up to 1 (one per level plus 'across')")
+        rng = np.random.default_rng(seed)
+        # largest-remainder apportionment of the demands to the levels
+        exact = shares * count
+        counts = np.floor(exact).astype(np.int64)
+        rest = np.argsort(-(exact - counts), kind="stable")[: count - int(counts.sum())]
+        counts[rest] += 1
+        # same[l][v]: routers sharing v's level-l unit (level L: all routers)
+        keys = [unit[:, l] for l in range(L)] + [np.zeros(n, dtype=np.int64)]
+        src_all, dst_all = [], []
+        for l in range(L + 1):
+            k = int(counts[l])
+            if k == 0:
+                continue
+            inner = keys[l - 1] if l > 0 else np.arange(n)
+            ok = np.zeros(n, dtype=bool)
+            cand: list[np.ndarray] = []
+            for v in range(n):
+                c = np.flatnonzero((keys[l] == keys[l][v]) & (inner != inner[v]))
+                cand.append(c)
+                ok[v] = len(c) > 0
+            if not ok.any():
+                raise FlowError(f"no two routers share a level-{l} unit but not a level-{l - 1} one; set share {l} to 0")
+            srcs = rng.choice(np.flatnonzero(ok), size=k)
+            for v in srcs.tolist():
+                src_all.append(v)
+                dst_all.append(int(rng.choice(cand[v])))
+        return cls(np.asarray(src_all), np.asarray(dst_all), np.full(len(src_all), float(amount)))
+
+    @classmethod
     def read_csv(cls, path: str | os.PathLike) -> "Demands":
         """Read a CSV file with the header ``src,dst,amount``."""
         p = Path(path)

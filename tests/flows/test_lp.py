@@ -108,3 +108,27 @@ def test_demand_csv_round_trip_and_errors(tmp_path):
     bad.write_text("src,dst,amount\n1,x,3\n")
     with pytest.raises(FlowError, match="router indices"):
         Demands.read_csv(bad)
+
+
+def test_random_local_shares_are_exact():
+    """40% inside a compute card, 50% across cards within a node card, 10%
+    across node cards, as in the paper's experiments."""
+    unit = np.array([[v // 2, v // 32] for v in range(512)])
+    d = Demands.random_local(unit, 2048, [0.4, 0.5, 0.1], seed=3)
+    same_card = unit[d.src, 0] == unit[d.dst, 0]
+    same_node = unit[d.src, 1] == unit[d.dst, 1]
+    assert int(same_card.sum()) == round(0.4 * 2048)
+    assert int((~same_card & same_node).sum()) == round(0.5 * 2048)
+    assert int((~same_node).sum()) == 2048 - round(0.4 * 2048) - round(0.5 * 2048)
+    assert np.all(d.src != d.dst)
+    again = Demands.random_local(unit, 2048, [0.4, 0.5, 0.1], seed=3)
+    assert np.array_equal(again.dst, d.dst)  # same seed, same demands
+    with pytest.raises(FlowError, match="adding up to 1"):
+        Demands.random_local(unit, 10, [0.5, 0.6, 0.1], seed=0)
+
+
+def test_random_demands_seeded():
+    a = Demands.random(64, 256, seed=5)
+    b = Demands.random(64, 256, seed=5)
+    assert np.array_equal(a.src, b.src) and np.array_equal(a.dst, b.dst)
+    assert np.all(a.src != a.dst)
