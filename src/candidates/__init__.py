@@ -20,12 +20,16 @@ from .analytics import (
     per_dimension_hops,
     uniform_load,
 )
+from .compose import bgl_midplane, hierarchical, product
+from .enumeration import count_graphs, iter_graph6, iter_graphs
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
 from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
 from .records import record_table, routing_records
 from .registry import FAMILIES, Family, families, from_spec, register
+from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 from .topology import INTERNAL, Placement, Topology
+from .twin import card_of_port, twin_route, twin_torus
 
 __all__ = [
     "Topology", "Placement", "INTERNAL",
@@ -37,4 +41,7 @@ __all__ = [
     "distance_stats", "per_dimension_hops", "uniform_load", "bisection", "describe",
     "DistanceStats", "UniformLoad", "Bisection",
     "routing_records", "record_table",
+    "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane",
+    "iter_graph6", "iter_graphs", "count_graphs",
+    "linear_placements", "count_linear_placements", "min_cutwidth", "LinearPlacement",
 ]

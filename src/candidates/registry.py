@@ -7,6 +7,7 @@ A spec string names a family and its parameters, separated by colons::
     twisted:16x8:t1=8      (dimension 1's wraparound shifts dimension 0 by 8)
     ndt:4x4x2x2x2          complete:8          g6:GRAPH6
     product:ring:8*path:4  graph:path/to/file.graphml
+    bgl:ROW8*COL4*UPROW4*UPCOL4   (the Blue Gene/L midplane composition)
 
 Any spec may end in ``:c=N`` for N processing elements per router
 (concentration). Fields are positional (a shape ``8x8``, a size, a path) or
@@ -146,7 +147,7 @@ def from_spec(spec: str) -> Topology:
     fam = FAMILIES.get(name)
     if fam is None:
         raise SpecError(f"unknown topology family {name!r}; valid families: {', '.join(FAMILIES)}")
-    if name in ("graph", "g6", "product"):
+    if name in ("graph", "g6", "product", "bgl"):
         rest = spec.partition(":")[2]
         if not rest:
             raise SpecError(f"{name} needs an argument; example: {fam.example}")
@@ -161,10 +162,21 @@ def from_spec(spec: str) -> Topology:
     return topo
 
 
+def _factors(family: str, text: str, count: int | None = None) -> list[Topology]:
+    parts = text.split("*")
+    if any(not p for p in parts):
+        raise SpecError(f"{family}: empty factor in {text!r}; join factor specs with single '*'")
+    if count is not None and len(parts) != count:
+        raise SpecError(f"{family} needs {count} factor specs joined by '*', got {len(parts)}")
+    return [from_spec(p) for p in parts]
+
+
 # ---------------------------------------------------------------- the families
 def _register_builtin() -> None:
     from . import lattice
+    from .compose import bgl_midplane, product
     from .io import complete_graph, from_graph6, read_topology
+    from .twin import twin_torus
 
     def shape_family(fname: str, fn: Callable[[tuple[int, ...]], Topology]):
         def build(pos: list[str], kw: dict[str, str]) -> Topology:
@@ -221,6 +233,16 @@ def _register_builtin() -> None:
     reg(Family("twisted", "general twisted torus: tK=o,o,.. shifts the other dimensions (in order) when wrapping dimension K",
                (("shape", "sizes joined by x"), ("tK", "offsets for the other dimensions, 0 <= o < size")),
                "twisted:16x8:t1=8", build_twisted))
+    reg(Family("ndt", "n-dimensional twin torus (n odd >= 3): two (n+1)-port cards per node, each card a router",
+               (("shape", "node sizes joined by x, each >= 2"),), "ndt:4x4x2x2x2",
+               shape_family("ndt", twin_torus)))
+    reg(Family("product", "Cartesian product of small graphs given as specs joined by *",
+               (("factors", "specs joined by *"),), "product:ring:8*path:4",
+               lambda pos, kw: product(*_factors("product", pos[0]))))
+    reg(Family("bgl", "Blue Gene/L midplane: row graph (8) and column graph (4) on each 8 x 4 node card, "
+               "upper row and column graphs (4 each) joining 16 node cards; 2 routers per compute card",
+               (("factors", "ROW8*COL4*UPROW4*UPCOL4 as specs"),), "bgl:ring:8*ring:4*ring:4*ring:4",
+               lambda pos, kw: bgl_midplane(*_factors("bgl", pos[0], 4))))
     reg(Family("g6", "a graph given as a graph6 string (as enumerated by `toposynth enumerate`)",
                (("graph6", "the graph6 string"),), "g6:Gr`HOk", lambda pos, kw: from_graph6(pos[0])))
     reg(Family("graph", "a graph file: .graphml, .json, .g6, or an edge list (.edges/.txt: 'u v [class]' per line)",
