@@ -9,8 +9,11 @@
 
 from .lp import build_lp_arrays, solve_lp
 from .problem import Demands, FlowError, FlowProblem
+from .check import CrossCheck, cross_check
+from .export import to_pulp, write_model
 from .latency import min_latency
 from .ptas import max_concurrent_flow
 from .result import FlowResult
 
-__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow", "min_latency"]
+__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow", "min_latency",
+           "cross_check", "CrossCheck", "to_pulp", "write_model"]

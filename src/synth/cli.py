@@ -73,6 +73,66 @@ def cmd_describe(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- flow
+def _demands(args, topo):
+    from flows import Demands, FlowError
+
+    if args.demands:
+        d = Demands.read_csv(args.demands)
+    elif args.traffic == "uniform":
+        d = Demands.uniform(topo.n, topo.terminals if topo.num_terminals != topo.n else None)
+    elif args.traffic.startswith("random:"):
+        try:
+            count = int(args.traffic.split(":", 1)[1])
+        except ValueError:
+            raise FlowError(f"--traffic random:COUNT needs an integer count, got {args.traffic!r}") from None
+        d = Demands.random(topo.n, count, seed=args.seed)
+    else:
+        raise FlowError(f"unknown traffic {args.traffic!r}; use uniform or random:COUNT (or --demands FILE.csv)")
+    return d.scaled(args.scale)
+
+
+def cmd_flow(args: argparse.Namespace) -> int:
+    import flows
+    from candidates import from_spec
+
+    topo = from_spec(args.spec)
+    problem = flows.FlowProblem.from_topology(topo, _demands(args, topo))
+    results = {}
+    if args.solver in ("ptas", "both"):
+        results["ptas"] = (flows.min_latency(problem, eps=args.eps) if args.latency
+                           else flows.max_concurrent_flow(problem, eps=args.eps))
+    if args.solver in ("lp", "both"):
+        results["lp"] = flows.solve_lp(problem, "latency" if args.latency else "concurrent")
+    out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
+           "total_demand": problem.demands.total}
+    main_r = results.get("ptas") or results["lp"]
+    out.update(main_r.to_dict())
+    if args.latency and main_r.average_latency is None:
+        out["average_latency"] = None  # infeasible: the message says why
+    if args.solver == "both":
+        out["lp"] = results["lp"].to_dict()
+        if not args.latency:
+            lp = results["lp"].lam
+            out["lp_relative_difference"] = (lp - main_r.lam) / lp
+    if args.json:
+        _print_json(out)
+        return 0
+    for name, r in results.items():
+        d = r.to_dict()
+        print(f"[{name}] {d['status']}  ({d['seconds']:.3g} s)")
+        print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
+        print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
+        if args.latency:
+            if r.average_latency is not None:
+                print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}")
+            else:
+                print(f"  avg latency  -   {r.extra.get('message', '')}")
+        tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
+        print(f"  bottlenecks  {tops}")
+    return 0
+
+
 # ----------------------------------------------------------------- enumerate
 def cmd_enumerate(args: argparse.Namespace) -> int:
     from candidates.enumeration import count_graphs, iter_graph6
@@ -153,6 +213,20 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", metavar="FILE", help="write graph6 lines to FILE")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=cmd_enumerate)
+
+    fl = sub.add_parser("flow", help="maximum concurrent flow (capacity) or minimum latency of a topology")
+    fl.add_argument("spec", help="topology spec")
+    g = fl.add_mutually_exclusive_group()
+    g.add_argument("--traffic", default="uniform",
+                   help="uniform (every PE sends one unit over the others; lambda = injection rate), or random:COUNT")
+    g.add_argument("--demands", metavar="FILE.csv", help="demands as CSV with header src,dst,amount")
+    fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
+    fl.add_argument("--eps", type=float, default=0.05, help="PTAS accuracy (default 0.05)")
+    fl.add_argument("--solver", choices=("ptas", "lp", "both"), default="ptas")
+    fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (unit hop latency)")
+    fl.add_argument("--seed", type=int, default=0, help="seed of random traffic")
+    fl.add_argument("--json", action="store_true", help="print JSON")
+    fl.set_defaults(func=cmd_flow)
 
     f = sub.add_parser("families", help="the registry of topology families")
     f.add_argument("--json", action="store_true", help="print JSON")

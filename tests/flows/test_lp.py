@@ -1,5 +1,7 @@
 """The exact LP against closed forms and networkx max-flow."""
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -132,3 +134,43 @@ def test_random_demands_seeded():
     b = Demands.random(64, 256, seed=5)
     assert np.array_equal(a.src, b.src) and np.array_equal(a.dst, b.dst)
     assert np.all(a.src != a.dst)
+
+
+@pytest.mark.parametrize("objective", ["concurrent", "latency"])
+def test_exported_model_solves_to_the_same_optimum(tmp_path, objective):
+    """The .mps PuLP writes, read back and solved by HiGHS, and PuLP's own
+    CBC solve, give the optimum of solve_lp."""
+    import highspy
+    import pulp
+
+    from flows import to_pulp, write_model
+
+    t = cd.rtt(3)
+    p = FlowProblem.from_topology(t, Demands.random(t.n, 30, seed=2), latency=np.linspace(1, 2, t.num_arcs))
+    if objective == "latency":
+        p = p.scaled(0.5 * solve_lp(p).lam)
+    ref = solve_lp(p, objective)
+    value = ref.lam if objective == "concurrent" else ref.average_latency * p.demands.total
+    path = tmp_path / "m.mps"
+    write_model(p, path, objective)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    h.run()
+    obj = h.getInfo().objective_function_value
+    assert obj == pytest.approx(value, rel=1e-6)
+    m = to_pulp(p, objective)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # PuLP 3.3 deprecates the bundled-CBC name
+        m.solve(pulp.PULP_CBC_CMD(msg=False))
+    assert pulp.value(m.objective) == pytest.approx(value, rel=1e-6)
+    write_model(p, tmp_path / "m.lp", objective)
+    assert (tmp_path / "m.lp").read_text().startswith("\\*")
+
+
+def test_cross_check_reports_agreement():
+    from flows import cross_check
+
+    t = cd.torus((4, 4))
+    c = cross_check(FlowProblem.from_topology(t, Demands.random(16, 64, seed=4)), eps=0.05)
+    assert c.ok and 0 <= c.relative_difference <= 0.05 / 1.05 + 1e-9

@@ -66,3 +66,69 @@ def test_console_script_exit_code():
     """The installed entry point really exits 2 on a bad spec."""
     r = subprocess.run([sys.executable, "-m", "synth", "describe", "nope:1"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
+def test_flow_json_uniform_matches_analytic_bound(capsys):
+    import candidates as cd
+
+    rc, out, _ = run(capsys, "flow", "rtt:a=4", "--solver", "both", "--eps", "0.05", "--json")
+    assert rc == 0
+    d = json.loads(out)
+    for key in ("lambda", "upper_bound", "gap", "solver", "seconds"):
+        assert key in d
+    exact = cd.uniform_load(cd.rtt(4)).injection_bound
+    assert d["lp"]["lambda"] == pytest.approx(exact, rel=1e-7)
+    assert d["lambda"] <= exact <= d["upper_bound"] and d["gap"] <= 0.05
+    assert 0 <= d["lp_relative_difference"] <= 0.05
+
+
+def test_flow_latency_and_demand_file(capsys, tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("src,dst,amount\n0,5,0.5\n3,9,0.25\n")
+    rc, out, _ = run(capsys, "flow", "torus:4x4", "--demands", str(p), "--latency", "--json")
+    assert rc == 0
+    d = json.loads(out)
+    assert d["average_latency"] == pytest.approx((0.5 * 2 + 0.25 * 4) / 0.75)  # hop distances 2 and 4
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["flow", "torus:4x4", "--traffic", "bogus"], "unknown traffic"),
+        (["flow", "torus:4x4", "--demands", "/nonexistent.csv"], "no such demand file"),
+        (["flow", "torus:4x4", "--eps", "0"], "eps must be in"),
+        (["flow", "torus:4x4", "--scale", "-1"], "negative"),
+    ],
+)
+def test_flow_bad_input(capsys, argv, message):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_flow_disconnected_demand(capsys, tmp_path):
+    g = tmp_path / "two.edges"
+    g.write_text("0 1\n1 2\n2 0\n3 4\n")
+    d = tmp_path / "d.csv"
+    d.write_text("src,dst,amount\n0,4,1\n")
+    rc, _, err = run(capsys, "flow", f"graph:{g}", "--demands", str(d))
+    assert rc == 2 and "cannot be routed" in err
+
+
+def test_enumerate_count_192(capsys):
+    rc, out, _ = run(capsys, "enumerate", "--nodes", "8", "--max-degree", "3", "--exact-max-degree", "--count")
+    assert rc == 0 and out.strip() == "192"
+
+
+def test_enumerate_out_file(capsys, tmp_path):
+    p = tmp_path / "g.g6"
+    rc, _, err = run(capsys, "enumerate", "--nodes", "6", "--max-degree", "3", "--out", str(p))
+    assert rc == 0 and "wrote 29 graphs" in err
+    import candidates as cd
+
+    lines = p.read_text().split()
+    assert len(lines) == 29 and all(cd.from_spec(f"g6:{g}").n == 6 for g in lines)
+
+
+def test_enumerate_bad_input(capsys):
+    rc, _, err = run(capsys, "enumerate", "--nodes", "5", "--max-degree", "2", "--min-degree", "3")
+    assert rc == 2 and err.startswith("toposynth: error:")

@@ -1,0 +1,76 @@
+"""PuLP models of the flow problems, for export (.lp / .mps) and other solvers.
+
+PuLP builds one Python object per variable, so this is for small instances
+(the exact solves of large ones go through :func:`flows.solve_lp`, which
+builds HiGHS's arrays directly). The model is built from the same arrays as
+the HiGHS LP (:func:`flows.lp.build_lp_arrays`), so both solve one problem.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pulp
+
+from .lp import build_lp_arrays
+from .problem import FlowError, FlowProblem
+
+__all__ = ["to_pulp", "write_model", "MAX_PULP_COLUMNS"]
+
+#: Larger models are refused: PuLP would need minutes and gigabytes.
+MAX_PULP_COLUMNS = 200_000
+
+
+def to_pulp(problem: FlowProblem, objective: str = "concurrent") -> pulp.LpProblem:
+    """The problem as a PuLP model (variables ``x_<col>``; ``lambda`` last).
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> m = to_pulp(FlowProblem.from_topology(cd.ring(4), Demands.uniform(4)))
+    >>> len(m.variables()), m.sense == pulp.LpMaximize
+    (33, True)
+    """
+    c, A, row_lo, row_hi, _, meta = build_lp_arrays(problem, objective)
+    ncol = A.shape[1]
+    if ncol > MAX_PULP_COLUMNS:
+        raise FlowError(
+            f"the PuLP model would have {ncol} variables (limit {MAX_PULP_COLUMNS}); "
+            "solve large instances with flows.solve_lp (HiGHS) instead"
+        )
+    sense = pulp.LpMaximize if objective == "concurrent" else pulp.LpMinimize
+    model = pulp.LpProblem(f"toposynth_{objective}", sense)
+    names = [f"x_{j}" for j in range(ncol)]
+    if objective == "concurrent":
+        names[-1] = "lambda"
+    if hasattr(model, "add_variable"):  # PuLP >= 3.3
+        xs = [model.add_variable(nm, lowBound=0) for nm in names]
+    else:
+        xs = [pulp.LpVariable(nm, lowBound=0) for nm in names]
+    model += pulp.lpSum(float(c[j]) * xs[j] for j in np.flatnonzero(c))
+    Ar = A.tocsr()
+    for i in range(A.shape[0]):
+        cols = Ar.indices[Ar.indptr[i]:Ar.indptr[i + 1]]
+        vals = Ar.data[Ar.indptr[i]:Ar.indptr[i + 1]]
+        expr = pulp.lpSum(float(v) * xs[j] for j, v in zip(cols.tolist(), vals.tolist()))
+        lo, hi = row_lo[i], row_hi[i]
+        if lo == hi:
+            model += (expr == float(lo)), f"r{i}"
+        elif np.isfinite(hi):
+            model += (expr <= float(hi)), f"r{i}"
+        else:
+            model += (expr >= float(lo)), f"r{i}"
+    return model
+
+
+def write_model(problem: FlowProblem, path: str | os.PathLike, objective: str = "concurrent") -> None:
+    """Write the model as ``.lp`` or ``.mps`` (by the file ending)."""
+    p = Path(path)
+    model = to_pulp(problem, objective)
+    if p.suffix.lower() == ".lp":
+        model.writeLP(str(p))
+    elif p.suffix.lower() == ".mps":
+        model.writeMPS(str(p), with_objsense=True)  # OBJSENSE, not just a comment
+    else:
+        raise FlowError(f"{p}: model files end in .lp or .mps")
