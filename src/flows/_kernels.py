@@ -8,6 +8,13 @@ from numba import njit
 
 @njit(cache=True)
 def dijkstra(indptr, heads, arcs, length, source, dist, parent, order):
+    """Full shortest-path tree (see :func:`dijkstra_to`)."""
+    none = np.zeros(0, dtype=np.int64)
+    return dijkstra_to(indptr, heads, arcs, length, source, dist, parent, order, none, none, 0)
+
+
+@njit(cache=True)
+def dijkstra_to(indptr, heads, arcs, length, source, dist, parent, order, mark, targets, stamp):
     """Shortest-path tree from ``source`` under arc ``length``.
 
     CSR by tail: out-arcs of v at ``indptr[v]:indptr[v+1]``, their heads in
@@ -15,7 +22,16 @@ def dijkstra(indptr, heads, arcs, length, source, dist, parent, order):
     (channel entering v on the tree, -1 for the source/unreached) and
     ``order`` (routers in the order they were settled); returns how many
     were settled. Binary heap with lazy deletion.
+
+    With ``targets`` (and ``mark[t] == stamp`` for each of them, a scratch
+    array the caller stamps) the search stops once every target is settled:
+    the tree then spans the settled routers only, which is all that routing
+    to those targets and measuring their distances needs.
     """
+    ntarget = len(targets)
+    for i in range(ntarget):
+        mark[targets[i]] = stamp
+    found = 0
     n = len(indptr) - 1
     for v in range(n):
         dist[v] = np.inf
@@ -58,6 +74,10 @@ def dijkstra(indptr, heads, arcs, length, source, dist, parent, order):
         done[u] = True
         order[settled] = u
         settled += 1
+        if ntarget > 0 and mark[u] == stamp:
+            found += 1
+            if found == ntarget:
+                break
         for k in range(indptr[u], indptr[u + 1]):
             v = heads[k]
             nd = d + length[arcs[k]]
@@ -109,6 +129,7 @@ def gk_concurrent(
     n, indptr, heads, arcs, arc_src, col_ptr, col_res, col_val, capacity,
     grp_ptr, grp_src, dem_dst, dem_amt, eps, delta, max_phases, check_every, target_gap,
 ):
+    grp_dst = dem_dst
     """Garg-Könemann maximum concurrent flow with Karakostas' grouping of
     commodities by source: one shortest-path tree per source per step.
 
@@ -139,6 +160,8 @@ def gk_concurrent(
     dijkstras = 0
     phases = 0
     touched = np.empty(A, dtype=np.int64)
+    mark = np.zeros(n, dtype=np.int64)
+    stamp = 0
     # cumulative flow saved at phases 1, 2, 4, ...: the flow of the phases
     # since a checkpoint drops the early, badly informed routing
     chk_flow = np.zeros((64, A))
@@ -152,7 +175,9 @@ def gk_concurrent(
         for g in range(ngrp):
             remaining = 1.0
             while remaining > 1e-12:
-                settled = dijkstra(indptr, heads, arcs, length, grp_src[g], dist, parent, order)
+                stamp += 1
+                settled = dijkstra_to(indptr, heads, arcs, length, grp_src[g], dist, parent, order,
+                                      mark, grp_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp)
                 dijkstras += 1
                 for k in range(grp_ptr[g], grp_ptr[g + 1]):
                     acc[dem_dst[k]] += remaining * dem_amt[k]
@@ -190,7 +215,9 @@ def gk_concurrent(
                 Dy += capacity[r] * y[r]
             alpha = 0.0
             for g in range(ngrp):
-                dijkstra(indptr, heads, arcs, length, grp_src[g], dist, parent, order)
+                stamp += 1
+                dijkstra_to(indptr, heads, arcs, length, grp_src[g], dist, parent, order,
+                            mark, grp_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp)
                 dijkstras += 1
                 for k in range(grp_ptr[g], grp_ptr[g + 1]):
                     alpha += dem_amt[k] * dist[dem_dst[k]]
