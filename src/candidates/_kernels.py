@@ -89,16 +89,13 @@ def bfs_displacements(indptr, indices, arc_delta, source):
 
 
 @njit(cache=True)
-def ecmp_class_hops(indptr, indices, arc_class, nclass, source):
-    """Expected hops per link class from ``source`` to each other router when
-    a packet picks uniformly among all shortest paths, summed over
-    destinations; also returns the expected load of every directed arc
-    (indexed by CSR position) for one unit sent to every other router.
-
-    Brandes-style: path counts forward, dependency accumulation backward."""
+def ecmp_weighted(indptr, indices, arc_class, nclass, w, source):
+    """Expected load of every out-arc (CSR position) and per class when the
+    traffic s -> t, w[s] * w[t], splits evenly over all shortest paths
+    (Brandes-style: path counts forward, dependencies backward)."""
     n = len(indptr) - 1
     dist = np.full(n, -1, dtype=np.int64)
-    sigma = np.zeros(n, dtype=np.float64)
+    sigma = np.zeros(n)
     order = np.empty(n, dtype=np.int64)
     dist[source] = 0
     sigma[source] = 1.0
@@ -115,22 +112,75 @@ def ecmp_class_hops(indptr, indices, arc_class, nclass, source):
                 tail += 1
             if dist[v] == dist[u] + 1:
                 sigma[v] += sigma[u]
-    # delta[v]: expected number of (packets to destinations at or beyond v)
-    # that pass through v, for one packet to every reachable router != source.
-    delta = np.zeros(n, dtype=np.float64)
-    arc_load = np.zeros(len(indices), dtype=np.float64)
+    delta = np.zeros(n)
+    arc_load = np.zeros(len(indices))
     for i in range(tail - 1, -1, -1):
-        w = order[i]
-        if w != source:
-            delta[w] += 1.0  # the packet destined to w itself
-        for k in range(indptr[w], indptr[w + 1]):
+        x = order[i]
+        if x != source:
+            delta[x] += w[x]
+        for k in range(indptr[x], indptr[x + 1]):
             v = indices[k]
-            # arcs w->v with v one step further carry delta[v] * sigma[w]/sigma[v]
-            if dist[v] == dist[w] + 1:
-                share = delta[v] * sigma[w] / sigma[v]
-                arc_load[k] += share
-                delta[w] += share
-    class_hops = np.zeros(nclass, dtype=np.float64)
+            if dist[v] == dist[x] + 1:
+                share = delta[v] * sigma[x] / sigma[v]
+                arc_load[k] += share * w[source]
+                delta[x] += share
+    class_hops = np.zeros(nclass)
     for k in range(len(indices)):
         class_hops[arc_class[k]] += arc_load[k]
     return class_hops, arc_load, tail
+
+
+@njit(cache=True)
+def ecmp_all(indptr, indices, arc_class, nclass, w, sources):
+    n = len(indptr) - 1
+    class_tot = np.zeros(nclass)
+    arc_tot = np.zeros(len(indices))
+    pair_w = 0.0
+    for i in range(len(sources)):
+        s = sources[i]
+        ch, al, _ = ecmp_weighted(indptr, indices, arc_class, nclass, w, s)
+        for k in range(nclass):
+            class_tot[k] += ch[k]
+        for k in range(len(indices)):
+            arc_tot[k] += al[k]
+        tot = 0.0
+        for v in range(n):
+            if v != s:
+                tot += w[v]
+        pair_w += w[s] * tot
+    return class_tot, arc_tot, pair_w
+
+
+@njit(cache=True)
+def bisection_exact(n, u, v):
+    # Enumerate the subsets of size n//2 that contain router 0 (each balanced
+    # partition once for even n), in the order of combinations of 1..n-1.
+    half = n // 2
+    m = len(u)
+    best = m + 1
+    best_mask = np.zeros(n, dtype=np.bool_)
+    side = np.zeros(n, dtype=np.bool_)
+    k = half - 1
+    idx = np.arange(k)  # indices into 1..n-1
+    while True:
+        side[:] = False
+        side[0] = True
+        for i in range(k):
+            side[idx[i] + 1] = True
+        cut = 0
+        for e in range(m):
+            if side[u[e]] != side[v[e]]:
+                cut += 1
+        if cut < best:
+            best = cut
+            best_mask[:] = side
+        # next combination of k out of n-1
+        i = k - 1
+        while i >= 0 and idx[i] == n - 1 - k + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, k):
+            idx[j] = idx[j - 1] + 1
+    return best, best_mask

@@ -26,9 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from ._kernels import bfs_distances, distance_histogram, ecmp_class_hops
+from ._kernels import bisection_exact, distance_histogram, ecmp_all
 from .errors import TopologyError
 from .records import has_records, record_table
 from .topology import Topology
@@ -108,74 +107,12 @@ def _ecmp(topo: Topology, weights: np.ndarray, sources: np.ndarray) -> tuple[np.
     ``weights[s] * weights[t]`` between distinct routers."""
     nclass = len(topo.dims)
     arc_class = topo.arc_dim[topo.arc_id]
-    class_tot, arc_tot, pair_w = _ecmp_all(
+    class_tot, arc_tot, pair_w = ecmp_all(
         topo.indptr, topo.indices, arc_class, nclass, weights.astype(np.float64), sources
     )
     arc_load = np.zeros(topo.num_arcs)
     arc_load[topo.arc_id] = arc_tot
     return class_tot, arc_load, pair_w
-
-
-@njit(cache=True)
-def _ecmp_all(indptr, indices, arc_class, nclass, w, sources):
-    n = len(indptr) - 1
-    class_tot = np.zeros(nclass)
-    arc_tot = np.zeros(len(indices))
-    pair_w = 0.0
-    for i in range(len(sources)):
-        s = sources[i]
-        ch, al, _ = _ecmp_weighted(indptr, indices, arc_class, nclass, w, s)
-        for k in range(nclass):
-            class_tot[k] += ch[k]
-        for k in range(len(indices)):
-            arc_tot[k] += al[k]
-        tot = 0.0
-        for v in range(n):
-            if v != s:
-                tot += w[v]
-        pair_w += w[s] * tot
-    return class_tot, arc_tot, pair_w
-
-
-@njit(cache=True)
-def _ecmp_weighted(indptr, indices, arc_class, nclass, w, source):
-    # Same recursion as _kernels.ecmp_class_hops, with destination weights
-    # and the source's own weight (traffic s->t is w[s] * w[t]).
-    n = len(indptr) - 1
-    dist = np.full(n, -1, dtype=np.int64)
-    sigma = np.zeros(n)
-    order = np.empty(n, dtype=np.int64)
-    dist[source] = 0
-    sigma[source] = 1.0
-    order[0] = source
-    head, tail = 0, 1
-    while head < tail:
-        u = order[head]
-        head += 1
-        for k in range(indptr[u], indptr[u + 1]):
-            v = indices[k]
-            if dist[v] < 0:
-                dist[v] = dist[u] + 1
-                order[tail] = v
-                tail += 1
-            if dist[v] == dist[u] + 1:
-                sigma[v] += sigma[u]
-    delta = np.zeros(n)
-    arc_load = np.zeros(len(indices))
-    for i in range(tail - 1, -1, -1):
-        x = order[i]
-        if x != source:
-            delta[x] += w[x]
-        for k in range(indptr[x], indptr[x + 1]):
-            v = indices[k]
-            if dist[v] == dist[x] + 1:
-                share = delta[v] * sigma[x] / sigma[v]
-                arc_load[k] += share * w[source]
-                delta[x] += share
-    class_hops = np.zeros(nclass)
-    for k in range(len(indices)):
-        class_hops[arc_class[k]] += arc_load[k]
-    return class_hops, arc_load, tail
 
 
 def _weights(topo: Topology) -> np.ndarray:
@@ -328,41 +265,6 @@ class Bisection:
         return {"width": self.width, "exact": self.exact, "method": self.method}
 
 
-@njit(cache=True)
-def _bisection_exact(n, u, v):
-    # Enumerate the subsets of size n//2 that contain router 0 (each balanced
-    # partition once for even n), in the order of combinations of 1..n-1.
-    half = n // 2
-    m = len(u)
-    best = m + 1
-    best_mask = np.zeros(n, dtype=np.bool_)
-    side = np.zeros(n, dtype=np.bool_)
-    k = half - 1
-    idx = np.arange(k)  # indices into 1..n-1
-    while True:
-        side[:] = False
-        side[0] = True
-        for i in range(k):
-            side[idx[i] + 1] = True
-        cut = 0
-        for e in range(m):
-            if side[u[e]] != side[v[e]]:
-                cut += 1
-        if cut < best:
-            best = cut
-            best_mask[:] = side
-        # next combination of k out of n-1
-        i = k - 1
-        while i >= 0 and idx[i] == n - 1 - k + i:
-            i -= 1
-        if i < 0:
-            break
-        idx[i] += 1
-        for j in range(i + 1, k):
-            idx[j] = idx[j - 1] + 1
-    return best, best_mask
-
-
 def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisection:
     """Bisection width: the fewest links between two halves of the routers.
 
@@ -381,7 +283,7 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisect
     u = topo.links[:, 0].copy()
     v = topo.links[:, 1].copy()
     if n <= exact_limit:
-        best, mask = _bisection_exact(n, u, v)
+        best, mask = bisection_exact(n, u, v)
         return Bisection(int(best), True, "exhaustive", np.flatnonzero(mask).tolist())
     cands: list[tuple[int, str, np.ndarray]] = []
     if topo.coords is not None and topo.shape is not None:
