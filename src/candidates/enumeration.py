@@ -1,246 +1,290 @@
-"""Every graph of n vertices and bounded degree, up to isomorphism, streamed.
+"""Every graph on n vertices with bounded degree, up to isomorphism, streamed.
 
-The method is McKay's canonical construction path (the method of nauty's
-``geng``), with canonical labelling by nauty through ``pynauty``. A graph on
-k+1 vertices is generated from exactly one parent: itself minus its
-canonical *deletion vertex*, the vertex of largest canonical label among the
-eligible vertices of smallest degree. For connected graphs only non-cut
-vertices are eligible, so every ancestor is connected too. Children are made
-by joining a new vertex to a set of vertices of degree < d; a child is
-accepted when the new vertex lies in the automorphism orbit of the child's
-deletion vertex, and siblings are deduplicated by canonical form. Memory is
-one parent's children at a time per level (a depth-first stream).
+The method is McKay's canonical construction path, the method of nauty's
+``geng``: graphs grow one vertex at a time, and a graph on k+1 vertices is
+accepted only from its canonical parent, the graph left when its canonical
+*deletion vertex* is removed. That vertex is chosen, in an
+isomorphism-invariant way, among the eligible vertices (the non-cut vertices
+when only connected graphs are wanted, so that every ancestor is connected
+too; all vertices otherwise): those of smallest degree, then of largest
+local invariant (sum of neighbour degrees, triangles, second neighbourhood),
+then, when several remain, the one first in nauty's canonical labelling (via
+``pynauty``). A child is accepted when its new vertex lies in the
+automorphism orbit of its deletion vertex; one child is tried per orbit of
+Aut(parent) on neighbour sets. Each isomorphism class is then output exactly
+once, with no table of graphs seen: memory is one depth-first path of
+pending children (at most n levels). Most children are decided by the
+degree and invariant tests in a numba kernel; nauty runs only on ties.
 
-Counts (checked in the tests against networkx's graph atlas for n <= 7 and
-against OEIS A112410, A005967 and A002851): connected graphs of maximum
-degree <= 3 on n = 1..10 vertices: 1, 1, 2, 6, 10, 29, 64, 194, 531, 1733.
+Output graphs keep their construction labelling: vertex i was added joined
+to some of the vertices < i, and with ``connected=True`` every prefix 0..i
+is connected.
 
-The 192 "isomorph-free topologies of 8 nodes with degree no more than 3" of
-'topology-synthesis-mcf-bgl' are the connected graphs on 8 vertices whose
-maximum degree is exactly 3: the 194 connected graphs of maximum degree <= 3
-minus the path and the cycle (``toposynth enumerate --nodes 8 --max-degree 3
---exact-max-degree --count`` prints 192).
+Counts, checked in ``tests/candidates/test_enumeration.py`` against
+networkx's graph atlas (every graph up to 7 vertices) and published
+sequences:
+
+- connected, maximum degree <= 3, n = 1..10: 1, 1, 2, 6, 10, 29, 64, 194,
+  531, 1733 (S. Wolfram, *A New Kind of Science*, notes to ch. 9, sec. 7,
+  "Trivalent networks"; OEIS A112410, sometimes quoted for this, is a
+  different sequence);
+- connected cubic, n = 4, 6, ..., 14: 1, 2, 5, 19, 85, 509 (OEIS A002851);
+- connected, maximum degree <= 4, n = 1..9: 1, 1, 2, 6, 21, 78, 353, 1929,
+  12207 (OEIS A121941); 4-regular, n = 5..9: 1, 1, 2, 6, 16 (A006820);
+- cubic, not necessarily connected (A005638); maximum degree exactly 2
+  (A324740); all degrees 1 or 2 (A186417); all graphs and all connected
+  graphs, n <= 9 (A000088, A001349);
+- with ``connected=False``, the Euler transform of the connected counts.
+
+The 192 "isomorph-free topologies of 8 nodes, the degree of each node no
+more than 3" of 'topology-synthesis-mcf-bgl' (Sec. IV) are the connected
+graphs on 8 vertices with maximum degree exactly 3:
+``count_graphs(8, 3, exact_max_degree=True) == 192``; the 194 connected
+graphs of maximum degree <= 3 include also the path P8 and the cycle C8
+(maximum degree 2). Without connectivity the counts are 378 (maximum degree
+exactly 3) and 424 (<= 3), so "connected, maximum degree exactly 3" is the
+only one of these readings that gives 192.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import combinations
+from typing import Any
 
 import numpy as np
 
 from .errors import SpecError
 from .topology import Topology
 
-__all__ = ["iter_graph6", "iter_graphs", "count_graphs", "graph6_encode"]
+__all__ = ["iter_graph6", "iter_graphs", "count_graphs"]
+
+#: Largest n: graph6's one-byte size field and 64-bit adjacency masks.
+MAX_NODES = 62
 
 
-def _validate(n, max_degree, min_degree, exact_max_degree, regular):
-    try:
-        n, d, mn = int(n), int(max_degree), int(min_degree)
-    except (TypeError, ValueError):
-        raise SpecError("nodes, max degree and min degree must be integers") from None
+def _check(n: Any, max_degree: Any, min_degree: Any, exact_max_degree: bool,
+           regular: bool) -> tuple[int, int, int, bool]:
+    """Validate the parameters; return (n, d, min_degree, exact)."""
+    for name, val in (("n", n), ("max_degree", max_degree), ("min_degree", min_degree)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+            raise SpecError(f"{name} must be an integer, got {val!r}")
+    n, d, mn = int(n), int(max_degree), int(min_degree)
     if n < 1:
-        raise SpecError(f"the number of nodes must be at least 1, got {n}")
-    if n > 62:
-        raise SpecError(f"enumeration is limited to 62 nodes (graph6 short form), got {n}")
-    if d < 0 or mn < 0:
-        raise SpecError("degrees must be non-negative")
-    if regular:
-        mn = max(mn, d)
-        exact_max_degree = True
+        raise SpecError(f"n must be at least 1 (the number of vertices), got n={n}")
+    if n > MAX_NODES:
+        raise SpecError(f"n={n} is too large: enumeration supports at most {MAX_NODES} vertices")
+    if d < 0:
+        raise SpecError(f"max_degree must be >= 0, got {d}")
+    if mn < 0:
+        raise SpecError(f"min_degree must be >= 0, got {mn}")
     if mn > d:
-        raise SpecError(f"min degree {mn} exceeds max degree {d}")
-    if d > n - 1:
-        d = n - 1  # a simple graph has no vertex of degree >= n
-        if exact_max_degree and int(max_degree) > n - 1:
-            raise SpecError(f"no graph on {n} nodes has maximum degree {max_degree}")
-    return n, d, mn, exact_max_degree
+        raise SpecError(f"min_degree={mn} exceeds max_degree={d}: lower min_degree or raise max_degree")
+    if regular:
+        mn = d
+    return n, d, mn, bool(exact_max_degree or regular)
 
 
-def graph6_encode(n: int, edges) -> str:
-    """graph6 string (no header) of a graph on vertices 0..n-1 (n <= 62).
+def _bits(x: int) -> list[int]:
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return out
 
-    >>> graph6_encode(3, [(0, 1), (1, 2), (0, 2)])
-    'Bw'
+
+class _Nauty:
+    """nauty calls on graphs given as adjacency masks.
+
+    One ``pynauty.Graph`` per vertex count is reused: pynauty 2.8.8.1 leaks
+    a reference to a graph's (empty) ``vertex_coloring`` list on every call,
+    so fresh Graph objects would leak one list per call and memory would
+    grow with the number of graphs generated.
     """
-    adj = set()
-    for u, v in edges:
-        adj.add((min(u, v), max(u, v)))
-    bits = [1 if (i, j) in adj else 0 for j in range(1, n) for i in range(j)]
-    bits += [0] * (-len(bits) % 6)
-    out = [chr(n + 63)]
-    for k in range(0, len(bits), 6):
-        val = 0
-        for b in bits[k : k + 6]:
-            val = (val << 1) | b
-        out.append(chr(val + 63))
-    return "".join(out)
 
-
-def _articulation(adj: list[set[int]], k: int) -> set[int]:
-    """Cut vertices of the graph on vertices 0..k-1 (iterative DFS)."""
-    disc = [-1] * k
-    low = [0] * k
-    cut: set[int] = set()
-    t = 0
-    for root in range(k):
-        if disc[root] >= 0:
-            continue
-        disc[root] = low[root] = t
-        t += 1
-        children = 0
-        stack = [(root, -1, iter(adj[root]))]
-        while stack:
-            u, parent, it = stack[-1]
-            advanced = False
-            for w in it:
-                if disc[w] < 0:
-                    disc[w] = low[w] = t
-                    t += 1
-                    if u == root:
-                        children += 1
-                    stack.append((w, u, iter(adj[w])))
-                    advanced = True
-                    break
-                if w != parent:
-                    low[u] = min(low[u], disc[w])
-            if not advanced:
-                stack.pop()
-                if stack:
-                    p = stack[-1][0]
-                    low[p] = min(low[p], low[u])
-                    if p != root and low[u] >= disc[p]:
-                        cut.add(p)
-        if children > 1:
-            cut.add(root)
-    return cut
-
-
-class _Enumerator:
-    def __init__(self, n: int, d: int, min_degree: int, connected: bool):
+    def __init__(self) -> None:
         import pynauty
 
-        self.pynauty = pynauty
-        self.n = n
-        self.d = d
-        self.min_degree = min_degree
-        self.connected = connected
+        self._pynauty = pynauty
+        self._graphs: dict[int, Any] = {}
 
-    def _nauty(self, adj: list[set[int]], k: int):
-        g = self.pynauty.Graph(k, adjacency_dict={v: sorted(adj[v]) for v in range(k) if adj[v]})
-        orbits = self.pynauty.autgrp(g)[3]
-        lab = self.pynauty.canon_label(g)  # lab[i] = vertex at canonical position i
-        return orbits, lab
+    def graph(self, rows: list[int], k: int):
+        g = self._graphs.get(k)
+        adjacency = {u: _bits(rows[u]) for u in range(k)}
+        if g is None:
+            g = self._graphs[k] = self._pynauty.Graph(k, adjacency_dict=adjacency)
+        else:
+            g.set_adjacency_dict(adjacency)
+        return g
 
-    def _deletion_candidates(self, adj: list[set[int]], k: int) -> list[int]:
-        verts = range(k)
-        if self.connected and k > 2:
-            cut = _articulation(adj, k)
-            verts = [v for v in verts if v not in cut]
-        mindeg = min(len(adj[v]) for v in verts)
-        return [v for v in verts if len(adj[v]) == mindeg]
+    def automorphism_generators(self, rows: list[int], k: int) -> np.ndarray:
+        if k <= 1:
+            return np.zeros((0, max(k, 1)), dtype=np.int64)
+        gens = self._pynauty.autgrp(self.graph(rows, k))[0]
+        return np.asarray(gens, dtype=np.int64).reshape(-1, k)
 
-    def run(self) -> Iterator[tuple[int, list[set[int]], list[int]]]:
-        """Yield (n, adjacency, canonical labelling) of every accepted graph."""
-        n = self.n
-        adj: list[set[int]] = [set() for _ in range(n)]
-        yield from self._extend(adj, 1)
+    def resolve_tie(self, child: np.ndarray, k: int, candidates: int) -> tuple[bool, np.ndarray]:
+        """Is the new vertex ``k - 1`` in the orbit of the canonical deletion
+        vertex, the candidate first in canonical order? Also returns the
+        generators of Aut(child), which its own children need."""
+        g = self.graph(child[:k].tolist(), k)
+        gens, _, _, orbits, _ = self._pynauty.autgrp(g)
+        gens_arr = np.asarray(gens, dtype=np.int64).reshape(-1, k)
+        ov = orbits[k - 1]
+        if all(orbits[u] == ov for u in _bits(candidates)):
+            return True, gens_arr
+        for u in self._pynauty.canon_label(g):
+            if (candidates >> u) & 1:
+                return orbits[u] == ov, gens_arr
+        raise AssertionError("canonical labelling misses a vertex")  # pragma: no cover
 
-    def _extend(self, adj: list[set[int]], k: int):
-        n, d = self.n, self.d
-        if k == n:
-            orbits, lab = self._nauty(adj, k) if k > 1 else ([0], [0])
-            yield k, adj, lab
-            return
-        # a vertex needs min_degree neighbours by the end; each of the
-        # n - k vertices still to come adds at most one
-        remaining = n - k
-        for v in range(k):
-            if len(adj[v]) + remaining < self.min_degree:
-                return
-        free = [v for v in range(k) if len(adj[v]) < d]
-        lo = 1 if self.connected else 0
-        seen: set[bytes] = set()
-        new = k
-        for size in range(lo, min(d, len(free)) + 1):
-            if size + (remaining - 1) < self.min_degree:
-                continue
-            for S in combinations(free, size):
-                for u in S:
-                    adj[u].add(new)
-                adj[new] = set(S)
-                kk = k + 1
-                if self._accept(adj, kk, new, seen):
-                    child = [set(a) for a in adj]
-                    yield from self._extend(child, kk)
-                for u in S:
-                    adj[u].discard(new)
-                adj[new] = set()
 
-    def _accept(self, adj, k, new, seen) -> bool:
-        cands = self._deletion_candidates(adj, k)
-        if new not in cands:
-            return False  # cheap invariant test before calling nauty
-        orbits, lab = self._nauty(adj, k)
-        pos = {v: i for i, v in enumerate(lab)}
-        w = max(cands, key=lambda v: pos[v])
-        if orbits[w] != orbits[new]:
-            return False
-        key = repr(sorted((min(pos[a], pos[b]), max(pos[a], pos[b])) for a in range(k) for b in adj[a] if a < b)).encode()
-        if key in seen:
-            return False
-        seen.add(key)
-        return True
+def _search(n: int, d: int, mn: int, exact: bool, connected: bool) -> Iterator[np.ndarray]:
+    """Adjacency-mask arrays of the graphs, one per isomorphism class.
+
+    The arrays yielded may be views into buffers; use them before resuming.
+    """
+    from ._enum_kernels import augmentations
+
+    if n == 1:
+        if mn == 0 and (not exact or d == 0):
+            yield np.zeros(1, dtype=np.int64)
+        return
+    d = min(d, n - 1)
+    nauty = _Nauty()
+    root = np.zeros(n, dtype=np.int64)
+    no_gens = np.zeros((0, 1), dtype=np.int64)
+    # depth-first: a stack of (adjacency, vertices, Aut generators or None)
+    stack: list[tuple[np.ndarray, int, np.ndarray | None]] = [(root, 1, no_gens)]
+    while stack:
+        adj, k, gens = stack.pop()
+        if gens is None:
+            gens = nauty.automorphism_generators(adj[:k].tolist(), k)
+        children, status, tie = augmentations(adj, k, d, connected, gens, n, mn, exact)
+        final = k + 1 == n
+        pending = []
+        for i in range(len(status)):
+            child = children[i]
+            child_gens = None
+            if status[i] == 2:
+                ok, child_gens = nauty.resolve_tie(child, k + 1, int(tie[i]))
+                if not ok:
+                    continue
+            if final:
+                yield child
+            else:
+                pending.append((child, k + 1, child_gens))
+        stack.extend(reversed(pending))
 
 
 def iter_graph6(n: int, max_degree: int, *, min_degree: int = 0, exact_max_degree: bool = False,
                 regular: bool = False, connected: bool = True) -> Iterator[str]:
-    """graph6 strings of every graph on ``n`` vertices with maximum degree
-    <= ``max_degree``, one per isomorphism class, in canonical labelling.
+    """Every graph on ``n`` vertices with maximum degree <= ``max_degree``,
+    one per isomorphism class, as graph6 strings, streamed.
 
-    ``exact_max_degree``: the maximum degree equals ``max_degree``;
-    ``regular``: every vertex has degree ``max_degree``; ``connected=False``
-    includes disconnected graphs.
+    Parameters
+    ----------
+    n : int
+        Number of vertices, 1..62.
+    max_degree : int
+        Upper bound d on every vertex degree.
+    min_degree : int, optional
+        Lower bound on every vertex degree (default 0).
+    exact_max_degree : bool, optional
+        Only graphs whose maximum degree equals ``max_degree``.
+    regular : bool, optional
+        Only graphs in which every vertex has degree ``max_degree`` (implies
+        ``min_degree = max_degree`` and ``exact_max_degree``).
+    connected : bool, optional
+        Only connected graphs (default); ``False`` includes disconnected ones.
 
-    >>> sum(1 for _ in iter_graph6(6, 3))
-    29
-    >>> sorted(iter_graph6(4, 3, regular=True))  # K4
+    Yields
+    ------
+    str
+        graph6 of each graph, as :func:`networkx.to_graph6_bytes` writes it
+        without header and newline. Vertices are numbered in construction
+        order (not nauty's canonical order): with ``connected=True`` the
+        vertices 0..i induce a connected graph for every i.
+
+    Raises
+    ------
+    SpecError
+        If n is not in 1..62, a degree is negative, or min_degree >
+        max_degree.
+
+    Notes
+    -----
+    McKay's canonical construction path (see the module docstring); memory
+    does not grow with the number of graphs output.
+
+    Examples
+    --------
+    >>> list(iter_graph6(4, 3, regular=True))  # K4
     ['C~']
+    >>> sum(1 for _ in iter_graph6(8, 3, exact_max_degree=True))
+    192
     """
-    n, d, mn, exact = _validate(n, max_degree, min_degree, exact_max_degree, regular)
-    if n == 1:
-        if mn == 0 and (not exact or d == 0):
-            yield graph6_encode(1, [])
+    n, d, mn, exact = _check(n, max_degree, min_degree, exact_max_degree, regular)
+    return _iter_graph6(n, d, mn, exact, bool(connected), regular)
+
+
+def _iter_graph6(n: int, d: int, mn: int, exact: bool, connected: bool, regular: bool) -> Iterator[str]:
+    from ._enum_kernels import graph6_codes
+
+    if _empty(n, d, mn, exact, regular):
         return
-    if connected and n > 1 and d == 0:
-        return
-    en = _Enumerator(n, d, mn, connected)
-    for k, adj, lab in en.run():
-        degs = [len(adj[v]) for v in range(k)]
-        if min(degs) < mn or (exact and max(degs) != d):
-            continue
-        pos = {v: i for i, v in enumerate(lab)}
-        edges = [(pos[a], pos[b]) for a in range(k) for b in adj[a] if a < b]
-        yield graph6_encode(k, edges)
+    for adj in _search(n, d, mn, exact, connected):
+        yield graph6_codes(adj, n).tobytes().decode("ascii")
 
 
-def iter_graphs(n: int, max_degree: int, **options) -> Iterator[Topology]:
-    """The graphs of :func:`iter_graph6` as topologies (spec ``g6:...``).
+def _empty(n: int, d: int, mn: int, exact: bool, regular: bool) -> bool:
+    """Cases with no graph at all, answered without a search."""
+    if exact and d > n - 1:
+        return True  # no vertex of a simple graph has degree >= n
+    if mn > n - 1:
+        return True
+    return regular and (n * d) % 2 == 1  # odd degree sum
 
-    >>> sorted(t.num_links for t in iter_graphs(4, 2))  # the path and the cycle
+
+def iter_graphs(n: int, max_degree: int, *, min_degree: int = 0, exact_max_degree: bool = False,
+                regular: bool = False, connected: bool = True) -> Iterator[Topology]:
+    """The graphs of :func:`iter_graph6` as topologies.
+
+    Each is ``Topology.from_networkx`` of the graph with ``family="enumerated"``,
+    ``spec="g6:<graph6>"`` (rebuilt by :func:`candidates.from_spec`) and
+    ``params={"graph6": <graph6>, "n": n}``. Parameters as for
+    :func:`iter_graph6`.
+
+    Examples
+    --------
+    >>> [t.num_links for t in iter_graphs(4, 2)]  # the path P4 and the cycle C4
     [3, 4]
+    >>> next(iter_graphs(4, 3, regular=True)).spec
+    'g6:C~'
     """
     from .io import from_graph6
 
-    for g6 in iter_graph6(n, max_degree, **options):
-        yield from_graph6(g6)
+    gen = iter_graph6(n, max_degree, min_degree=min_degree, exact_max_degree=exact_max_degree,
+                      regular=regular, connected=connected)
+    return (from_graph6(g6, family="enumerated") for g6 in gen)
 
 
-def count_graphs(n: int, max_degree: int, **options) -> int:
-    """The number of graphs :func:`iter_graph6` yields.
+def count_graphs(n: int, max_degree: int, *, min_degree: int = 0, exact_max_degree: bool = False,
+                 regular: bool = False, connected: bool = True) -> int:
+    """The number of graphs :func:`iter_graph6` yields (without encoding them).
 
-    >>> count_graphs(8, 3, exact_max_degree=True)
+    Parameters as for :func:`iter_graph6`.
+
+    Examples
+    --------
+    >>> count_graphs(8, 3)  # connected, maximum degree <= 3
+    194
+    >>> count_graphs(8, 3, exact_max_degree=True)  # the 192 of 'topology-synthesis-mcf-bgl'
     192
+    >>> [count_graphs(n, 3, regular=True) for n in (4, 6, 8, 10)]  # OEIS A002851
+    [1, 2, 5, 19]
     """
-    return sum(1 for _ in iter_graph6(n, max_degree, **options))
+    n, d, mn, exact = _check(n, max_degree, min_degree, exact_max_degree, regular)
+    if _empty(n, d, mn, exact, regular):
+        return 0
+    return sum(1 for _ in _search(n, d, mn, exact, bool(connected)))

@@ -1,186 +1,239 @@
 """Linear placements of a small graph: its vertices on positions 0..n-1 of a row.
 
-Two placements are the same when they occupy the same set of position pairs
-(then they differ by an automorphism of the graph) or mirror images of it
-(position i <-> n-1-i). For each distinct placement: its cut width (the most
-links crossing any of the n-1 gaps between neighbouring positions) and its
-total wire length (sum of |pos(u) - pos(v)| over links, in slot pitches).
-These are what a board row's wiring channel and wire delay depend on
-('topology-synthesis-mcf-bgl', Sec. IV: graphs placed along the rows and
-columns of a node card).
+A placement puts vertex ``order[i]`` at position i. Two placements are the
+same when they occupy the same multiset of position pairs with links (they
+then differ by an automorphism of the graph) or when one is the mirror image
+of the other (position i <-> n-1-i). So a graph on n vertices has
+``(n! + F) / (2 |Aut|)`` distinct placements, where F counts the orders whose
+placement is its own mirror image (Burnside's lemma); without such orders,
+``n! / (2 |Aut|)``. Each class is represented by its lexicographically
+smallest ``order``.
 
-The paper reports 2092 linear placements of its 192 8-node graphs but not
-the rule that selects them. Over those 192 graphs: all distinct placements
-1,829,144; of minimum cut width 22,052; cut width <= 2: 574; of minimum wire
-length 1,085 (2,060 when mirror images count separately). None is 2092; the
-paper's rule is not reproduced (see the issue's closing note).
+For each placement: its *cut width*, the most links crossing any of the n-1
+gaps between neighbouring positions (what a board row's wiring channel must
+hold), and its *wire length*, the sum over links of |pos(u) - pos(v)| in
+slot pitches.
+
+The 2092 of 'topology-synthesis-mcf-bgl'
+----------------------------------------
+Sec. IV places each of its 192 topologies of 8 nodes (connected, maximum
+degree exactly 3; see :mod:`candidates.enumeration`) "in a line, which
+results 2092 different linear placements", without saying which placements
+it keeps. Sums over the 192 graphs of the number of placements kept
+(``tests/candidates/test_linear.py`` checks those marked *):
+
+- all distinct placements*: 1,829,144;
+- of minimum cut width for their graph*: 22,052;
+- of minimum wire length for their graph*: 1,085 (these have minimum cut
+  width too: the same 1,085 are the Pareto front in (cut width, wire
+  length) and the minimum wire length among minimum cut width);
+- cut width <= 2* / <= 3* / <= 4: 574 / 27,381 / 210,480;
+- minimum bandwidth (longest link) / bandwidth <= 2 / <= 3: 2,677 / 540 /
+  14,212;
+- mirror images counted apart (up to automorphism only): all 3,652,320;
+  minimum cut width 43,745; minimum wire length* 2,060; cut width <= 2
+  1,126;
+- orders (nothing identified): minimum wire length 9,066; minimum cut
+  width 100,216.
+
+No natural reading gives 2092. The nearest: minimum-wire-length placements
+with mirror images counted apart give 2,060 for the 192 graphs; adding the
+cycle C8 (32 such placements) gives exactly 2,092 and adding the path P8
+too gives 2,093. That is 193 graphs, not the paper's 192, so it is more
+likely a coincidence than the paper's rule; the rule behind 2092 is not
+reproduced here.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import gc
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from .errors import SpecError
 from .topology import Topology
 
 __all__ = ["LinearPlacement", "linear_placements", "count_linear_placements", "min_cutwidth"]
 
+#: Largest graph whose placements are enumerated (n! orders are scanned).
+MAX_PLACEMENT_NODES = 10
+#: Largest graph for :func:`min_cutwidth` (a 2^n dynamic programme).
+MAX_CUTWIDTH_NODES = 24
+
 
 @dataclass(frozen=True)
 class LinearPlacement:
-    """``order[i]`` is the vertex at position i."""
+    """One linear placement: ``order[i]`` is the vertex at position i.
+
+    Vertices are router indices of a :class:`~candidates.Topology`, or
+    indices into ``list(G.nodes())`` of a networkx graph.
+
+    >>> p = LinearPlacement((0, 1, 2), cutwidth=1, wirelength=2)
+    >>> p.to_dict()
+    {'order': [0, 1, 2], 'cutwidth': 1, 'wirelength': 2}
+    """
 
     order: tuple[int, ...]
     cutwidth: int
     wirelength: int
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """A JSON-serialisable dict."""
+        return {"order": list(self.order), "cutwidth": self.cutwidth, "wirelength": self.wirelength}
 
 
-@njit(cache=True)
-def _all_placements(n, eu, ev):
-    """For every permutation in lexicographic order: its canonical key (the
-    smaller of the positioned edge set and its mirror, as a bit mask over
-    position pairs), cut width and wire length."""
-    total = 1
-    for i in range(2, n + 1):
-        total *= i
-    keys = np.empty(total, dtype=np.uint64)
-    cws = np.empty(total, dtype=np.int64)
-    wls = np.empty(total, dtype=np.int64)
-    perm = np.arange(n)  # perm[position] = vertex
-    pos = np.empty(n, dtype=np.int64)
-    m = len(eu)
-    cross = np.empty(n, dtype=np.int64)
-    for idx in range(total):
-        for i in range(n):
-            pos[perm[i]] = i
-        key = np.uint64(0)
-        mkey = np.uint64(0)
-        for i in range(n):
-            cross[i] = 0
-        wl = 0
-        for e in range(m):
-            a = pos[eu[e]]
-            b = pos[ev[e]]
-            if a > b:
-                a, b = b, a
-            wl += b - a
-            cross[a] += 1
-            cross[b] -= 1
-            key |= np.uint64(1) << np.uint64(a * n + b)
-            ra = n - 1 - b
-            rb = n - 1 - a
-            mkey |= np.uint64(1) << np.uint64(ra * n + rb)
-        cw = 0
-        run = 0
-        for i in range(n - 1):
-            run += cross[i]
-            if run > cw:
-                cw = run
-        keys[idx] = key if key < mkey else mkey
-        cws[idx] = cw
-        wls[idx] = wl
-        # next permutation (lexicographic)
-        i = n - 2
-        while i >= 0 and perm[i] >= perm[i + 1]:
-            i -= 1
-        if i < 0:
-            break
-        j = n - 1
-        while perm[j] <= perm[i]:
-            j -= 1
-        perm[i], perm[j] = perm[j], perm[i]
-        lo, hi = i + 1, n - 1
-        while lo < hi:
-            perm[lo], perm[hi] = perm[hi], perm[lo]
-            lo += 1
-            hi -= 1
-    return keys, cws, wls
-
-
-def _edges(graph) -> tuple[int, np.ndarray, np.ndarray]:
-    if isinstance(graph, Topology):
-        if graph.has_parallel_links:
-            raise SpecError("linear placements are defined for simple graphs; this topology has parallel links")
-        return graph.n, graph.links[:, 0].copy(), graph.links[:, 1].copy()
+def _links(graph: Any, limit: int, what: str) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(n, link ends u, link ends v, copy layer of each link) of a Topology
+    or networkx graph; parallel links get layers 0, 1, ..."""
     import networkx as nx
 
-    if isinstance(graph, nx.Graph):
-        nodes = list(graph.nodes())
-        idx = {v: i for i, v in enumerate(nodes)}
-        e = np.array([(idx[u], idx[v]) for u, v in graph.edges()], dtype=np.int64).reshape(-1, 2)
-        return len(nodes), e[:, 0].copy(), e[:, 1].copy()
-    raise SpecError("linear placements need a Topology or a networkx Graph")
-
-
-def _unique_nth_perm(n: int, rank: int) -> tuple[int, ...]:
-    """The permutation of 0..n-1 with the given lexicographic rank."""
-    items = list(range(n))
-    out = []
-    fact = [1] * (n + 1)
-    for i in range(1, n + 1):
-        fact[i] = fact[i - 1] * i
-    for i in range(n, 0, -1):
-        q, rank = divmod(rank, fact[i - 1])
-        out.append(items.pop(q))
-    return tuple(out)
-
-
-def linear_placements(graph, *, max_cutwidth: int | None = None, max_wirelength: int | None = None) -> list[LinearPlacement]:
-    """Every distinct linear placement, sorted by (cut width, wire length, order).
-
-    The representative of each class is its lexicographically smallest
-    ``order``.
-
-    >>> import networkx as nx
-    >>> [(p.cutwidth, p.wirelength) for p in linear_placements(nx.path_graph(3))]
-    [(1, 2), (2, 3)]
-    """
-    n, eu, ev = _edges(graph)
+    if isinstance(graph, Topology):
+        n = graph.n
+        pairs = [tuple(sorted(p)) for p in graph.links.tolist()]
+    elif isinstance(graph, nx.Graph):
+        if graph.is_directed():
+            raise SpecError(f"{what} needs an undirected graph: pass G.to_undirected()")
+        n = graph.number_of_nodes()
+        index = {v: i for i, v in enumerate(graph.nodes())}
+        pairs = []
+        for a, b in graph.edges():
+            if a == b:
+                raise SpecError(f"{what}: self-loop at node {a!r}; remove self-loops first")
+            pairs.append(tuple(sorted((index[a], index[b]))))
+    else:
+        raise SpecError(f"{what} needs a Topology or a networkx Graph, got {type(graph).__name__}")
     if n < 1:
-        raise SpecError("a placement needs at least one vertex")
-    if n > 11:
-        raise SpecError(f"linear placements enumerate n! orders; limited to 11 vertices, got {n}")
-    keys, cws, wls = _all_placements(n, eu, ev)
-    # first occurrence in lexicographic order = smallest order of the class
-    _, first = np.unique(keys, return_index=True)
-    out = []
-    for rank in first.tolist():
-        cw, wl = int(cws[rank]), int(wls[rank])
-        if max_cutwidth is not None and cw > max_cutwidth:
-            continue
-        if max_wirelength is not None and wl > max_wirelength:
-            continue
-        out.append(LinearPlacement(_unique_nth_perm(n, rank), cw, wl))
-    out.sort(key=lambda p: (p.cutwidth, p.wirelength, p.order))
-    return out
+        raise SpecError(f"{what} needs a graph with at least one vertex")
+    if n > limit:
+        raise SpecError(f"{what} is limited to graphs of at most {limit} vertices, got {n}")
+    seen: dict[tuple[int, int], int] = {}
+    layer = []
+    for p in pairs:
+        layer.append(seen.get(p, 0))
+        seen[p] = layer[-1] + 1
+    e = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return n, e[:, 0].copy(), e[:, 1].copy(), np.asarray(layer, dtype=np.int64)
 
 
-def count_linear_placements(graph, **filters) -> int:
-    """The number of distinct linear placements (with the same filters).
+def _check_bound(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise SpecError(f"{name} must be a non-negative integer or None, got {value!r}")
+    return int(value)
 
+
+def _classes(graph: Any, max_cutwidth: Any, max_wirelength: Any, what: str):
+    """Ranks (lexicographic, of the smallest order of each class), cut widths
+    and wire lengths of the placements passing the filters; and n."""
+    from ._enum_kernels import placement_table
+
+    cw_max = _check_bound("max_cutwidth", max_cutwidth)
+    wl_max = _check_bound("max_wirelength", max_wirelength)
+    n, eu, ev, layer = _links(graph, MAX_PLACEMENT_NODES, what)
+    keys, cws, wls = placement_table(n, eu, ev, layer)
+    # orders are scanned in lexicographic order: the first of each key is
+    # the class's smallest order
+    if keys.shape[1] == 1:  # a simple graph: one mask per order
+        _, first = np.unique(keys[:, 0], return_index=True)
+    else:
+        _, first = np.unique(keys, axis=0, return_index=True)
+    cw, wl = cws[first], wls[first]
+    keep = np.ones(len(first), dtype=bool)
+    if cw_max is not None:
+        keep &= cw <= cw_max
+    if wl_max is not None:
+        keep &= wl <= wl_max
+    return n, first[keep], cw[keep], wl[keep]
+
+
+def linear_placements(graph: Any, *, max_cutwidth: int | None = None,
+                      max_wirelength: int | None = None) -> list[LinearPlacement]:
+    """Every distinct linear placement of a graph, with its cut width and
+    wire length.
+
+    Parameters
+    ----------
+    graph : Topology or networkx.Graph
+        At most 10 vertices (n! orders are scanned; 10! = 3,628,800).
+        Parallel links count as separate links.
+    max_cutwidth, max_wirelength : int, optional
+        Keep only placements within these bounds.
+
+    Returns
+    -------
+    list of LinearPlacement
+        One per class of placements equal up to automorphism of the graph
+        and reflection of the row, represented by its lexicographically
+        smallest ``order``; sorted by (cutwidth, wirelength, order).
+
+    Raises
+    ------
+    SpecError
+        For more than 10 vertices, an empty or directed graph, self-loops,
+        or a negative bound.
+
+    Examples
+    --------
     >>> import networkx as nx
-    >>> count_linear_placements(nx.cycle_graph(5))  # Burnside: 5!/20 = 6 plus 2 mirror-symmetric
+    >>> [(p.order, p.cutwidth, p.wirelength) for p in linear_placements(nx.path_graph(3))]
+    [((0, 1, 2), 1, 2), ((0, 2, 1), 2, 3)]
+    >>> best = linear_placements(nx.cycle_graph(6))[0]
+    >>> best.order, best.cutwidth, best.wirelength
+    ((0, 1, 2, 3, 4, 5), 2, 10)
+    """
+    from ._enum_kernels import unrank_permutations
+
+    n, ranks, cw, wl = _classes(graph, max_cutwidth, max_wirelength, "linear_placements")
+    # lexicographic rank order is the order of ``order`` tuples
+    sort = np.lexsort((ranks, wl, cw))
+    orders = unrank_permutations(n, ranks[sort].astype(np.int64)).tolist()
+    # millions of small objects: pausing the cyclic garbage collector (they
+    # hold no cycles) makes building them about 3x faster
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return [LinearPlacement(tuple(o), c, w) for o, c, w in zip(orders, cw[sort].tolist(), wl[sort].tolist())]
+    finally:
+        if paused:
+            gc.enable()
+
+
+def count_linear_placements(graph: Any, *, max_cutwidth: int | None = None,
+                            max_wirelength: int | None = None) -> int:
+    """The number of placements :func:`linear_placements` returns (without
+    building them).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> count_linear_placements(nx.path_graph(4))  # (4! + 8) / (2 * |Aut| = 4)
     8
+    >>> count_linear_placements(nx.cycle_graph(5))  # (5! + 40) / (2 * |Aut| = 20)
+    8
+    >>> count_linear_placements(nx.cycle_graph(5), max_cutwidth=2)
+    3
     """
-    return len(linear_placements(graph, **filters))
+    return int(len(_classes(graph, max_cutwidth, max_wirelength, "count_linear_placements")[1]))
 
 
-def min_cutwidth(graph) -> int:
-    """The smallest cut width over all linear placements (the cutwidth).
+def min_cutwidth(graph: Any) -> int:
+    """The cut width of a graph: the smallest cut width of its linear
+    placements.
 
+    Computed by dynamic programming over the 2^n sets of vertices placed
+    first, so it works to 24 vertices (independently of
+    :func:`linear_placements`).
+
+    Examples
+    --------
     >>> import networkx as nx
-    >>> min_cutwidth(nx.cycle_graph(6)), min_cutwidth(nx.complete_graph(4))
-    (2, 4)
+    >>> min_cutwidth(nx.path_graph(7)), min_cutwidth(nx.cycle_graph(7)), min_cutwidth(nx.complete_graph(4))
+    (1, 2, 4)
     """
-    n, eu, ev = _edges(graph)
-    if n > 11:
-        raise SpecError(f"exact cutwidth enumerates n! orders; limited to 11 vertices, got {n}")
-    _, cws, _ = _all_placements(n, eu, ev)
-    return int(cws.min())
+    from ._enum_kernels import min_cutwidth_dp
+
+    n, eu, ev, _ = _links(graph, MAX_CUTWIDTH_NODES, "min_cutwidth")
+    return int(min_cutwidth_dp(n, eu, ev))
