@@ -25,7 +25,15 @@ from .enumeration import count_graphs, iter_graph6, iter_graphs
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
 from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
+from .equivalent import (
+    EquivalentDistanceStats,
+    equivalent_distance,
+    equivalent_distance_rows,
+    equivalent_distance_stats,
+    route_union,
+)
 from .records import record_table, routing_records
+from .routing import NextHopTable, UpDownRouting, shortest_path_table, updown
 from .registry import FAMILIES, Family, families, from_spec, register
 from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 from .topology import INTERNAL, Placement, Topology
@@ -41,6 +49,8 @@ __all__ = [
     "distance_stats", "per_dimension_hops", "uniform_load", "bisection", "describe",
     "DistanceStats", "UniformLoad", "Bisection",
     "routing_records", "record_table",
+    "shortest_path_table", "updown", "NextHopTable", "UpDownRouting",
+    "equivalent_distance", "equivalent_distance_rows", "equivalent_distance_stats", "route_union", "EquivalentDistanceStats",
     "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane",
     "iter_graph6", "iter_graphs", "count_graphs",
     "linear_placements", "count_linear_placements", "min_cutwidth", "LinearPlacement",

@@ -319,8 +319,12 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisect
     return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist())
 
 
-def describe(topo: Topology, *, bisection_exact_limit: int = 24) -> dict[str, Any]:
+def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str | None = None) -> dict[str, Any]:
     """All analytic properties of a topology as a JSON-ready dict.
+
+    ``equivalent="minimal"`` or ``"updown"`` adds the mean and maximum of the
+    equivalent-distance table ('equivalent-distance-irregular') under that
+    routing (an n x n table: kept to graphs of at most 8192 routers).
 
     >>> d = describe(__import__("candidates").rtt(4))
     >>> d["nodes"], d["diameter"], d["average_distance_with_self"] == (4 * 16 - 1) / 24
@@ -359,4 +363,16 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24) -> dict[str, An
     if topo.n >= 2:
         b = bisection(topo, exact_limit=bisection_exact_limit)
         out["bisection"] = b.to_dict()
+    if equivalent is not None and topo.n >= 2:
+        from .equivalent import equivalent_distance, equivalent_distance_rows
+
+        if topo.n > 8192:
+            raise TopologyError(f"the equivalent distance needs all-pairs tables ({topo.n} routers); "
+                                "it is offered up to 8192 routers")
+        if equivalent == "minimal" and topo.vertex_transitive:
+            off = np.delete(equivalent_distance_rows(topo, [0], "minimal")[0], 0)
+        else:
+            tab = equivalent_distance(topo, equivalent)
+            off = tab[~np.eye(topo.n, dtype=bool)]
+        out["equivalent_distance"] = {"routing": equivalent, "mean": float(off.mean()), "max": float(off.max())}
     return out

@@ -34,7 +34,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
     from candidates import describe, from_spec
 
     topo = from_spec(args.spec)
-    d = describe(topo, bisection_exact_limit=args.exact_bisection)
+    d = describe(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
     if args.json:
         _print_json(d)
         return 0
@@ -65,6 +65,9 @@ def cmd_describe(args: argparse.Namespace) -> int:
         if "bisection" in d:
             b = d["bisection"]
             rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+        if "equivalent_distance" in d:
+            e = d["equivalent_distance"]
+            rows.append((f"equivalent distance ({e['routing']})", f"mean {e['mean']:.4g}, max {e['max']:.4g}"))
     else:
         rows.append(("unreachable ordered pairs", d["unreachable_pairs"]))
     w = max(len(k) for k, _ in rows)
@@ -199,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("spec", nargs="?", default=DEFAULT_SPEC, help=f"topology spec (default {DEFAULT_SPEC}); see `toposynth families`")
     d.add_argument("--exact-bisection", type=int, default=24, metavar="N",
                    help="largest router count for the exhaustive bisection (default 24)")
+    d.add_argument("--equivalent", choices=("minimal", "updown"),
+                   help="also the equivalent distance (effective resistance over the routing's shortest routes)")
     d.add_argument("--json", action="store_true", help="print JSON")
     d.set_defaults(func=cmd_describe)
 

@@ -132,3 +132,10 @@ def test_enumerate_out_file(capsys, tmp_path):
 def test_enumerate_bad_input(capsys):
     rc, _, err = run(capsys, "enumerate", "--nodes", "5", "--max-degree", "2", "--min-degree", "3")
     assert rc == 2 and err.startswith("toposynth: error:")
+
+
+def test_describe_equivalent_updown(capsys):
+    # 6-ring rooted at 0: 2 -> 4 must climb over the root, 4 hops of a single route
+    rc, out, _ = run(capsys, "describe", "ring:6", "--equivalent", "updown", "--json")
+    assert rc == 0
+    assert json.loads(out)["equivalent_distance"] == pytest.approx({"routing": "updown", "mean": 55 / 30, "max": 4.0})
