@@ -32,6 +32,7 @@ from .equivalent import (
     equivalent_distance_stats,
     route_union,
 )
+from .placement import block_placement
 from .records import record_table, routing_records
 from .routing import NextHopTable, UpDownRouting, shortest_path_table, updown
 from .registry import FAMILIES, Family, families, from_spec, register
@@ -51,7 +52,7 @@ __all__ = [
     "routing_records", "record_table",
     "shortest_path_table", "updown", "NextHopTable", "UpDownRouting",
     "equivalent_distance", "equivalent_distance_rows", "equivalent_distance_stats", "route_union", "EquivalentDistanceStats",
-    "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane",
+    "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane", "block_placement",
     "iter_graph6", "iter_graphs", "count_graphs",
     "linear_placements", "count_linear_placements", "min_cutwidth", "LinearPlacement",
 ]

@@ -322,7 +322,17 @@ def hierarchical(
         else:
             per_board, local = (R[0] // size) * C[0], (row // size) * C[0] + col
         units.insert(0, board * per_board + local)
-    placement = Placement(tuple(unit_names), np.stack(units, axis=1), np.stack([row, col], axis=1))
+    # slot of what holds v on the board of each level: routers (or cards) on
+    # level 0, the level-(l-1) boards on the level-l grid
+    slots = [np.stack([t.coords[:, 2 * (L - 1 - l)], t.coords[:, 2 * (L - 1 - l) + 1]], axis=1) for l in range(1, L)]
+    if card is None:
+        slots.insert(0, np.stack([row, col], axis=1))
+    elif axis == "row":
+        slots[:0] = [np.stack([np.zeros_like(col), col % size], axis=1), np.stack([row, col // size], axis=1)]
+    else:
+        slots[:0] = [np.stack([row % size, np.zeros_like(row)], axis=1), np.stack([row // size, col], axis=1)]
+    placement = Placement(tuple(unit_names), np.stack(units, axis=1), np.stack([row, col], axis=1),
+                          np.stack(slots, axis=1))
     return t.replace(
         family="hierarchical",
         spec="",

@@ -36,13 +36,20 @@ class Placement:
     Blue Gene/L: ``("compute_card", "node_card", "midplane")``).
     ``unit[v, l]`` is the index of the unit of level ``l`` that holds router
     ``v`` (units are numbered globally per level). ``position[v]`` is the
-    router's position on its innermost board, in grid units (row, column),
-    used for wire lengths and board cross-sections.
+    router's position on its innermost board, in grid units (row, column).
+
+    ``slots[v, l]`` (optional, int (n, L, 2)) is the (row, column) slot, on
+    the board of its level-``l`` unit, of what holds ``v`` there: the router
+    itself for ``l = 0``, its level-``l-1`` unit above that. Wire lengths and
+    board cross-sections (``flows.physical``) are measured on this grid.
+    Without it every unit is taken to hold its children in one row, in
+    index order.
     """
 
     levels: tuple[str, ...]
     unit: np.ndarray
     position: np.ndarray
+    slots: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         unit = np.asarray(self.unit, dtype=np.int64)
@@ -58,17 +65,50 @@ class Placement:
         object.__setattr__(self, "levels", tuple(str(x) for x in self.levels))
         object.__setattr__(self, "unit", unit)
         object.__setattr__(self, "position", pos)
+        if self.slots is not None:
+            sl = np.asarray(self.slots, dtype=np.int64)
+            if sl.shape != (unit.shape[0], len(self.levels), 2):
+                raise TopologyError(
+                    f"placement slots must have shape (n, {len(self.levels)}, 2) = (router, level, (row, column)), "
+                    f"got {sl.shape}"
+                )
+            if sl.size and sl.min() < 0:
+                raise TopologyError("placement slots must be non-negative (row, column) grid positions")
+            object.__setattr__(self, "slots", sl)
+
+    def slot_grid(self) -> np.ndarray:
+        """``slots`` if given, else the default: children of each unit in one
+        row, ordered by index (routers at level 0, level ``l-1`` units above)."""
+        if self.slots is not None:
+            return self.slots
+        n, L = self.unit.shape
+        out = np.zeros((n, L, 2), dtype=np.int64)
+        for l in range(L):
+            child = np.arange(n) if l == 0 else self.unit[:, l - 1]
+            # rank of each child among the children of its unit
+            pairs = np.unique(np.stack([self.unit[:, l], child], axis=1), axis=0)
+            first = np.searchsorted(pairs[:, 0], pairs[:, 0], side="left")
+            rank = np.arange(len(pairs)) - first
+            idx = np.searchsorted(pairs[:, 0] * (child.max() + 1) + pairs[:, 1],
+                                  self.unit[:, l] * (child.max() + 1) + child)
+            out[:, l, 1] = rank[idx]
+        return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "levels": list(self.levels),
             "unit": self.unit.tolist(),
             "position": self.position.tolist(),
         }
+        if self.slots is not None:
+            d["slots"] = self.slots.tolist()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Placement":
-        return cls(tuple(d["levels"]), np.asarray(d["unit"]), np.asarray(d["position"]))
+        slots = d.get("slots")
+        return cls(tuple(d["levels"]), np.asarray(d["unit"]), np.asarray(d["position"]),
+                   None if slots is None else np.asarray(slots))
 
 
 @dataclass(frozen=True, eq=False)

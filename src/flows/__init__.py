@@ -12,8 +12,10 @@ from .problem import Demands, FlowError, FlowProblem
 from .check import CrossCheck, cross_check
 from .export import to_pulp, write_model
 from .latency import min_latency
+from .physical import Board, Packaging, PhysicalModel, RouterDelay, Technology, physical_model, physical_problem
 from .ptas import max_concurrent_flow
 from .result import FlowResult
 
 __all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow", "min_latency",
-           "cross_check", "CrossCheck", "to_pulp", "write_model"]
+           "cross_check", "CrossCheck", "to_pulp", "write_model",
+           "Technology", "RouterDelay", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem"]

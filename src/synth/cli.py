@@ -90,17 +90,67 @@ def _demands(args, topo):
         except ValueError:
             raise FlowError(f"--traffic random:COUNT needs an integer count, got {args.traffic!r}") from None
         d = Demands.random(topo.n, count, seed=args.seed)
+    elif args.traffic.startswith("local:"):
+        # local:COUNT[:s0,s1,...]: random demands with the share of each packaging level
+        parts = args.traffic.split(":")
+        try:
+            count = int(parts[1])
+            shares = [float(x) for x in parts[2].split(",")] if len(parts) > 2 else [0.4, 0.5, 0.1]
+        except (ValueError, IndexError):
+            raise FlowError(f"--traffic local:COUNT[:SHARES] needs an integer count and comma-separated shares, "
+                            f"got {args.traffic!r}") from None
+        if topo.placement is None:
+            raise FlowError("--traffic local: needs a placed topology (bgl:..., or --blocks for a lattice)")
+        levels = len(shares) - 1
+        if not 1 <= levels <= topo.placement.unit.shape[1]:
+            raise FlowError(f"--traffic local: give between 2 and {topo.placement.unit.shape[1] + 1} shares "
+                            "(one per packaging level from the innermost, plus 'across')")
+        d = Demands.random_local(topo.placement.unit[:, :levels], count, shares, seed=args.seed)
     else:
-        raise FlowError(f"unknown traffic {args.traffic!r}; use uniform or random:COUNT (or --demands FILE.csv)")
+        raise FlowError(f"unknown traffic {args.traffic!r}; use uniform, random:COUNT or local:COUNT[:SHARES] "
+                        "(or --demands FILE.csv)")
     return d.scaled(args.scale)
+
+
+def _placed(args, topo):
+    from candidates.placement import block_placement
+    from flows import FlowError
+
+    if not args.blocks:
+        return topo
+    try:
+        blocks = [tuple(int(x) for x in b.split("x")) for b in args.blocks.split(",")]
+    except ValueError:
+        raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {args.blocks!r}") from None
+    names = ("compute_card", "node_card", "midplane") if len(blocks) == 3 else None
+    return block_placement(topo, blocks, names)
+
+
+def _problem(args, topo):
+    import flows
+    from flows.physical import Packaging, Technology, physical_problem
+
+    demands = _demands(args, topo)
+    if args.packaging is None:
+        if args.wiring != "flexible" or args.connector_pins:
+            raise flows.FlowError("--wiring and --connector-pins need --packaging")
+        return flows.FlowProblem.from_topology(topo, demands)
+    pk = Packaging.bluegene_l()
+    for item in args.connector_pins or []:
+        level, _, pins = item.partition("=")
+        try:
+            pk = pk.with_connector_pins(level, int(pins))
+        except ValueError:
+            raise flows.FlowError(f"--connector-pins needs LEVEL=PINS (e.g. node_card=240), got {item!r}") from None
+    return physical_problem(topo, demands, Technology(), pk, wiring=args.wiring)
 
 
 def cmd_flow(args: argparse.Namespace) -> int:
     import flows
     from candidates import from_spec
 
-    topo = from_spec(args.spec)
-    problem = flows.FlowProblem.from_topology(topo, _demands(args, topo))
+    topo = _placed(args, from_spec(args.spec))
+    problem = _problem(args, topo)
     results = {}
     if args.solver in ("ptas", "both"):
         results["ptas"] = (flows.min_latency(problem, eps=args.eps) if args.latency
@@ -223,13 +273,23 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("spec", help="topology spec")
     g = fl.add_mutually_exclusive_group()
     g.add_argument("--traffic", default="uniform",
-                   help="uniform (every PE sends one unit over the others; lambda = injection rate), or random:COUNT")
+                   help="uniform (every PE sends one unit over the others; lambda = injection rate), random:COUNT, "
+                        "or local:COUNT[:S0,S1,S2] (random with shares per packaging level; default 0.4,0.5,0.1)")
     g.add_argument("--demands", metavar="FILE.csv", help="demands as CSV with header src,dst,amount")
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
     fl.add_argument("--eps", type=float, default=0.05, help="PTAS accuracy (default 0.05)")
     fl.add_argument("--solver", choices=("ptas", "lp", "both"), default="ptas")
-    fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (unit hop latency)")
+    fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")
     fl.add_argument("--seed", type=int, default=0, help="seed of random traffic")
+    fl.add_argument("--packaging", choices=("bgl",),
+                    help="price wires with a packaging preset (bgl: Blue Gene/L compute card / node card / midplane); "
+                         "flow in wires, latency in ns")
+    fl.add_argument("--wiring", choices=("flexible", "uniform"), default="flexible",
+                    help="flexible: the flow decides each link's wires; uniform: resources split equally up front")
+    fl.add_argument("--blocks", metavar="B0,B1,...",
+                    help="place a lattice in nested blocks, innermost first (Blue Gene/L: 1x1x2,4x4x2,8x8x8)")
+    fl.add_argument("--connector-pins", action="append", metavar="LEVEL=PINS",
+                    help="connector pins of every unit of a packaging level (repeatable), e.g. node_card=240")
     fl.add_argument("--json", action="store_true", help="print JSON")
     fl.set_defaults(func=cmd_flow)
 

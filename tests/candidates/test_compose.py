@@ -352,3 +352,20 @@ def test_errors():
         hierarchical([(nx.cycle_graph(4), nx.path_graph(4)), (nx.path_graph(2),)])
     with pytest.raises(cd.SpecError, match="list of"):
         hierarchical([])
+
+
+def test_bgl_slots_give_every_child_its_own_slot():
+    import collections
+
+    t = bgl_midplane("ring:8", "ring:4", "ring:4", "ring:4")
+    pl = t.placement
+    grids = []
+    for l in range(3):
+        child = np.arange(t.n) if l == 0 else pl.unit[:, l - 1]
+        seen = collections.defaultdict(set)
+        for v in range(t.n):
+            seen[(pl.unit[v, l], tuple(pl.slots[v, l]))].add(int(child[v]))
+        assert all(len(c) == 1 for c in seen.values())
+        grids.append((pl.slots[:, l].max(axis=0) + 1).tolist())
+    # compute card: 2 routers in a column; node card: 2 rows of 8 compute cards; midplane: 4 x 4 node cards
+    assert grids == [[2, 1], [2, 8], [4, 4]]

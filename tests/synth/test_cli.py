@@ -139,3 +139,25 @@ def test_describe_equivalent_updown(capsys):
     rc, out, _ = run(capsys, "describe", "ring:6", "--equivalent", "updown", "--json")
     assert rc == 0
     assert json.loads(out)["equivalent_distance"] == pytest.approx({"routing": "updown", "mean": 55 / 30, "max": 4.0})
+
+
+def test_flow_with_bluegene_packaging(capsys):
+    # the torus on Blue Gene/L boards: the binding resources are connector pins (flow in wires)
+    rc, out, _ = run(capsys, "flow", "torus:8x8x4", "--blocks", "1x1x2,4x4x2,8x8x4", "--packaging", "bgl",
+                     "--traffic", "local:64", "--json")
+    assert rc == 0
+    d = json.loads(out)
+    assert d["gap"] <= 0.05 and d["lambda"] > 0
+    assert all("connector pins" in b["resource"] for b in d["bottlenecks"][:1])
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["flow", "torus:8x8x8", "--packaging", "bgl", "--traffic", "local:64"], "needs a placed topology"),
+    (["flow", "torus:8x8x8", "--blocks", "3x3x3", "--packaging", "bgl"], "is not a multiple|does not tile"),
+    (["flow", "torus:4x4", "--wiring", "uniform"], "need --packaging"),
+])
+def test_flow_packaging_errors(capsys, argv, message):
+    import re
+
+    rc, _, err = run(capsys, *argv)
+    assert rc == 2 and re.search(message, err) and err.count("\n") == 1
