@@ -27,7 +27,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels import dijkstra
+from ._kernels import _tree_flow, dijkstra
 from .problem import FlowError, FlowProblem
 from .ptas import grouped, max_concurrent_flow
 from .result import FlowResult
@@ -43,19 +43,24 @@ def _with_budget(problem: FlowProblem, budget: float) -> FlowProblem:
                        problem.latency, names, problem.name)
 
 
-def _latency_lower_bound(problem: FlowProblem) -> float:
-    """Total latency with every demand on its latency-shortest path (no capacities)."""
+def _latency_lower_bound(problem: FlowProblem) -> tuple[float, np.ndarray]:
+    """Total latency with every demand on a latency-shortest path (no
+    capacities), and the arc flow of that routing."""
     indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
     n = problem.n
     dist = np.empty(n)
     parent = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
+    acc = np.zeros(n)
+    flow = np.zeros(problem.num_arcs)
     total = 0.0
     for g in range(len(grp_src)):
-        dijkstra(indptr, heads, arcs, problem.latency, grp_src[g], dist, parent, order)
+        settled = dijkstra(indptr, heads, arcs, problem.latency, grp_src[g], dist, parent, order)
         sl = slice(grp_ptr[g], grp_ptr[g + 1])
         total += float(dem_amt[sl] @ dist[dem_dst[sl]])
-    return total
+        np.add.at(acc, dem_dst[sl], dem_amt[sl])
+        _tree_flow(order, settled, parent, tails, acc, flow)
+    return total, flow
 
 
 def _envelope(points):
@@ -78,7 +83,8 @@ def _envelope(points):
     return best, flow
 
 
-def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40) -> FlowResult:
+def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
+                capacity: FlowResult | None = None) -> FlowResult:
     """Route every demand at (near) minimum average latency.
 
     Returns a :class:`FlowResult` with objective ``"latency"``: ``arc_flow``
@@ -88,6 +94,10 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40)
     ``upper_bound`` are the capacity (max concurrent flow) bracket. When
     the capacity is below 1 the status is ``"infeasible"`` and the message
     says so.
+
+    ``capacity``: a :func:`max_concurrent_flow` result for this very problem
+    (same channels, resources and demands), when the caller has one already;
+    it is used instead of a fresh capacity run.
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -100,29 +110,52 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40)
         raise FlowError(f"eps must be in (0, 1), got {eps}")
     t0 = time.perf_counter()
     total = problem.demands.total
-    cap = max_concurrent_flow(problem, eps=eps)
+    cap = max_concurrent_flow(problem, eps=eps) if capacity is None else capacity
+    if cap.objective != "concurrent" or len(cap.arc_flow) != problem.num_arcs:
+        raise FlowError("capacity must be a max_concurrent_flow result for the same problem")
+    if cap.lam < 1.0 <= cap.upper_bound:
+        # the demand sits within eps of capacity: decide feasibility more finely
+        # before searching, or no budget can ever show a feasible routing
+        finer = max_concurrent_flow(problem, eps=eps / 8.0, decide=1.0)
+        if finer.lam >= 1.0 or finer.upper_bound < 1.0:
+            cap = finer
+        else:
+            msg = (f"undecided: the demand is at capacity within eps/8 (lambda in [{finer.lam:.6g}, "
+                   f"{finer.upper_bound:.6g}]); scale it down to get a latency")
+            return FlowResult("ptas", "latency", finer.lam, finer.upper_bound, finer.arc_flow, finer.utilisation,
+                              problem.resource_names, time.perf_counter() - t0, status="infeasible",
+                              iterations=finer.iterations, extra={"message": msg})
     if cap.upper_bound < 1.0:
         msg = f"infeasible: capacity lambda = {cap.lam:.6g} < 1 (certified upper bound {cap.upper_bound:.6g})"
         return FlowResult("ptas", "latency", cap.lam, cap.upper_bound, cap.arc_flow, cap.utilisation,
                           problem.resource_names, time.perf_counter() - t0, status="infeasible",
                           iterations=cap.iterations, extra={"message": msg})
     lat = problem.latency
-    lo = _latency_lower_bound(problem)
+    lo, sp_flow = _latency_lower_bound(problem)
+    sp_util = (problem.R @ sp_flow) / problem.capacity
+    if sp_util.max() <= 1.0:
+        # latency-shortest paths fit: optimal, no search needed
+        return FlowResult("ptas", "latency", cap.lam, cap.upper_bound, sp_flow, sp_util, problem.resource_names,
+                          time.perf_counter() - t0, status="optimal", iterations=1 if capacity is None else 0,
+                          average_latency=lo / total, latency_bound=lo / total,
+                          extra={"ptas_runs": 1 if capacity is None else 0, "latency_gap": 0.0})
     # Every PTAS run yields a feasible flow routing lam_i * demands with
     # latency L_i. Scaling down and convex combinations keep feasibility, so
     # the best flow routing exactly the demands comes from the lower
     # envelope of the points (lam_i, L_i) at lambda = 1.
-    points: list[tuple[float, float, np.ndarray]] = [(cap.lam, float(lat @ cap.arc_flow), cap.arc_flow)]
+    u = float(sp_util.max())
+    points: list[tuple[float, float, np.ndarray]] = [(cap.lam, float(lat @ cap.arc_flow), cap.arc_flow),
+                                                     (1.0 / u, lo / u, sp_flow / u)]
     hi, best_flow = _envelope(points)
     inner = eps / 3.0
     steps = 0
-    runs = 1
+    runs = 1 if capacity is None else 0
     budget = hi if math.isfinite(hi) else 2.0 * lo
     while steps < max_steps and lo > 0 and not hi <= lo * (1 + eps):
         steps += 1
         if math.isfinite(hi):
             budget = math.sqrt(lo * hi)
-        r = max_concurrent_flow(_with_budget(problem, budget), eps=inner)
+        r = max_concurrent_flow(_with_budget(problem, budget), eps=inner, decide=1.0)
         runs += 1
         points.append((r.lam, float(lat @ r.arc_flow), r.arc_flow))
         if r.upper_bound < 1.0:

@@ -1,5 +1,7 @@
 """Minimum latency: certified bracket around the exact LP optimum."""
 
+import dataclasses
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -50,3 +52,45 @@ def test_infeasible_demand_reports_capacity():
     assert r.status == "infeasible"
     assert "capacity lambda" in r.extra["message"] and r.upper_bound < 1
     assert r.lam <= cd.uniform_load(t).injection_bound / 2 <= r.upper_bound
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6), st.floats(0.5, 0.95))
+def test_min_latency_with_a_given_capacity_result(seed, load):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 16))
+    t = cd.Topology.from_networkx(nx.connected_watts_strogatz_graph(n, 4, 0.4, seed=seed))
+    k = 3 * n
+    s = rng.integers(0, n, k)
+    d = (s + rng.integers(1, n, k)) % n
+    base = FlowProblem.from_topology(t, Demands(s, d, np.ones(k)), latency=rng.uniform(0.5, 2, t.num_arcs))
+    from flows.ptas import max_concurrent_flow
+
+    cap = max_concurrent_flow(base)
+    f = load * cap.lam
+    p = base.scaled(f)
+    # a result for demands scaled by f: lambda and its bound scale by 1/f
+    r = min_latency(p, capacity=dataclasses.replace(cap, lam=cap.lam / f, upper_bound=cap.upper_bound / f))
+    exact = solve_lp(p, "latency").average_latency
+    assert r.status == "optimal"
+    assert r.latency_bound <= exact * (1 + 1e-7) and exact <= r.average_latency * (1 + 1e-7)
+    assert r.average_latency <= r.latency_bound * 1.05 + 1e-12
+    assert ((p.R @ r.arc_flow) / p.capacity).max() <= 1 + 1e-9
+
+
+def test_latency_shortest_paths_that_fit_are_optimal_at_once():
+    t = cd.torus((4, 4))
+    p = FlowProblem.from_topology(t, Demands.permutation(np.roll(np.arange(16), 1)).scaled(0.5))
+    r = min_latency(p)
+    assert r.extra["latency_gap"] == 0.0 and r.average_latency == r.latency_bound
+    assert r.average_latency == pytest.approx(solve_lp(p, "latency").average_latency, rel=1e-9)
+
+
+def test_capacity_result_must_match():
+    t = cd.ring(6)
+    p = FlowProblem.from_topology(t, Demands.uniform(6).scaled(0.2))
+    other = FlowProblem.from_topology(cd.ring(5), Demands.uniform(5))
+    from flows.ptas import max_concurrent_flow
+
+    with pytest.raises(Exception, match="same problem"):
+        min_latency(p, capacity=max_concurrent_flow(other))

@@ -48,10 +48,13 @@ def random_problems(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(random_problems(), st.sampled_from([0.1, 0.05, 0.02]))
-def test_ptas_within_eps_of_lp_and_bound_is_valid(problem, eps):
+@given(random_problems(), st.sampled_from([0.1, 0.05, 0.02]),
+       st.sampled_from([None, dict(slack=0.0), dict(slack=1.0, pool_size=1), dict(step=0.1, check_div=16)]))
+def test_ptas_within_eps_of_lp_and_bound_is_valid(problem, eps, knobs):
+    # the tuning knobs (cached-tree slack, pool size, step, check rate)
+    # change the speed only: every setting must stay certified
     lp = solve_lp(problem).lam
-    r = max_concurrent_flow(problem, eps=eps)
+    r = max_concurrent_flow(problem, eps=eps, **(knobs or {}))
     assert r.status == "optimal"
     assert r.lam <= lp * (1 + 1e-7)          # primal is feasible
     assert r.upper_bound >= lp * (1 - 1e-7)  # dual bound really bounds
@@ -97,3 +100,28 @@ def test_bad_eps():
     p = FlowProblem.from_topology(t, Demands.uniform(5))
     with pytest.raises(FlowError, match="eps"):
         max_concurrent_flow(p, eps=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_problems(), st.floats(0.5, 1.5))
+def test_decide_stops_with_a_certified_answer(problem, frac):
+    lp = solve_lp(problem).lam
+    target = lp * frac
+    r = max_concurrent_flow(problem, eps=0.01, decide=target)
+    assert r.lam <= lp * (1 + 1e-7) and r.upper_bound >= lp * (1 - 1e-7)
+    assert r.status in ("optimal", "decided")
+    if r.status == "decided":
+        assert r.lam >= target or r.upper_bound < target
+    assert ((problem.R @ r.arc_flow) / problem.capacity).max() <= 1 + 1e-9
+    assert flow_conservation_ok(problem, r)
+
+
+def test_fleischer_cache_saves_dijkstras():
+    t = cd.from_spec("torus:4x4x4")
+    p = FlowProblem.from_topology(t, Demands.random(t.n, 4 * t.n, seed=3))
+    lazy = max_concurrent_flow(p, eps=0.05)
+    eager = max_concurrent_flow(p, eps=0.05, slack=0.0, pool_size=1)
+    assert lazy.extra["pool_steps"] > 0
+    assert lazy.gap <= 0.05 and eager.gap <= 0.05
+    # both certified brackets contain the optimum, so they overlap
+    assert lazy.lam <= eager.upper_bound * (1 + 1e-9) and eager.lam <= lazy.upper_bound * (1 + 1e-9)
