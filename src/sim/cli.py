@@ -1,0 +1,202 @@
+"""The ``toposynth simulate`` subcommand.
+
+``synth.cli`` calls :func:`add_subcommand` with its subparsers; the
+subcommand's ``func`` is :func:`run`. Errors are
+:class:`~sim.errors.SimError` (a ``ToposynthError``), which the main CLI
+prints on one line with exit status 2.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(prog="toposynth")
+>>> _ = add_subcommand(p.add_subparsers(dest="command"))
+>>> a = p.parse_args(["simulate", "ring:8", "--load", "0.1", "--routing", "dor", "--json"])
+>>> a.func is run, a.load, a.routing
+(True, 0.1, 'dor')
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+__all__ = ["add_subcommand", "run", "build_parser", "main"]
+
+
+def _loads(text: str) -> list[float]:
+    from .errors import SimError
+
+    try:
+        if ":" in text:
+            lo, hi, step = (float(x) for x in text.split(":"))
+            out, x = [], lo
+            while x <= hi + 1e-9:
+                out.append(round(x, 10))
+                x += step
+            return out
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SimError(f"--loads takes a comma list (0.1,0.2) or lo:hi:step (0.05:1:0.05), got {text!r}") from None
+
+
+def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``simulate`` on an argparse subparsers object."""
+    from .config import PRESETS
+    from .routing import ROUTINGS
+
+    s = subparsers.add_parser(
+        "simulate",
+        help="cycle-level packet simulation (one load, a load sweep, or the saturation throughput)",
+        description="Simulate a topology under synthetic traffic. Loads are phits/cycle per processing element.",
+    )
+    s.add_argument("spec", help="topology spec (e.g. rtt:a=8, torus:8x8x8, ndt:4x4x2x2x2)")
+    s.add_argument("--traffic", default="uniform",
+                   help="uniform, hotregion, bitcomplement, bitreversal, shuffle, transpose, tornado, neighbor, "
+                        "randperm (options as name:key=value; default uniform)")
+    s.add_argument("--load", type=float, default=0.1, help="offered load, phits/cycle/PE (default 0.1)")
+    s.add_argument("--sweep", action="store_true", help="sweep the load (see --loads) and report the saturation")
+    s.add_argument("--saturation", action="store_true",
+                   help="raise the load in --step increments until the network saturates")
+    s.add_argument("--loads", default=None, help="sweep loads: 0.1,0.2,... or lo:hi:step (default 0.05:1:0.05)")
+    s.add_argument("--step", type=float, default=0.05, help="load step of --saturation (default 0.05)")
+    s.add_argument("--preset", default="default", choices=list(PRESETS), help="configuration preset (default 'default')")
+    s.add_argument("--routing", choices=list(ROUTINGS), help="routing (default from the preset: auto)")
+    s.add_argument("--deadlock", choices=("auto", "dateline", "bubble", "none"), help="deadlock avoidance of dor")
+    s.add_argument("--vcs", type=int, help="virtual channels per port")
+    s.add_argument("--packet", help="packet length in phits: L or LO-HI (uniform)")
+    s.add_argument("--buffer", type=int, dest="buffer_packets", help="VC buffer in maximum-size packets")
+    s.add_argument("--router-delay", type=int, help="router pipeline delay, cycles")
+    s.add_argument("--link-latency", type=int, help="link latency, cycles")
+    s.add_argument("--injection", choices=("bernoulli", "poisson"), help="arrival process")
+    s.add_argument("--no-transit-priority", dest="transit_priority", action="store_false", default=None,
+                   help="serve injections in the same round robin as in-transit packets")
+    s.add_argument("--warmup", type=int, help="warm-up cycles")
+    s.add_argument("--measure", type=int, help="measurement cycles")
+    s.add_argument("--drain", type=int, help="most drain cycles after the window")
+    s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--plot", metavar="FILE", help="with --sweep/--saturation: write accepted and latency curves (PNG/SVG)")
+    s.add_argument("--channels", action="store_true", help="with --json: include per-channel utilisation")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=run)
+    return s
+
+
+def _config(args: argparse.Namespace):
+    from .config import preset
+    from .errors import SimError
+
+    changes: dict[str, Any] = {}
+    for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
+              "transit_priority",
+              "warmup", "measure", "drain", "watchdog"):
+        v = getattr(args, f, None)
+        if v is not None:
+            changes[f] = v
+    if args.packet:
+        try:
+            if "-" in args.packet:
+                lo, hi = (int(x) for x in args.packet.split("-"))
+                changes["packet_length"] = (lo, hi)
+            else:
+                changes["packet_length"] = int(args.packet)
+        except ValueError:
+            raise SimError(f"--packet takes L or LO-HI, got {args.packet!r}") from None
+    return preset(args.preset, **changes)
+
+
+def _print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``toposynth simulate``; returns the exit status."""
+    from candidates import from_spec
+
+    from .engine import saturation, simulate, sweep
+    from .errors import SimError
+    from .traffic import traffic
+
+    topo = from_spec(args.spec)
+    cfg = _config(args)
+    pat = traffic(args.traffic)
+    if args.plot and not (args.sweep or args.saturation):
+        raise SimError("--plot needs --sweep or --saturation")
+    if args.sweep or args.saturation:
+        if args.saturation:
+            res = saturation(topo, cfg, pat, step=args.step, seed=args.seed)
+        else:
+            loads = _loads(args.loads) if args.loads else None
+            res = sweep(topo, cfg, pat, loads, seed=args.seed)
+        if args.plot:
+            from .plot import plot_sweeps
+
+            plot_sweeps({topo.spec or topo.family: res}, args.plot, title=f"{topo.spec} {pat}")
+        if args.json:
+            _print_json(res.to_dict())
+            return 0
+        print(f"{topo.spec}  {res.points[0].routing}  traffic {pat}  ({cfg.name} preset)")
+        print(f"{'offered':>9} {'accepted':>9} {'latency':>9} {'p99':>7} {'hops':>6} {'deadlock':>8}")
+        for p in res.points:
+            print(f"{p.offered:>9.4f} {p.accepted:>9.4f} {_fmt(p.latency):>9} "
+                  f"{_fmt(p.latency_percentiles['p99']):>7} {_fmt(p.hops):>6} {str(p.deadlock):>8}")
+        print(f"saturation throughput {res.saturation:.4g} phits/cycle/PE (at offered load {res.saturation_load:.4g})")
+        if args.plot:
+            print(f"plot written to {args.plot}")
+        return 0
+    r = simulate(topo, cfg, pat, args.load, seed=args.seed)
+    if args.json:
+        _print_json(r.to_dict(channels=args.channels))
+        return 0
+    rows = [
+        ("topology", f"{r.spec}  ({topo.n} routers, {topo.num_terminals} PEs)"),
+        ("routing", r.routing),
+        ("traffic", f"{r.traffic} at {args.load:g} phits/cycle/PE"),
+        ("offered / accepted", f"{r.offered:.4g} / {r.accepted:.4g}"),
+        ("latency (injection)", f"mean {_fmt(r.latency)}, p50 {_fmt(r.latency_percentiles['p50'])}, "
+                                f"p99 {_fmt(r.latency_percentiles['p99'])}, max {_fmt(r.latency_max)}"),
+        ("latency (generation)", f"mean {_fmt(r.latency_generation)}"),
+        ("hops", f"{_fmt(r.hops)} (minimal {_fmt(r.min_hops)})"),
+        ("channel utilisation", ", ".join(f"{k} {v['mean']:.3g}" for k, v in r.utilisation.items())),
+        ("deadlock", f"{r.deadlock} ({r.deadlock_kind})" if r.deadlock else "no"),
+        ("cycles", f"{r.cycles} in {r.seconds:.3g} s ({r.router_cycles_per_second / 1e6:.3g} M router-cycles/s)"),
+    ]
+    if not r.drained and not r.deadlock:
+        rows.append(("note", "the window's packets did not all arrive within the drain limit (saturated)"))
+    w = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{w}}  {v}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A stand-alone parser (``python -m sim.cli``) with only ``simulate``."""
+    p = argparse.ArgumentParser(prog="toposynth")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    add_subcommand(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from candidates.errors import ToposynthError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ToposynthError as exc:
+        print(f"toposynth: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Simulator configuration and the presets named after the papers.
+
+>>> cfg = preset("tpds2010")
+>>> cfg.routing, cfg.vcs, cfg.packet_length, cfg.buffer_packets, cfg.injection_queue
+('adaptive', 3, 16, 4, 8)
+>>> SimConfig(packet_length=(1, 32)).mean_packet_length
+16.5
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SimError
+
+__all__ = ["SimConfig", "PRESETS", "preset"]
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Router, network and measurement parameters (times in cycles).
+
+    Attributes
+    ----------
+    routing : str
+        A name of :data:`sim.routing.ROUTINGS` (``auto``, ``dor``,
+        ``adaptive``, ``table``, ``updown``, ``minimal``).
+    vcs : int
+        Virtual channels per input port.
+    deadlock : str
+        For ``dor``: ``dateline`` (needs 2 VCs), ``bubble``, ``none``, or
+        ``auto`` (dateline with 2+ VCs, bubble with 1). The other routings
+        fix their own mechanism.
+    buffer_packets : int
+        Capacity of every input VC in maximum-size packets (virtual
+        cut-through; credits count phits, so small packets share it).
+    injection_queue : int
+        Capacity of every terminal's injection queue in packets.
+    source_queue : int
+        Packets a terminal can hold before injection (its generation
+        backlog); beyond it new packets are counted and dropped.
+    packet_length : int or (int, int)
+        Phits per packet, fixed or uniform on ``[lo, hi]``.
+    router_delay, link_latency : int
+        Cycles from a header's arrival to its eligibility to leave a router
+        (routing + allocation), and cycles on a wire (credits take the same).
+    transit_priority : bool
+        Serve in-transit packets before new injections (Blue Gene/L's
+        congestion control, on in the papers). With it, VCT rings with one
+        VC hardly ever deadlock even without a bubble: an injection only
+        takes a ring buffer the transit packets do not want.
+    injection : str
+        ``bernoulli`` or ``poisson`` arrivals.
+    warmup, measure, drain : int
+        Warm-up cycles, measurement window, and the most cycles allowed after
+        the window for the packets generated in it to arrive.
+    watchdog : int
+        Cycles without any movement (or a transit packet waiting at the head
+        of its VC this long) with packets in flight that count as deadlock.
+    updown_root : int
+        Root of the up*/down* tree (``table``, ``updown``).
+    check : bool
+        Verify conservation (injected = delivered + in flight) every cycle.
+    """
+
+    routing: str = "auto"
+    vcs: int = 3
+    deadlock: str = "auto"
+    buffer_packets: int = 4
+    injection_queue: int = 8
+    source_queue: int = 1024
+    packet_length: int | tuple[int, int] = 16
+    router_delay: int = 1
+    link_latency: int = 1
+    transit_priority: bool = True
+    injection: str = "bernoulli"
+    warmup: int = 2000
+    measure: int = 5000
+    drain: int = 20000
+    watchdog: int = 5000
+    updown_root: int = 0
+    check: bool = False
+    name: str = "custom"
+
+    def __post_init__(self) -> None:
+        pl = self.packet_length
+        if isinstance(pl, (list, tuple)):
+            if len(pl) != 2:
+                raise SimError(f"packet_length must be an integer or a pair (lo, hi), got {pl!r}")
+            lo, hi = (int(x) for x in pl)
+            object.__setattr__(self, "packet_length", (lo, hi) if lo != hi else lo)
+        else:
+            lo = hi = int(pl)
+            object.__setattr__(self, "packet_length", lo)
+        if lo < 1 or hi < lo:
+            raise SimError(f"packet lengths must satisfy 1 <= lo <= hi, got {pl!r}")
+        for f in ("vcs", "buffer_packets", "injection_queue", "source_queue", "link_latency", "measure", "watchdog"):
+            if int(getattr(self, f)) < 1:
+                raise SimError(f"{f} must be a positive integer, got {getattr(self, f)!r}")
+        for f in ("router_delay", "warmup", "drain"):
+            if int(getattr(self, f)) < 0:
+                raise SimError(f"{f} must be a non-negative integer, got {getattr(self, f)!r}")
+        if self.deadlock not in ("auto", "dateline", "bubble", "none"):
+            raise SimError(f"deadlock must be auto, dateline, bubble or none, got {self.deadlock!r}")
+        if self.injection not in ("bernoulli", "poisson"):
+            raise SimError(f"injection must be bernoulli or poisson, got {self.injection!r}")
+        if self.vcs > 64:
+            raise SimError(f"at most 64 virtual channels, got {self.vcs}")
+
+    @property
+    def length_range(self) -> tuple[int, int]:
+        pl = self.packet_length
+        return (pl, pl) if isinstance(pl, int) else tuple(pl)  # type: ignore[return-value]
+
+    @property
+    def mean_packet_length(self) -> float:
+        lo, hi = self.length_range
+        return (lo + hi) / 2
+
+    def replace(self, **changes: Any) -> "SimConfig":
+        """A copy with some fields changed."""
+        bad = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if bad:
+            raise SimError(f"unknown SimConfig fields {sorted(bad)}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        if isinstance(self.packet_length, tuple):
+            d["packet_length"] = list(self.packet_length)
+        return d
+
+
+#: Named presets. ``tpds2010``: the INSEE router of 'twisted-tori-tpds2010'
+#: section 6.1 (Blue Gene/L-like: VCT, one bubble escape VC plus two fully
+#: adaptive ones, 16-phit packets, 4-packet transit VCs, 8-packet injection
+#: queues, Poisson arrivals). ``extoll``: the packet sizes of
+#: '5d-twin-torus-extoll' (uniform 1..32 cells) with 3 VCs and shortest-path
+#: adaptive routing (VOQ and iSLIP are not modelled). ``singleflit``:
+#: 1-phit packets on 2 dateline VCs with DOR (the speed benchmark).
+PRESETS: dict[str, SimConfig] = {
+    "default": SimConfig(name="default"),
+    "tpds2010": SimConfig(routing="adaptive", vcs=3, buffer_packets=4, injection_queue=8,
+                          packet_length=16, injection="poisson", name="tpds2010"),
+    "extoll": SimConfig(routing="auto", vcs=3, buffer_packets=4, injection_queue=8,
+                        packet_length=(1, 32), name="extoll"),
+    "singleflit": SimConfig(routing="dor", vcs=2, deadlock="dateline", buffer_packets=4,
+                            injection_queue=8, packet_length=1, name="singleflit"),
+}
+
+
+def preset(name: str, **changes: Any) -> SimConfig:
+    """A preset configuration, optionally with fields changed.
+
+    >>> preset("singleflit", vcs=4).vcs
+    4
+    """
+    try:
+        cfg = PRESETS[name]
+    except KeyError:
+        raise SimError(f"unknown preset {name!r}; valid: {', '.join(PRESETS)}") from None
+    return cfg.replace(**changes) if changes else cfg

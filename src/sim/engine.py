@@ -1,0 +1,414 @@
+"""Running the simulator: :func:`simulate`, :func:`sweep`, :func:`saturation`.
+
+The model
+---------
+Input-buffered routers with ``V`` virtual channels per input port, virtual
+cut-through switching and credit-based flow control; buffers hold
+``buffer_packets`` maximum-size packets and credits count phits. One phit
+crosses a channel per cycle. A packet's header becomes eligible to leave a
+router ``router_delay`` cycles after it arrived (or entered the injection
+queue); a winning packet holds its input port and its output channel for
+``L`` cycles, its header reaches the next router ``link_latency`` cycles
+later, and its buffer space upstream is credited back ``link_latency``
+cycles after its tail left. Every terminal consumes one phit per cycle.
+In-transit packets are served before new injections (Blue Gene/L;
+``transit_priority=False`` puts injection queues in the same round robin);
+within a class a round robin rotates every cycle. Adaptive routings take
+the escape VC only when no adaptive VC has room for the packet.
+
+So a packet of ``L`` phits that crosses ``H`` links with no contention
+takes ``(H + 1) * router_delay + H * link_latency + L`` cycles from
+entering the injection queue to its last phit being consumed:
+
+>>> import candidates as cd
+>>> from sim import SimConfig, simulate
+>>> t = cd.ring(8)
+>>> cfg = SimConfig(routing="dor", packet_length=4, warmup=0, measure=2000)
+>>> r = simulate(t, cfg, "uniform", load=0.002, seed=1)
+>>> r.deadlock, r.conservation
+(False, True)
+>>> r.latency == 2 * r.hops + 1 + 4   # router_delay = link_latency = 1
+True
+
+Measurement (BookSim-style): packets generated during the window
+``[warmup, warmup + measure)`` are tagged; the run goes on (traffic still
+flowing) until every tagged packet arrived or ``drain`` cycles passed.
+Latency and hops are averaged over tagged packets; ``offered`` is the
+generated and ``accepted`` the delivered phits per cycle per terminal in the
+window; channel utilisation is the phits a channel carried in the window
+over its length.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from candidates import Topology
+
+from . import _kernels as K
+from .config import SimConfig, preset
+from .errors import SimError
+from .routing import build_tables, resolve_routing
+from .traffic import TrafficPattern, terminal_offsets, terminal_router, traffic
+
+__all__ = ["SimResult", "SweepResult", "simulate", "sweep", "saturation"]
+
+HIST_BINS = 1 << 16
+
+
+@dataclass
+class SimResult:
+    """One simulation run.
+
+    Loads are phits/cycle per terminal (processing element); latencies are
+    in cycles. ``latency`` is the mean from injection (entering the
+    injection queue) to delivery; ``latency_generation`` includes the time
+    in the source queue. ``deadlock`` is True when the watchdog fired (no
+    movement at all, or a transit packet stuck at the head of its VC for
+    ``watchdog`` cycles); the run then stops early.
+    """
+
+    spec: str
+    routing: str
+    traffic: str
+    load: float
+    offered: float
+    accepted: float
+    injected_rate: float
+    latency: float | None
+    latency_generation: float | None
+    latency_percentiles: dict[str, float | None]
+    latency_generation_percentiles: dict[str, float | None]
+    latency_max: int | None
+    hops: float | None
+    min_hops: float | None
+    packets: int
+    deadlock: bool
+    deadlock_kind: str
+    drained: bool
+    cycles: int
+    seconds: float
+    injected: int
+    delivered: int
+    in_flight: int
+    conservation: bool
+    source_overflow: int
+    starvation: int
+    escape_fraction: float | None
+    utilisation: dict[str, dict[str, float]]
+    channel_utilisation: np.ndarray = field(repr=False)
+    config: SimConfig = field(repr=False)
+    seed: int = 0
+
+    @property
+    def router_cycles_per_second(self) -> float:
+        n = self.config_routers
+        return n * self.cycles / self.seconds if self.seconds > 0 else float("nan")
+
+    config_routers: int = field(default=0, repr=False)
+
+    def to_dict(self, channels: bool = False) -> dict[str, Any]:
+        """JSON-ready dict; ``channels=True`` adds the per-channel utilisation."""
+        d = {
+            "spec": self.spec,
+            "routing": self.routing,
+            "traffic": self.traffic,
+            "load": self.load,
+            "offered": self.offered,
+            "accepted": self.accepted,
+            "injected_rate": self.injected_rate,
+            "latency": self.latency,
+            "latency_generation": self.latency_generation,
+            "latency_percentiles": self.latency_percentiles,
+            "latency_generation_percentiles": self.latency_generation_percentiles,
+            "latency_max": self.latency_max,
+            "hops": self.hops,
+            "min_hops": self.min_hops,
+            "packets": self.packets,
+            "deadlock": self.deadlock,
+            "deadlock_kind": self.deadlock_kind,
+            "drained": self.drained,
+            "cycles": self.cycles,
+            "seconds": self.seconds,
+            "router_cycles_per_second": self.router_cycles_per_second,
+            "injected": self.injected,
+            "delivered": self.delivered,
+            "in_flight": self.in_flight,
+            "conservation": self.conservation,
+            "source_overflow": self.source_overflow,
+            "starvation": self.starvation,
+            "escape_fraction": self.escape_fraction,
+            "utilisation": self.utilisation,
+            "seed": self.seed,
+            "config": self.config.to_dict(),
+        }
+        if channels:
+            d["channel_utilisation"] = self.channel_utilisation.tolist()
+        return d
+
+
+def _percentiles(hist: np.ndarray, qs: Sequence[float] = (50, 95, 99)) -> dict[str, float | None]:
+    total = int(hist.sum())
+    out: dict[str, float | None] = {}
+    if total == 0:
+        return {f"p{int(q)}": None for q in qs}
+    cum = np.cumsum(hist)
+    for q in qs:
+        k = int(np.searchsorted(cum, q / 100.0 * total))
+        out[f"p{int(q)}"] = float(min(k, len(hist) - 1))
+    return out
+
+
+def _as_config(config: "SimConfig | str | None") -> SimConfig:
+    if config is None:
+        return preset("default")
+    if isinstance(config, str):
+        return preset(config)
+    if not isinstance(config, SimConfig):
+        raise SimError(f"config must be a SimConfig or a preset name, got {type(config).__name__}")
+    return config
+
+
+def _check_topology(topo: Any) -> Topology:
+    if not isinstance(topo, Topology):
+        raise SimError(f"expected a candidates.Topology, got {type(topo).__name__}")
+    return topo
+
+
+def simulate(
+    topology: Topology,
+    config: "SimConfig | str | None" = None,
+    traffic_pattern: "TrafficPattern | str" = "uniform",
+    load: float = 0.1,
+    *,
+    seed: int = 0,
+) -> SimResult:
+    """Simulate ``topology`` under a traffic pattern at ``load``.
+
+    Parameters
+    ----------
+    topology : candidates.Topology
+    config : SimConfig or a preset name (``default``, ``tpds2010``,
+        ``extoll``, ``singleflit``)
+    traffic_pattern : a :class:`~sim.traffic.TrafficPattern` or a pattern
+        string such as ``"uniform"`` or ``"hotregion:fraction=0.25"``
+    load : offered load in phits/cycle per terminal (the average over
+        terminals for demand matrices)
+    seed : the same seed gives the same numbers
+
+    >>> import candidates as cd
+    >>> r = simulate(cd.torus((4, 4)), "singleflit", "uniform", 0.2, seed=3)
+    >>> abs(r.accepted - r.offered) < 0.02, r.deadlock
+    (True, False)
+    """
+    topo = _check_topology(topology)
+    cfg = _as_config(config)
+    pat = traffic(traffic_pattern)
+    load = float(load)
+    lo, hi = cfg.length_range
+    if not 0.0 <= load:
+        raise SimError(f"load must be non-negative, got {load}")
+    routing = resolve_routing(topo, cfg.routing)
+    deadlock = cfg.deadlock
+    if routing == "dor":
+        if deadlock == "auto":
+            deadlock = "dateline" if cfg.vcs >= 2 else "bubble"
+        if deadlock == "dateline" and cfg.vcs < 2:
+            raise SimError("dateline deadlock avoidance needs at least 2 virtual channels (--vcs 2) or --deadlock bubble")
+    elif deadlock not in ("auto",):
+        raise SimError(f"deadlock={deadlock!r} applies to routing dor only; {routing} has its own mechanism")
+    bubble = routing == "adaptive" or (routing == "dor" and deadlock == "bubble")
+    if bubble and cfg.buffer_packets < 2:
+        raise SimError("bubble flow control needs buffers of at least 2 packets (buffer_packets >= 2)")
+    if not 0 <= cfg.updown_root < topo.n:
+        raise SimError(f"updown_root must be a router 0..{topo.n - 1}, got {cfg.updown_root}")
+    dests = pat.destinations(topo)
+    mean_len = cfg.mean_packet_length
+    rate = load * dests.weight / mean_len
+    if cfg.injection == "bernoulli" and rate.max(initial=0.0) > 1.0:
+        raise SimError(
+            f"load {load} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal; "
+            "use --injection poisson or a lower load"
+        )
+    tabs = build_tables(topo, routing, cfg.updown_root)
+    T = topo.num_terminals
+    cap = cfg.buffer_packets * hi
+    slots = cap // lo
+    dl_code = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}[deadlock]
+    # in-arcs of every router, in channel order
+    order = np.argsort(topo.arc_dst, kind="stable").astype(np.int64)
+    in_indptr = np.zeros(topo.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(topo.arc_dst, minlength=topo.n), out=in_indptr[1:])
+    term_r = terminal_router(topo)
+    term_off = terminal_offsets(topo)
+    stats = np.zeros(K.NSTATS, dtype=np.int64)
+    hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
+    hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
+    arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
+    t0 = time.perf_counter()
+    K.simulate_kernel(
+        np.int64(topo.n), np.ascontiguousarray(topo.arc_src, dtype=np.int64),
+        np.ascontiguousarray(topo.arc_dst, dtype=np.int64), np.ascontiguousarray(topo.arc_dim, dtype=np.int64),
+        tabs.arc_dir, tabs.arc_wrap, in_indptr, order, term_r, term_off, tabs.out_arc, tabs.records, tabs.min_dist,
+        np.ascontiguousarray(topo.indptr, dtype=np.int64), np.ascontiguousarray(topo.arc_id, dtype=np.int64),
+        tabs.next_mask, tabs.ud_up, tabs.ud_down, tabs.arc_up,
+        np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0), np.int64(cfg.vcs), np.int64(cap), np.int64(slots),
+        np.int64(cfg.injection_queue), np.int64(cfg.source_queue), np.int64(cfg.router_delay),
+        np.int64(cfg.link_latency), np.int64(lo), np.int64(hi),
+        np.int64(dests.mode), np.ascontiguousarray(dests.perm, dtype=np.int64),
+        np.ascontiguousarray(dests.cdf, dtype=np.float64), np.int64(dests.hot_count), float(dests.hot_prob),
+        np.ascontiguousarray(rate, dtype=np.float64), np.int64(cfg.injection == "poisson"),
+        np.int64(cfg.warmup), np.int64(cfg.measure), np.int64(cfg.drain), np.int64(cfg.watchdog),
+        np.int64(seed), np.int64(1 if cfg.check else 0),
+        stats, hist_gen, hist_inj, arc_phits,
+    )
+    seconds = time.perf_counter() - t0
+    return _result(topo, cfg, pat, routing, load, seed, stats, hist_gen, hist_inj, arc_phits, seconds, tabs)
+
+
+def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phits, seconds, tabs) -> SimResult:
+    T = topo.num_terminals
+    M = cfg.measure
+    pk = int(st[K.S_TAG_DELIVERED])
+    util = arc_phits / float(M)
+    per_dim: dict[str, dict[str, float]] = {}
+    for k, name in enumerate(topo.dims):
+        sel = topo.arc_dim == k
+        if sel.any():
+            per_dim[name] = {"mean": float(util[sel].mean()), "max": float(util[sel].max()),
+                             "min": float(util[sel].min()), "channels": int(sel.sum())}
+    if util.size:
+        per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
+                          "channels": int(util.size)}
+    hops = float(st[K.S_SUM_HOPS] / pk) if pk else None
+    kind = {0: "none", 1: "no progress", 2: "knot"}[int(st[K.S_DEADLOCK_KIND])]
+    total_hops_all = float(st[K.S_SUM_MINHOPS] / pk) if pk else None
+    esc = None
+    if routing in ("adaptive", "table") and st[K.S_WIN_HOPS] > 0:
+        esc = st[K.S_ESC_HOPS] / st[K.S_WIN_HOPS]
+    return SimResult(
+        spec=topo.spec or topo.family,
+        routing=routing if routing != "dor" else f"dor/{cfg.deadlock if cfg.deadlock != 'auto' else ('dateline' if cfg.vcs >= 2 else 'bubble')}",
+        traffic=str(pat),
+        load=load,
+        offered=float(st[K.S_GEN_PHITS] / (M * T)),
+        accepted=float(st[K.S_ACC_PHITS] / (M * T)),
+        injected_rate=float(st[K.S_INJ_PHITS] / (M * T)),
+        latency=float(st[K.S_SUM_LAT_INJ] / pk) if pk else None,
+        latency_generation=float(st[K.S_SUM_LAT_GEN] / pk) if pk else None,
+        latency_percentiles=_percentiles(hist_inj),
+        latency_generation_percentiles=_percentiles(hist_gen),
+        latency_max=int(st[K.S_MAX_LAT_INJ]) if pk else None,
+        hops=hops,
+        min_hops=total_hops_all,
+        packets=pk,
+        deadlock=bool(st[K.S_DEADLOCK]),
+        deadlock_kind=kind,
+        drained=bool(st[K.S_DRAINED]),
+        cycles=int(st[K.S_CYCLES]),
+        seconds=seconds,
+        injected=int(st[K.S_INJECTED]),
+        delivered=int(st[K.S_DELIVERED]),
+        in_flight=int(st[K.S_IN_FLIGHT]),
+        conservation=bool(st[K.S_VIOLATIONS] == 0 and st[K.S_INJECTED] == st[K.S_DELIVERED] + st[K.S_IN_FLIGHT]),
+        source_overflow=int(st[K.S_OVERFLOW]),
+        starvation=int(st[K.S_STARVED]),
+        escape_fraction=None if esc is None else float(esc),
+        utilisation=per_dim,
+        channel_utilisation=util,
+        config=cfg,
+        seed=seed,
+        config_routers=topo.n,
+    )
+
+
+@dataclass
+class SweepResult:
+    """A load sweep: one :class:`SimResult` per load and the saturation
+    throughput (the highest accepted load of the sweep)."""
+
+    points: list[SimResult]
+    saturation: float
+    saturation_load: float
+
+    @property
+    def loads(self) -> list[float]:
+        return [p.load for p in self.points]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "points": [p.to_dict() for p in self.points],
+            "saturation": self.saturation,
+            "saturation_load": self.saturation_load,
+        }
+
+
+def _sweep_result(points: list[SimResult]) -> SweepResult:
+    ok = [p for p in points if not p.deadlock]
+    if not ok:
+        return SweepResult(points, 0.0, 0.0)
+    best = max(ok, key=lambda p: p.accepted)
+    return SweepResult(points, float(best.accepted), float(best.load))
+
+
+def sweep(
+    topology: Topology,
+    config: "SimConfig | str | None" = None,
+    traffic_pattern: "TrafficPattern | str" = "uniform",
+    loads: Iterable[float] | None = None,
+    *,
+    seed: int = 0,
+) -> SweepResult:
+    """Simulate at every load (default 0.05, 0.10, ..., 1.0).
+
+    >>> import candidates as cd
+    >>> s = sweep(cd.ring(8), "singleflit", "uniform", [0.1, 0.2], seed=1)
+    >>> [round(p.accepted, 1) for p in s.points], s.saturation == max(p.accepted for p in s.points)
+    ([0.1, 0.2], True)
+    """
+    loads = [round(0.05 * i, 10) for i in range(1, 21)] if loads is None else [float(x) for x in loads]
+    if not loads:
+        raise SimError("a sweep needs at least one load")
+    return _sweep_result([simulate(topology, config, traffic_pattern, x, seed=seed) for x in loads])
+
+
+def saturation(
+    topology: Topology,
+    config: "SimConfig | str | None" = None,
+    traffic_pattern: "TrafficPattern | str" = "uniform",
+    *,
+    step: float = 0.05,
+    max_load: float = 1.0,
+    tolerance: float = 0.95,
+    seed: int = 0,
+) -> SweepResult:
+    """Raise the load by ``step`` until the network saturates.
+
+    A point is saturated when ``accepted < tolerance * offered``; the sweep
+    stops two points after the first saturated one (accepted load can keep
+    creeping up a little past the knee) and reports the highest accepted
+    load as the saturation throughput.
+
+    >>> import candidates as cd
+    >>> s = saturation(cd.ring(8), "singleflit", "uniform", step=0.1, seed=1)
+    >>> 0.5 < s.saturation <= 0.7  # DOR sends the 4-hop ties one way: 10/7 hops per packet on it
+    True
+    """
+    if not 0 < step <= max_load:
+        raise SimError(f"need 0 < step <= max_load, got step={step}, max_load={max_load}")
+    points: list[SimResult] = []
+    sat_seen = 0
+    x = step
+    while x <= max_load + 1e-12:
+        r = simulate(topology, config, traffic_pattern, x, seed=seed)
+        points.append(r)
+        if r.deadlock or r.accepted < tolerance * r.offered:
+            sat_seen += 1
+            if sat_seen >= 3 or r.deadlock:
+                break
+        x = round(x + step, 10)
+    return _sweep_result(points)

@@ -1,0 +1,15 @@
+"""Errors of the simulator.
+
+:class:`SimError` derives from :class:`candidates.errors.ToposynthError`, so
+the ``toposynth`` command line prints its message on one line and exits 2.
+"""
+
+from __future__ import annotations
+
+from candidates.errors import ToposynthError
+
+__all__ = ["SimError"]
+
+
+class SimError(ToposynthError):
+    """A simulation configuration, traffic pattern or routing is invalid."""

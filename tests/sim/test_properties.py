@@ -1,0 +1,52 @@
+"""Property-based checks of the simulator's invariants on random graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import candidates as cd
+import sim
+
+
+@st.composite
+def connected_graphs(draw):
+    n = draw(st.integers(4, 12))
+    # a random spanning tree plus some extra links (parallel links allowed)
+    links = [(i, draw(st.integers(0, i - 1))) for i in range(1, n)]
+    extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=2 * n))
+    links += [(a, b) for a, b in extra if a != b]
+    c = draw(st.integers(1, 2))
+    return cd.Topology(n, np.array(links), terminals=np.full(n, c))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(connected_graphs(), st.sampled_from(["table", "updown"]), st.integers(1, 3),
+       st.sampled_from([1, 4, (1, 8)]), st.floats(0.05, 1.0), st.integers(0, 2**31 - 1),
+       st.booleans())
+def test_any_graph_is_deadlock_free_and_conserves_packets(t, routing, vcs, length, load, seed, prio):
+    cfg = sim.SimConfig(routing=routing, vcs=vcs, packet_length=length, warmup=200, measure=1500, drain=3000,
+                        watchdog=1500, check=True, transit_priority=prio)
+    r = sim.simulate(t, cfg, "uniform", load, seed=seed)
+    assert not r.deadlock, r.deadlock_kind
+    assert r.conservation and r.injected == r.delivered + r.in_flight
+    assert r.accepted <= r.offered + 0.05
+    if r.packets:
+        assert r.hops >= r.min_hops
+        if routing == "table" and r.escape_fraction == 0:
+            assert r.hops == r.min_hops
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["ring:5", "ring:8", "torus:3x4", "torus:4x4", "rtt:a=3", "mesh:3x5", "pdtt:a=2"]),
+       st.sampled_from(["dor", "adaptive"]), st.integers(1, 3), st.floats(0.05, 1.0), st.integers(0, 1000))
+def test_lattices_with_records_are_minimal_and_deadlock_free(spec, routing, vcs, load, seed):
+    t = cd.from_spec(spec)
+    dl = "bubble" if vcs == 1 else "auto"
+    cfg = sim.SimConfig(routing=routing, vcs=vcs, deadlock=dl if routing == "dor" else "auto", packet_length=(1, 6),
+                        warmup=200, measure=1500, drain=3000, watchdog=1500, check=True)
+    r = sim.simulate(t, cfg, "uniform", load, seed=seed)
+    assert not r.deadlock and r.conservation
+    if r.packets:
+        assert r.hops == r.min_hops

@@ -1,0 +1,64 @@
+"""The ``simulate`` subcommand (registered by sim.cli.add_subcommand)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sim.cli import main
+
+
+def run(capsys, *argv):
+    code = main(["simulate", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_single_run_json(capsys):
+    code, out, _ = run(capsys, "torus:4x4", "--traffic", "uniform", "--load", "0.2", "--routing", "dor",
+                       "--seed", "3", "--json", "--measure", "3000")
+    assert code == 0
+    d = json.loads(out)
+    for key in ("offered", "accepted", "latency", "hops", "deadlock", "cycles", "seconds"):
+        assert key in d
+    assert d["deadlock"] is False and abs(d["accepted"] - 0.2) < 0.03
+    assert d["routing"] == "dor/dateline" and d["config"]["measure"] == 3000
+    code2, out2, _ = run(capsys, "torus:4x4", "--load", "0.2", "--routing", "dor", "--seed", "3", "--json",
+                         "--measure", "3000")
+    d2 = json.loads(out2)
+    assert d2["accepted"] == d["accepted"] and d2["latency"] == d["latency"]  # same seed, same numbers
+
+
+def test_sweep_json_and_plot(capsys, tmp_path):
+    png = tmp_path / "curves.png"
+    code, out, _ = run(capsys, "ring:8", "--sweep", "--loads", "0.1,0.4,0.8", "--preset", "singleflit",
+                       "--json", "--plot", str(png))
+    assert code == 0
+    d = json.loads(out)
+    assert [round(p["load"], 2) for p in d["points"]] == [0.1, 0.4, 0.8]
+    assert d["saturation"] == max(p["accepted"] for p in d["points"])
+    assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_text_output_and_saturation(capsys, tmp_path):
+    code, out, _ = run(capsys, "rtt:a=4", "--load", "0.3", "--packet", "1-8")
+    assert code == 0 and "accepted" in out and "deadlock" in out
+    svg = tmp_path / "s.svg"
+    code, out, _ = run(capsys, "ring:8", "--saturation", "--step", "0.2", "--preset", "singleflit", "--plot", str(svg))
+    assert code == 0 and "saturation throughput" in out and svg.read_text().lstrip().startswith("<?xml")
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["ring:8", "--routing", "dor", "--vcs", "1", "--deadlock", "dateline"], "2 virtual channels"),
+    (["ring:8", "--traffic", "nope"], "unknown traffic"),
+    (["ring:8", "--plot", "x.png"], "--plot needs"),
+    (["ring:8", "--packet", "a-b"], "--packet"),
+    (["nope:3"], "unknown topology family"),
+    (["ndt:4x4x2x2x2", "--routing", "adaptive"], "routing records"),
+    (["ring:6", "--traffic", "bitcomplement"], "power of 2"),
+])
+def test_errors_one_line_exit_2(capsys, argv, msg):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("toposynth: error: ") and msg in err and err.count("\n") == 1
