@@ -222,6 +222,55 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------- run
+def cmd_run(args: argparse.Namespace) -> int:
+    from .run import run
+    from .study import builtin_study, load_study
+
+    if args.study is None:
+        study = builtin_study("default")
+    elif args.study.startswith("builtin:"):
+        study = builtin_study(args.study.split(":", 1)[1])
+    else:
+        study = load_study(args.study)
+    out = args.out or f"toposynth-{study.name}"
+    res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
+    if args.json:
+        _print_json(res.to_dict())
+        return 0
+    print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s")
+    for k, spec in enumerate(res.ranking[:10], 1):
+        r = res.record(spec)
+        lat = r.get("latency") or []
+        extra = "".join(f", latency@{x['scale']:g} {x['average_latency']:.4g}" for x in lat
+                        if x["average_latency"] is not None)
+        print(f"  {k:>2}. {spec}: lambda {r['capacity']['lambda']:.4g}{extra}")
+    for c in res.cross_check:
+        print(f"  LP check {c['spec']}: PTAS {c['ptas_lambda']:.5g}, LP {c['lp_lambda']:.5g} "
+              f"({'within eps' if c['within_eps'] else 'NOT within eps'})")
+    print(f"report: {out}/report.html")
+    return 0
+
+
+def cmd_studies(args: argparse.Namespace) -> int:
+    from .study import BUILTIN_STUDIES
+
+    if args.json:
+        _print_json(BUILTIN_STUDIES)
+        return 0
+    for name, d in BUILTIN_STUDIES.items():
+        print(f"{name:<10} {d.get('description', '')}")
+    print("\nRun one with: toposynth run builtin:NAME --out DIR")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import render_report
+
+    print(render_report(args.dir))
+    return 0
+
+
 # ------------------------------------------------------------------ families
 def cmd_families(args: argparse.Namespace) -> int:
     from candidates import families
@@ -292,6 +341,28 @@ def build_parser() -> argparse.ArgumentParser:
                     help="connector pins of every unit of a packaging level (repeatable), e.g. node_card=240")
     fl.add_argument("--json", action="store_true", help="print JSON")
     fl.set_defaults(func=cmd_flow)
+
+    r = sub.add_parser("run", help="run a study: candidates -> ranking -> LP cross-check -> report")
+    r.add_argument("study", nargs="?", help="study TOML file, or builtin:NAME (default: the built-in default study)")
+    r.add_argument("--out", metavar="DIR", help="output directory (default toposynth-STUDYNAME); reruns resume")
+    r.add_argument("--jobs", type=int, default=1, help="parallel evaluations (default 1)")
+    r.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    r.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address (default: a local cluster)")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--json", action="store_true", help="print the results as JSON")
+    r.set_defaults(func=cmd_run)
+
+    st = sub.add_parser("studies", help="the built-in studies")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_studies)
+
+    rp = sub.add_parser("report", help="re-render DIR/report.html from DIR/results.json")
+    rp.add_argument("dir")
+    rp.set_defaults(func=cmd_report)
+
+    from sim.cli import add_subcommand as add_simulate
+
+    add_simulate(sub)
 
     f = sub.add_parser("families", help="the registry of topology families")
     f.add_argument("--json", action="store_true", help="print JSON")

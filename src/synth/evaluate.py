@@ -1,0 +1,132 @@
+"""Evaluate one candidate of a study: a plain function of (spec, study).
+
+It runs in worker processes (loky, dask), so it takes only picklable
+values and returns a JSON-ready record; a candidate that cannot be
+evaluated (disconnected, infeasible, a solver error) comes back as a record
+with ``status = "failed"`` and the reason, never as an exception.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from candidates import distance_stats, from_spec
+from candidates.errors import ToposynthError
+from candidates.placement import block_placement
+from candidates.topology import Topology
+
+from .study import Study
+
+__all__ = ["evaluate", "build_topology", "build_problem", "study_demands"]
+
+LEVELS = ("compute_card", "node_card", "midplane")
+
+
+def build_topology(spec: str, study: Study) -> Topology:
+    """The candidate with the study's placement (``physical.blocks``) applied
+    to lattices that have none."""
+    t = from_spec(spec)
+    if study.blocks and t.placement is None and t.coords is not None and t.shape is not None:
+        names = LEVELS if len(study.blocks) == 3 else None
+        t = block_placement(t, study.blocks, names)
+    return t
+
+
+def study_demands(topo: Topology, study: Study):
+    """The study's demands on this candidate's routers (same seed, same demands)."""
+    from flows import Demands, FlowError
+
+    if study.pattern == "uniform":
+        return Demands.uniform(topo.n)
+    if study.pattern == "random":
+        return Demands.random(topo.n, study.count, seed=study.seed)
+    if study.pattern == "file":
+        return Demands.read_csv(study.demand_file)
+    if topo.placement is None:
+        raise FlowError("local traffic needs a placed candidate (a bgl/hierarchical one, or physical.blocks)")
+    levels = len(study.shares) - 1
+    if levels > topo.placement.unit.shape[1]:
+        raise FlowError(f"traffic.shares has {levels + 1} entries but the placement has only "
+                        f"{topo.placement.unit.shape[1]} levels")
+    return Demands.random_local(topo.placement.unit[:, :levels], study.count, study.shares, seed=study.seed)
+
+
+def build_problem(topo: Topology, study: Study):
+    import flows
+    from flows.physical import Packaging, Technology, physical_problem
+
+    dem = study_demands(topo, study)
+    if study.packaging == "none":
+        return flows.FlowProblem.from_topology(topo, dem)
+    pk = Packaging.bluegene_l()
+    for level, pins in study.connector_pins.items():
+        pk = pk.with_connector_pins(level, pins)
+    return physical_problem(topo, dem, Technology(), pk, wiring=study.wiring)
+
+
+def evaluate(spec: str, study: Study, routers: int | None = None) -> dict[str, Any]:
+    """The record of one candidate: structure, capacity (PTAS, certified),
+    and the minimum latency at each demand scale. ``routers``: the machine
+    size every candidate must have (non-uniform demands name routers).
+
+    >>> from synth.study import study_from_dict
+    >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "traffic": {"pattern": "uniform"},
+    ...                      "ranking": {"objective": "capacity"}})
+    >>> r = evaluate("ring:6", s)
+    >>> r["status"], r["capacity"]["lambda"] <= 10 / 9 <= r["capacity"]["upper_bound"]   # LP optimum 10/9
+    ('ok', True)
+    """
+    import flows
+
+    t0 = time.perf_counter()
+    rec: dict[str, Any] = {"spec": spec, "status": "ok"}
+    try:
+        topo = build_topology(spec, study)
+        deg = topo.degree
+        rec.update(routers=topo.n, links=topo.num_links, max_degree=int(deg.max()), family=topo.family)
+        if routers is not None and topo.n != routers and study.pattern != "uniform":
+            rec.update(status="failed", reason=f"{topo.n} routers, but the study's {study.pattern} demands are "
+                                               f"for {routers} (the first candidate's size)")
+            return rec
+        if study.max_degree is not None and deg.max() > study.max_degree:
+            rec.update(status="pruned", reason=f"router degree {int(deg.max())} > max_degree {study.max_degree}")
+            return rec
+        ds = distance_stats(topo)
+        if not ds.connected:
+            rec.update(status="failed", reason="disconnected topology")
+            return rec
+        rec.update(diameter=ds.diameter, average_distance=ds.average_distance)
+        problem = build_problem(topo, study)
+        cap = flows.max_concurrent_flow(problem, eps=study.eps)
+        rec["capacity"] = _summary(cap, problem)
+        if study.objective in ("latency", "both"):
+            lat = []
+            for s in study.scales:
+                if s > cap.upper_bound:
+                    lat.append({"scale": s, "status": "infeasible", "average_latency": None, "latency_bound": None,
+                                "reason": f"capacity lambda <= {cap.upper_bound:.4g} < {s}"})
+                    continue
+                r = flows.min_latency(problem.scaled(s), eps=study.eps)
+                lat.append({"scale": s, "status": "ok" if r.average_latency is not None else "infeasible",
+                            "average_latency": r.average_latency, "latency_bound": r.latency_bound,
+                            "seconds": r.seconds,
+                            **({} if r.average_latency is not None else {"reason": r.extra.get("message", "")})})
+            rec["latency"] = lat
+    except ToposynthError as exc:
+        rec.update(status="failed", reason=str(exc))
+    except Exception as exc:  # a solver error must not stop the sweep
+        rec.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
+    rec["seconds"] = time.perf_counter() - t0
+    return rec
+
+
+def _summary(r, problem) -> dict[str, Any]:
+    order = np.argsort(-r.utilisation, kind="stable")[:5]
+    return {
+        "lambda": r.lam, "upper_bound": r.upper_bound, "gap": r.gap, "seconds": r.seconds, "status": r.status,
+        "bottlenecks": [{"resource": problem.resource_names[i], "utilisation": float(r.utilisation[i])}
+                        for i in order.tolist()],
+    }

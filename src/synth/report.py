@@ -1,0 +1,223 @@
+"""Study outputs: results.json, results.csv, winners/*.graphml and a
+self-contained report.html (figures embedded as PNG data URIs)."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_outputs", "render_report"]
+
+WINNERS = 3
+
+
+def write_outputs(res, out: Path) -> None:
+    from candidates import write_topology
+
+    from .evaluate import build_topology
+
+    out = Path(out)
+    d = res.to_dict()
+    (out / "results.json").write_text(json.dumps(d, indent=1) + "\n", encoding="utf-8")
+    _write_csv(d, out / "results.csv")
+    wdir = out / "winners"
+    wdir.mkdir(exist_ok=True)
+    for k, spec in enumerate(res.ranking[:WINNERS], 1):
+        topo = build_topology(spec, res.study)
+        write_topology(topo, wdir / f"{k}-{_slug(spec)}.graphml")
+    render_report(out)
+
+
+def _slug(spec: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_=" else "_" for c in spec)[:80]
+
+
+def _write_csv(d: dict[str, Any], path: Path) -> None:
+    scales = d["study"]["traffic"]["scales"]
+    cols = ["rank", "spec", "status", "routers", "links", "max_degree", "diameter", "average_distance", "lambda",
+            "upper_bound", "gap"] + [f"latency@{s:g}" for s in scales] + ["seconds", "reason"]
+    rank = {s: i + 1 for i, s in enumerate(d["ranking"])}
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in sorted(d["records"], key=lambda r: rank.get(r["spec"], 10 ** 9)):
+            cap = r.get("capacity") or {}
+            lat = r.get("latency") or [{} for _ in scales]
+            w.writerow([rank.get(r["spec"], ""), r["spec"], r["status"], r.get("routers", ""), r.get("links", ""),
+                        r.get("max_degree", ""), r.get("diameter", ""), r.get("average_distance", ""),
+                        cap.get("lambda", ""), cap.get("upper_bound", ""), cap.get("gap", "")]
+                       + [x.get("average_latency", "") if x.get("average_latency") is not None else "" for x in lat]
+                       + [f"{r.get('seconds', 0):.3f}", r.get("reason", "")])
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _figures(d: dict[str, Any]) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs = {}
+    ok = [r for r in d["records"] if r["status"] == "ok"]
+    order = {s: i for i, s in enumerate(d["ranking"])}
+    ok.sort(key=lambda r: order[r["spec"]])
+    baseline = d["study"]["ranking"]["baseline"]
+    if ok:
+        fig, ax = plt.subplots(figsize=(7, 0.35 * len(ok) + 1))
+        names = [r["spec"] for r in ok][::-1]
+        lam = [r["capacity"]["lambda"] for r in ok][::-1]
+        ub = [r["capacity"]["upper_bound"] for r in ok][::-1]
+        colors = ["tab:red" if n == baseline else "tab:blue" for n in names]
+        ax.barh(names, lam, color=colors)
+        ax.errorbar(ub, names, fmt="|", color="k", label="certified upper bound")
+        ax.set_xlabel("capacity lambda (demand multiple carried)")
+        ax.legend(loc="lower right")
+        figs["capacity"] = _png(fig)
+    scales = d["study"]["traffic"]["scales"]
+    if scales and ok and any(r.get("latency") for r in ok):
+        fig, ax = plt.subplots(figsize=(7, 4))
+        show = ok[:6] + [r for r in ok[6:] if r["spec"] == baseline]
+        for r in show:
+            pts = [(x["scale"], x["average_latency"]) for x in r["latency"] if x["average_latency"] is not None]
+            if pts:
+                xs, ys = zip(*pts)
+                ax.plot(xs, ys, "o-" if r["spec"] != baseline else "s--", label=r["spec"], alpha=0.8)
+        best = [(t["scale"], t["average_latency"]) for t in d["tradeoff"] if t["best"]]
+        if best:
+            xs, ys = zip(*best)
+            ax.plot(xs, ys, "k-", lw=3, alpha=0.3, label="best at each demand")
+        ax.set_xlabel("demand scale (throughput per demand)")
+        ax.set_ylabel("minimum average latency")
+        ax.legend(fontsize=7)
+        figs["tradeoff"] = _png(fig)
+    return figs
+
+
+def _drawing(spec: str, study) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    from .evaluate import build_topology
+
+    topo = build_topology(spec, study)
+    G = topo.to_networkx(multigraph=False)
+    if topo.coords is not None and topo.coords.shape[1] == 2:
+        pos = {v: (float(topo.coords[v, 0]), float(topo.coords[v, 1])) for v in range(topo.n)}
+    else:
+        pos = nx.spring_layout(G, seed=0)
+    fig, ax = plt.subplots(figsize=(4, 3.2))
+    nx.draw_networkx(G, pos, ax=ax, node_size=40, with_labels=False, width=0.6)
+    ax.set_title(spec, fontsize=8)
+    ax.axis("off")
+    return _png(fig)
+
+
+def _table(rows: list[list[Any]], head: list[str]) -> str:
+    h = "".join(f"<th>{html.escape(str(x))}</th>" for x in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(x))}</td>" for x in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return "" if x is None else str(x)
+
+
+def render_report(out: str | Path) -> Path:
+    """(Re)write ``out/report.html`` from ``out/results.json``."""
+    from .study import StudyError, study_from_dict
+
+    out = Path(out)
+    try:
+        d = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StudyError(f"{str(out)!r} holds no readable results.json ({exc}); run `toposynth run --out DIR` first") from None
+    sd = d["study"]
+    study = study_from_dict({k: v for k, v in {
+        "name": sd["name"], "seed": sd["seed"], "description": sd["description"],
+        "candidates": {k2: v2 for k2, v2 in sd["candidates"].items() if v2 not in (None, [], {})},
+        "traffic": {k2: v2 for k2, v2 in sd["traffic"].items() if v2 is not None},
+        "physical": {k2: v2 for k2, v2 in sd["physical"].items() if v2 not in ([], {})},
+        "ranking": {k2: v2 for k2, v2 in sd["ranking"].items() if v2 is not None},
+        "cross_check": sd["cross_check"]}.items()})
+    figs = _figures(d)
+    scales = sd["traffic"]["scales"]
+    rank = {s: i + 1 for i, s in enumerate(d["ranking"])}
+    rows = []
+    for r in sorted(d["records"], key=lambda r: rank.get(r["spec"], 10 ** 9)):
+        cap = r.get("capacity") or {}
+        lat = r.get("latency") or []
+        rows.append([rank.get(r["spec"], "-"), r["spec"] + (" (baseline)" if r["spec"] == sd["ranking"]["baseline"] else ""),
+                     r["status"], r.get("routers"), r.get("links"), r.get("max_degree"), r.get("diameter"),
+                     r.get("average_distance"), cap.get("lambda"), cap.get("gap")]
+                    + [x.get("average_latency") for x in lat] + [r.get("reason", "")])
+    head = ["rank", "candidate", "status", "routers", "links", "degree", "diameter", "avg distance", "lambda", "gap"] + \
+        [f"latency @ {s:g}" for s in (scales if any(r.get("latency") for r in d["records"]) else [])] + ["note"]
+    statuses = {}
+    for r in d["records"]:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    pruned = [r for r in d["records"] if r["status"] == "pruned"]
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>toposynth study {html.escape(sd['name'])}</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+        "td:nth-child(2){text-align:left}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>",
+        f"<h1>Study {html.escape(sd['name'])}</h1><p>{html.escape(sd['description'])}</p>",
+        f"<p>{len(d['records'])} candidates: " + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items())) +
+        f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s. "
+        f"Fingerprint <code>{d['fingerprint']}</code>.</p>",
+        "<h2>The study</h2><pre>" + html.escape(json.dumps(sd, indent=1)) + "</pre>",
+        "<h2>Ranking</h2>", _table(rows, head),
+    ]
+    if pruned:
+        reasons: dict[str, int] = {}
+        for r in pruned:
+            reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+        parts.append("<p>Pruned before the PTAS: " + "; ".join(f"{v} x {html.escape(k)}" for k, v in reasons.items()) + "</p>")
+    if "capacity" in figs:
+        parts.append(f"<h2>Capacity</h2><p>Bars: certified feasible lambda (PTAS); ticks: its dual upper bound.</p>"
+                     f"<img src='{figs['capacity']}'>")
+    if "tradeoff" in figs:
+        tr = [[t["scale"], t["best"] or "none feasible", t["average_latency"]] for t in d["tradeoff"]]
+        parts.append("<h2>Latency–throughput trade-off</h2>"
+                     f"<img src='{figs['tradeoff']}'>" + _table(tr, ["demand scale", "best candidate", "min avg latency"]))
+    btl = []
+    for spec in d["ranking"][:WINNERS]:
+        r = next(x for x in d["records"] if x["spec"] == spec)
+        for b in r["capacity"]["bottlenecks"][:3]:
+            btl.append([spec, b["resource"], b["utilisation"]])
+    if btl:
+        parts.append("<h2>Bottleneck resources of the winners</h2>" + _table(btl, ["candidate", "resource", "utilisation at lambda"]))
+    if d["cross_check"]:
+        cc = [[c["spec"], c["ptas_lambda"], c["ptas_upper_bound"], c["lp_lambda"], c["relative_difference"],
+               "yes" if c["within_eps"] else "NO", c["lp_seconds"]] for c in d["cross_check"]]
+        parts.append("<h2>Exact LP cross-check (HiGHS)</h2>" + _table(
+            cc, ["candidate", "PTAS lambda", "PTAS upper bound", "LP lambda", "relative difference", "within eps",
+                 "LP seconds"]))
+    if d["ranking"]:
+        parts.append("<h2>Winners</h2>")
+        for spec in d["ranking"][:WINNERS]:
+            parts.append(f"<img src='{_drawing(spec, study)}'>")
+    parts.append("<p>Simulation of the winners: not run (the simulator is not part of this study yet).</p>")
+    parts.append("</body></html>")
+    path = out / "report.html"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path

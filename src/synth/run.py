@@ -1,0 +1,210 @@
+"""The design flow: study -> candidate pool -> ranking -> LP cross-check -> results.
+
+Candidate evaluations run in parallel with joblib (loky by default, or a
+dask.distributed cluster through joblib's dask backend). Every finished
+record is appended to ``DIR/records.jsonl`` at once (flushed and synced), so
+an interrupted sweep loses nothing finished and the same command resumes
+it: candidates already recorded for the same study fingerprint are not
+evaluated again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .evaluate import build_problem, build_topology, evaluate
+from .pool import candidate_specs
+from .study import Study, StudyError
+
+__all__ = ["run", "StudyResult", "rank", "BACKENDS"]
+
+BACKENDS = ("loky", "dask")
+
+
+@dataclass
+class StudyResult:
+    """Records of every candidate (in pool order), the ranking, the cross-check."""
+
+    study: Study
+    records: list[dict[str, Any]]
+    ranking: list[str]
+    cross_check: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    resumed: int = 0
+
+    def record(self, spec: str) -> dict[str, Any]:
+        for r in self.records:
+            if r["spec"] == spec:
+                return r
+        raise KeyError(spec)
+
+    def tradeoff(self) -> list[dict[str, Any]]:
+        """For every demand scale, the candidate of least latency (the
+        paper's Fig. 3 curve), and the largest scale any candidate carries."""
+        out = []
+        for i, s in enumerate(self.study.scales):
+            best = None
+            for r in self.records:
+                lat = r.get("latency")
+                if r["status"] == "ok" and lat and lat[i]["average_latency"] is not None:
+                    if best is None or lat[i]["average_latency"] < best[1]:
+                        best = (r["spec"], lat[i]["average_latency"])
+            out.append({"scale": s, "best": best[0] if best else None, "average_latency": best[1] if best else None})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"study": self.study.to_dict(), "fingerprint": self.study.fingerprint(), "records": self.records,
+                "ranking": self.ranking, "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
+                "seconds": self.seconds, "resumed": self.resumed}
+
+
+def _latency_key(r: dict[str, Any]) -> float:
+    lat = r.get("latency") or []
+    v = lat[0]["average_latency"] if lat else None
+    return float("inf") if v is None else v
+
+
+def rank(study: Study, records: list[dict[str, Any]]) -> list[str]:
+    """Specs of the evaluated candidates, best first: by capacity lambda
+    (``capacity``), or by the minimum latency at the first demand scale,
+    ties by capacity (``latency``, ``both``). Ties keep pool order."""
+    ok = [r for r in records if r["status"] == "ok"]
+    if study.objective == "capacity":
+        ok.sort(key=lambda r: -r["capacity"]["lambda"])
+    else:
+        ok.sort(key=lambda r: (_latency_key(r), -r["capacity"]["lambda"]))
+    return [r["spec"] for r in ok]
+
+
+def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
+    done: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return done
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a crash: that candidate is evaluated again
+            if rec.get("fingerprint") == fingerprint:
+                done[rec["spec"]] = rec
+    return done
+
+
+def _parallel_map(fn: Callable, items: list, jobs: int, backend: str, scheduler: str | None):
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise StudyError("the dask backend needs dask.distributed: pip install 'toposynth[dask]'") from None
+        client = Client(scheduler) if scheduler else Client(processes=True, n_workers=max(1, jobs),
+                                                             threads_per_worker=1, dashboard_address=None)
+        try:
+            with parallel_config(backend="dask"):
+                yield from Parallel(return_as="generator_unordered")(delayed(fn)(x) for x in items)
+        finally:
+            client.close()
+    else:
+        yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
+            delayed(fn)(x) for x in items)
+
+
+class _Evaluate:
+    """Picklable closure: evaluate(spec, study)."""
+
+    def __init__(self, study: Study, routers: int | None):
+        self.study = study
+        self.routers = routers
+
+    def __call__(self, spec: str) -> dict[str, Any]:
+        return evaluate(spec, self.study, self.routers)
+
+
+def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, backend: str = "loky",
+        scheduler: str | None = None, progress: bool = False) -> StudyResult:
+    """Run a study; with ``out``, write and resume ``out/records.jsonl``
+    and write the results and the report there.
+
+    >>> from synth.study import study_from_dict
+    >>> s = study_from_dict({"candidates": {"specs": ["ring:6", "complete:6"]},
+    ...                      "ranking": {"objective": "capacity"}, "cross_check": {"top": 1}})
+    >>> res = run(s)
+    >>> res.ranking, round(res.cross_check[0]["lp_lambda"], 6)    # K6 carries 5 units per PE
+    (['complete:6', 'ring:6'], 5.0)
+    """
+    if backend not in BACKENDS:
+        raise StudyError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise StudyError(f"jobs must be a positive integer, got {jobs!r}")
+    t0 = time.perf_counter()
+    specs = candidate_specs(study)
+    routers = build_topology(specs[0], study).n
+    fp = study.fingerprint()
+    done: dict[str, dict[str, Any]] = {}
+    log = None
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "records.jsonl"
+        done = _load_records(path, fp)
+        (out / "study.json").write_text(json.dumps(study.to_dict(), indent=2) + "\n", encoding="utf-8")
+        log = path.open("a", encoding="utf-8")
+    resumed = sum(1 for s in specs if s in done)
+    todo = [s for s in specs if s not in done]
+    if progress:
+        print(f"toposynth: study {study.name!r}: {len(specs)} candidates, {resumed} already done, "
+              f"{len(todo)} to evaluate", file=sys.stderr)
+    try:
+        for k, rec in enumerate(_parallel_map(_Evaluate(study, routers), todo, jobs, backend, scheduler), 1):
+            rec["fingerprint"] = fp
+            done[rec["spec"]] = rec
+            if log is not None:
+                log.write(json.dumps(rec) + "\n")
+                log.flush()
+                os.fsync(log.fileno())
+            if progress:
+                what = (f"lambda {rec['capacity']['lambda']:.4g}" if rec["status"] == "ok"
+                        else f"{rec['status']}: {rec.get('reason', '')}")
+                print(f"  [{resumed + k}/{len(specs)}] {rec['spec']}: {what} ({rec['seconds']:.2f} s)",
+                      file=sys.stderr)
+    finally:
+        if log is not None:
+            log.close()
+    records = [done[s] for s in specs]
+    ranking = rank(study, records)
+    checks = cross_check(study, ranking[: study.cross_check_top])
+    res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed)
+    if out is not None:
+        from .report import write_outputs
+
+        write_outputs(res, out)
+    return res
+
+
+def cross_check(study: Study, specs: list[str]) -> list[dict[str, Any]]:
+    """Re-solve the capacity of the given candidates exactly (HiGHS) and
+    compare with the PTAS's certified interval."""
+    import flows
+
+    out = []
+    for spec in specs:
+        topo = build_topology(spec, study)
+        problem = build_problem(topo, study)
+        ptas = flows.max_concurrent_flow(problem, eps=study.eps)
+        lp = flows.solve_lp(problem)
+        out.append({"spec": spec, "ptas_lambda": ptas.lam, "ptas_upper_bound": ptas.upper_bound,
+                    "lp_lambda": lp.lam, "relative_difference": (lp.lam - ptas.lam) / lp.lam,
+                    "within_eps": bool(ptas.lam <= lp.lam * (1 + 1e-9) and lp.lam <= ptas.lam * (1 + study.eps) + 1e-9),
+                    "lp_seconds": lp.seconds})
+    return out

@@ -1,0 +1,304 @@
+"""Study files: what a design-space exploration evaluates, validated up front.
+
+A study is a TOML file (or the same dict in Python)::
+
+    name = "my-study"
+    seed = 1
+
+    [candidates]
+    specs = ["torus:8x4", "rtt:a=4"]          # any registry specs
+    sweep = [{family = "torus", shape = ["8x4", "4x4x2"]}]   # family x parameter lists
+    enumerate = {nodes = 8, max_degree = 3}   # every connected graph (graph6 specs)
+    files = ["mine.graphml"]                  # user graphs
+    max_degree = 4                            # prune candidates above this router degree
+
+    [traffic]
+    pattern = "random"        # uniform | random | local | file
+    count = 128               # random/local: number of demands
+    shares = [0.4, 0.5, 0.1]  # local: share per packaging level, then across
+    file = "demands.csv"      # file: CSV src,dst,amount
+    scales = [0.5, 1.0]       # demand scales for the latency objective
+
+    [physical]
+    packaging = "none"        # none (unit link capacities, latency 1 per hop) | bgl
+    wiring = "flexible"       # flexible | uniform
+    blocks = [[1,1,2],[4,4,2],[8,8,8]]   # placement of lattice candidates
+    connector_pins = {node_card = 240}
+
+    [ranking]
+    objective = "both"        # capacity | latency | both (default: both with scales, else capacity)
+    eps = 0.05
+    baseline = "torus:8x4"    # marked in the report
+
+    [cross_check]
+    top = 3                   # winners re-solved exactly with HiGHS
+
+Every field is checked when the study is loaded; a bad one raises
+:class:`StudyError` naming the field and the valid values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from candidates.errors import ToposynthError
+
+__all__ = ["Study", "StudyError", "load_study", "DEFAULT_STUDY", "BUILTIN_STUDIES", "builtin_study"]
+
+
+class StudyError(ToposynthError):
+    """A study file or study dict is malformed."""
+
+
+PATTERNS = ("uniform", "random", "local", "file")
+PACKAGINGS = ("none", "bgl")
+WIRINGS = ("flexible", "uniform")
+OBJECTIVES = ("capacity", "latency", "both")
+
+_SECTIONS = {
+    "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check"},
+    "candidates": {"specs", "sweep", "enumerate", "files", "max_degree"},
+    "traffic": {"pattern", "count", "shares", "file", "scales"},
+    "physical": {"packaging", "wiring", "blocks", "connector_pins"},
+    "ranking": {"objective", "eps", "baseline"},
+    "cross_check": {"top"},
+}
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated study (see the module docstring for the fields)."""
+
+    name: str = "study"
+    seed: int = 1
+    description: str = ""
+    specs: tuple[str, ...] = ()
+    sweep: tuple[dict, ...] = ()
+    enumerate: dict | None = None
+    files: tuple[str, ...] = ()
+    max_degree: int | None = None
+    pattern: str = "uniform"
+    count: int | None = None
+    shares: tuple[float, ...] = (0.4, 0.5, 0.1)
+    demand_file: str | None = None
+    scales: tuple[float, ...] = ()
+    packaging: str = "none"
+    wiring: str = "flexible"
+    blocks: tuple[tuple[int, ...], ...] = ()
+    connector_pins: dict = field(default_factory=dict)
+    objective: str = "both"
+    eps: float = 0.05
+    baseline: str | None = None
+    cross_check_top: int = 3
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "seed": self.seed, "description": self.description,
+            "candidates": {"specs": list(self.specs), "sweep": [dict(s) for s in self.sweep],
+                           "enumerate": self.enumerate, "files": list(self.files), "max_degree": self.max_degree},
+            "traffic": {"pattern": self.pattern, "count": self.count, "shares": list(self.shares),
+                        "file": self.demand_file, "scales": list(self.scales)},
+            "physical": {"packaging": self.packaging, "wiring": self.wiring,
+                         "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins)},
+            "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline},
+            "cross_check": {"top": self.cross_check_top},
+        }
+
+    def fingerprint(self) -> str:
+        """A hash of everything that changes results (not the name or description)."""
+        d = self.to_dict()
+        d.pop("name")
+        d.pop("description")
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _err(field_: str, msg: str) -> StudyError:
+    return StudyError(f"study field {field_}: {msg}")
+
+
+def _int(d: dict, key: str, where: str, *, minimum: int, default: Any = None) -> Any:
+    v = d.get(key, default)
+    if v is default and key not in d:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise _err(f"{where}{key}", f"must be an integer >= {minimum}, got {v!r}")
+    return v
+
+
+def _choice(d: dict, key: str, where: str, valid: tuple[str, ...], default: str) -> str:
+    v = d.get(key, default)
+    if v not in valid:
+        raise _err(f"{where}{key}", f"must be one of {', '.join(valid)}; got {v!r}")
+    return v
+
+
+def _str_list(d: dict, key: str, where: str) -> tuple[str, ...]:
+    v = d.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise _err(f"{where}{key}", f"must be a list of non-empty strings, got {v!r}")
+    return tuple(v)
+
+
+def _table(d: dict, key: str) -> dict:
+    v = d.get(key, {})
+    if not isinstance(v, dict):
+        raise _err(key, f"must be a table ([{key}]), got {type(v).__name__}")
+    unknown = set(v) - _SECTIONS[key]
+    if unknown:
+        raise _err(f"{key}.{sorted(unknown)[0]}", f"unknown field; valid fields of [{key}]: {', '.join(sorted(_SECTIONS[key]))}")
+    return v
+
+
+def study_from_dict(d: dict, base: Path | None = None) -> Study:
+    """Validate a study dict (as parsed from TOML). ``base``: directory that
+    relative file names in the study are resolved against."""
+    if not isinstance(d, dict):
+        raise StudyError("a study must be a table of fields")
+    unknown = set(d) - _SECTIONS[""]
+    if unknown:
+        raise _err(sorted(unknown)[0], f"unknown field; valid top-level fields: {', '.join(sorted(_SECTIONS['']))}")
+    from candidates import from_spec
+
+    name = d.get("name", "study")
+    if not isinstance(name, str) or not name:
+        raise _err("name", f"must be a non-empty string, got {name!r}")
+    seed = _int(d, "seed", "", minimum=0, default=1)
+    desc = d.get("description", "")
+    if not isinstance(desc, str):
+        raise _err("description", "must be a string")
+
+    c = _table(d, "candidates")
+    specs = _str_list(c, "specs", "candidates.")
+    for s in specs:
+        try:
+            from_spec(s)
+        except ToposynthError as exc:
+            raise _err("candidates.specs", f"{s!r}: {exc}") from None
+    sweep = c.get("sweep", [])
+    if not isinstance(sweep, list) or not all(isinstance(x, dict) and isinstance(x.get("family"), str) for x in sweep):
+        raise _err("candidates.sweep", "must be a list of tables with a 'family' and parameter lists, "
+                   "e.g. {family = \"rtt\", a = [4, 8]}")
+    for x in sweep:
+        for k, v in x.items():
+            if k != "family" and not isinstance(v, list):
+                raise _err(f"candidates.sweep.{k}", f"must be a list of values to sweep, got {v!r}")
+    en = c.get("enumerate")
+    if en is not None:
+        if not isinstance(en, dict) or set(en) - {"nodes", "max_degree", "min_degree", "regular"}:
+            raise _err("candidates.enumerate", "must be {nodes = N, max_degree = D} (optional min_degree, regular)")
+        _int(en, "nodes", "candidates.enumerate.", minimum=2)
+        _int(en, "max_degree", "candidates.enumerate.", minimum=1)
+        if "nodes" not in en or "max_degree" not in en:
+            raise _err("candidates.enumerate", "needs nodes and max_degree")
+        if en["nodes"] > 10:
+            raise _err("candidates.enumerate.nodes", f"at most 10 (the pool grows too fast beyond), got {en['nodes']}")
+    files = _str_list(c, "files", "candidates.")
+    if base is not None:
+        files = tuple(str((base / f).resolve()) if not Path(f).is_absolute() else f for f in files)
+    for f in files:
+        if not Path(f).is_file():
+            raise _err("candidates.files", f"{f!r} is not a file")
+    max_degree = _int(c, "max_degree", "candidates.", minimum=1)
+    if not (specs or sweep or en or files):
+        raise _err("candidates", "the pool is empty: give specs, sweep, enumerate or files")
+
+    t = _table(d, "traffic")
+    pattern = _choice(t, "pattern", "traffic.", PATTERNS, "uniform")
+    count = _int(t, "count", "traffic.", minimum=1)
+    if pattern in ("random", "local") and count is None:
+        raise _err("traffic.count", f"the {pattern} pattern needs a number of demands")
+    shares = t.get("shares", [0.4, 0.5, 0.1])
+    if (not isinstance(shares, list) or len(shares) < 2 or not all(isinstance(x, (int, float)) and x >= 0 for x in shares)
+            or abs(sum(shares) - 1) > 1e-9):
+        raise _err("traffic.shares", f"must be at least 2 non-negative fractions adding up to 1, got {shares!r}")
+    dfile = t.get("file")
+    if pattern == "file":
+        if not isinstance(dfile, str):
+            raise _err("traffic.file", "the file pattern needs a CSV file name (header src,dst,amount)")
+        if base is not None and not Path(dfile).is_absolute():
+            dfile = str((base / dfile).resolve())
+        if not Path(dfile).is_file():
+            raise _err("traffic.file", f"{dfile!r} is not a file")
+    scales = t.get("scales", [])
+    if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and x > 0 for x in scales):
+        raise _err("traffic.scales", f"must be a list of positive numbers, got {scales!r}")
+
+    p = _table(d, "physical")
+    packaging = _choice(p, "packaging", "physical.", PACKAGINGS, "none")
+    wiring = _choice(p, "wiring", "physical.", WIRINGS, "flexible")
+    blocks = p.get("blocks", [])
+    if not isinstance(blocks, list) or not all(isinstance(b, list) and b and all(isinstance(x, int) and x > 0 for x in b)
+                                               for b in blocks):
+        raise _err("physical.blocks", f"must be a list of block shapes like [[1,1,2],[4,4,2],[8,8,8]], got {blocks!r}")
+    pins = p.get("connector_pins", {})
+    if not isinstance(pins, dict) or not all(isinstance(v, int) and v > 0 for v in pins.values()):
+        raise _err("physical.connector_pins", f"must be a table level = pins, e.g. {{node_card = 240}}, got {pins!r}")
+    if packaging == "none" and (wiring != "flexible" or pins or blocks):
+        raise _err("physical.packaging", "wiring, blocks and connector_pins need a packaging (bgl)")
+    if pattern == "local" and packaging == "none" and not blocks:
+        pass  # candidates must carry their own placement; checked per candidate
+
+    r = _table(d, "ranking")
+    objective = _choice(r, "objective", "ranking.", OBJECTIVES, "both" if scales else "capacity")
+    eps = r.get("eps", 0.05)
+    if not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise _err("ranking.eps", f"must be a number in (0, 1), got {eps!r}")
+    baseline = r.get("baseline")
+    if baseline is not None:
+        if not isinstance(baseline, str):
+            raise _err("ranking.baseline", "must be a spec string")
+        try:
+            from_spec(baseline)
+        except ToposynthError as exc:
+            raise _err("ranking.baseline", f"{baseline!r}: {exc}") from None
+    if objective in ("latency", "both") and not scales:
+        raise _err("traffic.scales", "the latency objective needs demand scales, e.g. scales = [0.5, 1.0]")
+    x = _table(d, "cross_check")
+    top = _int(x, "top", "cross_check.", minimum=0, default=3)
+    return Study(name, seed, desc, specs, tuple(sweep), en, files, max_degree, pattern, count, tuple(shares), dfile,
+                 tuple(float(s) for s in scales), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
+                 objective, float(eps), baseline, top)
+
+
+def load_study(path: str | Path) -> Study:
+    """Read and validate a TOML study file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StudyError(f"cannot read study file {str(path)!r}: {exc.strerror}") from None
+    try:
+        d = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
+    return study_from_dict(d, path.parent)
+
+
+#: The built-in default: a complete small study (32 routers) that runs in a couple of minutes.
+DEFAULT_STUDY = {
+    "name": "default",
+    "description": "32-router candidates (tori, twisted tori, mesh, hypercube, twin torus, products) ranked "
+                   "by capacity and minimum latency under 128 random demands, unit link capacities.",
+    "seed": 1,
+    "candidates": {
+        "specs": ["torus:8x4", "torus:4x4x2", "rt:a=4", "rtt:a=4", "mesh:8x4", "hypercube:5", "ring:32",
+                  "ndt:4x2x2", "product:ring:8*path:4", "twisted:8x4:t1=2"],
+        "sweep": [{"family": "twisted", "shape": ["8x4"], "t1": [1, 3]}],
+    },
+    "traffic": {"pattern": "random", "count": 128, "scales": [0.05, 0.1, 0.15, 0.25, 0.35]},
+    "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x4"},
+    "cross_check": {"top": 3},
+}
+
+BUILTIN_STUDIES = {"default": DEFAULT_STUDY}
+
+
+def builtin_study(name: str = "default") -> Study:
+    if name not in BUILTIN_STUDIES:
+        raise StudyError(f"no built-in study {name!r}; built-in studies: {', '.join(BUILTIN_STUDIES)}")
+    return study_from_dict(BUILTIN_STUDIES[name])

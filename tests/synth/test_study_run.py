@@ -1,0 +1,158 @@
+"""The design flow: study validation, ranking, resumability, parallel backends, outputs."""
+
+import csv
+import json
+import re
+
+import pytest
+
+import flows
+from candidates import from_spec, read_topology
+from synth.cli import main
+from synth.evaluate import build_problem
+from synth.run import run
+from synth.study import StudyError, builtin_study, load_study, study_from_dict
+
+SMALL = {
+    "name": "small",
+    "seed": 3,
+    "candidates": {"specs": ["ring:16", "torus:4x4", "mesh:4x4", "rtt:a=2:c=2", "hypercube:4", "complete:16"],
+                   "sweep": [{"family": "twisted", "shape": ["4x4"], "t1": [1, 2]}], "max_degree": 6},
+    "traffic": {"pattern": "random", "count": 48, "scales": [0.2, 0.5]},
+    "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:4x4"},
+    "cross_check": {"top": 2},
+}
+
+
+def strip(records):
+    return [{k: v for k, v in r.items() if k != "seconds"} | (
+        {"capacity": {k: v for k, v in r["capacity"].items() if k != "seconds"}} if "capacity" in r else {}) | (
+        {"latency": [{k: v for k, v in x.items() if k != "seconds"} for x in r["latency"]]} if "latency" in r else {})
+        for r in records]
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("small")
+    return run(study_from_dict(SMALL), out, jobs=1), out
+
+
+def test_ranking_and_pruning(small_run):
+    res, _ = small_run
+    st = {r["spec"]: r["status"] for r in res.records}
+    assert st["complete:16"] == "pruned"                   # degree 15 > max_degree 6
+    # 8 routers with 2 PEs each: not the 16-router machine the random demands name
+    assert st["rtt:a=2:c=2"] == "failed" and "8 routers, but the study's random demands are for 16" in \
+        res.record("rtt:a=2:c=2")["reason"]
+    assert all(s == "ok" for k, s in st.items() if k not in ("complete:16", "rtt:a=2:c=2"))
+    # every capacity is certified: the exact LP lies inside [lambda, upper_bound]
+    study = res.study
+    for r in res.records:
+        if r["status"] != "ok" or r["spec"] not in ("ring:16", "mesh:4x4"):
+            continue
+        lp = flows.solve_lp(build_problem(from_spec(r["spec"]), study)).lam
+        assert r["capacity"]["lambda"] <= lp * (1 + 1e-9) <= r["capacity"]["upper_bound"] * (1 + 1e-9)
+    # ranked by latency at the first scale: non-decreasing
+    lat = [res.record(s)["latency"][0]["average_latency"] or float("inf") for s in res.ranking]
+    assert lat == sorted(lat)
+    assert all(c["within_eps"] for c in res.cross_check) and len(res.cross_check) == 2
+
+
+def test_latency_never_below_average_distance(small_run):
+    res, _ = small_run
+    for r in res.records:
+        if r["status"] == "ok":
+            for x in r["latency"]:
+                if x["average_latency"] is not None:
+                    assert x["latency_bound"] <= x["average_latency"] * (1 + 1e-9)
+                    assert x["latency_bound"] >= 1.0 - 1e-9   # every demand needs at least one hop
+
+
+def test_outputs(small_run):
+    res, out = small_run
+    d = json.loads((out / "results.json").read_text())
+    assert d["ranking"] == res.ranking and len(d["records"]) == 8
+    rows = list(csv.DictReader((out / "results.csv").open()))
+    assert [r["spec"] for r in rows[: len(res.ranking)]] == res.ranking
+    html = (out / "report.html").read_text()
+    for needle in ("Ranking", "Latency–throughput trade-off", "Bottleneck resources", "Exact LP cross-check",
+                   "Winners", "data:image/png;base64", "(baseline)", "Pruned before the PTAS: 1 x router degree 15"):
+        assert needle in html
+    winners = sorted((out / "winners").glob("*.graphml"))
+    assert len(winners) == 3
+    first = read_topology(winners[0])
+    assert first.num_links == from_spec(res.ranking[0]).num_links
+    # `toposynth report DIR` re-renders the same file from results.json
+    (out / "report.html").unlink()
+    assert main(["report", str(out)]) == 0
+    assert "Exact LP cross-check" in (out / "report.html").read_text()
+
+
+def test_resume_after_interruption_gives_the_same_results(small_run, tmp_path):
+    res, out = small_run
+    lines = (out / "records.jsonl").read_text().splitlines()
+    (tmp_path / "records.jsonl").write_text("\n".join(lines[:4]) + "\n" + lines[4][: len(lines[4]) // 2])
+    again = run(study_from_dict(SMALL), tmp_path, jobs=1)
+    assert again.resumed == 4
+    assert strip(again.records) == strip(res.records) and again.ranking == res.ranking
+    # a changed study does not reuse the records
+    other = dict(SMALL, seed=4)
+    assert run(study_from_dict(other), tmp_path, jobs=1).resumed == 0
+
+
+def test_jobs_and_dask_give_identical_results(small_run):
+    res, _ = small_run
+    two = run(study_from_dict(SMALL), None, jobs=2)
+    assert strip(two.records) == strip(res.records) and two.ranking == res.ranking
+    pytest.importorskip("distributed")
+    dk = run(study_from_dict(SMALL), None, jobs=2, backend="dask")
+    assert strip(dk.records) == strip(res.records) and dk.ranking == res.ranking
+
+
+def test_failures_are_recorded_and_the_sweep_goes_on(tmp_path):
+    g = tmp_path / "two.edges"
+    g.write_text("0 1\n2 3\n")                                 # disconnected
+    s = study_from_dict({"candidates": {"specs": ["ring:4"], "files": [str(g)]},
+                         "traffic": {"pattern": "uniform"}, "cross_check": {"top": 0}})
+    res = run(s)
+    st = {r["spec"]: (r["status"], r.get("reason", "")) for r in res.records}
+    assert st["ring:4"][0] == "ok"
+    assert st[f"graph:{g}"] == ("failed", "disconnected topology")
+
+
+def test_default_study_is_valid_and_builtin():
+    s = builtin_study()
+    assert s.name == "default" and s.objective == "both" and len(s.scales) >= 3
+
+
+@pytest.mark.parametrize("patch,message", [
+    ({"colour": 1}, r"study field colour: unknown field; valid top-level fields"),
+    ({"ranking": {"objective": "speed"}}, r"ranking.objective: must be one of capacity, latency, both; got 'speed'"),
+    ({"traffic": {"pattern": "random"}}, r"traffic.count: the random pattern needs a number of demands"),
+    ({"traffic": {"pattern": "zipf"}}, r"traffic.pattern: must be one of uniform, random, local, file"),
+    ({"candidates": {"specs": ["torus:0x4"]}}, r"candidates.specs: 'torus:0x4'"),
+    ({"candidates": {}}, r"the pool is empty"),
+    ({"ranking": {"eps": 2}}, r"ranking.eps: must be a number in \(0, 1\)"),
+    ({"traffic": {"scales": [0.1, -1]}}, r"traffic.scales: must be a list of positive numbers"),
+    ({"physical": {"wiring": "uniform"}}, r"physical.packaging: wiring, blocks and connector_pins need a packaging"),
+])
+def test_study_errors_name_the_field(patch, message):
+    d = {"candidates": {"specs": ["ring:4"]}} | patch
+    with pytest.raises(StudyError, match=message):
+        study_from_dict(d)
+
+
+def test_cli_run_and_bad_study_file(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_text('name = "cli"\n[candidates]\nspecs = ["ring:6", "complete:6"]\n[cross_check]\ntop = 1\n')
+    assert main(["run", str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "1. complete:6: lambda" in out and "within eps" in out
+    assert load_study(f).objective == "capacity"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[candidates\nspecs = 1\n")
+    assert main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert re.match(r"toposynth: error: study file .* is not valid TOML", err) and err.count("\n") == 1
+    assert main(["run", "builtin:nope"]) == 2
+    assert "built-in studies: default" in capsys.readouterr().err
