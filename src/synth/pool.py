@@ -26,6 +26,51 @@ def _sweep_specs(entry: dict) -> list[str]:
     return out
 
 
+def _factor_pool(entries: list[str]) -> list[str]:
+    from candidates.enumeration import iter_graph6
+
+    out: list[str] = []
+    for x in entries:
+        if x.startswith("enumerate:"):
+            _, n, d = x.split(":")
+            out += ["g6:" + g for g in iter_graph6(int(n), int(d))]
+        else:
+            out.append(x)
+    return out
+
+
+def _placed(spec: str, mode: str) -> list[str]:
+    """The row graph in each linear placement the mode asks for, as g6 specs
+    whose vertex i sits at position i."""
+    if mode == "canonical":
+        return [spec]
+    import networkx as nx
+
+    from candidates.linear import linear_placements
+
+    G = from_spec(spec).to_networkx(multigraph=False)
+    pls = linear_placements(G)
+    if mode == "min-cutwidth":
+        pls = [p for p in pls if p.cutwidth == pls[0].cutwidth][:1]
+    out = []
+    for p in pls:
+        pos = {v: i for i, v in enumerate(p.order)}
+        H = nx.Graph()
+        H.add_nodes_from(range(G.number_of_nodes()))  # graph6 follows node order: position order
+        H.add_edges_from((pos[u], pos[v]) for u, v in G.edges())
+        out.append("g6:" + nx.to_graph6_bytes(H, header=False).decode("ascii").strip())
+    return out
+
+
+def _hierarchy_specs(h: dict) -> list[str]:
+    rows = _factor_pool(h["rows"])
+    if "limit" in h:
+        rows = rows[: h["limit"]]
+    rows = [p for r in rows for p in _placed(r, h["placements"])]
+    cols, urs, ucs = (_factor_pool(h[k]) for k in ("columns", "upper_rows", "upper_columns"))
+    return [f"bgl:{r}*{c}*{u}*{w}" for r in rows for c in cols for u in urs for w in ucs]
+
+
 def candidate_specs(study: Study) -> list[str]:
     """Every candidate of the study, canonical specs, in a fixed order
     (specs, sweeps, enumerated graphs, files), duplicates removed.
@@ -45,6 +90,8 @@ def candidate_specs(study: Study) -> list[str]:
         en = study.enumerate
         raw += ["g6:" + g for g in iter_graph6(en["nodes"], en["max_degree"], min_degree=en.get("min_degree", 0),
                                                regular=bool(en.get("regular", False)))]
+    if study.hierarchy:
+        raw += _hierarchy_specs(study.hierarchy)
     raw += ["graph:" + f for f in study.files]
     seen: dict[str, None] = {}
     for s in raw:

@@ -11,6 +11,11 @@ A study is a TOML file (or the same dict in Python)::
     enumerate = {nodes = 8, max_degree = 3}   # every connected graph (graph6 specs)
     files = ["mine.graphml"]                  # user graphs
     max_degree = 4                            # prune candidates above this router degree
+    # Blue Gene/L compositions: factor pools ("enumerate:N:D" = every connected
+    # graph of N nodes, degree <= D), row graphs placed canonically, at their
+    # minimum cut width, or in every linear placement; limit = first K row graphs
+    hierarchy = {rows = ["enumerate:8:3"], columns = ["ring:4"], upper_rows = ["ring:4"],
+                 upper_columns = ["ring:4"], placements = "canonical", limit = 20}
 
     [traffic]
     pattern = "random"        # uniform | random | local | file
@@ -62,7 +67,7 @@ OBJECTIVES = ("capacity", "latency", "both")
 
 _SECTIONS = {
     "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check"},
-    "candidates": {"specs", "sweep", "enumerate", "files", "max_degree"},
+    "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
     "traffic": {"pattern", "count", "shares", "file", "scales"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins"},
     "ranking": {"objective", "eps", "baseline"},
@@ -80,6 +85,7 @@ class Study:
     specs: tuple[str, ...] = ()
     sweep: tuple[dict, ...] = ()
     enumerate: dict | None = None
+    hierarchy: dict | None = None
     files: tuple[str, ...] = ()
     max_degree: int | None = None
     pattern: str = "uniform"
@@ -100,7 +106,8 @@ class Study:
         return {
             "name": self.name, "seed": self.seed, "description": self.description,
             "candidates": {"specs": list(self.specs), "sweep": [dict(s) for s in self.sweep],
-                           "enumerate": self.enumerate, "files": list(self.files), "max_degree": self.max_degree},
+                           "enumerate": self.enumerate, "hierarchy": self.hierarchy, "files": list(self.files),
+                           "max_degree": self.max_degree},
             "traffic": {"pattern": self.pattern, "count": self.count, "shares": list(self.shares),
                         "file": self.demand_file, "scales": list(self.scales)},
             "physical": {"packaging": self.packaging, "wiring": self.wiring,
@@ -197,6 +204,9 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err("candidates.enumerate", "needs nodes and max_degree")
         if en["nodes"] > 10:
             raise _err("candidates.enumerate.nodes", f"at most 10 (the pool grows too fast beyond), got {en['nodes']}")
+    hier = c.get("hierarchy")
+    if hier is not None:
+        hier = _hierarchy(hier)
     files = _str_list(c, "files", "candidates.")
     if base is not None:
         files = tuple(str((base / f).resolve()) if not Path(f).is_absolute() else f for f in files)
@@ -204,7 +214,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         if not Path(f).is_file():
             raise _err("candidates.files", f"{f!r} is not a file")
     max_degree = _int(c, "max_degree", "candidates.", minimum=1)
-    if not (specs or sweep or en or files):
+    if not (specs or sweep or en or files or hier):
         raise _err("candidates", "the pool is empty: give specs, sweep, enumerate or files")
 
     t = _table(d, "traffic")
@@ -260,9 +270,49 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise _err("traffic.scales", "the latency objective needs demand scales, e.g. scales = [0.5, 1.0]")
     x = _table(d, "cross_check")
     top = _int(x, "top", "cross_check.", minimum=0, default=3)
-    return Study(name, seed, desc, specs, tuple(sweep), en, files, max_degree, pattern, count, tuple(shares), dfile,
+    return Study(name, seed, desc, specs, tuple(sweep), en, hier, files, max_degree, pattern, count, tuple(shares), dfile,
                  tuple(float(s) for s in scales), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
                  objective, float(eps), baseline, top)
+
+
+PLACEMENTS = ("canonical", "min-cutwidth", "all")
+_HIER_POOLS = (("rows", 8), ("columns", 4), ("upper_rows", 4), ("upper_columns", 4))
+
+
+def _hierarchy(h: Any) -> dict:
+    from candidates import from_spec
+
+    where = "candidates.hierarchy"
+    if not isinstance(h, dict):
+        raise _err(where, "must be a table {rows = [...], columns = [...], upper_rows = [...], upper_columns = [...]}")
+    valid = {k for k, _ in _HIER_POOLS} | {"placements", "limit"}
+    unknown = set(h) - valid
+    if unknown:
+        raise _err(f"{where}.{sorted(unknown)[0]}", f"unknown field; valid: {', '.join(sorted(valid))}")
+    out: dict[str, Any] = {}
+    for key, size in _HIER_POOLS:
+        pool = h.get(key)
+        if not isinstance(pool, list) or not pool or not all(isinstance(x, str) for x in pool):
+            raise _err(f"{where}.{key}", f"must be a non-empty list of {size}-node graph specs or 'enumerate:{size}:D'")
+        for x in pool:
+            if x.startswith("enumerate:"):
+                parts = x.split(":")
+                if len(parts) != 3 or not all(p.isdigit() for p in parts[1:]) or int(parts[1]) != size:
+                    raise _err(f"{where}.{key}", f"{x!r}: write enumerate:{size}:D (every connected {size}-node graph "
+                                                 "of degree <= D)")
+                continue
+            try:
+                n = from_spec(x).n
+            except ToposynthError as exc:
+                raise _err(f"{where}.{key}", f"{x!r}: {exc}") from None
+            if n != size:
+                raise _err(f"{where}.{key}", f"{x!r} has {n} nodes; the Blue Gene/L {key} graphs have {size}")
+        out[key] = list(pool)
+    out["placements"] = _choice(h, "placements", where + ".", PLACEMENTS, "canonical")
+    lim = _int(h, "limit", where + ".", minimum=1)
+    if lim is not None:
+        out["limit"] = lim
+    return out
 
 
 def load_study(path: str | Path) -> Study:
@@ -295,7 +345,61 @@ DEFAULT_STUDY = {
     "cross_check": {"top": 3},
 }
 
-BUILTIN_STUDIES = {"default": DEFAULT_STUDY}
+BGL_MIDPLANE_STUDY = {
+    "name": "bgl-midplane",
+    "description": (
+        "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I at T = 2048): 512 routers; "
+        "every connected 8-node graph of degree <= 3 (192) along the rows of each node card at its minimum "
+        "cut width, rings of 4 along the columns and one level up; the 8x8x8 torus on 1x1x2 compute cards, "
+        "4x4x2 node cards as baseline. 2048 random demands: 40% inside a compute card, 50% inside a node card, "
+        "10% across node cards. Flow in wires under the bgl packaging preset (flows.Packaging.bluegene_l: "
+        "200 connector pins per node card as in the paper; 120 per compute card, card sizes, 2/6/6 signal "
+        "layers and 1 mm pitch per differential pair are our assumptions); latency in ns with 7.1 ns/m FR4 "
+        "wires and the radix-dependent router delay of flows.RouterDelay (90 nm, our coefficients). The paper "
+        "also varied the column and upper graphs: widen candidates.hierarchy to do the same. No LP "
+        "cross-check by default: HiGHS needs minutes per 512-router instance."),
+    "seed": 1,
+    "candidates": {
+        "specs": ["torus:8x8x8"],
+        "hierarchy": {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"],
+                      "upper_columns": ["ring:4"], "placements": "min-cutwidth"},
+    },
+    "traffic": {"pattern": "local", "count": 2048, "shares": [0.4, 0.5, 0.1], "scales": [0.5, 1.0, 1.5]},
+    "physical": {"packaging": "bgl", "wiring": "flexible", "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]]},
+    "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x8x8"},
+    "cross_check": {"top": 0},
+}
+
+TWISTED_TORI_STUDY = {
+    "name": "twisted-tori",
+    "description": (
+        "'twisted-tori-tpds2010' at 128 routers: RT(8), RTT(8) (16 x 8) and PT/PTT/PDTT(4) (8 x 4 x 4) plus the "
+        "8x16 mesh, under uniform traffic with unit link capacities (one phit per cycle per link direction): "
+        "lambda is the injection rate each topology sustains; the LP gives exactly the analytic bounds "
+        "4/a, 6/a, 4/a, 6/a and 48/(7a) up to their approximation. No physical model."),
+    "seed": 1,
+    "candidates": {"specs": ["rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4", "mesh:16x8"]},
+    "traffic": {"pattern": "uniform", "scales": [0.2, 0.4, 0.6]},
+    "ranking": {"objective": "both", "eps": 0.05, "baseline": "rt:a=8"},
+    "cross_check": {"top": 2},
+}
+
+TWIN_TORUS_STUDY = {
+    "name": "5dt-vs-3d",
+    "description": (
+        "'5d-twin-torus-extoll' with the same cards at 256 PEs: the 3D torus 8x8x4 against the 5D twin torus "
+        "4x4x2x2x2 (two (n+1)-port cards per node, each a router with one PE, joined by an internal link), "
+        "uniform traffic, unit link capacities, one unit of latency per hop (internal hops included, as in "
+        "the paper)."),
+    "seed": 1,
+    "candidates": {"specs": ["torus:8x8x4", "ndt:4x4x2x2x2"]},
+    "traffic": {"pattern": "uniform", "scales": [0.1, 0.2, 0.3]},
+    "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x8x4"},
+    "cross_check": {"top": 0},
+}
+
+BUILTIN_STUDIES = {"default": DEFAULT_STUDY, "bgl-midplane": BGL_MIDPLANE_STUDY, "twisted-tori": TWISTED_TORI_STUDY,
+                   "5dt-vs-3d": TWIN_TORUS_STUDY}
 
 
 def builtin_study(name: str = "default") -> Study:

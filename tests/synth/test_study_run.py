@@ -156,3 +156,86 @@ def test_cli_run_and_bad_study_file(tmp_path, capsys):
     assert re.match(r"toposynth: error: study file .* is not valid TOML", err) and err.count("\n") == 1
     assert main(["run", "builtin:nope"]) == 2
     assert "built-in studies: default" in capsys.readouterr().err
+
+
+def _reduced(name, **patch):
+    import copy
+
+    from synth.study import BUILTIN_STUDIES
+
+    d = copy.deepcopy(BUILTIN_STUDIES[name])
+    for path, value in patch.items():
+        sec, key = path.split("__")
+        d[sec][key] = value
+    return study_from_dict(d)
+
+
+def test_builtin_studies_are_listed(capsys):
+    assert main(["studies"]) == 0
+    out = capsys.readouterr().out
+    for name in ("default", "bgl-midplane", "twisted-tori", "5dt-vs-3d"):
+        assert name in out
+
+
+def test_bgl_midplane_study_reduced(tmp_path):
+    hier = {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"], "upper_columns": ["ring:4"],
+            "placements": "min-cutwidth", "limit": 2}
+    s = _reduced("bgl-midplane", candidates__hierarchy=hier, traffic__count=256, traffic__scales=[1.0])
+    res = run(s, tmp_path, jobs=2)
+    assert [r["status"] for r in res.records] == ["ok"] * 3 and res.records[0]["spec"] == "torus:8x8x8"
+    for r in res.records:
+        assert r["routers"] == 512
+        # flow is in wires: the binding resources are connector pins, as the paper reports for its boards
+        assert "connector pins" in r["capacity"]["bottlenecks"][0]["resource"]
+        lat = r["latency"][0]
+        assert lat["average_latency"] >= lat["latency_bound"] > 3.0    # ns: at least one router delay
+    html = (tmp_path / "report.html").read_text()
+    assert "torus:8x8x8 (baseline)" in html and "connector pins" in html
+
+
+def test_twisted_tori_study_matches_the_analytic_bounds():
+    import candidates as cd
+
+    s = _reduced("twisted-tori", cross_check__top=0, traffic__scales=[0.2])
+    res = run(s)
+    assert res.ranking[:5] == ["pdtt:a=4", "ptt:a=4", "pt:a=4", "rtt:a=8", "rt:a=8"]
+    for spec in ("rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4"):
+        cap = res.record(spec)["capacity"]
+        bound = cd.uniform_load(cd.from_spec(spec)).injection_bound       # equals the exact LP for these
+        assert cap["lambda"] <= bound * (1 + 1e-9) <= cap["upper_bound"] * (1 + 1e-9)
+        # uncongested latency = average distance over distinct pairs (one unit per hop)
+        ad = cd.distance_stats(cd.from_spec(spec)).average_distance
+        assert res.record(spec)["latency"][0]["average_latency"] == pytest.approx(ad, rel=0.05)
+
+
+def test_twin_torus_study():
+    res = run(_reduced("5dt-vs-3d", traffic__scales=[0.1]))
+    a, b = (res.record(s)["latency"][0]["average_latency"] for s in ("ndt:4x4x2x2x2", "torus:8x8x4"))
+    assert a < b        # 5DT: shorter average path than the 3D torus with the same cards (11.6% at 256 PEs)
+    assert res.ranking[0] == "ndt:4x4x2x2x2"
+
+
+def test_hierarchy_pool_placements():
+    import networkx as nx
+
+    from candidates.linear import count_linear_placements, linear_placements
+    from synth.pool import _placed, candidate_specs
+
+    # every linear placement of the 4-vertex star gives a distinct row graph; their number is the
+    # count of placements up to automorphism and reflection
+    star = "g6:" + nx.to_graph6_bytes(nx.star_graph(3), header=False).decode().strip()
+    rows = _placed(star, "all")
+    assert len(rows) == len(set(rows)) == count_linear_placements(nx.star_graph(3))
+    # the min-cutwidth placement really has the minimum cut width
+    g = from_spec("g6:G}KGGK")
+    best = linear_placements(g.to_networkx(multigraph=False))[0].cutwidth
+    h = from_spec(_placed("g6:G}KGGK", "min-cutwidth")[0])
+    assert max(sum(1 for u, v in h.links.tolist() if min(u, v) <= gap < max(u, v)) for gap in range(7)) == best
+    s = study_from_dict({"candidates": {"hierarchy": {
+        "rows": ["enumerate:8:3"], "columns": ["ring:4", "path:4"], "upper_rows": ["ring:4"],
+        "upper_columns": ["complete:4"], "limit": 3}}})
+    specs = candidate_specs(s)
+    assert len(specs) == 6 and all(x.startswith("bgl:g6:") and x.endswith("*ring:4*complete:4") for x in specs)
+    with pytest.raises(StudyError, match=r"candidates.hierarchy.columns: 'ring:5' has 5 nodes"):
+        study_from_dict({"candidates": {"hierarchy": {"rows": ["ring:8"], "columns": ["ring:5"],
+                                                      "upper_rows": ["ring:4"], "upper_columns": ["ring:4"]}}})
