@@ -103,6 +103,25 @@ def _figures(d: dict[str, Any]) -> dict[str, str]:
         ax.set_ylabel("minimum average latency")
         ax.legend(fontsize=7)
         figs["tradeoff"] = _png(fig)
+    sims = [x for x in d.get("simulation", []) if x["status"] == "ok"]
+    if sims:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+        for x in sims:
+            off = [p["offered"] for p in x["points"]]
+            style = "s--" if x["spec"] == baseline else "o-"
+            a1.plot(off, [p["accepted"] for p in x["points"]], style, label=x["spec"])
+            lat = [(p["offered"], p["latency"]) for p in x["points"] if p["latency"] is not None]
+            if lat:
+                a2.plot(*zip(*lat), style, label=x["spec"])
+        a1.plot([0, max(p["offered"] for x in sims for p in x["points"])] * 1, [0, max(
+            p["offered"] for x in sims for p in x["points"])], "k:", lw=0.8)
+        a1.set_xlabel("offered load (phits/cycle/PE)")
+        a1.set_ylabel("accepted load")
+        a2.set_xlabel("offered load (phits/cycle/PE)")
+        a2.set_ylabel("mean packet latency (cycles)")
+        a2.set_yscale("log")
+        a1.legend(fontsize=7)
+        figs["simulation"] = _png(fig)
     return figs
 
 
@@ -156,7 +175,7 @@ def render_report(out: str | Path) -> Path:
         "traffic": {k2: v2 for k2, v2 in sd["traffic"].items() if v2 is not None},
         "physical": {k2: v2 for k2, v2 in sd["physical"].items() if v2 not in ([], {})},
         "ranking": {k2: v2 for k2, v2 in sd["ranking"].items() if v2 is not None},
-        "cross_check": sd["cross_check"]}.items()})
+        "cross_check": sd["cross_check"], "simulation": sd.get("simulation", {})}.items()})
     figs = _figures(d)
     scales = sd["traffic"]["scales"]
     rank = {s: i + 1 for i, s in enumerate(d["ranking"])}
@@ -216,7 +235,18 @@ def render_report(out: str | Path) -> Path:
         parts.append("<h2>Winners</h2>")
         for spec in d["ranking"][:WINNERS]:
             parts.append(f"<img src='{_drawing(spec, study)}'>")
-    parts.append("<p>Simulation of the winners: not run (the simulator is not part of this study yet).</p>")
+    simd = d.get("simulation", [])
+    if simd:
+        sm = d["study"]["simulation"]
+        rows_s = [[x["spec"] + (" (baseline)" if x["spec"] == sd["ranking"]["baseline"] else ""), x["status"],
+                   x.get("saturation"), len(x.get("points", [])), x.get("reason", ""), x["seconds"]] for x in simd]
+        parts.append(f"<h2>Simulation of the winners</h2><p>Cycle-level simulation (preset {html.escape(sm['preset'])}, "
+                     f"load step {sm['step']:g} up to {sm['max_load']:g} phits/cycle/PE, the study's traffic as a "
+                     "destination distribution) until the accepted load falls below 95% of the offered.</p>"
+                     + (f"<img src='{figs['simulation']}'>" if "simulation" in figs else "")
+                     + _table(rows_s, ["candidate", "status", "saturation (phits/cycle/PE)", "loads", "note", "seconds"]))
+    else:
+        parts.append("<p>Simulation of the winners: not requested (set [simulation] top).</p>")
     parts.append("</body></html>")
     path = out / "report.html"
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -37,6 +37,7 @@ class StudyResult:
     cross_check: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     resumed: int = 0
+    simulation: list[dict[str, Any]] = field(default_factory=list)
 
     def record(self, spec: str) -> dict[str, Any]:
         for r in self.records:
@@ -61,7 +62,7 @@ class StudyResult:
     def to_dict(self) -> dict[str, Any]:
         return {"study": self.study.to_dict(), "fingerprint": self.study.fingerprint(), "records": self.records,
                 "ranking": self.ranking, "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
-                "seconds": self.seconds, "resumed": self.resumed}
+                "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed}
 
 
 def _latency_key(r: dict[str, Any]) -> float:
@@ -184,12 +185,86 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
     records = [done[s] for s in specs]
     ranking = rank(study, records)
     checks = cross_check(study, ranking[: study.cross_check_top])
-    res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed)
+    sims = simulate_winners(study, ranking, records, out, fp, jobs, backend, scheduler, progress)
+    res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims)
     if out is not None:
         from .report import write_outputs
 
         write_outputs(res, out)
     return res
+
+
+class _Simulate:
+    """Picklable: the saturation sweep of one candidate under the study's traffic."""
+
+    def __init__(self, study: Study):
+        self.study = study
+
+    def __call__(self, spec: str) -> dict[str, Any]:
+        import numpy as np
+
+        import sim
+
+        from .evaluate import study_demands
+
+        t0 = time.perf_counter()
+        study = self.study
+        try:
+            topo = build_topology(spec, study)
+            if study.pattern == "uniform":
+                pattern = "uniform"
+            else:
+                dem = study_demands(topo, study)
+                M = np.zeros((topo.n, topo.n))
+                np.add.at(M, (dem.src, dem.dst), dem.amount)
+                pattern = sim.demand(M)
+            sw = sim.saturation(topo, study.sim_preset, pattern, step=study.sim_step, max_load=study.sim_max_load,
+                                seed=study.seed)
+            pts = [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
+                    "deadlock": p.deadlock, "load": p.load} for p in sw.points]
+            return {"spec": spec, "status": "ok", "saturation": sw.saturation, "points": pts,
+                    "seconds": time.perf_counter() - t0}
+        except Exception as exc:  # recorded, the study goes on
+            return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}",
+                    "seconds": time.perf_counter() - t0}
+
+
+def simulate_winners(study: Study, ranking: list[str], records: list[dict[str, Any]], out: Path | None, fp: str,
+                     jobs: int, backend: str, scheduler: str | None, progress: bool) -> list[dict[str, Any]]:
+    """Saturation sweeps of the top ``simulation.top`` candidates and the
+    baseline, resumable through ``out/simulation.jsonl``."""
+    if study.sim_top == 0:
+        return []
+    specs = list(ranking[: study.sim_top])
+    ok = {r["spec"] for r in records if r["status"] == "ok"}
+    base = study.baseline
+    if base is not None:
+        from candidates import from_spec
+
+        base = from_spec(base).spec or base
+        if base in ok and base not in specs:
+            specs.append(base)
+    done: dict[str, dict[str, Any]] = {}
+    log = None
+    if out is not None:
+        done = _load_records(Path(out) / "simulation.jsonl", fp)
+        log = (Path(out) / "simulation.jsonl").open("a", encoding="utf-8")
+    todo = [s for s in specs if s not in done]
+    try:
+        for rec in _parallel_map(_Simulate(study), todo, jobs, backend, scheduler):
+            rec["fingerprint"] = fp
+            done[rec["spec"]] = rec
+            if log is not None:
+                log.write(json.dumps(rec) + "\n")
+                log.flush()
+                os.fsync(log.fileno())
+            if progress:
+                what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
+                print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
+    finally:
+        if log is not None:
+            log.close()
+    return [done[s] for s in specs]
 
 
 def cross_check(study: Study, specs: list[str]) -> list[dict[str, Any]]:

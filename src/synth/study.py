@@ -38,6 +38,12 @@ A study is a TOML file (or the same dict in Python)::
     [cross_check]
     top = 3                   # winners re-solved exactly with HiGHS
 
+    [simulation]
+    top = 2                   # winners (and the baseline) simulated up to saturation
+    preset = "tpds2010"       # a sim preset (sim.PRESETS)
+    step = 0.05               # load step, phits/cycle/PE
+    max_load = 1.0
+
 Every field is checked when the study is loaded; a bad one raises
 :class:`StudyError` naming the field and the valid values.
 """
@@ -66,12 +72,13 @@ WIRINGS = ("flexible", "uniform")
 OBJECTIVES = ("capacity", "latency", "both")
 
 _SECTIONS = {
-    "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check"},
+    "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check", "simulation"},
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
     "traffic": {"pattern", "count", "shares", "file", "scales"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins"},
     "ranking": {"objective", "eps", "baseline"},
     "cross_check": {"top"},
+    "simulation": {"top", "preset", "step", "max_load"},
 }
 
 
@@ -101,6 +108,10 @@ class Study:
     eps: float = 0.05
     baseline: str | None = None
     cross_check_top: int = 3
+    sim_top: int = 0
+    sim_preset: str = "tpds2010"
+    sim_step: float = 0.05
+    sim_max_load: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +125,8 @@ class Study:
                          "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins)},
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline},
             "cross_check": {"top": self.cross_check_top},
+            "simulation": {"top": self.sim_top, "preset": self.sim_preset, "step": self.sim_step,
+                           "max_load": self.sim_max_load},
         }
 
     def fingerprint(self) -> str:
@@ -270,9 +283,21 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise _err("traffic.scales", "the latency objective needs demand scales, e.g. scales = [0.5, 1.0]")
     x = _table(d, "cross_check")
     top = _int(x, "top", "cross_check.", minimum=0, default=3)
+    sm = _table(d, "simulation")
+    sim_top = _int(sm, "top", "simulation.", minimum=0, default=0)
+    from sim import PRESETS
+
+    sim_preset = _choice(sm, "preset", "simulation.", tuple(PRESETS), "tpds2010")
+    step = sm.get("step", 0.05)
+    max_load = sm.get("max_load", 1.0)
+    for k, v in (("step", step), ("max_load", max_load)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 4:
+            raise _err(f"simulation.{k}", f"must be a load in (0, 4] phits/cycle/PE, got {v!r}")
+    if step > max_load:
+        raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
     return Study(name, seed, desc, specs, tuple(sweep), en, hier, files, max_degree, pattern, count, tuple(shares), dfile,
                  tuple(float(s) for s in scales), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
-                 objective, float(eps), baseline, top)
+                 objective, float(eps), baseline, top, sim_top, sim_preset, float(step), float(max_load))
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")
@@ -343,6 +368,7 @@ DEFAULT_STUDY = {
     "traffic": {"pattern": "random", "count": 128, "scales": [0.05, 0.1, 0.15, 0.25, 0.35]},
     "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x4"},
     "cross_check": {"top": 3},
+    "simulation": {"top": 2, "preset": "tpds2010", "step": 0.1, "max_load": 1.0},
 }
 
 BGL_MIDPLANE_STUDY = {

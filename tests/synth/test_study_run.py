@@ -239,3 +239,26 @@ def test_hierarchy_pool_placements():
     with pytest.raises(StudyError, match=r"candidates.hierarchy.columns: 'ring:5' has 5 nodes"):
         study_from_dict({"candidates": {"hierarchy": {"rows": ["ring:8"], "columns": ["ring:5"],
                                                       "upper_rows": ["ring:4"], "upper_columns": ["ring:4"]}}})
+
+
+def test_simulation_of_winners_and_baseline(tmp_path):
+    d = {"candidates": {"specs": ["ring:16", "torus:4x4", "hypercube:4"]},
+         "traffic": {"pattern": "random", "count": 48},
+         "ranking": {"objective": "capacity", "baseline": "ring:16"}, "cross_check": {"top": 0},
+         "simulation": {"top": 1, "preset": "tpds2010", "step": 0.2, "max_load": 1.0}}
+    res = run(study_from_dict(d), tmp_path)
+    assert [x["spec"] for x in res.simulation] == [res.ranking[0], "ring:16"]
+    sat = {x["spec"]: x["saturation"] for x in res.simulation}
+    for x in res.simulation:
+        assert x["status"] == "ok" and not any(p["deadlock"] for p in x["points"])
+        assert all(p["accepted"] <= p["offered"] * 1.05 for p in x["points"])
+        assert x["points"][0]["accepted"] == pytest.approx(x["points"][0]["offered"], rel=0.1)
+    # the flow ranking's winner also carries more in simulation than the ring
+    assert sat[res.ranking[0]] > sat["ring:16"]
+    html = (tmp_path / "report.html").read_text()
+    assert "Simulation of the winners" in html and "ring:16 (baseline)" in html
+    # resumed: the simulations are not run again
+    again = run(study_from_dict(d), tmp_path)
+    assert [x["saturation"] for x in again.simulation] == [x["saturation"] for x in res.simulation]
+    with pytest.raises(StudyError, match="simulation.preset: must be one of"):
+        study_from_dict(d | {"simulation": {"preset": "fast"}})
