@@ -20,7 +20,7 @@ from candidates.topology import Topology
 
 from .study import Study
 
-__all__ = ["evaluate", "build_topology", "build_problem", "study_demands"]
+__all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds"]
 
 LEVELS = ("compute_card", "node_card", "midplane")
 
@@ -67,10 +67,13 @@ def build_problem(topo: Topology, study: Study):
     return physical_problem(topo, dem, Technology(), pk, wiring=study.wiring)
 
 
-def evaluate(spec: str, study: Study, routers: int | None = None) -> dict[str, Any]:
+def evaluate(spec: str, study: Study, routers: int | None = None, best: float | None = None) -> dict[str, Any]:
     """The record of one candidate: structure, capacity (PTAS, certified),
     and the minimum latency at each demand scale. ``routers``: the machine
     size every candidate must have (non-uniform demands name routers).
+    ``best``: the best value of the ranking objective so far (lambda, or the
+    latency at the first scale); a candidate whose cheap certified bound
+    (:func:`bounds`) cannot beat it is pruned before the PTAS.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "traffic": {"pattern": "uniform"},
@@ -99,6 +102,14 @@ def evaluate(spec: str, study: Study, routers: int | None = None) -> dict[str, A
             rec.update(status="failed", reason="disconnected topology")
             return rec
         rec.update(diameter=ds.diameter, average_distance=ds.average_distance)
+        if best is not None:
+            b = bounds(spec, study)
+            if study.objective == "capacity" and b["capacity"] < best:
+                rec.update(status="pruned", bound=b, reason="its capacity bound cannot beat the best lambda so far")
+                return rec
+            if study.objective != "capacity" and b["latency"] > best:
+                rec.update(status="pruned", bound=b, reason="its latency bound cannot beat the best latency so far")
+                return rec
         problem = build_problem(topo, study)
         cap = flows.max_concurrent_flow(problem, eps=study.eps)
         rec["capacity"] = _summary(cap, problem)
@@ -130,3 +141,49 @@ def _summary(r, problem) -> dict[str, Any]:
         "bottlenecks": [{"resource": problem.resource_names[i], "utilisation": float(r.utilisation[i])}
                         for i in order.tolist()],
     }
+
+
+def _pair_dist(problem, length: np.ndarray) -> np.ndarray:
+    """Shortest-path distance of every demand under channel lengths."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    dem = problem.demands
+    # parallel channels: keep the shortest (csgraph sums duplicates otherwise)
+    order = np.lexsort((length, problem.arc_dst, problem.arc_src))
+    a_s, a_d, a_l = problem.arc_src[order], problem.arc_dst[order], length[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (a_s[1:] != a_s[:-1]) | (a_d[1:] != a_d[:-1])
+    # csgraph treats explicit zeros as missing edges: lift them to a tiny length
+    w = np.maximum(a_l[first], 1e-300)
+    G = sp.csr_matrix((w, (a_s[first], a_d[first])), shape=(problem.n, problem.n))
+    srcs, inv = np.unique(dem.src, return_inverse=True)
+    D = dijkstra(G, directed=True, indices=srcs)
+    return D[inv, dem.dst]
+
+
+def bounds(spec: str, study: Study) -> dict[str, float]:
+    """Cheap certified bounds, for pruning before the PTAS.
+
+    ``capacity``: an upper bound on lambda by weak LP duality, ``D(y) /
+    alpha(y)`` for two fixed dual vectors (every resource at 1, and at
+    1/capacity); ``latency``: a lower bound on the average latency at any
+    scale (every demand on its latency-shortest path, no congestion).
+
+    >>> from synth.study import study_from_dict
+    >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}})
+    >>> b = bounds("ring:6", s)        # uniform on a 6-ring: 12 arcs / (6 x 1.8 hops) = 10/9, the optimum
+    >>> round(b["capacity"], 6), round(b["latency"], 6)
+    (1.111111, 1.8)
+    """
+    topo = build_topology(spec, study)
+    problem = build_problem(topo, study)
+    dem = problem.demands
+    best = np.inf
+    for y in (np.ones(problem.num_resources), 1.0 / problem.capacity):
+        length = np.asarray(problem.R.T @ y).reshape(-1)
+        alpha = float(dem.amount @ _pair_dist(problem, length))
+        if alpha > 0:
+            best = min(best, float(problem.capacity @ y) / alpha)
+    lat = float(dem.amount @ _pair_dist(problem, np.asarray(problem.latency, dtype=np.float64))) / dem.total
+    return {"capacity": best, "latency": lat}

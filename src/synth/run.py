@@ -101,6 +101,19 @@ def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
     return done
 
 
+def _log(rec: dict[str, Any], fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
+    rec["fingerprint"] = fp
+    done[rec["spec"]] = rec
+    if log is not None:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
+    if progress:
+        what = (f"lambda {rec['capacity']['lambda']:.4g}" if rec["status"] == "ok"
+                else f"{rec['status']}: {rec.get('reason', '')}")
+        print(f"  [{k}/{total}] {rec['spec']}: {what} ({rec['seconds']:.2f} s)", file=sys.stderr)
+
+
 def _parallel_map(fn: Callable, items: list, jobs: int, backend: str, scheduler: str | None):
     from joblib import Parallel, delayed, parallel_config
 
@@ -124,12 +137,28 @@ def _parallel_map(fn: Callable, items: list, jobs: int, backend: str, scheduler:
 class _Evaluate:
     """Picklable closure: evaluate(spec, study)."""
 
-    def __init__(self, study: Study, routers: int | None):
+    def __init__(self, study: Study, routers: int | None, best: float | None = None):
         self.study = study
         self.routers = routers
+        self.best = best
 
     def __call__(self, spec: str) -> dict[str, Any]:
-        return evaluate(spec, self.study, self.routers)
+        return evaluate(spec, self.study, self.routers, self.best)
+
+
+#: Candidates are evaluated in waves of this many, in pool order; pruning uses
+#: only the records of earlier waves, so it does not depend on --jobs, on the
+#: order results arrive in, or on where an interrupted run stopped.
+WAVE = 16
+
+
+def _best(study: Study, records: list[dict[str, Any]]) -> float | None:
+    ok = [r for r in records if r["status"] == "ok"]
+    if study.objective == "capacity":
+        return max((r["capacity"]["lambda"] for r in ok), default=None)
+    vals = [_latency_key(r) for r in ok]
+    vals = [v for v in vals if v != float("inf")]
+    return min(vals, default=None)
 
 
 def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, backend: str = "loky",
@@ -166,23 +195,22 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
     if progress:
         print(f"toposynth: study {study.name!r}: {len(specs)} candidates, {resumed} already done, "
               f"{len(todo)} to evaluate", file=sys.stderr)
+    waves = [specs[i:i + WAVE] for i in range(0, len(specs), WAVE)] if study.prune else [specs]
+    k = 0
     try:
-        for k, rec in enumerate(_parallel_map(_Evaluate(study, routers), todo, jobs, backend, scheduler), 1):
-            rec["fingerprint"] = fp
-            done[rec["spec"]] = rec
-            if log is not None:
-                log.write(json.dumps(rec) + "\n")
-                log.flush()
-                os.fsync(log.fileno())
-            if progress:
-                what = (f"lambda {rec['capacity']['lambda']:.4g}" if rec["status"] == "ok"
-                        else f"{rec['status']}: {rec.get('reason', '')}")
-                print(f"  [{resumed + k}/{len(specs)}] {rec['spec']}: {what} ({rec['seconds']:.2f} s)",
-                      file=sys.stderr)
+        for w, wave in enumerate(waves):
+            pending = [s for s in wave if s not in done]
+            if not pending:
+                continue
+            best = _best(study, [done[s] for s in specs[: w * WAVE] if s in done]) if study.prune else None
+            for rec in _parallel_map(_Evaluate(study, routers, best), pending, jobs, backend, scheduler):
+                k += 1
+                _log(rec, fp, done, log, progress, resumed + k, len(specs))
     finally:
         if log is not None:
             log.close()
     records = [done[s] for s in specs]
+
     ranking = rank(study, records)
     checks = cross_check(study, ranking[: study.cross_check_top])
     sims = simulate_winners(study, ranking, records, out, fp, jobs, backend, scheduler, progress)

@@ -34,6 +34,7 @@ A study is a TOML file (or the same dict in Python)::
     objective = "both"        # capacity | latency | both (default: both with scales, else capacity)
     eps = 0.05
     baseline = "torus:8x4"    # marked in the report
+    prune = true              # skip candidates whose cheap certified bound cannot beat the best so far
 
     [cross_check]
     top = 3                   # winners re-solved exactly with HiGHS
@@ -76,7 +77,7 @@ _SECTIONS = {
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
     "traffic": {"pattern", "count", "shares", "file", "scales"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins"},
-    "ranking": {"objective", "eps", "baseline"},
+    "ranking": {"objective", "eps", "baseline", "prune"},
     "cross_check": {"top"},
     "simulation": {"top", "preset", "step", "max_load"},
 }
@@ -108,6 +109,7 @@ class Study:
     eps: float = 0.05
     baseline: str | None = None
     cross_check_top: int = 3
+    prune: bool = True
     sim_top: int = 0
     sim_preset: str = "tpds2010"
     sim_step: float = 0.05
@@ -123,7 +125,7 @@ class Study:
                         "file": self.demand_file, "scales": list(self.scales)},
             "physical": {"packaging": self.packaging, "wiring": self.wiring,
                          "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins)},
-            "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline},
+            "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune},
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "step": self.sim_step,
                            "max_load": self.sim_max_load},
@@ -281,6 +283,9 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err("ranking.baseline", f"{baseline!r}: {exc}") from None
     if objective in ("latency", "both") and not scales:
         raise _err("traffic.scales", "the latency objective needs demand scales, e.g. scales = [0.5, 1.0]")
+    prune = r.get("prune", True)
+    if not isinstance(prune, bool):
+        raise _err("ranking.prune", f"must be true or false, got {prune!r}")
     x = _table(d, "cross_check")
     top = _int(x, "top", "cross_check.", minimum=0, default=3)
     sm = _table(d, "simulation")
@@ -297,7 +302,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
     return Study(name, seed, desc, specs, tuple(sweep), en, hier, files, max_degree, pattern, count, tuple(shares), dfile,
                  tuple(float(s) for s in scales), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
-                 objective, float(eps), baseline, top, sim_top, sim_preset, float(step), float(max_load))
+                 objective, float(eps), baseline, top, prune, sim_top, sim_preset, float(step), float(max_load))
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

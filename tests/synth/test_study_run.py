@@ -262,3 +262,37 @@ def test_simulation_of_winners_and_baseline(tmp_path):
     assert [x["saturation"] for x in again.simulation] == [x["saturation"] for x in res.simulation]
     with pytest.raises(StudyError, match="simulation.preset: must be one of"):
         study_from_dict(d | {"simulation": {"preset": "fast"}})
+
+
+def test_pruning_by_certified_bounds_is_sound_and_deterministic(monkeypatch):
+    import importlib
+
+    R = importlib.import_module("synth.run")  # the module, not the function synth.run
+    from synth.evaluate import bounds
+
+    monkeypatch.setattr(R, "WAVE", 2)
+    d = {"candidates": {"specs": ["hypercube:4", "complete:16", "ring:16", "path:16", "torus:4x4"]},
+         "traffic": {"pattern": "uniform"}, "ranking": {"objective": "capacity"}, "cross_check": {"top": 0}}
+    res = run(study_from_dict(d))
+    st = {r["spec"]: r["status"] for r in res.records}
+    # wave 1 meets the complete graph's lambda = 15: ring, path and torus cannot reach it
+    assert st == {"hypercube:4": "ok", "complete:16": "ok", "ring:16": "pruned", "path:16": "pruned",
+                  "torus:4x4": "pruned"}
+    best = res.record("complete:16")["capacity"]["lambda"]
+    for s in ("ring:16", "path:16", "torus:4x4"):
+        b = res.record(s)["bound"]["capacity"]
+        assert b < best
+        # the bound is certified: the exact LP optimum lies below it
+        lp = flows.solve_lp(build_problem(from_spec(s), res.study)).lam
+        assert lp <= b * (1 + 1e-9)
+    assert strip(run(study_from_dict(d), None, jobs=2).records) == strip(res.records)
+    # without pruning everything is evaluated and the ranking head is the same
+    full = run(study_from_dict(d | {"ranking": {"objective": "capacity", "prune": False}}))
+    assert all(r["status"] == "ok" for r in full.records) and full.ranking[0] == res.ranking[0]
+    # latency objective: prunes on the latency lower bound
+    dl = d | {"traffic": {"pattern": "uniform", "scales": [0.05]}, "ranking": {"objective": "latency"}}
+    resl = run(study_from_dict(dl))
+    for r in resl.records:
+        if r["status"] == "pruned":
+            assert r["bound"]["latency"] > resl.record("complete:16")["latency"][0]["average_latency"]
+    assert bounds("ring:16", study_from_dict(dl))["latency"] == pytest.approx(64 / 15)
