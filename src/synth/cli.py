@@ -238,6 +238,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(res.to_dict())
         return 0
+    if hasattr(res, "summary"):
+        print(f"study {study.name!r}: {len(res.variants)} variants, {res.seconds:.1f} s")
+        for v in res.summary():
+            lat = "-" if v["latency"] is None else f"{v['latency']:.4g}"
+            print(f"  {v['variant']}: winner {v['winner']}, latency {lat}, best capacity {v['best_capacity']:.4g}")
+        print(f"report: {out}/report.html")
+        return 0
     print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s")
     for k, spec in enumerate(res.ranking[:10], 1):
         r = res.record(spec)

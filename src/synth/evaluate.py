@@ -18,7 +18,7 @@ from candidates.errors import ToposynthError
 from candidates.placement import block_placement
 from candidates.topology import Topology
 
-from .study import Study
+from .study import Study, StudyError
 
 __all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds"]
 
@@ -63,6 +63,8 @@ def build_problem(topo: Topology, study: Study):
         return flows.FlowProblem.from_topology(topo, dem)
     pk = Packaging.bluegene_l()
     for level, pins in study.connector_pins.items():
+        if isinstance(pins, list):
+            raise StudyError(f"connector_pins.{level} is a sweep ({pins}); run the study's variants()")
         pk = pk.with_connector_pins(level, pins)
     return physical_problem(topo, dem, Technology(), pk, wiring=study.wiring)
 
@@ -119,6 +121,11 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
                 if s > cap.upper_bound:
                     lat.append({"scale": s, "status": "infeasible", "average_latency": None, "latency_bound": None,
                                 "reason": f"capacity lambda <= {cap.upper_bound:.4g} < {s}"})
+                    continue
+                if s > cap.lam:
+                    # within the capacity's certified bracket: deciding it needs a much finer run
+                    lat.append({"scale": s, "status": "undecided", "average_latency": None, "latency_bound": None,
+                                "reason": f"at capacity within eps: lambda in [{cap.lam:.4g}, {cap.upper_bound:.4g}]"})
                     continue
                 r = flows.min_latency(problem.scaled(s), eps=study.eps)
                 lat.append({"scale": s, "status": "ok" if r.average_latency is not None else "infeasible",

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_outputs", "render_report"]
+__all__ = ["write_outputs", "render_report", "write_sweep_outputs"]
 
 WINNERS = 3
 
@@ -136,15 +136,36 @@ def _drawing(spec: str, study) -> str:
 
     topo = build_topology(spec, study)
     G = topo.to_networkx(multigraph=False)
-    if topo.coords is not None and topo.coords.shape[1] == 2:
-        pos = {v: (float(topo.coords[v, 0]), float(topo.coords[v, 1])) for v in range(topo.n)}
-    else:
+    if topo.coords is not None and topo.shape is not None:
+        pos = _nested_grid(topo.coords, topo.shape)
+    elif topo.n <= 200:
         pos = nx.spring_layout(G, seed=0)
+    else:  # a force layout of a large graph costs more than the whole evaluation
+        pos = nx.circular_layout(G)
     fig, ax = plt.subplots(figsize=(4, 3.2))
     nx.draw_networkx(G, pos, ax=ax, node_size=40, with_labels=False, width=0.6)
     ax.set_title(spec, fontsize=8)
     ax.axis("off")
     return _png(fig)
+
+
+def _nested_grid(coords, shape) -> dict[int, tuple[float, float]]:
+    """2-D positions of lattice coordinates: dimensions alternate between x
+    and y, each outer one a grid of blocks of the inner ones (with a gap)."""
+    import numpy as np
+
+    D = len(shape)
+    x = np.zeros(len(coords))
+    y = np.zeros(len(coords))
+    sx = sy = 1.0
+    for k in range(D - 1, -1, -1):          # innermost = last dimension
+        if (D - 1 - k) % 2 == 0:
+            x += coords[:, k] * sx
+            sx *= shape[k] + 0.5
+        else:
+            y += coords[:, k] * sy
+            sy *= shape[k] + 0.5
+    return {v: (float(x[v]), float(y[v])) for v in range(len(coords))}
 
 
 def _table(rows: list[list[Any]], head: list[str]) -> str:
@@ -250,4 +271,43 @@ def render_report(out: str | Path) -> Path:
     parts.append("</body></html>")
     path = out / "report.html"
     path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+def write_sweep_outputs(res, out: Path) -> Path:
+    """``out/sweep.json`` and ``out/report.html`` of a physical sweep: the
+    winner's latency and the best capacity against the swept pin counts
+    (the paper's Fig. 4), the winner of each variant (its Fig. 5), links to
+    the variants' own reports."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    summ = res.summary()
+    (out / "sweep.json").write_text(json.dumps({"study": res.study.to_dict(), "summary": summ,
+                                                "seconds": res.seconds}, indent=1) + "\n", encoding="utf-8")
+    x = list(range(len(summ)))
+    fig, a1 = plt.subplots(figsize=(7, 3.8))
+    lat = [s["latency"] for s in summ]
+    a1.plot([i for i, v in zip(x, lat) if v is not None], [v for v in lat if v is not None], "o-", label="latency")
+    a1.set_xticks(x, [s["variant"] for s in summ], rotation=30, fontsize=7)
+    a1.set_ylabel(f"winner's min latency at scale {res.study.scales[0]:g}" if res.study.scales else "latency")
+    a2 = a1.twinx()
+    a2.plot(x, [s["best_capacity"] for s in summ], "s--", color="tab:red", label="best capacity")
+    a2.set_ylabel("best capacity lambda")
+    fig.legend(loc="upper right", fontsize=7)
+    img = _png(fig)
+    rows = [[s["variant"], s["winner"], s["latency"], s["best_capacity"]] for s in summ]
+    links = "".join(f"<li><a href='{html.escape(s['variant'])}/report.html'>{html.escape(s['variant'])}</a></li>"
+                    for s in summ)
+    page = ("<!doctype html><html><head><meta charset='utf-8'><title>toposynth sweep "
+            f"{html.escape(res.study.name)}</title><style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}"
+            "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px}</style></head><body>"
+            f"<h1>Physical sweep: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
+            f"<img src='{img}'>" + _table(rows, ["variant", "winner", "winner's latency", "best capacity"]) +
+            f"<h2>Variants</h2><ul>{links}</ul><p>{res.seconds:.1f} s.</p></body></html>")
+    path = out / "report.html"
+    path.write_text(page, encoding="utf-8")
     return path

@@ -22,7 +22,7 @@ from .evaluate import build_problem, build_topology, evaluate
 from .pool import candidate_specs
 from .study import Study, StudyError
 
-__all__ = ["run", "StudyResult", "rank", "BACKENDS"]
+__all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS"]
 
 BACKENDS = ("loky", "dask")
 
@@ -63,6 +63,32 @@ class StudyResult:
         return {"study": self.study.to_dict(), "fingerprint": self.study.fingerprint(), "records": self.records,
                 "ranking": self.ranking, "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
                 "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed}
+
+
+@dataclass
+class SweepStudyResult:
+    """A physical sweep (pin counts given as lists): one StudyResult per variant."""
+
+    study: Study
+    variants: list[tuple[str, StudyResult]]
+    seconds: float = 0.0
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Per variant: the winner, its latency at the first scale and the best capacity
+        (the paper's Figs. 4 and 5)."""
+        out = []
+        for label, res in self.variants:
+            top = res.ranking[0] if res.ranking else None
+            rec = res.record(top) if top else None
+            lat = (rec.get("latency") or [{}])[0].get("average_latency") if rec else None
+            best_cap = max((r["capacity"]["lambda"] for r in res.records if r["status"] == "ok"), default=None)
+            out.append({"variant": label, "pins": {k: v for k, v in res.study.connector_pins.items()},
+                        "winner": top, "latency": lat, "best_capacity": best_cap})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"study": self.study.to_dict(), "summary": self.summary(), "seconds": self.seconds,
+                "variants": {label: res.to_dict() for label, res in self.variants}}
 
 
 def _latency_key(r: dict[str, Any]) -> float:
@@ -162,9 +188,11 @@ def _best(study: Study, records: list[dict[str, Any]]) -> float | None:
 
 
 def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, backend: str = "loky",
-        scheduler: str | None = None, progress: bool = False) -> StudyResult:
+        scheduler: str | None = None, progress: bool = False) -> "StudyResult | SweepStudyResult":
     """Run a study; with ``out``, write and resume ``out/records.jsonl``
-    and write the results and the report there.
+    and write the results and the report there. A study that sweeps pin
+    counts runs each variant into ``out/LABEL`` and returns a
+    :class:`SweepStudyResult` with a summary report in ``out``.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6", "complete:6"]},
@@ -177,6 +205,21 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
         raise StudyError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise StudyError(f"jobs must be a positive integer, got {jobs!r}")
+    variants = study.variants()
+    if len(variants) > 1:
+        t0 = time.perf_counter()
+        results = []
+        for label, sub in variants:
+            if progress:
+                print(f"toposynth: variant {label}", file=sys.stderr)
+            results.append((label, run(sub, None if out is None else Path(out) / label, jobs=jobs, backend=backend,
+                                       scheduler=scheduler, progress=progress)))
+        sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
+        if out is not None:
+            from .report import write_sweep_outputs
+
+            write_sweep_outputs(sweep_res, Path(out))
+        return sweep_res
     t0 = time.perf_counter()
     specs = candidate_specs(study)
     routers = build_topology(specs[0], study).n

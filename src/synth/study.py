@@ -131,6 +131,24 @@ class Study:
                            "max_load": self.sim_max_load},
         }
 
+    def variants(self) -> list[tuple[str, "Study"]]:
+        """The studies of a physical sweep: one per combination of the pin
+        counts given as lists in ``connector_pins`` (label like
+        ``"node_card=240"``); ``[("", self)]`` when nothing is swept."""
+        swept = {k: v for k, v in self.connector_pins.items() if isinstance(v, list)}
+        if not swept:
+            return [("", self)]
+        import itertools
+        from dataclasses import replace
+
+        out = []
+        keys = list(swept)
+        for combo in itertools.product(*(swept[k] for k in keys)):
+            pins = dict(self.connector_pins) | dict(zip(keys, combo))
+            label = ",".join(f"{k}={v}" for k, v in zip(keys, combo))
+            out.append((label, replace(self, connector_pins=pins, name=f"{self.name} [{label}]")))
+        return out
+
     def fingerprint(self) -> str:
         """A hash of everything that changes results (not the name or description)."""
         d = self.to_dict()
@@ -261,8 +279,21 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                                                for b in blocks):
         raise _err("physical.blocks", f"must be a list of block shapes like [[1,1,2],[4,4,2],[8,8,8]], got {blocks!r}")
     pins = p.get("connector_pins", {})
-    if not isinstance(pins, dict) or not all(isinstance(v, int) and v > 0 for v in pins.values()):
-        raise _err("physical.connector_pins", f"must be a table level = pins, e.g. {{node_card = 240}}, got {pins!r}")
+
+    def _pins_ok(v: Any) -> bool:
+        one = lambda x: isinstance(x, int) and not isinstance(x, bool) and x > 0  # noqa: E731
+        return one(v) or (isinstance(v, list) and len(v) > 0 and all(one(x) for x in v))
+
+    if not isinstance(pins, dict) or not all(_pins_ok(v) for v in pins.values()):
+        raise _err("physical.connector_pins", "must be a table level = pins (or a list of pin counts to sweep), "
+                                              f"e.g. {{node_card = 240}} or {{node_card = [200, 240, 320]}}, got {pins!r}")
+    if packaging == "bgl":
+        from flows.physical import Packaging
+
+        levels = [b.level for b in Packaging.bluegene_l().boards]
+        for lv in pins:
+            if lv not in levels:
+                raise _err("physical.connector_pins", f"unknown level {lv!r}; the bgl packaging has {', '.join(levels)}")
     if packaging == "none" and (wiring != "flexible" or pins or blocks):
         raise _err("physical.packaging", "wiring, blocks and connector_pins need a packaging (bgl)")
     if pattern == "local" and packaging == "none" and not blocks:
@@ -401,6 +432,24 @@ BGL_MIDPLANE_STUDY = {
     "cross_check": {"top": 0},
 }
 
+BGL_PINS_STUDY = {
+    **BGL_MIDPLANE_STUDY,
+    "name": "bgl-pins",
+    "description": (
+        "The pins sweep of 'topology-synthesis-mcf-bgl' (its Figs. 4 and 5): the midplane study with the first "
+        "24 row graphs, 2048 demands at demand scale 1.6 (congested, as the paper's coefficient 1.6), and the "
+        "network pins between a node card and the midplane raised from 200 (the paper's figure) to 320; for "
+        "each pin count the winner and its minimum latency. Same assumptions as bgl-midplane."),
+    "candidates": {
+        "specs": ["torus:8x8x8"],
+        "hierarchy": {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"],
+                      "upper_columns": ["ring:4"], "placements": "min-cutwidth", "limit": 24},
+    },
+    "traffic": {"pattern": "local", "count": 2048, "shares": [0.4, 0.5, 0.1], "scales": [1.6]},
+    "physical": {"packaging": "bgl", "wiring": "flexible", "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]],
+                 "connector_pins": {"node_card": [200, 220, 240, 280, 320]}},
+}
+
 TWISTED_TORI_STUDY = {
     "name": "twisted-tori",
     "description": (
@@ -429,7 +478,8 @@ TWIN_TORUS_STUDY = {
     "cross_check": {"top": 0},
 }
 
-BUILTIN_STUDIES = {"default": DEFAULT_STUDY, "bgl-midplane": BGL_MIDPLANE_STUDY, "twisted-tori": TWISTED_TORI_STUDY,
+BUILTIN_STUDIES = {"default": DEFAULT_STUDY, "bgl-midplane": BGL_MIDPLANE_STUDY, "bgl-pins": BGL_PINS_STUDY,
+                   "twisted-tori": TWISTED_TORI_STUDY,
                    "5dt-vs-3d": TWIN_TORUS_STUDY}
 
 

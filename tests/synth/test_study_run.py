@@ -296,3 +296,26 @@ def test_pruning_by_certified_bounds_is_sound_and_deterministic(monkeypatch):
         if r["status"] == "pruned":
             assert r["bound"]["latency"] > resl.record("complete:16")["latency"][0]["average_latency"]
     assert bounds("ring:16", study_from_dict(dl))["latency"] == pytest.approx(64 / 15)
+
+
+def test_pins_sweep_reduced(tmp_path):
+    hier = {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"], "upper_columns": ["ring:4"],
+            "placements": "min-cutwidth", "limit": 1}
+    s = _reduced("bgl-pins", candidates__hierarchy=hier, traffic__count=512, traffic__scales=[3.0],
+                 physical__connector_pins={"node_card": [160, 320]})
+    assert [label for label, _ in s.variants()] == ["node_card=160", "node_card=320"]
+    res = run(s, tmp_path, jobs=1)
+    few, many = (r for _, r in res.variants)
+    for spec in ("torus:8x8x8",):
+        a, b = few.record(spec), many.record(spec)
+        # more pins never hurt: certified bounds of the richer packaging against the poorer one's answers
+        assert b["capacity"]["upper_bound"] >= a["capacity"]["lambda"]
+        if a["latency"][0]["average_latency"] is not None:
+            assert b["latency"][0]["latency_bound"] <= a["latency"][0]["average_latency"] * (1 + 1e-9)
+    assert max(r["capacity"]["lambda"] for r in many.records) > max(r["capacity"]["lambda"] for r in few.records)
+    summ = json.loads((tmp_path / "sweep.json").read_text())["summary"]
+    assert [v["variant"] for v in summ] == ["node_card=160", "node_card=320"]
+    assert "Physical sweep" in (tmp_path / "report.html").read_text()
+    assert (tmp_path / "node_card=320" / "report.html").exists()
+    with pytest.raises(StudyError, match="unknown level 'rack'"):
+        _reduced("bgl-pins", physical__connector_pins={"rack": 10})
