@@ -45,6 +45,11 @@ def study_demands(topo: Topology, study: Study):
         return Demands.random(topo.n, study.count, seed=study.seed)
     if study.pattern == "file":
         return Demands.read_csv(study.demand_file)
+    if study.pattern == "mixed":
+        from .mapping import map_demands, mixed_traffic, place
+
+        p = place(study.mapping, topo)
+        return map_demands(mixed_traffic(p.task_shape, study.alpha), p)
     if topo.placement is None:
         raise FlowError("local traffic needs a placed candidate (a bgl/hierarchical one, or physical.blocks)")
     levels = len(study.shares) - 1

@@ -18,7 +18,9 @@ A study is a TOML file (or the same dict in Python)::
                  upper_columns = ["ring:4"], placements = "canonical", limit = 20}
 
     [traffic]
-    pattern = "random"        # uniform | random | local | file
+    pattern = "random"        # uniform | random | local | file | mixed
+    mapping = "ft2"           # mixed: tasks of a 2-D torus application placed by this mapping
+    alpha = 0.5               # mixed: share of each task's traffic to its logical neighbours
     count = 128               # random/local: number of demands
     shares = [0.4, 0.5, 0.1]  # local: share per packaging level, then across
     file = "demands.csv"      # file: CSV src,dst,amount
@@ -67,7 +69,7 @@ class StudyError(ToposynthError):
     """A study file or study dict is malformed."""
 
 
-PATTERNS = ("uniform", "random", "local", "file")
+PATTERNS = ("uniform", "random", "local", "file", "mixed")
 PACKAGINGS = ("none", "bgl")
 WIRINGS = ("flexible", "uniform")
 OBJECTIVES = ("capacity", "latency", "both")
@@ -75,7 +77,7 @@ OBJECTIVES = ("capacity", "latency", "both")
 _SECTIONS = {
     "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check", "simulation"},
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
-    "traffic": {"pattern", "count", "shares", "file", "scales"},
+    "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins"},
     "ranking": {"objective", "eps", "baseline", "prune"},
     "cross_check": {"top"},
@@ -101,6 +103,8 @@ class Study:
     shares: tuple[float, ...] = (0.4, 0.5, 0.1)
     demand_file: str | None = None
     scales: tuple[float, ...] = ()
+    mapping: str = "id"
+    alpha: float = 0.5
     packaging: str = "none"
     wiring: str = "flexible"
     blocks: tuple[tuple[int, ...], ...] = ()
@@ -122,7 +126,8 @@ class Study:
                            "enumerate": self.enumerate, "hierarchy": self.hierarchy, "files": list(self.files),
                            "max_degree": self.max_degree},
             "traffic": {"pattern": self.pattern, "count": self.count, "shares": list(self.shares),
-                        "file": self.demand_file, "scales": list(self.scales)},
+                        "file": self.demand_file, "scales": list(self.scales), "mapping": self.mapping,
+                        "alpha": self.alpha},
             "physical": {"packaging": self.packaging, "wiring": self.wiring,
                          "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins)},
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune},
@@ -267,6 +272,19 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             dfile = str((base / dfile).resolve())
         if not Path(dfile).is_file():
             raise _err("traffic.file", f"{dfile!r} is not a file")
+    mapping = t.get("mapping", "id")
+    alpha = t.get("alpha", 0.5)
+    if pattern != "mixed" and ("mapping" in t or "alpha" in t):
+        raise _err("traffic.mapping", "mapping and alpha belong to the mixed pattern (pattern = \"mixed\")")
+    if pattern == "mixed":
+        from .mapping import MappingError, grid_map
+
+        try:
+            grid_map(mapping)
+        except MappingError as exc:
+            raise _err("traffic.mapping", str(exc)) from None
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+            raise _err("traffic.alpha", f"must be a share in [0, 1], got {alpha!r}")
     scales = t.get("scales", [])
     if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and x > 0 for x in scales):
         raise _err("traffic.scales", f"must be a list of positive numbers, got {scales!r}")
@@ -332,7 +350,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     if step > max_load:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
     return Study(name, seed, desc, specs, tuple(sweep), en, hier, files, max_degree, pattern, count, tuple(shares), dfile,
-                 tuple(float(s) for s in scales), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
+                 tuple(float(s) for s in scales), str(mapping), float(alpha), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
                  objective, float(eps), baseline, top, prune, sim_top, sim_preset, float(step), float(max_load))
 
 

@@ -319,3 +319,21 @@ def test_pins_sweep_reduced(tmp_path):
     assert (tmp_path / "node_card=320" / "report.html").exists()
     with pytest.raises(StudyError, match="unknown level 'rack'"):
         _reduced("bgl-pins", physical__connector_pins={"rack": 10})
+
+
+def test_mixed_traffic_through_a_mapping_matches_the_paper_model():
+    from synth.mapping import paper_model
+
+    s = study_from_dict({"candidates": {"specs": ["rt:a=4:c=2", "rtt:a=4:c=2"]},
+                         "traffic": {"pattern": "mixed", "mapping": "fv2", "alpha": 0.5}, "cross_check": {"top": 2}})
+    res = run(s)
+    lp = {c["spec"]: c["lp_lambda"] for c in res.cross_check}
+    # per task -> per router (2 tasks each): RT's minimal-routing model is the LP optimum
+    assert 2 * lp["rt:a=4:c=2"] == pytest.approx(paper_model("rt", "fv2", 4, 0.5).throughput[0])
+    # RTT: the LP may route non-minimally, so it can only beat the minimal-routing model
+    assert 2 * lp["rtt:a=4:c=2"] >= paper_model("rtt", "fv2", 4, 0.5).throughput[0] - 1e-9
+    assert res.ranking[0] == "rtt:a=4:c=2"
+    with pytest.raises(StudyError, match="traffic.mapping"):
+        study_from_dict({"candidates": {"specs": ["ring:4"]}, "traffic": {"pattern": "mixed", "mapping": "fz9"}})
+    with pytest.raises(StudyError, match="belong to the mixed pattern"):
+        study_from_dict({"candidates": {"specs": ["ring:4"]}, "traffic": {"mapping": "fv2"}})
