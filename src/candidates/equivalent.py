@@ -104,18 +104,14 @@ def equivalent_distance(topo: Topology, routing: str = "minimal", root: int = 0)
     4.0
     """
     topo = _check_topology(topo)
+    return equivalent_table(*_kernel_args(topo, routing, root), True)
+
+
+def _kernel_args(topo: Topology, routing: str, root: int) -> tuple:
+    """The arrays both table kernels take: CSR, link ends, route automaton."""
     arc_next, fwd, bwd = _route_automaton(topo, routing, root)
-    return equivalent_table(
-        topo.indptr,
-        topo.indices,
-        topo.arc_id,
-        np.ascontiguousarray(topo.links[:, 0]),
-        np.ascontiguousarray(topo.links[:, 1]),
-        arc_next,
-        fwd,
-        bwd,
-        True,
-    )
+    return (topo.indptr, topo.indices, topo.arc_id, np.ascontiguousarray(topo.links[:, 0]),
+            np.ascontiguousarray(topo.links[:, 1]), arc_next, fwd, bwd)
 
 
 def equivalent_distance_rows(topo: Topology, sources: Any, routing: str = "minimal", root: int = 0) -> np.ndarray:
@@ -135,18 +131,7 @@ def equivalent_distance_rows(topo: Topology, sources: Any, routing: str = "minim
         raise SpecError(f"sources must be a non-empty list of router indices, got {sources!r}")
     for s in src.tolist():
         _check_router(topo, s, "source")
-    arc_next, fwd, bwd = _route_automaton(topo, routing, root)
-    return equivalent_rows(
-        topo.indptr,
-        topo.indices,
-        topo.arc_id,
-        np.ascontiguousarray(topo.links[:, 0]),
-        np.ascontiguousarray(topo.links[:, 1]),
-        arc_next,
-        fwd,
-        bwd,
-        src.astype(np.int64),
-    )
+    return equivalent_rows(*_kernel_args(topo, routing, root), src.astype(np.int64))
 
 
 def route_union(topo: Topology, s: int, t: int, routing: str = "minimal", root: int = 0) -> np.ndarray:

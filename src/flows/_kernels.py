@@ -28,76 +28,13 @@ def dijkstra_to(indptr, heads, arcs, length, source, dist, parent, order, mark, 
     the tree then spans the settled routers only, which is all that routing
     to those targets and measuring their distances needs.
     """
-    ntarget = len(targets)
-    for i in range(ntarget):
-        mark[targets[i]] = stamp
-    found = 0
     n = len(indptr) - 1
     for v in range(n):
-        dist[v] = np.inf
         parent[v] = -1
     m = len(heads)
-    heap_d = np.empty(m + 1)
-    heap_v = np.empty(m + 1, dtype=np.int64)
-    size = 0
-    dist[source] = 0.0
-    heap_d[0] = 0.0
-    heap_v[0] = source
-    size = 1
-    done = np.zeros(n, dtype=np.bool_)
-    settled = 0
-    while size > 0:
-        d = heap_d[0]
-        u = heap_v[0]
-        size -= 1
-        if size > 0:
-            # sift the last element down from the root
-            ld = heap_d[size]
-            lv = heap_v[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and heap_d[c + 1] < heap_d[c]:
-                    c += 1
-                if heap_d[c] < ld:
-                    heap_d[i] = heap_d[c]
-                    heap_v[i] = heap_v[c]
-                    i = c
-                else:
-                    break
-            heap_d[i] = ld
-            heap_v[i] = lv
-        if done[u] or d > dist[u]:
-            continue
-        done[u] = True
-        order[settled] = u
-        settled += 1
-        if ntarget > 0 and mark[u] == stamp:
-            found += 1
-            if found == ntarget:
-                break
-        for k in range(indptr[u], indptr[u + 1]):
-            v = heads[k]
-            nd = d + length[arcs[k]]
-            if nd < dist[v]:
-                dist[v] = nd
-                parent[v] = arcs[k]
-                # sift up
-                i = size
-                size += 1
-                while i > 0:
-                    p = (i - 1) // 2
-                    if heap_d[p] > nd:
-                        heap_d[i] = heap_d[p]
-                        heap_v[i] = heap_v[p]
-                        i = p
-                    else:
-                        break
-                heap_d[i] = nd
-                heap_v[i] = v
-    return settled
+    # fresh scratch; `done` starts at a value that is not the stamp
+    return sssp(indptr, heads, arcs, length, source, dist, parent, order, mark, targets, stamp,
+                np.empty(m + 1), np.empty(m + 1, dtype=np.int64), np.full(n, stamp + 1, dtype=np.int64))
 
 
 @njit(cache=True)

@@ -127,13 +127,18 @@ def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
     return done
 
 
-def _log(rec: dict[str, Any], fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
+def _keep(rec: dict[str, Any], fp: str, done: dict, log) -> None:
+    """Remember a finished record and make it durable at once (resumability)."""
     rec["fingerprint"] = fp
     done[rec["spec"]] = rec
     if log is not None:
         log.write(json.dumps(rec) + "\n")
         log.flush()
         os.fsync(log.fileno())
+
+
+def _log(rec: dict[str, Any], fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
+    _keep(rec, fp, done, log)
     if progress:
         what = (f"lambda {rec['capacity']['lambda']:.4g}" if rec["status"] == "ok"
                 else f"{rec['status']}: {rec.get('reason', '')}")
@@ -323,12 +328,7 @@ def simulate_winners(study: Study, ranking: list[str], records: list[dict[str, A
     todo = [s for s in specs if s not in done]
     try:
         for rec in _parallel_map(_Simulate(study), todo, jobs, backend, scheduler):
-            rec["fingerprint"] = fp
-            done[rec["spec"]] = rec
-            if log is not None:
-                log.write(json.dumps(rec) + "\n")
-                log.flush()
-                os.fsync(log.fileno())
+            _keep(rec, fp, done, log)
             if progress:
                 what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
                 print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
