@@ -388,7 +388,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("toposynth: interrupted", file=sys.stderr)
+        hint = ""
+        if getattr(args, "command", None) == "run":
+            hint = "; finished candidates are kept: rerun the same command to resume"
+        print(f"toposynth: interrupted{hint}", file=sys.stderr)
         return 130
 
 

@@ -254,6 +254,11 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
             for rec in _parallel_map(_Evaluate(study, routers, best), pending, jobs, backend, scheduler):
                 k += 1
                 _log(rec, fp, done, log, progress, resumed + k, len(specs))
+    except (StudyError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
+        where = f"; the {resumed + k} records in {out} are kept: rerun the same command to resume" if out else ""
+        raise StudyError(f"the sweep stopped: {type(exc).__name__}: {exc}{where}") from None
     finally:
         if log is not None:
             log.close()
