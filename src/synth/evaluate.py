@@ -46,10 +46,18 @@ def study_demands(topo: Topology, study: Study):
     if study.pattern == "file":
         return Demands.read_csv(study.demand_file)
     if study.pattern == "mixed":
-        from .mapping import map_demands, mixed_traffic, place
+        from .mapping import anneal, map_demands, mixed_traffic, place
 
-        p = place(study.mapping, topo)
-        return map_demands(mixed_traffic(p.task_shape, study.alpha), p)
+        if study.mapping.startswith("anneal"):
+            # "anneal[:START]": simulated annealing on the estimated latency from the START mapping
+            start = study.mapping.partition(":")[2] or "id"
+            p0 = place(start, topo)
+            tasks = mixed_traffic(p0.task_shape, study.alpha)
+            p = anneal(tasks, topo, seed=study.seed, start=p0).placement
+        else:
+            p = place(study.mapping, topo)
+            tasks = mixed_traffic(p.task_shape, study.alpha)
+        return map_demands(tasks, p)
     if topo.placement is None:
         raise FlowError("local traffic needs a placed candidate (a bgl/hierarchical one, or physical.blocks)")
     levels = len(study.shares) - 1

@@ -19,7 +19,8 @@ A study is a TOML file (or the same dict in Python)::
 
     [traffic]
     pattern = "random"        # uniform | random | local | file | mixed
-    mapping = "ft2"           # mixed: tasks of a 2-D torus application placed by this mapping
+    mapping = "ft2"           # mixed: tasks of a 2-D torus application placed by this mapping,
+                              # or "anneal[:START]": simulated annealing from START (default id)
     alpha = 0.5               # mixed: share of each task's traffic to its logical neighbours
     count = 128               # random/local: number of demands
     shares = [0.4, 0.5, 0.1]  # local: share per packaging level, then across
@@ -280,7 +281,9 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         from .mapping import MappingError, grid_map
 
         try:
-            grid_map(mapping)
+            if not isinstance(mapping, str):
+                raise MappingError(f"must be a mapping name such as 'fv2', or 'anneal[:START]', got {mapping!r}")
+            grid_map(mapping.partition(":")[2] or "id" if mapping.startswith("anneal") else mapping)
         except MappingError as exc:
             raise _err("traffic.mapping", str(exc)) from None
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
