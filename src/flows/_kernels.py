@@ -397,3 +397,54 @@ def gk_fleischer(
             for a in range(A):
                 length[a] /= Dy
     return best_flow, best_lam, phases, best_bound, dijkstras, pool_steps
+
+
+@njit(cache=True)
+def split_dag_flow(indptr, heads, arcs, length, order, settled, dist, acc, flow, in_ptr, in_k):
+    """Route ``acc`` (amount per destination, the tree's root at
+    ``order[0]``) back over *every* shortest-path arc, splitting each
+    router's amount equally over its shortest in-arcs: a routing of minimum
+    total length that spreads load where plain trees pile it up. Clears
+    ``acc``. ``in_ptr`` (n + 1) and ``in_k`` (len(heads)) are scratch."""
+    n = len(indptr) - 1
+    for v in range(n + 1):
+        in_ptr[v] = 0
+    for i in range(settled):
+        u = order[i]
+        for k in range(indptr[u], indptr[u + 1]):
+            v = heads[k]
+            nd = dist[u] + length[arcs[k]]
+            if abs(nd - dist[v]) <= 1e-12 * max(1.0, abs(nd)):
+                in_ptr[v + 1] += 1
+    for v in range(n):
+        in_ptr[v + 1] += in_ptr[v]
+    fill = in_ptr[:n].copy()
+    for i in range(settled):
+        u = order[i]
+        for k in range(indptr[u], indptr[u + 1]):
+            v = heads[k]
+            nd = dist[u] + length[arcs[k]]
+            if abs(nd - dist[v]) <= 1e-12 * max(1.0, abs(nd)):
+                in_k[fill[v]] = k
+                fill[v] += 1
+    # the tail of CSR entry k: kept per entry while scanning
+    for i in range(settled - 1, 0, -1):
+        v = order[i]
+        if acc[v] == 0.0:
+            continue
+        cnt = in_ptr[v + 1] - in_ptr[v]
+        share = acc[v] / cnt
+        for j in range(in_ptr[v], in_ptr[v + 1]):
+            k = in_k[j]
+            flow[arcs[k]] += share
+            # tail of entry k: the u with indptr[u] <= k < indptr[u + 1]
+            lo, hi = 0, n
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if indptr[mid] <= k:
+                    lo = mid
+                else:
+                    hi = mid
+            acc[lo] += share
+        acc[v] = 0.0
+    acc[order[0]] = 0.0

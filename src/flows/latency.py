@@ -27,7 +27,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels import _tree_flow, dijkstra
+from ._kernels import _tree_flow, dijkstra, split_dag_flow
 from .problem import FlowError, FlowProblem
 from .ptas import grouped, max_concurrent_flow
 from .result import FlowResult
@@ -61,6 +61,28 @@ def _latency_lower_bound(problem: FlowProblem) -> tuple[float, np.ndarray]:
         np.add.at(acc, dem_dst[sl], dem_amt[sl])
         _tree_flow(order, settled, parent, tails, acc, flow)
     return total, flow
+
+
+def _shortest_split_flow(problem: FlowProblem) -> np.ndarray:
+    """Every demand split equally, router by router, over all its
+    latency-shortest paths: the same total latency as the trees of
+    :func:`_latency_lower_bound`, with the load spread (on tori and twisted
+    tori the trees overload one direction of every tie)."""
+    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
+    n = problem.n
+    dist = np.empty(n)
+    parent = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    acc = np.zeros(n)
+    flow = np.zeros(problem.num_arcs)
+    in_ptr = np.zeros(n + 1, dtype=np.int64)
+    in_k = np.zeros(max(len(heads), 1), dtype=np.int64)
+    for g in range(len(grp_src)):
+        settled = dijkstra(indptr, heads, arcs, problem.latency, grp_src[g], dist, parent, order)
+        sl = slice(grp_ptr[g], grp_ptr[g + 1])
+        np.add.at(acc, dem_dst[sl], dem_amt[sl])
+        split_dag_flow(indptr, heads, arcs, problem.latency, order, settled, dist, acc, flow, in_ptr, in_k)
+    return flow
 
 
 def _envelope(points):
@@ -133,6 +155,12 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
     lat = problem.latency
     lo, sp_flow = _latency_lower_bound(problem)
     sp_util = (problem.R @ sp_flow) / problem.capacity
+    if sp_util.max() > 1.0:
+        # the trees do not fit; the even split over all shortest paths may
+        split = _shortest_split_flow(problem)
+        split_util = (problem.R @ split) / problem.capacity
+        if split_util.max() < sp_util.max():
+            sp_flow, sp_util = split, split_util
     if sp_util.max() <= 1.0:
         # latency-shortest paths fit: optimal, no search needed
         return FlowResult("ptas", "latency", cap.lam, cap.upper_bound, sp_flow, sp_util, problem.resource_names,

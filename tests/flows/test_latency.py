@@ -94,3 +94,36 @@ def test_capacity_result_must_match():
 
     with pytest.raises(Exception, match="same problem"):
         min_latency(p, capacity=max_concurrent_flow(other))
+
+
+@pytest.mark.parametrize("many_to_one", [False, True])
+def test_even_split_over_shortest_paths_conserves_flow_at_minimum_latency(many_to_one):
+    import candidates as cd
+    from flows.latency import _latency_lower_bound, _shortest_split_flow
+
+    t = cd.from_spec("torus:4x4x2")
+    if many_to_one:       # fewer destinations than sources: grouped by destination on reversed channels
+        dem = Demands(np.arange(1, 32), np.zeros(31, dtype=int), np.linspace(1, 2, 31))
+    else:
+        dem = Demands.random(32, 128, seed=1)
+    p = FlowProblem.from_topology(t, dem)
+    f = _shortest_split_flow(p)
+    net = np.zeros(t.n)
+    np.add.at(net, p.arc_src, f)
+    np.add.at(net, p.arc_dst, -f)
+    want = np.zeros(t.n)
+    np.add.at(want, p.demands.src, p.demands.amount)
+    np.add.at(want, p.demands.dst, -p.demands.amount)
+    assert np.allclose(net, want) and f.min() >= 0
+    lo, tree = _latency_lower_bound(p)
+    assert float(p.latency @ f) == pytest.approx(lo)
+    assert f.max() < tree.max()                 # the split spreads what the trees pile up
+
+
+def test_split_routing_makes_low_load_latency_exact():
+    import candidates as cd
+
+    p = FlowProblem.from_topology(cd.from_spec("torus:4x4x2"), Demands.random(32, 128, seed=1)).scaled(0.15)
+    r = min_latency(p)
+    exact = solve_lp(p, objective="latency")
+    assert r.average_latency == pytest.approx(exact.average_latency) == pytest.approx(r.latency_bound)
