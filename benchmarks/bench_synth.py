@@ -31,6 +31,7 @@ def main() -> None:
     args = ap.parse_args()
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
     d["candidates"]["hierarchy"]["limit"] = args.rows
+    d["traffic"]["count"] = 2048
     study = study_from_dict(d)
     run(study_from_dict(dict(d, candidates={"specs": ["torus:8x8x8"]})), None, jobs=1)  # compile outside the clock
     with tempfile.TemporaryDirectory() as out:

@@ -41,6 +41,11 @@ def study_demands(topo: Topology, study: Study):
 
     if study.pattern == "uniform":
         return Demands.uniform(topo.n)
+    if study.pattern.startswith("sim:"):
+        import sim
+
+        # the simulator's pattern as a demand matrix: one unit offered per processing element
+        return Demands.from_matrix(sim.traffic(study.pattern[4:]).demand_matrix(topo, 1.0))
     if study.pattern == "random":
         return Demands.random(topo.n, study.count, seed=study.seed)
     if study.pattern == "file":
@@ -105,7 +110,7 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
         topo = build_topology(spec, study)
         deg = topo.degree
         rec.update(routers=topo.n, links=topo.num_links, max_degree=int(deg.max()), family=topo.family)
-        if routers is not None and topo.n != routers and study.pattern != "uniform":
+        if routers is not None and topo.n != routers and study.pattern in ("random", "local", "file", "mixed"):
             rec.update(status="failed", reason=f"{topo.n} routers, but the study's {study.pattern} demands are "
                                                f"for {routers} (the first candidate's size)")
             return rec

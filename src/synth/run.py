@@ -294,6 +294,8 @@ class _Simulate:
             topo = build_topology(spec, study)
             if study.pattern == "uniform":
                 pattern = "uniform"
+            elif study.pattern.startswith("sim:"):
+                pattern = study.pattern[4:]
             else:
                 dem = study_demands(topo, study)
                 M = np.zeros((topo.n, topo.n))

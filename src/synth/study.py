@@ -18,7 +18,8 @@ A study is a TOML file (or the same dict in Python)::
                  upper_columns = ["ring:4"], placements = "canonical", limit = 20}
 
     [traffic]
-    pattern = "random"        # uniform | random | local | file | mixed
+    pattern = "random"        # uniform | random | local | file | mixed | sim:NAME (a sim pattern);
+                              # a list sweeps it, as a list of counts does
     mapping = "ft2"           # mixed: tasks of a 2-D torus application placed by this mapping,
                               # or "anneal[:START]": simulated annealing from START (default id)
     alpha = 0.5               # mixed: share of each task's traffic to its logical neighbours
@@ -99,8 +100,8 @@ class Study:
     hierarchy: dict | None = None
     files: tuple[str, ...] = ()
     max_degree: int | None = None
-    pattern: str = "uniform"
-    count: int | None = None
+    pattern: Any = "uniform"
+    count: Any = None
     shares: tuple[float, ...] = (0.4, 0.5, 0.1)
     demand_file: str | None = None
     scales: tuple[float, ...] = ()
@@ -138,21 +139,32 @@ class Study:
         }
 
     def variants(self) -> list[tuple[str, "Study"]]:
-        """The studies of a physical sweep: one per combination of the pin
-        counts given as lists in ``connector_pins`` (label like
-        ``"node_card=240"``); ``[("", self)]`` when nothing is swept."""
-        swept = {k: v for k, v in self.connector_pins.items() if isinstance(v, list)}
-        if not swept:
-            return [("", self)]
+        """The studies of a sweep: one per combination of the values given as
+        lists in ``traffic.pattern``, ``traffic.count`` and
+        ``physical.connector_pins`` (labels like ``"count=2048,node_card=240"``);
+        ``[("", self)]`` when nothing is swept."""
         import itertools
         from dataclasses import replace
 
+        axes: list[tuple[str, list]] = []
+        if isinstance(self.pattern, (list, tuple)):
+            axes.append(("pattern", list(self.pattern)))
+        if isinstance(self.count, (list, tuple)):
+            axes.append(("count", list(self.count)))
+        axes += [(k, v) for k, v in self.connector_pins.items() if isinstance(v, list)]
+        if not axes:
+            return [("", self)]
         out = []
-        keys = list(swept)
-        for combo in itertools.product(*(swept[k] for k in keys)):
-            pins = dict(self.connector_pins) | dict(zip(keys, combo))
-            label = ",".join(f"{k}={v}" for k, v in zip(keys, combo))
-            out.append((label, replace(self, connector_pins=pins, name=f"{self.name} [{label}]")))
+        for combo in itertools.product(*(vals for _, vals in axes)):
+            pins = dict(self.connector_pins)
+            changes: dict[str, Any] = {}
+            for (k, _), v in zip(axes, combo):
+                if k in ("pattern", "count"):
+                    changes[k] = v
+                else:
+                    pins[k] = v
+            label = ",".join(f"{k}={v}" for (k, _), v in zip(axes, combo)).replace(":", "-")
+            out.append((label, replace(self, connector_pins=pins, name=f"{self.name} [{label}]", **changes)))
         return out
 
     def fingerprint(self) -> str:
@@ -161,6 +173,22 @@ class Study:
         d.pop("name")
         d.pop("description")
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _check_pattern(pat: Any) -> None:
+    if isinstance(pat, str) and pat.startswith("sim:"):
+        import sim
+
+        try:
+            sim.traffic(pat[4:])
+        except ToposynthError as exc:
+            raise _err("traffic.pattern", f"{pat!r}: {exc}") from None
+        if pat[4:].split(":")[0] in ("matrix", "permutation"):
+            raise _err("traffic.pattern", f"{pat!r} needs a matrix; use pattern = \"file\" with a demand CSV")
+        return
+    if pat not in PATTERNS:
+        raise _err("traffic.pattern", f"must be one of {', '.join(PATTERNS)} or sim:NAME (a sim pattern such as "
+                                      f"sim:bitcomplement), or a list of them to sweep; got {pat!r}")
 
 
 def _err(field_: str, msg: str) -> StudyError:
@@ -257,16 +285,30 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise _err("candidates", "the pool is empty: give specs, sweep, enumerate or files")
 
     t = _table(d, "traffic")
-    pattern = _choice(t, "pattern", "traffic.", PATTERNS, "uniform")
-    count = _int(t, "count", "traffic.", minimum=1)
-    if pattern in ("random", "local") and count is None:
-        raise _err("traffic.count", f"the {pattern} pattern needs a number of demands")
+    raw_pattern = t.get("pattern", "uniform")
+    patterns = raw_pattern if isinstance(raw_pattern, list) and raw_pattern else [raw_pattern]
+    for pat in patterns:
+        _check_pattern(pat)
+    pattern = list(patterns) if isinstance(raw_pattern, list) else patterns[0]
+    raw_count = t.get("count")
+    if isinstance(raw_count, list):
+        if not raw_count or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in raw_count):
+            raise _err("traffic.count", f"must be a positive integer or a list of them to sweep, got {raw_count!r}")
+        count = list(raw_count)
+    else:
+        count = _int(t, "count", "traffic.", minimum=1)
+    for pat in patterns:
+        if pat in ("random", "local") and count is None:
+            raise _err("traffic.count", f"the {pat} pattern needs a number of demands")
+    if "mixed" in patterns and isinstance(raw_pattern, list):
+        raise _err("traffic.pattern", "the mixed pattern cannot be swept with others; give it its own study")
+    pattern_for_checks = "mixed" if "mixed" in patterns else (patterns[0] if len(patterns) == 1 else "")
     shares = t.get("shares", [0.4, 0.5, 0.1])
     if (not isinstance(shares, list) or len(shares) < 2 or not all(isinstance(x, (int, float)) and x >= 0 for x in shares)
             or abs(sum(shares) - 1) > 1e-9):
         raise _err("traffic.shares", f"must be at least 2 non-negative fractions adding up to 1, got {shares!r}")
     dfile = t.get("file")
-    if pattern == "file":
+    if "file" in patterns:
         if not isinstance(dfile, str):
             raise _err("traffic.file", "the file pattern needs a CSV file name (header src,dst,amount)")
         if base is not None and not Path(dfile).is_absolute():
@@ -275,9 +317,9 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err("traffic.file", f"{dfile!r} is not a file")
     mapping = t.get("mapping", "id")
     alpha = t.get("alpha", 0.5)
-    if pattern != "mixed" and ("mapping" in t or "alpha" in t):
+    if pattern_for_checks != "mixed" and ("mapping" in t or "alpha" in t):
         raise _err("traffic.mapping", "mapping and alpha belong to the mixed pattern (pattern = \"mixed\")")
-    if pattern == "mixed":
+    if pattern_for_checks == "mixed":
         from .mapping import MappingError, grid_map
 
         try:
@@ -431,10 +473,10 @@ DEFAULT_STUDY = {
 BGL_MIDPLANE_STUDY = {
     "name": "bgl-midplane",
     "description": (
-        "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I at T = 2048): 512 routers; "
+        "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I: T = 2048, 3072, 4096): 512 routers; "
         "every connected 8-node graph of degree <= 3 (192) along the rows of each node card at its minimum "
         "cut width, rings of 4 along the columns and one level up; the 8x8x8 torus on 1x1x2 compute cards, "
-        "4x4x2 node cards as baseline. 2048 random demands: 40% inside a compute card, 50% inside a node card, "
+        "4x4x2 node cards as baseline. T random demands: 40% inside a compute card, 50% inside a node card, "
         "10% across node cards. Flow in wires under the bgl packaging preset (flows.Packaging.bluegene_l: "
         "200 connector pins per node card as in the paper; 120 per compute card, card sizes, 2/6/6 signal "
         "layers and 1 mm pitch per differential pair are our assumptions); latency in ns with 7.1 ns/m FR4 "
@@ -447,7 +489,8 @@ BGL_MIDPLANE_STUDY = {
         "hierarchy": {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"],
                       "upper_columns": ["ring:4"], "placements": "min-cutwidth"},
     },
-    "traffic": {"pattern": "local", "count": 2048, "shares": [0.4, 0.5, 0.1], "scales": [0.5, 1.0, 1.5]},
+    "traffic": {"pattern": "local", "count": [2048, 3072, 4096], "shares": [0.4, 0.5, 0.1],
+                "scales": [0.5, 1.0, 1.5]},
     "physical": {"packaging": "bgl", "wiring": "flexible", "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]]},
     "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x8x8"},
     "cross_check": {"top": 0},
@@ -474,15 +517,18 @@ BGL_PINS_STUDY = {
 TWISTED_TORI_STUDY = {
     "name": "twisted-tori",
     "description": (
-        "'twisted-tori-tpds2010' at 128 routers: RT(8), RTT(8) (16 x 8) and PT/PTT/PDTT(4) (8 x 4 x 4) plus the "
-        "8x16 mesh, under uniform traffic with unit link capacities (one phit per cycle per link direction): "
-        "lambda is the injection rate each topology sustains; the LP gives exactly the analytic bounds "
-        "4/a, 6/a, 4/a, 6/a and 48/(7a) up to their approximation. No physical model."),
+        "'twisted-tori-tpds2010': RT(8), RTT(8) (16 x 8), PT/PTT/PDTT(4) (8 x 4 x 4) and the 16x8 mesh at 128 "
+        "routers, RT(4) and RTT(4) at 32, under uniform, bit-complement, bit-reversal and perfect-shuffle traffic "
+        "(the simulator's patterns as demand matrices) with unit link capacities (one phit per cycle per link "
+        "direction): lambda is the injection rate per PE each topology sustains; under uniform traffic the LP "
+        "gives exactly the analytic bounds 4/a, 6/a, 4/a, 6/a and 48/(7a) up to their approximation. No "
+        "physical model."),
     "seed": 1,
-    "candidates": {"specs": ["rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4", "mesh:16x8"]},
-    "traffic": {"pattern": "uniform", "scales": [0.2, 0.4, 0.6]},
+    "candidates": {"specs": ["rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4", "mesh:16x8", "rt:a=4", "rtt:a=4"]},
+    "traffic": {"pattern": ["uniform", "sim:bitcomplement", "sim:bitreversal", "sim:shuffle"],
+                "scales": [0.2, 0.4, 0.6]},
     "ranking": {"objective": "both", "eps": 0.05, "baseline": "rt:a=8"},
-    "cross_check": {"top": 2},
+    "cross_check": {"top": 1},
 }
 
 TWIN_TORUS_STUDY = {

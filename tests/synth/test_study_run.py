@@ -180,8 +180,11 @@ def test_builtin_studies_are_listed(capsys):
 def test_bgl_midplane_study_reduced(tmp_path):
     hier = {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"], "upper_columns": ["ring:4"],
             "placements": "min-cutwidth", "limit": 2}
-    s = _reduced("bgl-midplane", candidates__hierarchy=hier, traffic__count=256, traffic__scales=[1.0])
+    s = _reduced("bgl-midplane", candidates__hierarchy=hier, traffic__count=[256, 384], traffic__scales=[1.0])
+    assert [label for label, _ in s.variants()] == ["count=256", "count=384"]
     res = run(s, tmp_path, jobs=2)
+    res = res.variants[0][1]
+    tmp_path = tmp_path / "count=256"
     assert [r["status"] for r in res.records] == ["ok"] * 3 and res.records[0]["spec"] == "torus:8x8x8"
     for r in res.records:
         assert r["routers"] == 512
@@ -196,9 +199,11 @@ def test_bgl_midplane_study_reduced(tmp_path):
 def test_twisted_tori_study_matches_the_analytic_bounds():
     import candidates as cd
 
-    s = _reduced("twisted-tori", cross_check__top=0, traffic__scales=[0.2])
+    s = _reduced("twisted-tori", cross_check__top=0, traffic__scales=[0.2], traffic__pattern="uniform")
     res = run(s)
-    assert res.ranking[:5] == ["pdtt:a=4", "ptt:a=4", "pt:a=4", "rtt:a=8", "rt:a=8"]
+    big = ["pdtt:a=4", "ptt:a=4", "pt:a=4", "rtt:a=8", "rt:a=8", "mesh:16x8"]       # the 128-router ones
+    assert sorted(big, key=lambda s: -res.record(s)["capacity"]["lambda"]) == big
+    assert res.ranking[0] == "rtt:a=4"   # ranked by latency: the smallest machine has the shortest paths
     for spec in ("rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4"):
         cap = res.record(spec)["capacity"]
         bound = cd.uniform_load(cd.from_spec(spec)).injection_bound       # equals the exact LP for these
@@ -382,3 +387,25 @@ def test_mixed_traffic_with_annealed_placement():
     assert cost <= float(ident.amount @ D[ident.src, ident.dst]) + 1e-9
     assert dem.total == pytest.approx(ident.total)
     assert study_demands(t, s).src.tolist() == dem.src.tolist()      # same seed, same placement
+
+
+def test_pattern_sweep_with_simulator_patterns(tmp_path):
+    import candidates as cd
+
+    d = {"candidates": {"specs": ["rt:a=4", "rtt:a=4", "ring:16"]},
+         "traffic": {"pattern": ["uniform", "sim:bitcomplement"]}, "cross_check": {"top": 1}}
+    s = study_from_dict(d)
+    assert [label for label, _ in s.variants()] == ["pattern=uniform", "pattern=sim-bitcomplement"]
+    res = run(s, tmp_path)
+    uni, bc = (r for _, r in res.variants)
+    # sizes may differ: patterns defined on each topology
+    assert {r["status"] for r in uni.records} == {r["status"] for r in bc.records} == {"ok"}
+    # bit complement on RT(4) (8 x 4 = 32 PEs): every PE sends to its complement; the exact LP agrees
+    assert all(c["within_eps"] for c in bc.cross_check)
+    p = build_problem(from_spec("rt:a=4"), bc.study)
+    assert len(p.demands) == 32 and set(p.demands.amount.tolist()) == {1.0}
+    assert bc.record("rtt:a=4")["capacity"]["lambda"] > bc.record("rt:a=4")["capacity"]["lambda"]
+    assert (tmp_path / "pattern=sim-bitcomplement" / "report.html").exists()
+    with pytest.raises(StudyError, match="unknown traffic pattern 'zipf'"):
+        study_from_dict({"candidates": {"specs": ["ring:4"]}, "traffic": {"pattern": "sim:zipf"}})
+    assert cd.from_spec("rt:a=4").n == 32
