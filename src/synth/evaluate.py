@@ -8,6 +8,7 @@ with ``status = "failed"`` and the reason, never as an exception.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -145,7 +146,9 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
                     lat.append({"scale": s, "status": "undecided", "average_latency": None, "latency_bound": None,
                                 "reason": f"at capacity within eps: lambda in [{cap.lam:.4g}, {cap.upper_bound:.4g}]"})
                     continue
-                r = flows.min_latency(problem.scaled(s), eps=study.eps)
+                # the capacity run serves every scale: lambda(s * d) = lambda(d) / s, same flow
+                cap_s = dataclasses.replace(cap, lam=cap.lam / s, upper_bound=cap.upper_bound / s)
+                r = flows.min_latency(problem.scaled(s), eps=study.eps, capacity=cap_s)
                 lat.append({"scale": s, "status": "ok" if r.average_latency is not None else "infeasible",
                             "average_latency": r.average_latency, "latency_bound": r.latency_bound,
                             "seconds": r.seconds,
