@@ -95,7 +95,7 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
 
     Certified to within ``eps``: ``upper_bound <= (1 + eps) * lam`` unless
     ``max_phases`` ran out first (then ``status`` says so). The tuning knobs
-    (``step``: GK's multiplicative step, default ``min(0.2, 4 eps)``;
+    (``step``: GK's multiplicative step, default ``min(0.1, 4 eps)``;
     ``slack``: how much longer than shortest a cached tree may be, default
     ``min(0.5, 10 eps)`` and capped there; ``pool_size`` trees cached per group;
     ``check_div``) change the speed, never the certificates. With
@@ -127,7 +127,11 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
     # the benchmark instances it was the fastest (wall time; e.g. torus
     # 8x8x4 random 4N: slack 0.025 1.8 s, 0.5 0.6 s, 1.0 0.65 s), and a
     # step above 0.2 with a large slack sometimes needed thousands of phases.
-    e = min(0.2, 4.0 * eps) if step is None else float(step)
+    # Step 0.1 rather than 0.2 at eps 0.05: smaller steps change the lengths
+    # less, so cached trees stay usable longer; over ten benchmark instances
+    # (32-512 routers, uniform and 4N random) 11% less CPU in all, 25% less on
+    # the 512-router torus with 2048 demands (2.29 -> 1.72 s).
+    e = min(0.1, 4.0 * eps) if step is None else float(step)
     # the slack also caps how far the gap can close (explicit slack 1.0 at
     # eps 0.02 stalled in tests), hence at most 10 eps
     sl = min(0.5, 10.0 * eps) if slack is None else min(float(slack), 10.0 * eps)
