@@ -5,6 +5,8 @@ cut-through, the routings of the papers (dimension order with datelines or
 bubbles, minimal adaptive with a bubble escape channel on tori and twisted
 tori, shortest-path tables with an up*/down* escape on any graph, up*/down*),
 synthetic traffic patterns that are also demand matrices for ``flows``,
+trace-driven workloads with causal dependencies (and the communication
+skeletons of the NAS kernels),
 BookSim-style warm-up / measurement / drain, and a deadlock watchdog. The
 kernel is numba-compiled once per machine.
 
@@ -21,6 +23,8 @@ from .config import PRESETS, SimConfig, preset
 from .engine import SimResult, SweepResult, saturation, simulate, sweep
 from .errors import SimError
 from .routing import ROUTINGS, resolve_routing
+from .nas import NAS_KERNELS, nas
+from .trace import Trace, TraceBuilder, TraceResult, read_trace, run_trace, write_trace
 from .traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
 
 __all__ = [
@@ -29,4 +33,5 @@ __all__ = [
     "PRESETS", "preset",
     "ROUTINGS", "resolve_routing",
     "PATTERNS", "TrafficPattern", "traffic", "permutation", "demand",
+    "Trace", "TraceBuilder", "TraceResult", "run_trace", "read_trace", "write_trace", "nas", "NAS_KERNELS",
 ]

@@ -35,6 +35,7 @@ MODE_ADAPTIVE = 1     # minimal adaptive on records, escape VC 0 = DOR + bubble
 MODE_TABLE = 2        # shortest-path table adaptive, escape VC 0 = up*/down*
 MODE_UPDOWN = 3       # up*/down* on every VC
 MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
+MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
 
 # deadlock avoidance of MODE_DOR
 DL_NONE = 0
@@ -51,6 +52,7 @@ DEST_HOT = 3
 ST_CROSSED = 1        # crossed the dateline of its current dimension
 ST_DOWN = 2           # up*/down*: has taken a down arc
 ST_ESCAPED = 4        # table mode: is on the up*/down* escape (sticky)
+ST_TC1 = 8            # twin mode: traffic class 1 (TS-DOR: injected by PE1)
 
 # layout of the scalar statistics vector
 S_CYCLES = 0
@@ -80,7 +82,14 @@ S_MAX_LAT_INJ = 23
 S_WIN_HOPS = 24
 S_STARVED = 25
 S_SUM_MINHOPS = 26
-NSTATS = 27
+S_TRACE_DONE = 27     # trace mode: every process finished and every message arrived
+S_SKIPPED = 28        # trace mode: idle cycles fast-forwarded
+NSTATS = 29
+
+# trace events
+EV_COMPUTE = 0
+EV_SEND = 1
+EV_RECV = 2
 
 
 @njit(cache=True, inline="always")
@@ -134,13 +143,32 @@ def _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob):
 @njit(cache=True, inline="always")
 def _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring, pk_state,
                 out_arc, arc_wrap, csr_indptr, csr_arc, next_mask, ud_up, ud_down,
-                ca, cv, cn, ct):
+                ca, cv, cn, ct, arc_dim, tw_next, tw_code, tw_vc, tw_m):
     """Every (channel, VC) the routing allows packet ``p`` at router ``u``:
     ``ca``/``cv`` the channel and VC, ``cn`` the free phits it needs there
     (bubble flow control asks for one more maximum-size packet when the
     packet enters a ring), ``ct`` the tier (0 first; 1 = escape, used only
     when no tier-0 choice is free). Returns the count."""
     nc = 0
+    if mode == MODE_TWIN:
+        tc = 1 if (pk_state[p] & ST_TC1) != 0 else 0
+        a = tw_next[tc, u, dr]
+        code = tw_code[tc, u, dr]
+        crossed = (pk_state[p] & ST_CROSSED) != 0
+        if code == 0:
+            key = 2 * arc_dim[a] + (a & 1) + 1
+            cls = 1 if ((pk_ring[p] == key and crossed) or arc_wrap[a] != 0) else 0
+        elif code == 1:
+            cls = 1 if (pk_ring[p] > 0 and (pk_ring[p] - 1) // 2 == tw_m and crossed) else 0
+        else:
+            cls = code
+        for j in range(tw_vc[tc, cls, 2]):
+            ca[nc] = a
+            cv[nc] = tw_vc[tc, cls, 0] + j * tw_vc[tc, cls, 1]
+            cn[nc] = L
+            ct[nc] = 0
+            nc += 1
+        return nc
     if mode == MODE_DOR or mode == MODE_ADAPTIVE:
         kd = -1
         for k in range(D):
@@ -238,9 +266,11 @@ def _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring, pk_
 def simulate_kernel(
     # topology
     n, arc_src, arc_dst, arc_dim, arc_dir, arc_wrap, in_indptr, in_arcs,
-    term_router, term_indptr, out_arc, records, min_dist,
+    term_router, term_indptr, out_arc, records, rec_count, tie_random, min_dist,
     # tables (mode TABLE / UPDOWN / MINTABLE)
     csr_indptr, csr_arc, next_mask, ud_up, ud_down, arc_up,
+    # tables (mode TWIN)
+    tw_next, tw_code, tw_vc, tw_m, tw_by_source,
     # router configuration
     mode, deadlock, transit_priority, V, cap_phits, slots, inj_cap, src_cap, router_delay, link_latency,
     len_min, len_max,
@@ -248,6 +278,9 @@ def simulate_kernel(
     dest_mode, perm, cdf, hot_count, hot_prob, rate, poisson,
     # phases
     warmup, measure, max_drain, watchdog, seed, check_every,
+    # trace-driven workload (trace_mode = 0: synthetic traffic, dummies)
+    trace_mode, tr_term, term_proc, ev_ptr, ev_kind, ev_a, ev_msg, msg_dst, msg_phits, sq_ptr,
+    proc_finish, msg_sent, msg_done, max_cycles,
     # outputs
     stats, hist_gen, hist_inj, arc_phits,
 ):
@@ -270,6 +303,7 @@ def simulate_kernel(
     pk_tinj = np.empty(P, np.int64)
     pk_ready = np.empty(P, np.int64)
     pk_rem = np.zeros((P, max(D, 1)), np.int16)
+    pk_msg = np.full(P, -1, np.int64)
     free = np.empty(P, np.int32)
     for i in range(P):
         free[i] = P - 1 - i
@@ -300,6 +334,27 @@ def simulate_kernel(
             next_gen[t] = _gap(rate[t], poisson) - (0.0 if poisson else 1.0)
         else:
             next_gen[t] = np.inf
+
+    # ------------------------------------------------ trace-driven state
+    NP = tr_term.shape[0]
+    pc = np.zeros(NP, np.int64)
+    busy = np.zeros(NP, np.int64)
+    issued = np.zeros(NP, np.int64)     # messages sent so far (ids sq_ptr[r] ..)
+    sq_head = np.zeros(NP, np.int64)    # next message to packetize
+    ph_left = np.zeros(NP, np.int64)    # phits of the head message not yet packetized
+    msg_got = np.zeros(max(msg_phits.shape[0], 1), np.int64)
+    procs_left = 0
+    msgs_out = 0                        # sent but not yet fully delivered
+    to_pack = 0                         # sent but not yet fully packetized
+    if trace_mode:
+        for r in range(NP):
+            pc[r] = ev_ptr[r]
+            proc_finish[r] = -1
+            procs_left += 1
+            next_gen[tr_term[r]] = np.inf
+        for m in range(msg_phits.shape[0]):
+            msg_sent[m] = -1
+            msg_done[m] = -1
 
     W = 1
     while W < len_max + link_latency + 2:
@@ -344,6 +399,75 @@ def simulate_kernel(
 
         # ------------------------------------------------------ generation
         in_window = now >= warmup and now < end_measure
+        if trace_mode:
+            # fast-forward over idle stretches: nothing in the network, nothing
+            # to packetize -> jump to the next compute end / message arrival
+            if in_flight == 0 and to_pack == 0:
+                wake = np.int64(-1)
+                for r in range(NP):
+                    if pc[r] > ev_ptr[r + 1] - 1 and proc_finish[r] >= 0:
+                        continue
+                    if busy[r] > now:
+                        w_r = busy[r]
+                    else:
+                        e = pc[r]
+                        w_r = -1
+                        if e < ev_ptr[r + 1] and ev_kind[e] == EV_RECV:
+                            md = msg_done[ev_msg[e]]
+                            if md >= 0:
+                                w_r = md if md > now else now
+                        else:
+                            w_r = now
+                    if w_r >= 0 and (wake < 0 or w_r < wake):
+                        wake = w_r
+                if wake < 0:
+                    if procs_left > 0:
+                        deadlock_kind = 3  # every live process waits for a message nobody will send
+                        break
+                elif wake > now + 1:
+                    # the network is empty: return every credit now, then jump
+                    for s3 in range(W):
+                        for e3 in range(wh_cnt[s3]):
+                            idx = wh_idx[s3, e3]
+                            if idx >= 0:
+                                credit[idx] += wh_amt[s3, e3]
+                            else:
+                                inj_free[-idx - 1] += 1
+                        wh_cnt[s3] = 0
+                    stats[S_SKIPPED] += wake - now
+                    now = wake
+                    last_progress = now
+            # the processes: run events until one blocks (compute, recv)
+            for r in range(NP):
+                if proc_finish[r] >= 0 or busy[r] > now:
+                    continue
+                while True:
+                    e = pc[r]
+                    if e >= ev_ptr[r + 1]:
+                        proc_finish[r] = now
+                        procs_left -= 1
+                        break
+                    kd = ev_kind[e]
+                    if kd == EV_COMPUTE:
+                        pc[r] = e + 1
+                        if ev_a[e] > 0:
+                            busy[r] = now + ev_a[e]
+                            break
+                    elif kd == EV_SEND:
+                        m = ev_msg[e]
+                        msg_sent[m] = now
+                        if issued[r] == sq_head[r]:
+                            ph_left[r] = msg_phits[m]
+                        issued[r] += 1
+                        msgs_out += 1
+                        to_pack += 1
+                        pc[r] = e + 1
+                    else:
+                        md = msg_done[ev_msg[e]]
+                        if md >= 0 and md <= now:
+                            pc[r] = e + 1
+                        else:
+                            break
         for t in range(T):
             while next_gen[t] <= now:
                 L = _draw_len(len_min, len_max)
@@ -364,6 +488,54 @@ def simulate_kernel(
                 next_gen[t] += _gap(rate[t], poisson)
 
         # ------------------------------------ source queue -> injection queue
+        if trace_mode:
+            for r in range(NP):
+                t = tr_term[r]
+                if sq_head[r] < issued[r] and inj_free[t] > 0:
+                    m = sq_ptr[r] + sq_head[r]
+                    L = ph_left[r]
+                    if L > len_max:
+                        L = len_max
+                    ph_left[r] -= L
+                    if ph_left[r] == 0:
+                        sq_head[r] += 1
+                        to_pack -= 1
+                        if sq_head[r] < issued[r]:
+                            ph_left[r] = msg_phits[m + 1]
+                    p = free[nfree - 1]
+                    nfree -= 1
+                    pk_tgen[p] = msg_sent[m]
+                    pk_len[p] = L
+                    pk_msg[p] = m
+                    d = msg_dst[m]
+                    pk_dst[p] = d
+                    pk_src[p] = term_router[t]
+                    pk_tinj[p] = now
+                    pk_ready[p] = now + router_delay
+                    pk_hops[p] = 0
+                    pk_ring[p] = 0
+                    u = term_router[t]
+                    pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
+                    if mode == MODE_DOR or mode == MODE_ADAPTIVE:
+                        ur = term_router[d]
+                        kk = 0
+                        if tie_random != 0 and rec_count[u, ur] > 1:
+                            kk = np.random.randint(0, rec_count[u, ur])
+                        for k in range(D):
+                            pk_rem[p, k] = records[kk, u, ur, k]
+                    k = inj_head[t] + inj_cnt[t]
+                    if k >= inj_cap:
+                        k -= inj_cap
+                    inj_buf[t, k] = p
+                    inj_cnt[t] += 1
+                    inj_free[t] -= 1
+                    r_pk[u] += 1
+                    in_flight += 1
+                    injected += 1
+                    stats[S_INJ_PHITS] += L
+                    stats[S_GEN_PHITS] += L
+                    stats[S_GEN_PACKETS] += 1
+                    stats[S_TAG_GENERATED] += 1
         for t in range(T):
             if src_cnt[t] > 0 and inj_free[t] > 0:
                 h = src_head[t]
@@ -379,13 +551,16 @@ def simulate_kernel(
                 pk_tinj[p] = now
                 pk_ready[p] = now + router_delay
                 pk_hops[p] = 0
-                pk_state[p] = 0
                 pk_ring[p] = 0
                 u = term_router[t]
+                pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
                 if mode == MODE_DOR or mode == MODE_ADAPTIVE:
                     ur = term_router[d]
+                    kk = 0
+                    if tie_random != 0 and rec_count[u, ur] > 1:
+                        kk = np.random.randint(0, rec_count[u, ur])
                     for k in range(D):
-                        pk_rem[p, k] = records[u, ur, k]
+                        pk_rem[p, k] = records[kk, u, ur, k]
                 k = inj_head[t] + inj_cnt[t]
                 if k >= inj_cap:
                     k -= inj_cap
@@ -483,13 +658,20 @@ def simulate_kernel(
                                 stats[S_MAX_LAT_INJ] = li
                             hist_gen[min(lg, HB)] += 1
                             hist_inj[min(li, HB)] += 1
+                        if trace_mode:
+                            m = pk_msg[p]
+                            msg_got[m] += L
+                            if msg_got[m] == msg_phits[m]:
+                                msg_done[m] = tdel
+                                msgs_out -= 1
                         free[nfree] = p
                         nfree += 1
                 else:
                     # ------------------------------------------------ routing
                     nc = _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring,
                                      pk_state, out_arc, arc_wrap, csr_indptr, csr_arc, next_mask,
-                                     ud_up, ud_down, cand_a, cand_v, cand_n, cand_t)
+                                     ud_up, ud_down, cand_a, cand_v, cand_n, cand_t, arc_dim,
+                                     tw_next, tw_code, tw_vc, tw_m)
                     best_a = -1
                     best_v = -1
                     best_c = -1
@@ -548,6 +730,14 @@ def simulate_kernel(
                                     pk_ring[p] = ring
                                 else:
                                     pk_ring[p] = 0
+                        elif mode == MODE_TWIN:
+                            if k < tw_m * 2 + 1:  # an external link (the internal class is the last one)
+                                ring = 2 * k + (0 if sgn > 0 else 1) + 1
+                                if pk_ring[p] != ring:
+                                    pk_state[p] &= ~ST_CROSSED
+                                if arc_wrap[a] != 0:
+                                    pk_state[p] |= ST_CROSSED
+                                pk_ring[p] = ring
                         elif mode == MODE_UPDOWN or (mode == MODE_TABLE and esc):
                             if mode == MODE_TABLE:
                                 pk_state[p] |= ST_ESCAPED
@@ -638,7 +828,8 @@ def simulate_kernel(
                         if not ok:
                             nc = _candidates(p, u, dr, pk_len[p], mode, deadlock, V, len_max, D, pk_rem,
                                              pk_ring, pk_state, out_arc, arc_wrap, csr_indptr, csr_arc,
-                                             next_mask, ud_up, ud_down, cand_a, cand_v, cand_n, cand_t)
+                                             next_mask, ud_up, ud_down, cand_a, cand_v, cand_n, cand_t,
+                                             arc_dim, tw_next, tw_code, tw_vc, tw_m)
                             for ci in range(nc):
                                 g2 = cand_a[ci] * V + cand_v[ci]
                                 if live[g2] or credit[g2] + pend[g2] >= cand_n[ci]:
@@ -657,6 +848,14 @@ def simulate_kernel(
         now += 1
         if deadlock_kind != 0:
             break
+        if trace_mode:
+            if procs_left == 0 and msgs_out == 0 and in_flight == 0:
+                stats[S_TRACE_DONE] = 1
+                stats[S_DRAINED] = 1
+                break
+            if now >= max_cycles:
+                break
+            continue
         if now >= end_measure:
             if stats[S_TAG_DELIVERED] >= stats[S_TAG_GENERATED]:
                 stats[S_DRAINED] = 1

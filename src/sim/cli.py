@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["add_subcommand", "run", "build_parser", "main"]
+__all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
 
 def _loads(text: str) -> list[float]:
@@ -68,6 +68,9 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--router-delay", type=int, help="router pipeline delay, cycles")
     s.add_argument("--link-latency", type=int, help="link latency, cycles")
     s.add_argument("--injection", choices=("bernoulli", "poisson"), help="arrival process")
+    s.add_argument("--tie-break", choices=("first", "random"),
+                   help="record routings: take the one routing record of a pair (first, default) or draw one of "
+                        "its minimal records per packet (random: the papers' even split)")
     s.add_argument("--no-transit-priority", dest="transit_priority", action="store_false", default=None,
                    help="serve injections in the same round robin as in-transit packets")
     s.add_argument("--warmup", type=int, help="warm-up cycles")
@@ -75,6 +78,12 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--drain", type=int, help="most drain cycles after the window")
     s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--trace", metavar="FILE",
+                   help="trace-driven run: a trace file (see sim.trace) or nas:KERNEL:PROCS[:CLASS[:ITERS]] "
+                        "(cg, mg, ft, is, lu, bt, sp; e.g. nas:cg:16:S:1); reports the cycles to complete it")
+    s.add_argument("--write-trace", metavar="FILE", help="with --trace: also write the trace in the text format")
+    s.add_argument("--max-cycles", type=int, default=10**10, help="with --trace: stop after this many cycles")
+    s.add_argument("--phit-bytes", type=int, help="with --trace: bytes per phit (default 4)")
     s.add_argument("--plot", metavar="FILE", help="with --sweep/--saturation: write accepted and latency curves (PNG/SVG)")
     s.add_argument("--channels", action="store_true", help="with --json: include per-channel utilisation")
     s.add_argument("--json", action="store_true", help="print JSON")
@@ -88,7 +97,7 @@ def _config(args: argparse.Namespace):
 
     changes: dict[str, Any] = {}
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
-              "transit_priority",
+              "transit_priority", "phit_bytes", "tie_break",
               "warmup", "measure", "drain", "watchdog"):
         v = getattr(args, f, None)
         if v is not None:
@@ -128,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
 
     topo = from_spec(args.spec)
     cfg = _config(args)
+    if getattr(args, "trace", None):
+        return _run_trace(args, topo, cfg)
+    if getattr(args, "write_trace", None):
+        raise SimError("--write-trace needs --trace")
     pat = traffic(args.traffic)
     if args.plot and not (args.sweep or args.saturation):
         raise SimError("--plot needs --sweep or --saturation")
@@ -172,6 +185,65 @@ def run(args: argparse.Namespace) -> int:
     ]
     if not r.drained and not r.deadlock:
         rows.append(("note", "the window's packets did not all arrive within the drain limit (saturated)"))
+    w = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{w}}  {v}")
+    return 0
+
+
+def load_trace(text: str, seed: int = 0):
+    """A trace from a file name or ``nas:KERNEL:PROCS[:CLASS[:ITERS]]``.
+
+    >>> load_trace("nas:lu:4:S:1").info["grid"]
+    '2x2'
+    """
+    from .errors import SimError
+    from .nas import nas
+    from .trace import Trace
+
+    if text.lower().startswith("nas:"):
+        parts = text.split(":")[1:]
+        if not 2 <= len(parts) <= 4:
+            raise SimError(f"--trace nas:KERNEL:PROCS[:CLASS[:ITERS]], e.g. nas:cg:16:S:1, got {text!r}")
+        try:
+            procs = int(parts[1])
+            iters = int(parts[3]) if len(parts) == 4 else None
+        except ValueError:
+            raise SimError(f"--trace nas:KERNEL:PROCS[:CLASS[:ITERS]] needs integers, got {text!r}") from None
+        return nas(parts[0], procs, parts[2] if len(parts) >= 3 else "S", iterations=iters, seed=seed)
+    return Trace.read(text)
+
+
+def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
+    from .errors import SimError
+    from .trace import run_trace
+
+    if args.sweep or args.saturation or args.plot:
+        raise SimError("--trace runs a workload to completion; it does not combine with --sweep, --saturation or --plot")
+    tr = load_trace(args.trace, args.seed)
+    if args.write_trace:
+        tr.write(args.write_trace)
+    r = run_trace(topo, cfg, tr, seed=args.seed, max_cycles=args.max_cycles)
+    if args.json:
+        d = r.to_dict()
+        d["trace_info"] = tr.to_dict()
+        _print_json(d)
+        return 0
+    fin = r.finish
+    rows = [
+        ("topology", f"{r.spec}  ({topo.n} routers, {topo.num_terminals} PEs)"),
+        ("routing", r.routing),
+        ("trace", f"{r.trace}: {r.processes} processes, {r.messages} messages, {r.bytes} bytes"),
+        ("completed", f"{r.completed} in {r.cycles} cycles" + (f" (deadlock: {r.deadlock_kind})" if r.deadlock else "")),
+        ("process finish", f"min {min(fin)}, max {max(fin)}"),
+        ("message latency", f"mean {_fmt(r.message_latency)}, max {_fmt(r.message_latency_max)}"),
+        ("packet latency", f"mean {_fmt(r.latency)}"),
+        ("hops", f"{_fmt(r.hops)} (minimal {_fmt(r.min_hops)})"),
+        ("channel utilisation", ", ".join(f"{k} {v['mean']:.3g}" for k, v in r.utilisation.items())),
+        ("seconds", f"{r.seconds:.3g}"),
+    ]
+    if args.write_trace:
+        rows.append(("trace written", args.write_trace))
     w = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{w}}  {v}")

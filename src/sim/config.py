@@ -63,6 +63,18 @@ class SimConfig:
         Root of the up*/down* tree (``table``, ``updown``).
     check : bool
         Verify conservation (injected = delivered + in flight) every cycle.
+    tie_break : str
+        Routings on routing records (``dor``, ``adaptive``): ``first``
+        takes the record of :func:`candidates.routing_records` for every
+        pair (ties between equally short records always resolved the same
+        way: the negative direction of a torus dimension, Y- on the RTT);
+        ``random`` draws one of the pair's minimal records per packet, the
+        even split over minimal paths that the papers' throughput bounds
+        assume ('twisted-tori-tpds2010' section 5.2: equidistant paths
+        "randomly chosen").
+    phit_bytes : int
+        Bytes per phit: converts the message sizes of trace-driven
+        workloads into phits (4, as in the papers' INSEE/FSIN routers).
     """
 
     routing: str = "auto"
@@ -82,6 +94,8 @@ class SimConfig:
     watchdog: int = 5000
     updown_root: int = 0
     check: bool = False
+    phit_bytes: int = 4
+    tie_break: str = "first"
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -96,7 +110,8 @@ class SimConfig:
             object.__setattr__(self, "packet_length", lo)
         if lo < 1 or hi < lo:
             raise SimError(f"packet lengths must satisfy 1 <= lo <= hi, got {pl!r}")
-        for f in ("vcs", "buffer_packets", "injection_queue", "source_queue", "link_latency", "measure", "watchdog"):
+        for f in ("vcs", "buffer_packets", "injection_queue", "source_queue", "link_latency", "measure", "watchdog",
+                  "phit_bytes"):
             if int(getattr(self, f)) < 1:
                 raise SimError(f"{f} must be a positive integer, got {getattr(self, f)!r}")
         for f in ("router_delay", "warmup", "drain"):
@@ -104,6 +119,8 @@ class SimConfig:
                 raise SimError(f"{f} must be a non-negative integer, got {getattr(self, f)!r}")
         if self.deadlock not in ("auto", "dateline", "bubble", "none"):
             raise SimError(f"deadlock must be auto, dateline, bubble or none, got {self.deadlock!r}")
+        if self.tie_break not in ("first", "random"):
+            raise SimError(f"tie_break must be first or random, got {self.tie_break!r}")
         if self.injection not in ("bernoulli", "poisson"):
             raise SimError(f"injection must be bernoulli or poisson, got {self.injection!r}")
         if self.vcs > 64:

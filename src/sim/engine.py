@@ -52,12 +52,13 @@ from candidates import Topology
 from . import _kernels as K
 from .config import SimConfig, preset
 from .errors import SimError
-from .routing import build_tables, resolve_routing
+from .routing import build_tables, resolve_routing, with_ties
 from .traffic import TrafficPattern, terminal_offsets, terminal_router, traffic
 
 __all__ = ["SimResult", "SweepResult", "simulate", "sweep", "saturation"]
 
 HIST_BINS = 1 << 16
+DEADLOCK_KINDS = {0: "none", 1: "no progress", 2: "knot", 3: "trace"}
 
 
 @dataclass
@@ -212,6 +213,30 @@ def simulate(
     lo, hi = cfg.length_range
     if not 0.0 <= load:
         raise SimError(f"load must be non-negative, got {load}")
+    routing, deadlock = _resolve(topo, cfg)
+    dests = pat.destinations(topo)
+    mean_len = cfg.mean_packet_length
+    rate = load * dests.weight / mean_len
+    if cfg.injection == "bernoulli" and rate.max(initial=0.0) > 1.0:
+        raise SimError(
+            f"load {load} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal; "
+            "use --injection poisson or a lower load"
+        )
+    tabs = tables_for(topo, cfg, routing)
+    stats = np.zeros(K.NSTATS, dtype=np.int64)
+    hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
+    hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
+    arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
+    t0 = time.perf_counter()
+    _call_kernel(topo, cfg, tabs, deadlock, dests, rate, cfg.warmup, cfg.measure, cfg.drain, seed, None,
+                 stats, hist_gen, hist_inj, arc_phits)
+    seconds = time.perf_counter() - t0
+    return _result(topo, cfg, pat, routing, load, seed, stats, hist_gen, hist_inj, arc_phits, seconds, tabs)
+
+
+def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
+    """The concrete routing and deadlock mechanism, validated against ``cfg``."""
+    lo, hi = cfg.length_range
     routing = resolve_routing(topo, cfg.routing)
     deadlock = cfg.deadlock
     if routing == "dor":
@@ -226,16 +251,46 @@ def simulate(
         raise SimError("bubble flow control needs buffers of at least 2 packets (buffer_packets >= 2)")
     if not 0 <= cfg.updown_root < topo.n:
         raise SimError(f"updown_root must be a router 0..{topo.n - 1}, got {cfg.updown_root}")
-    dests = pat.destinations(topo)
-    mean_len = cfg.mean_packet_length
-    rate = load * dests.weight / mean_len
-    if cfg.injection == "bernoulli" and rate.max(initial=0.0) > 1.0:
-        raise SimError(
-            f"load {load} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal; "
-            "use --injection poisson or a lower load"
-        )
-    tabs = build_tables(topo, routing, cfg.updown_root)
-    T = topo.num_terminals
+    return routing, deadlock
+
+
+_NO_TRACE = None
+_ONE_COUNT = np.ones((1, 1), dtype=np.int8)
+_NO_TWIN = None
+
+
+def tables_for(topo: Topology, cfg: SimConfig, routing: str):
+    """Routing tables for a resolved routing, with every minimal record of
+    each pair when ``cfg.tie_break == "random"`` (record routings)."""
+    tabs = build_tables(topo, routing, cfg.updown_root, cfg.vcs)
+    if cfg.tie_break == "random" and routing in ("dor", "adaptive"):
+        tabs = with_ties(topo, tabs)
+    return tabs
+
+
+def _twin_args(tabs) -> tuple:
+    global _NO_TWIN
+    if tabs.tw_next is not None:
+        vc = np.ascontiguousarray(np.stack([tabs.tw_first, tabs.tw_step, tabs.tw_count], axis=2), dtype=np.int64)
+        return (tabs.tw_next, tabs.tw_code, vc, np.int64(tabs.tw_m), np.int64(tabs.tw_by_source))
+    if _NO_TWIN is None:
+        _NO_TWIN = (np.full((1, 1, 1), -1, dtype=np.int32), np.zeros((1, 1, 1), dtype=np.int8),
+                    np.zeros((1, 4, 3), dtype=np.int64), np.int64(-1), np.int64(0))
+    return _NO_TWIN
+
+
+def _dummy_trace() -> tuple:
+    global _NO_TRACE
+    if _NO_TRACE is None:
+        z = np.zeros(1, dtype=np.int64)
+        _NO_TRACE = (np.int64(0), np.zeros(0, np.int64), z, z, z, z, z, z, z, z,
+                     np.zeros(0, np.int64), z.copy(), z.copy(), np.int64(0))
+    return _NO_TRACE
+
+
+def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain, seed, trace_args,
+                 stats, hist_gen, hist_inj, arc_phits) -> None:
+    lo, hi = cfg.length_range
     cap = cfg.buffer_packets * hi
     slots = cap // lo
     dl_code = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}[deadlock]
@@ -245,29 +300,29 @@ def simulate(
     np.cumsum(np.bincount(topo.arc_dst, minlength=topo.n), out=in_indptr[1:])
     term_r = terminal_router(topo)
     term_off = terminal_offsets(topo)
-    stats = np.zeros(K.NSTATS, dtype=np.int64)
-    hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
-    hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
-    arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
-    t0 = time.perf_counter()
+    tr = _dummy_trace() if trace_args is None else trace_args
     K.simulate_kernel(
         np.int64(topo.n), np.ascontiguousarray(topo.arc_src, dtype=np.int64),
         np.ascontiguousarray(topo.arc_dst, dtype=np.int64), np.ascontiguousarray(topo.arc_dim, dtype=np.int64),
-        tabs.arc_dir, tabs.arc_wrap, in_indptr, order, term_r, term_off, tabs.out_arc, tabs.records, tabs.min_dist,
+        tabs.arc_dir, tabs.arc_wrap, in_indptr, order, term_r, term_off, tabs.out_arc, tabs.records,
+        tabs.rec_count if tabs.rec_count is not None else _ONE_COUNT,
+        np.int64(1 if tabs.rec_count is not None else 0), tabs.min_dist,
         np.ascontiguousarray(topo.indptr, dtype=np.int64), np.ascontiguousarray(topo.arc_id, dtype=np.int64),
         tabs.next_mask, tabs.ud_up, tabs.ud_down, tabs.arc_up,
-        np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0), np.int64(cfg.vcs), np.int64(cap), np.int64(slots),
+        *_twin_args(tabs),
+        np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0),
+        np.int64(tabs.vcs if tabs.tw_next is not None else cfg.vcs),
+        np.int64(cap), np.int64(slots),
         np.int64(cfg.injection_queue), np.int64(cfg.source_queue), np.int64(cfg.router_delay),
         np.int64(cfg.link_latency), np.int64(lo), np.int64(hi),
         np.int64(dests.mode), np.ascontiguousarray(dests.perm, dtype=np.int64),
         np.ascontiguousarray(dests.cdf, dtype=np.float64), np.int64(dests.hot_count), float(dests.hot_prob),
         np.ascontiguousarray(rate, dtype=np.float64), np.int64(cfg.injection == "poisson"),
-        np.int64(cfg.warmup), np.int64(cfg.measure), np.int64(cfg.drain), np.int64(cfg.watchdog),
+        np.int64(warmup), np.int64(measure), np.int64(drain), np.int64(cfg.watchdog),
         np.int64(seed), np.int64(1 if cfg.check else 0),
+        *tr,
         stats, hist_gen, hist_inj, arc_phits,
     )
-    seconds = time.perf_counter() - t0
-    return _result(topo, cfg, pat, routing, load, seed, stats, hist_gen, hist_inj, arc_phits, seconds, tabs)
 
 
 def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phits, seconds, tabs) -> SimResult:
@@ -285,7 +340,7 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
         per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
                           "channels": int(util.size)}
     hops = float(st[K.S_SUM_HOPS] / pk) if pk else None
-    kind = {0: "none", 1: "no progress", 2: "knot"}[int(st[K.S_DEADLOCK_KIND])]
+    kind = DEADLOCK_KINDS[int(st[K.S_DEADLOCK_KIND])]
     total_hops_all = float(st[K.S_SUM_MINHOPS] / pk) if pk else None
     esc = None
     if routing in ("adaptive", "table") and st[K.S_WIN_HOPS] > 0:

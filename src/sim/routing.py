@@ -19,7 +19,31 @@
                that start a shortest legal route.
 ``minimal``    shortest-path next hops on every VC, no deadlock avoidance
                (can deadlock; useful to study it).
+``tsdor``      nDT twin tori ('5d-twin-torus-extoll'): Twin Source DOR,
+               packets of PE0 route d0 -> d(n-1), packets of PE1
+               d(n-1) -> d0, with the internal-link use and the tie rule of
+               :func:`candidates.twin_route`. The two source classes are two
+               traffic classes with disjoint VCs (``vcs`` a multiple of 4).
+``dort``       nDT twin tori: DOR d0 -> d(n-1) for every packet (``vcs`` a
+               multiple of 2).
 =============  ==============================================================
+
+Deadlock freedom of ``tsdor``/``dort``: external links use the dateline
+(VC class 1 after the wraparound link of the current dimension). The
+internal link of a node gets these classes: a hop inside the middle
+dimension (or just before entering it) uses the dateline class of that
+dimension; a hop after the middle dimension (towards a later dimension or
+to the destination card) class 2; the first hop of a packet towards a
+dimension before the middle one (only DORT's PE1 packets) class 3. Every
+class has its own VC, so DORT needs 4 VCs on the internal link (as the
+paper says) and TS-DOR 3 per traffic class; where the middle dimension
+has size 2 (all the paper's 5DT shapes) classes 0/1 never occur on the
+internal link and the extra classes fit in the external VC count. The
+channel dependency graph is acyclic (tests/sim check it for several
+shapes); the paper's own TS-DOR rule (upper/lower VC by card direction)
+shares one VC between the hops before and after the middle dimension,
+which closes a dependency cycle through that dimension's ring when it
+has more than two nodes.
 
 ``auto`` picks ``adaptive`` for lattice families that have routing records
 and ``table`` for anything else.
@@ -44,7 +68,8 @@ from .errors import SimError
 
 __all__ = ["ROUTINGS", "resolve_routing", "RoutingTables", "build_tables"]
 
-MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4}
+MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5}
+TWIN = ("tsdor", "dort")
 
 #: name -> one-line description
 ROUTINGS: dict[str, str] = {
@@ -54,6 +79,8 @@ ROUTINGS: dict[str, str] = {
     "table": "adaptive over shortest-path next hops, escape VC 0 = up*/down*",
     "updown": "up*/down* on every VC",
     "minimal": "shortest-path next hops on every VC, no deadlock avoidance",
+    "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
+    "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
 }
 
 
@@ -68,6 +95,8 @@ def resolve_routing(topo: Topology, name: str) -> str:
         raise SimError(f"unknown routing {name!r}; valid: {', '.join(ROUTINGS)}")
     if name == "auto":
         return "adaptive" if _records_ok(topo) else "table"
+    if name in TWIN and topo.family != "ndt":
+        raise SimError(f"routing {name!r} is for nDT twin tori (ndt:...); {topo!r} is family {topo.family!r}")
     if name in ("dor", "adaptive") and not _records_ok(topo):
         raise SimError(
             f"routing {name!r} needs routing records (torus, mesh, ring, hypercube, rt, rtt, pt, ptt, pdtt, "
@@ -84,12 +113,96 @@ class RoutingTables:
     arc_dir: np.ndarray
     arc_wrap: np.ndarray
     out_arc: np.ndarray
-    records: np.ndarray
+    records: np.ndarray              # (K, n, n, D): K = 1 (the base record) unless ties are expanded
     next_mask: np.ndarray
     ud_up: np.ndarray
     ud_down: np.ndarray
     arc_up: np.ndarray
     min_dist: np.ndarray  # (n, n) graph distance (minimal hops)
+    # twin tori (tsdor / dort)
+    tw_next: np.ndarray = None      # (C, n, n) next channel, -1 at the destination router
+    tw_code: np.ndarray = None      # (C, n, n) 0 external, 1 internal (dateline of dim m), 2 after m, 3 first hop
+    tw_first: np.ndarray = None     # (C, 4) first VC of each class
+    tw_step: np.ndarray = None      # (C, 4) stride between the VCs of a class
+    tw_count: np.ndarray = None     # (C, 4) VCs of a class
+    tw_m: int = -1                  # the middle dimension
+    tw_by_source: int = 0           # 1: traffic class = source card (tsdor)
+    vcs: int = 0                    # VCs per port the kernel needs (>= SimConfig.vcs)
+    rec_count: np.ndarray = None    # (n, n) minimal records per pair (tie_break="random")
+
+
+def with_ties(topo: Topology, tabs: RoutingTables) -> RoutingTables:
+    """The tables with every minimal record of each pair (cached)."""
+    import dataclasses
+
+    key = f"_sim_ties_{tabs.mode}"
+    cached = topo.__dict__.get(key)
+    if cached is None:
+        recs, cnt = _tie_records(topo, tabs.records[0], tabs.out_arc)
+        cached = dataclasses.replace(tabs, records=recs, rec_count=cnt)
+        topo.__dict__[key] = cached
+    return cached
+
+
+_TIE_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted"}
+
+
+def _tie_records(topo: Topology, rec: np.ndarray, out_arc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every minimal routing record of every (source, destination): the
+    base record plus its lattice translates ``rec + c @ lattice`` (``c`` in
+    {-1, 0, 1}^D) of the same length whose hops exist. Returns
+    ``(records (K, n, n, D), count (n, n))`` with the base record first.
+
+    >>> import candidates as cd
+    >>> t = cd.ring(4)
+    >>> tabs = build_tables(t, "dor")
+    >>> recs, cnt = _tie_records(t, tabs.records[0], tabs.out_arc)
+    >>> cnt[0].tolist(), recs[:, 0, 2, 0].tolist()   # the opposite node: -2 or +2
+    ([1, 1, 2, 1], [-2, 2])
+    """
+    n, D = topo.n, topo.ndim
+    if topo.family not in _TIE_FAMILIES or topo.lattice is None:
+        return rec[None].copy(), np.ones((n, n), dtype=np.int8)
+    lat = np.asarray(topo.lattice, dtype=np.int64)
+    import itertools
+
+    shifts = [np.asarray(c, dtype=np.int64) @ lat for c in itertools.product((-1, 0, 1), repeat=lat.shape[0])
+              if any(c)]
+    base = rec.astype(np.int64)
+    length = np.abs(base).sum(axis=2)
+    alts = [base]
+    ok_all = []
+    for sh in shifts:
+        cand = base + sh
+        ok = np.abs(cand).sum(axis=2) == length
+        ok &= length > 0
+        if not ok.any():
+            continue
+        # every hop the record asks for must exist
+        for d in range(D):
+            need = cand[:, :, d] != 0
+            sgn = (cand[:, :, d] < 0).astype(np.int64)
+            ok &= ~need | (out_arc[:, d, :][np.arange(n)[:, None], sgn] >= 0)
+        if ok.any():
+            alts.append(cand)
+            ok_all.append(ok)
+    cnt = np.ones((n, n), dtype=np.int64)
+    if not ok_all:
+        return rec[None].copy(), cnt.astype(np.int8)
+    # keep distinct records only, packed at the front
+    K = 1 + max(1, int(np.sum(ok_all, axis=0).max()))
+    out = np.zeros((K, n, n, D), dtype=np.int16)
+    out[0] = rec
+    for cand, ok in zip(alts[1:], ok_all):
+        dup = np.zeros((n, n), dtype=bool)
+        for j in range(K):
+            dup |= (cnt > j) & (out[j].astype(np.int64) == cand).all(axis=2)
+        ok = ok & ~dup & (cnt < K)
+        i, j = np.nonzero(ok)
+        out[cnt[i, j], i, j] = cand[i, j]
+        cnt[i, j] += 1
+    K = int(cnt.max())
+    return np.ascontiguousarray(out[:K]), cnt.astype(np.int8)
 
 
 def _all_records(topo: Topology) -> np.ndarray:
@@ -109,16 +222,181 @@ def _all_records(topo: Topology) -> np.ndarray:
     return rec
 
 
-def build_tables(topo: Topology, routing: str, root: int = 0) -> RoutingTables:
+def twin_next_hops(topo: Topology, algorithm: str) -> tuple[np.ndarray, np.ndarray]:
+    """Next channel and internal-link class for every (traffic class, router,
+    destination router) of an nDT under ``tsdor`` or ``dort``.
+
+    Traffic class 0 routes d0 -> d(n-1); under ``tsdor`` class 1 (packets of
+    PE1) routes d(n-1) -> d0. The rules are those of
+    :func:`candidates.twin_route` (minimal direction per dimension; the
+    middle dimension's tie takes the port on the current card, other ties
+    the plus port; internal link when the needed port is on the other card
+    and at the destination node). Walking the table from a source with the
+    source card's class reproduces ``twin_route`` hop by hop.
+
+    >>> import candidates as cd
+    >>> t = cd.from_spec("ndt:2x2x2")
+    >>> nxt, code = twin_next_hops(t, "tsdor")
+    >>> nxt.shape, int(nxt[0, 0, 0])
+    ((2, 16, 16), -1)
+    """
+    from candidates.twin import _twin_shape
+
+    s = np.array(_twin_shape(topo), dtype=np.int64)
+    nd = len(s)
+    m = (nd - 1) // 2
+    N = int(np.prod(s))
+    n = topo.n
+    stride = np.array([int(np.prod(s[k + 1:])) for k in range(nd)], dtype=np.int64)
+    C = 2 if algorithm == "tsdor" else 1
+    nxt = np.full((C, n, n), -1, dtype=np.int32)
+    code = np.zeros((C, n, n), dtype=np.int8)
+    node_c = topo.coords[::2, :nd].astype(np.int64)  # (N, nd)
+    u = np.repeat(np.arange(n, dtype=np.int64), n)
+    d = np.tile(np.arange(n, dtype=np.int64), n)
+    un, card = u // 2, u % 2
+    x = node_c[un]
+    off = (node_c[d // 2] - x) % s
+    nz = off != 0
+    for tc in range(C):
+        asc = tc == 0
+        if asc:
+            k = np.where(nz.any(axis=1), nz.argmax(axis=1), -1)
+        else:
+            k = np.where(nz.any(axis=1), nd - 1 - nz[:, ::-1].argmax(axis=1), -1)
+        out = np.full(n * n, -1, dtype=np.int64)
+        cod = np.zeros(n * n, dtype=np.int8)
+        internal = 2 * (nd * N + un) + card
+        # at the destination node: the internal link if the card differs
+        at = k < 0
+        fin = at & (card != d % 2)
+        out[fin] = internal[fin]
+        cod[fin] = 2
+        mv = ~at
+        kk = np.where(mv, k, 0)
+        o = off[np.arange(n * n), kk]
+        back = s[kk] - o
+        sign = np.where(o < back, 1, -1)
+        tie = o == back
+        sign = np.where(tie, np.where(kk == m, np.where(card == 1, 1, -1), 1), sign)
+        need = np.where(kk < m, 0, np.where(kk > m, 1, np.where(sign > 0, 1, 0)))
+        cross = mv & (card != need)
+        out[cross] = internal[cross]
+        later = (kk > m) if asc else (kk < m)
+        cod[cross] = np.where(kk[cross] == m, 1, np.where(later[cross], 2, 3))
+        ext = mv & ~cross
+        base = np.where(sign > 0, un, un + (((x[np.arange(n * n), kk] - 1) % s[kk]) - x[np.arange(n * n), kk])
+                        * stride[kk])
+        arc = 2 * (kk * N + base) + (sign < 0)
+        out[ext] = arc[ext]
+        nxt[tc] = out.reshape(n, n)
+        code[tc] = cod.reshape(n, n)
+    return nxt, code
+
+
+def _twin_used(topo: Topology, nxt: np.ndarray, code: np.ndarray, by_source: bool) -> np.ndarray:
+    """used[tc, c]: some packet of traffic class tc takes a hop of code c."""
+    C, n = nxt.shape[0], topo.n
+    used = np.zeros((C, 4), dtype=bool)
+    arc_dst = np.asarray(topo.arc_dst, dtype=np.int64)
+    for tc in range(C):
+        src = np.arange(n) if not by_source else np.arange(tc, n, 2)
+        cur = np.repeat(src, n)
+        dst = np.tile(np.arange(n), len(src))
+        live = cur != dst
+        cur, dst = cur[live], dst[live]
+        while len(cur):
+            a = nxt[tc, cur, dst].astype(np.int64)
+            used[tc, np.unique(code[tc, cur, dst])] = True
+            cur = arc_dst[a]
+            live = cur != dst
+            cur, dst = cur[live], dst[live]
+    return used
+
+
+def _twin_vcs(code: np.ndarray, used: np.ndarray, vcs: int, algorithm: str
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """VC lists per (traffic class, VC class) and the VCs per port needed."""
+    C = code.shape[0]
+    if vcs % (2 * C) or vcs < 2 * C:
+        raise SimError(f"routing {algorithm} needs a multiple of {2 * C} virtual channels "
+                       f"({C} traffic class{'es' if C > 1 else ''} x 2 dateline classes), got {vcs}")
+    r = vcs // (2 * C)
+    first = np.zeros((C, 4), dtype=np.int64)
+    step = np.ones((C, 4), dtype=np.int64)
+    count = np.zeros((C, 4), dtype=np.int64)
+    extras = [e for e in (2, 3) if used[:, e].any()]
+    E = len(extras)
+    total = vcs
+    for tc in range(C):
+        b = tc * 2 * r
+        for c in (0, 1):
+            first[tc, c], step[tc, c], count[tc, c] = b + c, 2, r
+        if used[tc, 1]:
+            # classes 0/1 are busy on the internal link too: extra VCs there
+            for i, e in enumerate(extras):
+                first[tc, e], step[tc, e], count[tc, e] = vcs + tc * E + i, 1, 1
+            total = vcs + C * E
+        else:
+            for i, e in enumerate(extras):
+                first[tc, e], step[tc, e], count[tc, e] = b + i, E, max(1, (2 * r - i + E - 1) // E)
+    return first, step, count, total
+
+
+def twin_path(tabs: "RoutingTables", topo: Topology, src: int, dst: int) -> list[tuple[int, list[int]]]:
+    """The channels and the allowed VCs of every hop of a packet from router
+    ``src`` to router ``dst`` under a twin routing's tables (what the kernel
+    does; used to check the channel dependency graph).
+
+    >>> import candidates as cd
+    >>> t = cd.from_spec("ndt:4x4x2x2x2")
+    >>> tabs = build_tables(t, "tsdor", vcs=4)
+    >>> # PE1 -> PE0 of the same node: the internal link, class 2 of traffic
+    >>> # class 1, which may use both VCs of that class's block here
+    >>> twin_path(tabs, t, 1, 0)
+    [(1281, [2, 3])]
+    """
+    tc = (src & 1) if tabs.tw_by_source else 0
+    u, ring, crossed = src, 0, False
+    out = []
+    while u != dst:
+        a = int(tabs.tw_next[tc, u, dst])
+        c = int(tabs.tw_code[tc, u, dst])
+        if c == 0:
+            k = int(topo.arc_dim[a])
+            key = 2 * k + (0 if a % 2 == 0 else 1) + 1
+            if ring != key:
+                crossed = False
+            cls = 1 if (crossed or tabs.arc_wrap[a]) else 0
+            if tabs.arc_wrap[a]:
+                crossed = True
+            ring = key
+        elif c == 1:
+            cls = 1 if (ring > 0 and (ring - 1) // 2 == tabs.tw_m and crossed) else 0
+        else:
+            cls = c
+        vs = [int(tabs.tw_first[tc, cls] + j * tabs.tw_step[tc, cls]) for j in range(int(tabs.tw_count[tc, cls]))]
+        out.append((a, vs))
+        u = int(topo.arc_dst[a])
+        if len(out) > 4 * topo.n:
+            raise SimError("twin routing tables loop")  # pragma: no cover
+    return out
+
+
+def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> RoutingTables:
     """Kernel tables for a resolved routing name (cached on the topology)."""
-    key = f"_sim_tables_{routing}_{root}"
+    key = f"_sim_tables_{routing}_{root}" + (f"_{vcs}" if routing in TWIN else "")
     cached = topo.__dict__.get(key)
     if cached is not None:
         return cached
+    if routing in TWIN:
+        tab = _build_twin(topo, routing, vcs)
+        topo.__dict__[key] = tab
+        return tab
     n, A = topo.n, topo.num_arcs
     arc_dir = np.where(np.arange(A) % 2 == 0, 1, -1).astype(np.int64)
     arc_wrap = np.zeros(A, dtype=np.int64)
-    dummy_rec = np.zeros((1, 1, 1), dtype=np.int16)
+    dummy_rec = np.zeros((1, 1, 1, 1), dtype=np.int16)
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
     arc_up = np.zeros(A, dtype=np.int64)
     if routing in ("dor", "adaptive"):
@@ -139,7 +417,7 @@ def build_tables(topo: Topology, routing: str, root: int = 0) -> RoutingTables:
             if miss.any():
                 raise SimError(f"routing records of {topo!r} use a missing link in dimension {topo.dims[d]}")
         min_dist = np.abs(records.astype(np.int64)).sum(axis=2)
-        tab = RoutingTables(MODE[routing], arc_dir, arc_wrap, out_arc, records,
+        tab = RoutingTables(MODE[routing], arc_dir, arc_wrap, out_arc, records[None],
                             dummy_mask, dummy_mask, dummy_mask, arc_up, min_dist)
     else:
         if not topo.is_connected():
@@ -160,3 +438,29 @@ def build_tables(topo: Topology, routing: str, root: int = 0) -> RoutingTables:
                             dist.astype(np.int64))
     topo.__dict__[key] = tab
     return tab
+
+
+def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
+    n, A = topo.n, topo.num_arcs
+    nxt, code = twin_next_hops(topo, routing)
+    used = _twin_used(topo, nxt, code, routing == "tsdor")
+    first, step, count, total = _twin_vcs(code, used, vcs, routing)
+    s = np.array(topo.params["shape"], dtype=np.int64)
+    nd = len(s)
+    N = int(np.prod(s))
+    arc_dir = np.where(np.arange(A) % 2 == 0, 1, -1).astype(np.int64)
+    link = np.arange(A) // 2
+    k = link // N
+    base = link % N
+    ext = k < nd
+    xk = np.zeros(A, dtype=np.int64)
+    node_c = topo.coords[::2, :nd].astype(np.int64)
+    xk[ext] = node_c[base[ext], k[ext]]
+    arc_wrap = (ext & (xk == s[np.minimum(k, nd - 1)] - 1)).astype(np.int64)
+    sp = shortest_path_table(topo)
+    dummy_rec = np.zeros((1, 1, 1, 1), dtype=np.int16)
+    dummy_mask = np.zeros((1, 1), dtype=np.uint64)
+    return RoutingTables(MODE[routing], arc_dir, arc_wrap, np.full((n, 1, 2), -1, dtype=np.int64), dummy_rec,
+                         dummy_mask, dummy_mask, dummy_mask, np.zeros(A, dtype=np.int64),
+                         sp.dist.astype(np.int64), nxt, code, first, step, count, (nd - 1) // 2,
+                         1 if routing == "tsdor" else 0, total)

@@ -24,6 +24,11 @@ Patterns (the BookSim2 / CAMINOS names; ``name:key=value`` sets options):
                           swapped (an even number of address bits)
 ``tornado``               every coordinate ``x -> x + ceil(k/2) - 1 (mod k)``
 ``neighbor``              uniform over the router's neighbours
+``localglobal``           the local/global mix of 'rtt-mapping-concentration':
+                          with probability ``alpha`` a packet goes to one of
+                          the 4 neighbours of its process in a logical 2D
+                          torus (``grid=AxB``, ``wrap=0`` for a mesh), else
+                          to any other process (``alpha=0.5``)
 ``randperm``              a random permutation (``seed=0``)
 ``permutation``           :func:`permutation` with an explicit array
 ``matrix``                :func:`demand` with an explicit demand matrix
@@ -60,6 +65,7 @@ __all__ = [
     "PATTERNS",
     "terminal_offsets",
     "terminal_router",
+    "localglobal_matrix",
 ]
 
 DEST_UNIFORM, DEST_PERM, DEST_TABLE, DEST_HOT = 0, 1, 2, 3
@@ -313,6 +319,80 @@ def _hotregion(topo: Topology, fraction: float = 0.25, region: float = 0.125) ->
     return _from_matrix(M)
 
 
+def _logical_grid(topo: Topology, grid: Any) -> tuple[int, int]:
+    T = topo.num_terminals
+    if grid is None:
+        if topo.shape is not None and len(topo.shape) == 2 and T == topo.n and topo.coords is not None \
+                and np.array_equal(topo.coords, np.stack(np.unravel_index(np.arange(topo.n), topo.shape), 1)):
+            return int(topo.shape[0]), int(topo.shape[1])
+        b = 1 << ((T.bit_length() - 1 + 1) // 2) if T & (T - 1) == 0 else int(round(T ** 0.5))
+        if T % b == 0:
+            return T // b, b
+        raise SimError(f"localglobal traffic: give the logical grid of the {T} processes as grid=AxB")
+    try:
+        A, B = (int(v) for v in str(grid).lower().split("x"))
+    except ValueError:
+        raise SimError(f"localglobal grid must look like AxB (e.g. grid=16x8), got {grid!r}") from None
+    if A < 1 or B < 1 or A * B != T:
+        raise SimError(f"localglobal grid {A}x{B} must hold exactly the {T} processing elements")
+    return A, B
+
+
+def localglobal_matrix(T: int, A: int, B: int, alpha: float, wrap: bool = True) -> np.ndarray:
+    """Process-level destination probabilities of the local/global mix.
+
+    Process ``p = i * B + j`` sits at ``(i, j)`` of an ``A x B`` logical
+    grid. With probability ``alpha`` it sends to a neighbour: on a torus
+    each of the 4 directions with probability ``alpha / 4`` (a direction
+    that wraps onto the process itself is dropped and the others share its
+    part; in a size-2 dimension both directions reach the same process),
+    on a mesh uniformly over the existing neighbours; with probability
+    ``1 - alpha`` to any other process.
+
+    >>> M = localglobal_matrix(16, 4, 4, 1.0)
+    >>> M[5].nonzero()[0].tolist(), float(M[5, 1])
+    ([1, 4, 6, 9], 0.25)
+    """
+    p = np.arange(T)
+    i, j = p // B, p % B
+    L = np.zeros((T, T))
+    cnt = np.zeros(T)
+    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        ii, jj = i + di, j + dj
+        if wrap:
+            ii, jj = ii % A, jj % B
+            ok = np.ones(T, dtype=bool)
+        else:
+            ok = (ii >= 0) & (ii < A) & (jj >= 0) & (jj < B)
+        q = np.where(ok, ii * B + jj, p)
+        ok &= q != p
+        np.add.at(L, (p[ok], q[ok]), 1.0)
+        cnt += ok
+    L = np.divide(L, cnt[:, None], out=np.zeros_like(L), where=cnt[:, None] > 0)
+    G = np.full((T, T), 1.0 / max(T - 1, 1))
+    np.fill_diagonal(G, 0.0)
+    a = np.where(cnt > 0, alpha, 0.0)[:, None]
+    return a * L + (1.0 - a) * G
+
+
+def _localglobal(topo: Topology, alpha: float = 0.5, grid: Any = None, wrap: int = 1,
+                 mapping: Any = None) -> Destinations:
+    alpha = float(alpha)
+    if not 0.0 <= alpha <= 1.0:
+        raise SimError(f"localglobal needs 0 <= alpha <= 1, got {alpha}")
+    T = topo.num_terminals
+    A, B = _logical_grid(topo, grid)
+    M = localglobal_matrix(T, A, B, alpha, bool(int(wrap)))
+    if mapping is not None:
+        mp = np.asarray(mapping, dtype=np.int64)
+        if mp.shape != (T,) or not np.array_equal(np.sort(mp), np.arange(T)):
+            raise SimError(f"localglobal mapping must be a permutation of the {T} terminals (process -> terminal)")
+        Mt = np.zeros_like(M)
+        Mt[np.ix_(mp, mp)] = M
+        M = Mt
+    return _from_matrix(M)
+
+
 def _randperm(topo: Topology, seed: int = 0) -> Destinations:
     rng = np.random.default_rng(int(seed))
     return _from_perm(rng.permutation(topo.num_terminals))
@@ -349,6 +429,7 @@ PATTERNS: dict[str, tuple[Any, str]] = {
     "transpose": (_transpose, "upper and lower halves of the bits of s swapped"),
     "tornado": (_tornado, "every coordinate x -> x + ceil(k/2) - 1 mod k"),
     "neighbor": (_neighbor, "uniform over the router's neighbours"),
+    "localglobal": (_localglobal, "alpha to a logical-torus neighbour, 1 - alpha uniform (alpha=A:grid=AxB:wrap=1)"),
     "randperm": (_randperm, "a random permutation (seed=S)"),
     "permutation": (_permutation, "an explicit permutation (Python API)"),
     "matrix": (_matrix, "an explicit demand matrix (Python API)"),
@@ -372,7 +453,7 @@ def traffic(spec: "str | TrafficPattern", **options: Any) -> TrafficPattern:
     >>> traffic("nope")
     Traceback (most recent call last):
     ...
-    sim.errors.SimError: unknown traffic pattern 'nope'; valid: bitcomplement, bitreversal, hotregion, matrix, neighbor, permutation, randperm, shuffle, tornado, transpose, uniform
+    sim.errors.SimError: unknown traffic pattern 'nope'; valid: bitcomplement, bitreversal, hotregion, localglobal, matrix, neighbor, permutation, randperm, shuffle, tornado, transpose, uniform
     """
     if isinstance(spec, TrafficPattern):
         return TrafficPattern(spec.name, {**spec.options, **options})
@@ -381,7 +462,8 @@ def traffic(spec: "str | TrafficPattern", **options: Any) -> TrafficPattern:
     aliases = {"un": "uniform", "random": "uniform", "hr": "hotregion", "hotspot": "hotregion",
                "bc": "bitcomplement", "br": "bitreversal", "ps": "shuffle", "perfectshuffle": "shuffle",
                "nn": "neighbor", "neighbour": "neighbor", "nearestneighbor": "neighbor",
-               "nearestneighbour": "neighbor"}
+               "nearestneighbour": "neighbor", "local": "localglobal", "lg": "localglobal",
+               "localmix": "localglobal"}
     name = aliases.get(name, name)
     if name not in PATTERNS:
         raise SimError(f"unknown traffic pattern {parts[0]!r}; valid: {', '.join(sorted(PATTERNS))}")

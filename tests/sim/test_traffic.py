@@ -7,8 +7,8 @@ import pytest
 
 import candidates as cd
 import sim
-from sim import SimError
-from sim.traffic import DEST_HOT, DEST_PERM, DEST_TABLE, traffic
+from sim import SimError, simulate
+from sim.traffic import DEST_HOT, DEST_PERM, DEST_TABLE, localglobal_matrix, traffic
 
 
 def perm_of(name, topo):
@@ -121,3 +121,65 @@ def test_channel_utilisation_matches_independent_dor_paths(spec, pattern):
     r = sim.simulate(t, sim.SimConfig(routing="dor", packet_length=1, measure=40000), pattern, load, seed=2)
     assert np.abs(r.channel_utilisation - expected).max() < 0.02
     assert r.hops == r.min_hops
+
+
+# ------------------------------------------------ local/global mix (rtt-mapping-concentration)
+def _mean_hops(topo, M):
+    dist = cd.shortest_path_table(topo).dist
+    return float((M * dist).sum() / M.sum())
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3, 1.0])
+def test_localglobal_on_rt_with_id_mapping_matches_the_papers_tau(alpha):
+    """tau = alpha * d + (1 - alpha) * k with d = 1 (id mapping on the RT
+    keeps every logical neighbour adjacent) and k = 3a/4 (the mean over all
+    nodes, self included; excluding self multiplies it by N / (N - 1))."""
+    a = 4
+    t = cd.rt(a)
+    M = sim.traffic(f"localglobal:alpha={alpha}").demand_matrix(t, 1.0)
+    N = t.n
+    assert np.allclose(M.sum(axis=1), 1.0)
+    tau = alpha * 1 + (1 - alpha) * (3 * a / 4) * N / (N - 1)
+    assert _mean_hops(t, M) == pytest.approx(tau, rel=1e-12)
+
+
+def test_localglobal_structure_and_options():
+    t = cd.torus((4, 4))
+    M = sim.traffic("localglobal:alpha=1").demand_matrix(t, 1.0, level="terminal")
+    # every process sends 1/4 to each of its logical (= physical) neighbours
+    for p in range(16):
+        nb = sorted(set(t.neighbors(p).tolist()))
+        assert sorted(np.flatnonzero(M[p]).tolist()) == nb and np.allclose(M[p, nb], 0.25)
+    mesh = sim.traffic("localglobal:alpha=1:wrap=0").demand_matrix(t, 1.0, level="terminal")
+    assert np.allclose(mesh[0, [1, 4]], 0.5) and mesh[0].sum() == pytest.approx(1.0)
+    # size-2 dimension: both directions reach the same process
+    two = localglobal_matrix(8, 4, 2, 1.0)
+    assert two[0, 1] == pytest.approx(0.5) and two[0, 2] == pytest.approx(0.25)
+    # concentration: a 16x16 logical torus on the 16x8 network with c=2 (grid given explicitly)
+    tc = cd.from_spec("rt:a=8:c=2")
+    Mc = sim.traffic("localglobal:alpha=0.5:grid=16x16").demand_matrix(tc, 1.0, level="terminal")
+    assert Mc.shape == (256, 256) and np.allclose(Mc.sum(axis=1), 1.0)
+    # an explicit mapping moves the rows and columns
+    perm = np.random.default_rng(0).permutation(16)
+    Mp = sim.traffic("localglobal", alpha=0.7, mapping=perm).demand_matrix(t, 1.0, level="terminal")
+    M7 = localglobal_matrix(16, 4, 4, 0.7)
+    assert np.allclose(Mp[np.ix_(perm, perm)], M7)
+    with pytest.raises(SimError, match="grid 3x4"):
+        sim.traffic("localglobal:grid=3x4").destinations(t)
+    with pytest.raises(SimError, match="alpha"):
+        sim.traffic("localglobal:alpha=2").destinations(t)
+    assert sim.traffic("local").name == "localglobal"
+
+
+def test_localglobal_simulated_hops_follow_the_matrix():
+    """The simulator draws destinations from the same matrix: the mean hops
+    of the delivered packets approach the matrix's expectation; the RTT
+    with the id mapping dilates the vertical wraparound neighbours."""
+    for spec in ("rt:a=4", "rtt:a=4"):
+        t = cd.from_spec(spec)
+        pat = sim.traffic("localglobal:alpha=0.6")
+        r = simulate(t, sim.SimConfig(packet_length=1, warmup=0, measure=40000), pat, 0.05, seed=4)
+        assert r.hops == pytest.approx(_mean_hops(t, pat.demand_matrix(t, 1.0)), abs=0.03)
+    local_rt = _mean_hops(cd.rt(4), sim.traffic("localglobal:alpha=1").demand_matrix(cd.rt(4)))
+    local_rtt = _mean_hops(cd.rtt(4), sim.traffic("localglobal:alpha=1").demand_matrix(cd.rtt(4)))
+    assert local_rt == 1.0 and local_rtt > 1.0

@@ -1,0 +1,537 @@
+"""Trace-driven workloads: per-process event lists with causal dependencies.
+
+A :class:`Trace` is, for every process (MPI rank) ``0 .. P-1``, an ordered
+list of events:
+
+``compute K``
+    the process is busy for ``K`` cycles;
+``send P M [TAG]``
+    send ``M`` bytes to process ``P`` (non-blocking, like an eager
+    ``MPI_Isend``: the process goes on at once; the message waits in the
+    process's send queue until the network accepts it);
+``recv P [TAG]``
+    wait until the next message from ``P`` (with that tag) has fully
+    arrived (a blocking ``MPI_Recv``).
+
+Matching follows MPI's non-overtaking rule: the k-th ``recv P TAG`` of
+process ``Q`` takes the k-th ``send Q M TAG`` of process ``P``. A receive
+without a matching send is an error; a send nobody receives is still
+delivered (it counts in the totals).
+
+Timing in the simulator (:func:`run_trace`): a process runs its events in
+order; ``send`` and a satisfied ``recv`` take no time, so several happen in
+one cycle; ``compute K`` ends ``K`` cycles later. A message of ``M`` bytes
+is ``ceil(M / phit_bytes)`` phits (at least one), cut into packets of the
+configuration's maximum packet length (the last carries the rest). A
+process's messages leave in the order they were sent, through its
+terminal's injection queue. A message has arrived when its last phit has
+been consumed; a ``recv`` waiting for it continues in that cycle. The
+workload is complete when every process has run its last event and every
+message has arrived; the result is that cycle count (and every process's
+finish time). With no contention a message of ``F`` phits over ``H``
+hops arrives ``(H + 1) * router_delay + H * link_latency + F`` cycles
+after its send, so a ping-pong of one such message each way takes twice
+that.
+
+The text format (``.trace``; ``#`` starts a comment, blank lines are
+ignored, events of a process keep their order, processes may interleave)::
+
+    # toposynth trace v1
+    processes 2
+    0 send 1 64
+    0 recv 1
+    1 recv 0
+    1 compute 100
+    1 send 0 64 7      # tag 7 ...
+    0 recv 1 7         # ... matched by tag
+
+>>> t = Trace.from_text('''
+... processes 2
+... 0 send 1 64
+... 0 recv 1
+... 1 recv 0
+... 1 send 0 64
+... ''')
+>>> t.processes, t.num_events, t.num_messages, t.total_bytes
+(2, 4, 2, 128)
+>>> print(t.to_text().splitlines()[2])
+0 send 1 64
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from candidates import Topology
+
+from . import _kernels as K
+from .config import SimConfig
+from .errors import SimError
+
+__all__ = ["Trace", "TraceBuilder", "TraceResult", "run_trace", "read_trace", "write_trace"]
+
+COMPUTE, SEND, RECV = K.EV_COMPUTE, K.EV_SEND, K.EV_RECV
+_KIND_NAMES = {COMPUTE: "compute", SEND: "send", RECV: "recv"}
+
+
+class TraceBuilder:
+    """Collects events process by process; :meth:`build` makes the :class:`Trace`.
+
+    >>> b = TraceBuilder(2)
+    >>> b.send(0, 1, 8); b.recv(1, 0); b.compute(1, 10)
+    >>> b.build().count("recv")
+    1
+    """
+
+    def __init__(self, processes: int, name: str = "trace") -> None:
+        processes = int(processes)
+        if processes < 1:
+            raise SimError(f"a trace needs at least one process, got {processes}")
+        self.processes = processes
+        self.name = name
+        self._ev: list[list[tuple[int, int, int, int]]] = [[] for _ in range(processes)]
+
+    def _rank(self, r: int, what: str = "process") -> int:
+        r = int(r)
+        if not 0 <= r < self.processes:
+            raise SimError(f"{what} {r} is out of range 0..{self.processes - 1}")
+        return r
+
+    def compute(self, rank: int, cycles: int) -> None:
+        """``rank`` is busy for ``cycles`` cycles (zero is skipped)."""
+        cycles = int(round(cycles))
+        if cycles < 0:
+            raise SimError(f"compute cycles must be >= 0, got {cycles}")
+        if cycles:
+            self._ev[self._rank(rank)].append((COMPUTE, cycles, 0, 0))
+
+    def send(self, rank: int, dst: int, nbytes: int, tag: int = 0) -> None:
+        """``rank`` sends ``nbytes`` to ``dst`` (non-blocking)."""
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise SimError(f"message size must be >= 0 bytes, got {nbytes}")
+        self._ev[self._rank(rank)].append((SEND, self._rank(dst, "destination"), nbytes, int(tag)))
+
+    def recv(self, rank: int, src: int, tag: int = 0) -> None:
+        """``rank`` waits for the next message from ``src`` with ``tag``."""
+        self._ev[self._rank(rank)].append((RECV, self._rank(src, "source"), 0, int(tag)))
+
+    def exchange(self, rank: int, peer: int, nbytes: int, tag: int = 0) -> None:
+        """Send to ``peer`` and then wait for its message (``MPI_Sendrecv``)."""
+        self.send(rank, peer, nbytes, tag)
+        self.recv(rank, peer, tag)
+
+    def build(self) -> "Trace":
+        ptr = np.zeros(self.processes + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(e) for e in self._ev])
+        flat = [x for e in self._ev for x in e]
+        arr = np.array(flat, dtype=np.int64).reshape(-1, 4)
+        return Trace(self.processes, ptr, arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), arr[:, 3].copy(),
+                     name=self.name)
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """Per-process event lists (struct of arrays, CSR by process).
+
+    ``ptr[r] .. ptr[r+1]-1`` are the events of process ``r``; ``kind`` is
+    0 compute / 1 send / 2 recv; ``a`` is the cycles (compute) or the peer
+    process (send, recv); ``nbytes`` the message size (send); ``tag`` the
+    tag (send, recv). Build one with :class:`TraceBuilder`,
+    :meth:`from_text`, :func:`read_trace` or the NAS generators in
+    :mod:`sim.nas`.
+    """
+
+    processes: int
+    ptr: np.ndarray
+    kind: np.ndarray
+    a: np.ndarray
+    nbytes: np.ndarray
+    tag: np.ndarray
+    name: str = "trace"
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        E = int(self.ptr[-1])
+        if len(self.ptr) != self.processes + 1 or any(len(x) != E for x in (self.kind, self.a, self.nbytes, self.tag)):
+            raise SimError("inconsistent trace arrays")
+        if E and (self.kind.min() < 0 or self.kind.max() > 2):
+            raise SimError("trace event kinds must be 0 (compute), 1 (send) or 2 (recv)")
+        peer = self.kind != COMPUTE
+        if peer.any() and (self.a[peer].min() < 0 or self.a[peer].max() >= self.processes):
+            raise SimError(f"a trace peer is out of range 0..{self.processes - 1}")
+
+    # --------------------------------------------------------------- summary
+    @property
+    def num_events(self) -> int:
+        return int(self.ptr[-1])
+
+    @property
+    def num_messages(self) -> int:
+        return int((self.kind == SEND).sum())
+
+    @property
+    def total_bytes(self) -> int:
+        return int(self.nbytes[self.kind == SEND].sum())
+
+    def count(self, kind: str) -> int:
+        """Number of events of a kind (``compute``, ``send``, ``recv``)."""
+        code = {v: k for k, v in _KIND_NAMES.items()}.get(kind)
+        if code is None:
+            raise SimError(f"event kinds are compute, send, recv; got {kind!r}")
+        return int((self.kind == code).sum())
+
+    def rank_of_event(self) -> np.ndarray:
+        return np.repeat(np.arange(self.processes, dtype=np.int64), np.diff(self.ptr))
+
+    def events(self, rank: int) -> list[tuple]:
+        """The events of one process as readable tuples.
+
+        >>> b = TraceBuilder(2); b.send(0, 1, 8, tag=3); b.compute(0, 5)
+        >>> b.build().events(0)
+        [('send', 1, 8, 3), ('compute', 5)]
+        """
+        out: list[tuple] = []
+        for e in range(int(self.ptr[rank]), int(self.ptr[rank + 1])):
+            k = int(self.kind[e])
+            if k == COMPUTE:
+                out.append(("compute", int(self.a[e])))
+            elif k == SEND:
+                out.append(("send", int(self.a[e]), int(self.nbytes[e]), int(self.tag[e])))
+            else:
+                out.append(("recv", int(self.a[e]), int(self.tag[e])))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary (not the events)."""
+        return {"name": self.name, "processes": self.processes, "events": self.num_events,
+                "messages": self.num_messages, "bytes": self.total_bytes,
+                "compute_cycles": int(self.a[self.kind == COMPUTE].sum()), **self.info}
+
+    # -------------------------------------------------------------- matching
+    def match(self) -> tuple[np.ndarray, np.ndarray]:
+        """Message ids: ``(send_msg, recv_msg)``, arrays over the events
+        (-1 where not a send / recv). Messages are numbered by sender, in
+        program order, so each process's messages are consecutive.
+        Raises :class:`SimError` for a receive without a matching send.
+        """
+        E = self.num_events
+        rank = self.rank_of_event()
+        send = np.flatnonzero(self.kind == SEND)
+        recv = np.flatnonzero(self.kind == RECV)
+        send_msg = np.full(E, -1, dtype=np.int64)
+        recv_msg = np.full(E, -1, dtype=np.int64)
+        send_msg[send] = np.arange(len(send))
+        if len(recv) == 0:
+            return send_msg, recv_msg
+        # key (src, dst, tag) and the sequence number within the key
+        P = self.processes
+        all_tags = np.unique(np.concatenate([self.tag[send], self.tag[recv]]))
+        nt = len(all_tags)
+        ks = (rank[send] * P + self.a[send]) * nt + np.searchsorted(all_tags, self.tag[send])
+        kr = (self.a[recv] * P + rank[recv]) * nt + np.searchsorted(all_tags, self.tag[recv])
+
+        def seqs(key: np.ndarray) -> np.ndarray:
+            # position of every event among the events of its key, in program order
+            order = np.lexsort((np.arange(len(key)), key))
+            k = key[order]
+            start = np.r_[0, np.flatnonzero(np.diff(k)) + 1]
+            seq = np.empty(len(k), dtype=np.int64)
+            seq[order] = np.arange(len(k)) - np.repeat(start, np.diff(np.r_[start, len(k)]))
+            return seq
+
+        ss = seqs(ks) if len(send) else np.zeros(0, np.int64)
+        sr = seqs(kr)
+        base = max(int(ss.max(initial=0)), int(sr.max(initial=0))) + 1
+        code_s = ks * base + ss
+        code_r = kr * base + sr
+        order = np.argsort(code_s, kind="stable")
+        sorted_s = code_s[order]
+        pos = np.searchsorted(sorted_s, code_r)
+        ok = pos < len(send)
+        ok[ok] = sorted_s[pos[ok]] == code_r[ok]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            e = int(recv[i])
+            r = int(rank[e])
+            src, tag = int(self.a[e]), int(self.tag[e])
+            have = int(((rank[send] == src) & (self.a[send] == r) & (self.tag[send] == tag)).sum())
+            raise SimError(f"process {r}, event {e - int(self.ptr[r])}: recv from {src} (tag {tag}) has no matching "
+                           f"send ({src} sends {have} such message(s) to {r})")
+        recv_msg[recv] = send_msg[send[order[pos]]]
+        return send_msg, recv_msg
+
+    # ------------------------------------------------------------ text I/O
+    def to_text(self) -> str:
+        lines = ["# toposynth trace v1", f"processes {self.processes}"]
+        for r in range(self.processes):
+            for e in range(int(self.ptr[r]), int(self.ptr[r + 1])):
+                k = int(self.kind[e])
+                if k == COMPUTE:
+                    lines.append(f"{r} compute {int(self.a[e])}")
+                elif k == SEND:
+                    t = int(self.tag[e])
+                    lines.append(f"{r} send {int(self.a[e])} {int(self.nbytes[e])}" + (f" {t}" if t else ""))
+                else:
+                    t = int(self.tag[e])
+                    lines.append(f"{r} recv {int(self.a[e])}" + (f" {t}" if t else ""))
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def from_text(cls, text: str, name: str = "trace") -> "Trace":
+        rows: list[tuple[int, int, int, int, int]] = []
+        declared = None
+        for ln, raw in enumerate(text.splitlines(), 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            f = line.split()
+            try:
+                if f[0] == "processes":
+                    declared = int(f[1])
+                    if len(f) != 2 or declared < 1:
+                        raise ValueError
+                    continue
+                r, op = int(f[0]), f[1].lower()
+                if op == "compute" and len(f) == 3:
+                    rows.append((r, COMPUTE, int(f[2]), 0, 0))
+                elif op == "send" and len(f) in (4, 5):
+                    rows.append((r, SEND, int(f[2]), int(f[3]), int(f[4]) if len(f) == 5 else 0))
+                elif op == "recv" and len(f) in (3, 4):
+                    rows.append((r, RECV, int(f[2]), 0, int(f[3]) if len(f) == 4 else 0))
+                else:
+                    raise ValueError
+            except (ValueError, IndexError):
+                raise SimError(f"trace line {ln}: expected 'RANK compute K', 'RANK send DST BYTES [TAG]', "
+                               f"'RANK recv SRC [TAG]' or 'processes N', got {raw.strip()!r}") from None
+            if r < 0 or rows[-1][2] < 0 or rows[-1][3] < 0:
+                raise SimError(f"trace line {ln}: negative rank, cycles, peer or size in {raw.strip()!r}")
+        if not rows and declared is None:
+            raise SimError("the trace has no events and no 'processes N' line")
+        top = max((max(r[0], r[2] if r[1] != COMPUTE else 0) for r in rows), default=-1) + 1
+        P = declared if declared is not None else top
+        if top > P:
+            raise SimError(f"the trace declares {P} processes but names process {top - 1}")
+        b = TraceBuilder(P, name=name)
+        for r, k, a, m, t in rows:
+            if k == COMPUTE:
+                b.compute(r, a)
+            elif k == SEND:
+                b.send(r, a, m, t)
+            else:
+                b.recv(r, a, t)
+        return b.build()
+
+    def write(self, path: "str | Path") -> None:
+        Path(path).write_text(self.to_text())
+
+    @classmethod
+    def read(cls, path: "str | Path") -> "Trace":
+        p = Path(path)
+        try:
+            text = p.read_text()
+        except OSError as exc:
+            raise SimError(f"cannot read trace {str(path)!r}: {exc.strerror or exc}") from None
+        return cls.from_text(text, name=p.stem)
+
+
+def read_trace(path: "str | Path") -> Trace:
+    """Read a trace file (the text format of this module)."""
+    return Trace.read(path)
+
+
+def write_trace(trace: Trace, path: "str | Path") -> None:
+    """Write a trace file (the text format of this module)."""
+    trace.write(path)
+
+
+@dataclass
+class TraceResult:
+    """A trace-driven run.
+
+    ``cycles`` is the completion time of the workload (every process done,
+    every message arrived); ``finish`` the cycle at which each process ran
+    its last event; ``completed`` False when the run stopped early (a
+    deadlock or ``max_cycles``). ``latency`` is the mean packet latency
+    (injection to delivery), ``message_latency`` the mean time from a
+    send to the message's arrival.
+    """
+
+    spec: str
+    routing: str
+    trace: str
+    processes: int
+    cycles: int
+    completed: bool
+    deadlock: bool
+    deadlock_kind: str
+    finish: list[int]
+    messages: int
+    bytes: int
+    packets: int
+    phits: int
+    latency: float | None
+    message_latency: float | None
+    message_latency_max: int | None
+    hops: float | None
+    min_hops: float | None
+    utilisation: dict[str, dict[str, float]]
+    idle_cycles_skipped: int
+    seconds: float
+    conservation: bool
+    seed: int
+    config: SimConfig = field(repr=False)
+    mapping: list[int] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec, "routing": self.routing, "trace": self.trace, "processes": self.processes,
+            "cycles": self.cycles, "completed": self.completed, "deadlock": self.deadlock,
+            "deadlock_kind": self.deadlock_kind, "finish": list(self.finish), "messages": self.messages,
+            "bytes": self.bytes, "packets": self.packets, "phits": self.phits, "latency": self.latency,
+            "message_latency": self.message_latency, "message_latency_max": self.message_latency_max,
+            "hops": self.hops, "min_hops": self.min_hops, "utilisation": self.utilisation,
+            "idle_cycles_skipped": self.idle_cycles_skipped, "seconds": self.seconds,
+            "conservation": self.conservation, "seed": self.seed, "mapping": list(self.mapping),
+            "config": self.config.to_dict(),
+        }
+
+
+def run_trace(
+    topology: Topology,
+    config: "SimConfig | str | None",
+    trace: "Trace | str | Path",
+    mapping: Sequence[int] | None = None,
+    *,
+    seed: int = 0,
+    max_cycles: int = 10**10,
+) -> TraceResult:
+    """Run a trace-driven workload to completion on ``topology``.
+
+    Parameters
+    ----------
+    topology : candidates.Topology
+    config : SimConfig or a preset name; the measurement fields (warm-up,
+        window, drain) are not used, ``phit_bytes`` converts message sizes
+    trace : a :class:`Trace` or the path of a trace file
+    mapping : ``mapping[rank]`` is the terminal (processing element) of
+        each process; default the identity (process ``r`` on terminal
+        ``r``); at most one process per terminal
+    seed : seeds the kernel's random generator (the trace itself is
+        deterministic, so a run is too)
+    max_cycles : stop (``completed=False``) after this many cycles
+
+    A ping-pong of 64-byte messages (16 phits) between routers 3 hops
+    apart: each way ``(3 + 1) * 1 + 3 * 1 + 16 = 23`` cycles.
+
+    >>> import candidates as cd
+    >>> t = Trace.from_text("0 send 3 64\\n0 recv 3\\n3 recv 0\\n3 send 0 64\\n")
+    >>> r = run_trace(cd.ring(8), SimConfig(routing="dor", packet_length=16), t)
+    >>> r.cycles, r.finish[:4], r.hops
+    (46, [46, 0, 0, 23], 3.0)
+    """
+    from .engine import _as_config, _call_kernel, _check_topology, _resolve, tables_for, HIST_BINS, DEADLOCK_KINDS
+    from .traffic import DEST_UNIFORM, Destinations
+
+    topo = _check_topology(topology)
+    cfg = _as_config(config)
+    if not isinstance(trace, Trace):
+        trace = Trace.read(trace)
+    T = topo.num_terminals
+    P = trace.processes
+    if mapping is None:
+        if P > T:
+            raise SimError(f"the trace has {P} processes but {topo!r} has only {T} processing elements; "
+                           "use a larger topology, concentration (:c=2) or a mapping")
+        mp = np.arange(P, dtype=np.int64)
+    else:
+        mp = np.asarray(mapping, dtype=np.int64).ravel()
+        if mp.shape != (P,):
+            raise SimError(f"mapping must give a terminal for each of the {P} processes, got {mp.shape[0]}")
+        if mp.min(initial=0) < 0 or mp.max(initial=0) >= T:
+            raise SimError(f"mapping entries must be terminals 0..{T - 1}")
+        if len(np.unique(mp)) != P:
+            raise SimError("mapping puts two processes on one terminal (one process per processing element)")
+    routing, deadlock = _resolve(topo, cfg)
+    tabs = tables_for(topo, cfg, routing)
+    send_msg, recv_msg = trace.match()
+    sends = np.flatnonzero(trace.kind == SEND)
+    M = len(sends)
+    rank = trace.rank_of_event()
+    pb = int(cfg.phit_bytes)
+    msg_phits = np.maximum(1, -(-trace.nbytes[sends] // pb)).astype(np.int64)
+    msg_dst = mp[trace.a[sends]].astype(np.int64)
+    sq_ptr = np.zeros(P + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rank[sends], minlength=P), out=sq_ptr[1:])
+    ev_msg = np.where(trace.kind == SEND, send_msg, recv_msg).astype(np.int64)
+    term_proc = np.full(T, -1, dtype=np.int64)
+    term_proc[mp] = np.arange(P)
+    ev_a = np.where(trace.kind == COMPUTE, trace.a, 0).astype(np.int64)
+    proc_finish = np.zeros(P, dtype=np.int64)
+    msg_sent = np.zeros(max(M, 1), dtype=np.int64)
+    msg_done = np.zeros(max(M, 1), dtype=np.int64)
+    trace_args = (np.int64(1), mp, term_proc, np.ascontiguousarray(trace.ptr, dtype=np.int64),
+                  np.ascontiguousarray(trace.kind, dtype=np.int64), ev_a, ev_msg, msg_dst, msg_phits, sq_ptr,
+                  proc_finish, msg_sent, msg_done, np.int64(max_cycles))
+    dests = Destinations(DEST_UNIFORM, np.zeros(1, np.int64), np.zeros((1, 1)), 0, 0.0, np.ones(T))
+    rate = np.zeros(T)
+    stats = np.zeros(K.NSTATS, dtype=np.int64)
+    hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
+    hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
+    arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
+    # messages are cut into maximum-size packets; the last one of a message
+    # can be shorter, so the VC rings must have room for 1-phit packets
+    cfg_run = cfg.replace(packet_length=(1, cfg.length_range[1]))
+    t0 = time.perf_counter()
+    _call_kernel(topo, cfg_run, tabs, deadlock, dests, rate, 0, 1 << 62, 0, seed, trace_args,
+                 stats, hist_gen, hist_inj, arc_phits)
+    seconds = time.perf_counter() - t0
+    st = stats
+    done = bool(st[K.S_TRACE_DONE])
+    ms, md = msg_sent[:M], msg_done[:M]
+    arrived = md >= 0
+    end = max(int(proc_finish.max(initial=0)), int(md.max(initial=0)))
+    cycles = end if done else int(st[K.S_CYCLES])
+    pk = int(st[K.S_TAG_DELIVERED])
+    busy = max(cycles, 1)
+    util = arc_phits / float(busy)
+    per_dim: dict[str, dict[str, float]] = {}
+    for k, name in enumerate(topo.dims):
+        sel = topo.arc_dim == k
+        if sel.any():
+            per_dim[name] = {"mean": float(util[sel].mean()), "max": float(util[sel].max())}
+    if util.size:
+        per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max())}
+    mlat = (md[arrived] - ms[arrived]) if arrived.any() else None
+    return TraceResult(
+        spec=topo.spec or topo.family,
+        routing=routing if routing != "dor" else f"dor/{deadlock}",
+        trace=trace.name,
+        processes=P,
+        cycles=cycles,
+        completed=done,
+        deadlock=bool(st[K.S_DEADLOCK]),
+        deadlock_kind=DEADLOCK_KINDS[int(st[K.S_DEADLOCK_KIND])],
+        finish=[int(x) for x in proc_finish],
+        messages=M,
+        bytes=trace.total_bytes,
+        packets=int(st[K.S_DELIVERED]),
+        phits=int(st[K.S_ACC_PHITS]),
+        latency=float(st[K.S_SUM_LAT_INJ] / pk) if pk else None,
+        message_latency=float(mlat.mean()) if mlat is not None and len(mlat) else None,
+        message_latency_max=int(mlat.max()) if mlat is not None and len(mlat) else None,
+        hops=float(st[K.S_SUM_HOPS] / pk) if pk else None,
+        min_hops=float(st[K.S_SUM_MINHOPS] / pk) if pk else None,
+        utilisation=per_dim,
+        idle_cycles_skipped=int(st[K.S_SKIPPED]),
+        seconds=seconds,
+        conservation=bool(st[K.S_VIOLATIONS] == 0 and st[K.S_INJECTED] == st[K.S_DELIVERED] + st[K.S_IN_FLIGHT]),
+        seed=seed,
+        config=cfg,
+        mapping=[int(x) for x in mp],
+    )
