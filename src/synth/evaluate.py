@@ -51,6 +51,8 @@ def study_demands(topo: Topology, study: Study):
         return Demands.random(topo.n, study.count, seed=study.seed)
     if study.pattern == "file":
         return Demands.read_csv(study.demand_file)
+    if study.pattern == "app":
+        return app_demands(topo, study)
     if study.pattern == "mixed":
         from .mapping import anneal, map_demands, mixed_traffic, place
 
@@ -71,6 +73,33 @@ def study_demands(topo: Topology, study: Study):
         raise FlowError(f"traffic.shares has {levels + 1} entries but the placement has only "
                         f"{topo.placement.unit.shape[1]} levels")
     return Demands.random_local(topo.placement.unit[:, :levels], study.count, study.shares, seed=study.seed)
+
+
+def app_demands(topo: Topology, study: Study):
+    """The bytes a NAS skeleton sends between its processes (one per PE),
+    placed by identity or by simulated annealing, as router demands scaled
+    to one unit per process on average."""
+    from flows import Demands
+
+    from sim.nas import nas
+    from sim.trace import SEND
+
+    from .mapping import anneal, map_demands, placement_from_routers
+
+    P = topo.num_terminals
+    tr = nas(study.app, P, study.app_class, seed=study.seed)
+    send = tr.kind == SEND
+    src, dst, nb = tr.rank_of_event()[send], tr.a[send], tr.nbytes[send].astype(np.float64)
+    M = np.zeros((P, P))
+    np.add.at(M, (src, dst), nb)
+    np.fill_diagonal(M, 0.0)
+    M *= P / M.sum()
+    tasks = Demands.from_matrix(M)
+    router = np.repeat(np.arange(topo.n), topo.terminals)     # process p on PE p
+    p = placement_from_routers(router, topo)
+    if study.mapping == "anneal":
+        p = anneal(tasks, topo, seed=study.seed, start=p).placement
+    return map_demands(tasks, p)
 
 
 def build_problem(topo: Topology, study: Study):
@@ -111,7 +140,7 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
         topo = build_topology(spec, study)
         deg = topo.degree
         rec.update(routers=topo.n, links=topo.num_links, max_degree=int(deg.max()), family=topo.family)
-        if routers is not None and topo.n != routers and study.pattern in ("random", "local", "file", "mixed"):
+        if routers is not None and topo.n != routers and study.pattern in ("random", "local", "file"):
             rec.update(status="failed", reason=f"{topo.n} routers, but the study's {study.pattern} demands are "
                                                f"for {routers} (the first candidate's size)")
             return rec

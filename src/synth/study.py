@@ -23,6 +23,8 @@ A study is a TOML file (or the same dict in Python)::
     mapping = "ft2"           # mixed: tasks of a 2-D torus application placed by this mapping,
                               # or "anneal[:START]": simulated annealing from START (default id)
     alpha = 0.5               # mixed: share of each task's traffic to its logical neighbours
+    app = "cg"                # app: a NAS kernel skeleton (cg, mg, ft, is, lu, bt, sp), one process per
+    app_class = "S"           #   PE, bytes per pair as demands; mapping = "id" or "anneal"
     count = 128               # random/local: number of demands
     shares = [0.4, 0.5, 0.1]  # local: share per packaging level, then across
     file = "demands.csv"      # file: CSV src,dst,amount
@@ -71,7 +73,7 @@ class StudyError(ToposynthError):
     """A study file or study dict is malformed."""
 
 
-PATTERNS = ("uniform", "random", "local", "file", "mixed")
+PATTERNS = ("uniform", "random", "local", "file", "mixed", "app")
 PACKAGINGS = ("none", "bgl")
 WIRINGS = ("flexible", "uniform")
 OBJECTIVES = ("capacity", "latency", "both")
@@ -79,7 +81,7 @@ OBJECTIVES = ("capacity", "latency", "both")
 _SECTIONS = {
     "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check", "simulation"},
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
-    "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha"},
+    "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins"},
     "ranking": {"objective", "eps", "baseline", "prune"},
     "cross_check": {"top"},
@@ -107,6 +109,8 @@ class Study:
     scales: tuple[float, ...] = ()
     mapping: str = "id"
     alpha: float = 0.5
+    app: str = ""
+    app_class: str = "S"
     packaging: str = "none"
     wiring: str = "flexible"
     blocks: tuple[tuple[int, ...], ...] = ()
@@ -129,7 +133,9 @@ class Study:
                            "max_degree": self.max_degree},
             "traffic": {"pattern": self.pattern, "count": self.count, "shares": list(self.shares),
                         "file": self.demand_file, "scales": list(self.scales),
-                        **({"mapping": self.mapping, "alpha": self.alpha} if self.pattern == "mixed" else {})},
+                        **({"mapping": self.mapping, "alpha": self.alpha} if self.pattern == "mixed" else {}),
+                        **({"app": self.app, "app_class": self.app_class, "mapping": self.mapping}
+                           if self.pattern == "app" else {})},
             "physical": {"packaging": self.packaging, "wiring": self.wiring,
                          "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins)},
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune},
@@ -300,9 +306,10 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     for pat in patterns:
         if pat in ("random", "local") and count is None:
             raise _err("traffic.count", f"the {pat} pattern needs a number of demands")
-    if "mixed" in patterns and isinstance(raw_pattern, list):
-        raise _err("traffic.pattern", "the mixed pattern cannot be swept with others; give it its own study")
-    pattern_for_checks = "mixed" if "mixed" in patterns else (patterns[0] if len(patterns) == 1 else "")
+    for single in ("mixed", "app"):
+        if single in patterns and isinstance(raw_pattern, list):
+            raise _err("traffic.pattern", f"the {single} pattern cannot be swept with others; give it its own study")
+    pattern_for_checks = patterns[0] if len(patterns) == 1 else ""
     shares = t.get("shares", [0.4, 0.5, 0.1])
     if (not isinstance(shares, list) or len(shares) < 2 or not all(isinstance(x, (int, float)) and x >= 0 for x in shares)
             or abs(sum(shares) - 1) > 1e-9):
@@ -317,7 +324,22 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err("traffic.file", f"{dfile!r} is not a file")
     mapping = t.get("mapping", "id")
     alpha = t.get("alpha", 0.5)
-    if pattern_for_checks != "mixed" and ("mapping" in t or "alpha" in t):
+    app = t.get("app", "")
+    app_class = t.get("app_class", "S")
+    if pattern_for_checks == "app":
+        from sim.nas import NAS_CLASSES, NAS_KERNELS
+
+        if not isinstance(app, str) or app.lower() not in NAS_KERNELS:
+            raise _err("traffic.app", f"must be one of {', '.join(NAS_KERNELS)} (a NAS kernel skeleton), got {app!r}")
+        if app_class not in NAS_CLASSES:
+            raise _err("traffic.app_class", f"must be one of {', '.join(NAS_CLASSES)}, got {app_class!r}")
+        if t.get("mapping", "id") not in ("id", "anneal"):
+            raise _err("traffic.mapping", f"for an application: id (process p on PE p) or anneal, got {t['mapping']!r}")
+        if "alpha" in t:
+            raise _err("traffic.alpha", "alpha belongs to the mixed pattern")
+    elif "app" in t or "app_class" in t:
+        raise _err("traffic.app", "app and app_class belong to the app pattern (pattern = \"app\")")
+    if pattern_for_checks not in ("mixed", "app") and ("mapping" in t or "alpha" in t):
         raise _err("traffic.mapping", "mapping and alpha belong to the mixed pattern (pattern = \"mixed\")")
     if pattern_for_checks == "mixed":
         from .mapping import MappingError, grid_map
@@ -395,7 +417,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     if step > max_load:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
     return Study(name, seed, desc, specs, tuple(sweep), en, hier, files, max_degree, pattern, count, tuple(shares), dfile,
-                 tuple(float(s) for s in scales), str(mapping), float(alpha), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
+                 tuple(float(s) for s in scales), str(mapping), float(alpha), str(app).lower(), str(app_class), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
                  objective, float(eps), baseline, top, prune, sim_top, sim_preset, float(step), float(max_load))
 
 

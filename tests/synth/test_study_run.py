@@ -409,3 +409,25 @@ def test_pattern_sweep_with_simulator_patterns(tmp_path):
     with pytest.raises(StudyError, match="unknown traffic pattern 'zipf'"):
         study_from_dict({"candidates": {"specs": ["ring:4"]}, "traffic": {"pattern": "sim:zipf"}})
     assert cd.from_spec("rt:a=4").n == 32
+
+
+def test_application_skeleton_traffic():
+    from candidates._kernels import all_pairs_bfs
+    from synth.evaluate import study_demands
+
+    t = from_spec("rtt:a=4")
+    base = {"candidates": {"specs": ["rtt:a=4"]}, "seed": 2}
+    ident = study_demands(t, study_from_dict(base | {"traffic": {"pattern": "app", "app": "cg"}}))
+    sa = study_demands(t, study_from_dict(base | {"traffic": {"pattern": "app", "app": "cg", "mapping": "anneal"}}))
+    # bytes scaled to one unit per process on average; identity keeps process p on router p
+    assert ident.total == pytest.approx(32.0) and sa.total <= 32.0 + 1e-9
+    D = all_pairs_bfs(t.indptr, t.indices)
+    cost = lambda d: float(d.amount @ D[d.src, d.dst])  # noqa: E731
+    assert cost(sa) <= cost(ident) + 1e-9       # annealing never ends worse than its start
+    res = run(study_from_dict({"candidates": {"specs": ["rtt:a=4", "torus:16x8"]},
+                               "traffic": {"pattern": "app", "app": "ft"}, "cross_check": {"top": 0}}))
+    st = {r["spec"]: r for r in res.records}
+    assert st["rtt:a=4"]["status"] == "ok"
+    assert st["torus:16x8"]["status"] == "failed" and "FT" in st["torus:16x8"]["reason"]   # 128 does not divide nz = 64
+    with pytest.raises(StudyError, match="traffic.app: must be one of cg, mg, ft, is, lu, bt, sp"):
+        study_from_dict(base | {"traffic": {"pattern": "app", "app": "hpl"}})
