@@ -31,7 +31,10 @@ def build_topology(spec: str, study: Study) -> Topology:
     to lattices that have none."""
     t = from_spec(spec)
     if study.blocks and t.placement is None and t.coords is not None and t.shape is not None:
-        names = LEVELS if len(study.blocks) == 3 else None
+        if study.packaging == "custom":
+            names = tuple(b["level"] for b in study.boards)
+        else:
+            names = LEVELS if len(study.blocks) == 3 else None
         t = block_placement(t, study.blocks, names)
     return t
 
@@ -104,17 +107,24 @@ def app_demands(topo: Topology, study: Study):
 
 def build_problem(topo: Topology, study: Study):
     import flows
-    from flows.physical import Packaging, Technology, physical_problem
+    from flows.physical import Board, Packaging, RouterDelay, Technology, physical_problem
 
     dem = study_demands(topo, study)
     if study.packaging == "none":
         return flows.FlowProblem.from_topology(topo, dem)
-    pk = Packaging.bluegene_l()
+    if study.packaging == "custom":
+        pk = Packaging(tuple(Board(**b) for b in study.boards), study.pins_per_wire, study.router_pins)
+    else:
+        pk = Packaging.bluegene_l()
     for level, pins in study.connector_pins.items():
         if isinstance(pins, list):
             raise StudyError(f"connector_pins.{level} is a sweep ({pins}); run the study's variants()")
         pk = pk.with_connector_pins(level, pins)
-    return physical_problem(topo, dem, Technology(), pk, wiring=study.wiring)
+    tk = study.technology
+    tech = Technology(tk.get("wire_delay_ns_per_m", 7.1), RouterDelay(
+        tk.get("fo4_ns", 0.032), tk.get("router_base", 40.0), tk.get("router_arbiter", 23.0),
+        tk.get("router_crossbar", 9.0)))
+    return physical_problem(topo, dem, tech, pk, wiring=study.wiring)
 
 
 def evaluate(spec: str, study: Study, routers: int | None = None, best: float | None = None) -> dict[str, Any]:

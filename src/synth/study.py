@@ -31,7 +31,7 @@ A study is a TOML file (or the same dict in Python)::
     scales = [0.5, 1.0]       # demand scales for the latency objective
 
     [physical]
-    packaging = "none"        # none (unit link capacities, latency 1 per hop) | bgl
+    packaging = "none"        # none (unit link capacities, latency 1 per hop) | bgl | custom
     wiring = "flexible"       # flexible | uniform
     blocks = [[1,1,2],[4,4,2],[8,8,8]]   # placement of lattice candidates
     connector_pins = {node_card = 240}
@@ -74,7 +74,7 @@ class StudyError(ToposynthError):
 
 
 PATTERNS = ("uniform", "random", "local", "file", "mixed", "app")
-PACKAGINGS = ("none", "bgl")
+PACKAGINGS = ("none", "bgl", "custom")
 WIRINGS = ("flexible", "uniform")
 OBJECTIVES = ("capacity", "latency", "both")
 
@@ -82,7 +82,8 @@ _SECTIONS = {
     "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check", "simulation"},
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
     "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
-    "physical": {"packaging", "wiring", "blocks", "connector_pins"},
+    "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
+                 "technology"},
     "ranking": {"objective", "eps", "baseline", "prune"},
     "cross_check": {"top"},
     "simulation": {"top", "preset", "step", "max_load"},
@@ -113,6 +114,10 @@ class Study:
     app_class: str = "S"
     packaging: str = "none"
     wiring: str = "flexible"
+    boards: tuple[dict, ...] = ()
+    pins_per_wire: int = 2
+    router_pins: int | None = None
+    technology: dict = field(default_factory=dict)
     blocks: tuple[tuple[int, ...], ...] = ()
     connector_pins: dict = field(default_factory=dict)
     objective: str = "both"
@@ -137,7 +142,10 @@ class Study:
                         **({"app": self.app, "app_class": self.app_class, "mapping": self.mapping}
                            if self.pattern == "app" else {})},
             "physical": {"packaging": self.packaging, "wiring": self.wiring,
-                         "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins)},
+                         "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins),
+                         **({"boards": [dict(b) for b in self.boards], "pins_per_wire": self.pins_per_wire,
+                             "router_pins": self.router_pins} if self.packaging == "custom" else {}),
+                         **({"technology": dict(self.technology)} if self.technology else {})},
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune},
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "step": self.sim_step,
@@ -179,6 +187,53 @@ class Study:
         d.pop("name")
         d.pop("description")
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+_TECH = {"wire_delay_ns_per_m": "wire delay (ns per metre)", "fo4_ns": "FO4 delay (ns)",
+         "router_base": "fixed router delay (FO4)", "router_arbiter": "arbiter delay per log4(radix) (FO4)",
+         "router_crossbar": "crossbar delay per log2(radix) (FO4)"}
+
+
+def _packaging_fields(p: dict, packaging: str) -> tuple[tuple[dict, ...], int, int | None, dict]:
+    """Validated custom boards, pins per wire, router pins and technology overrides."""
+    from flows import FlowError
+    from flows.physical import Board
+
+    boards = p.get("boards")
+    if packaging != "custom":
+        for k in ("boards", "pins_per_wire", "router_pins"):
+            if k in p:
+                raise _err(f"physical.{k}", "belongs to packaging = \"custom\"")
+        out_boards: tuple[dict, ...] = ()
+    else:
+        if not isinstance(boards, list) or not boards or not all(isinstance(b, dict) for b in boards):
+            raise _err("physical.boards", "a custom packaging needs boards = [{level = ..., width_m = ..., height_m = ..., "
+                                          "signal_layers = ..., wire_pitch_m = ..., connectors = ..., "
+                                          "pins_per_connector = ...}, ...], innermost level first")
+        for i, b in enumerate(boards):
+            try:
+                Board(**b)
+            except TypeError as exc:
+                raise _err(f"physical.boards[{i}]", f"{exc}; fields: level, width_m, height_m, signal_layers, "
+                                                    "wire_pitch_m, connectors, pins_per_connector, connector_run_m") from None
+            except FlowError as exc:
+                raise _err(f"physical.boards[{i}]", str(exc)) from None
+        out_boards = tuple(dict(b) for b in boards)
+    ppw = p.get("pins_per_wire", 2)
+    if isinstance(ppw, bool) or not isinstance(ppw, int) or ppw < 1:
+        raise _err("physical.pins_per_wire", f"must be a positive integer (2 for differential pairs), got {ppw!r}")
+    rp = p.get("router_pins")
+    if rp is not None and (isinstance(rp, bool) or not isinstance(rp, int) or rp < 1):
+        raise _err("physical.router_pins", f"must be a positive integer, got {rp!r}")
+    tech = p.get("technology", {})
+    if not isinstance(tech, dict):
+        raise _err("physical.technology", "must be a table")
+    for k, v in tech.items():
+        if k not in _TECH:
+            raise _err(f"physical.technology.{k}", f"unknown field; valid: {', '.join(_TECH)}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+            raise _err(f"physical.technology.{k}", f"the {_TECH[k]} must be a non-negative number, got {v!r}")
+    return out_boards, ppw, rp, dict(tech)
 
 
 def _check_pattern(pat: Any) -> None:
@@ -372,15 +427,20 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     if not isinstance(pins, dict) or not all(_pins_ok(v) for v in pins.values()):
         raise _err("physical.connector_pins", "must be a table level = pins (or a list of pin counts to sweep), "
                                               f"e.g. {{node_card = 240}} or {{node_card = [200, 240, 320]}}, got {pins!r}")
-    if packaging == "bgl":
+    boards, pins_per_wire, router_pins, tech = _packaging_fields(p, packaging)
+    if packaging in ("bgl", "custom"):
         from flows.physical import Packaging
 
-        levels = [b.level for b in Packaging.bluegene_l().boards]
+        levels = ([b.level for b in Packaging.bluegene_l().boards] if packaging == "bgl"
+                  else [b["level"] for b in boards])
         for lv in pins:
             if lv not in levels:
-                raise _err("physical.connector_pins", f"unknown level {lv!r}; the bgl packaging has {', '.join(levels)}")
-    if packaging == "none" and (wiring != "flexible" or pins or blocks):
-        raise _err("physical.packaging", "wiring, blocks and connector_pins need a packaging (bgl)")
+                raise _err("physical.connector_pins", f"unknown level {lv!r}; the {packaging} packaging has "
+                                                      f"{', '.join(levels)}")
+        if blocks and len(blocks) != len(levels):
+            raise _err("physical.blocks", f"one block per packaging level ({', '.join(levels)}), got {len(blocks)}")
+    if packaging == "none" and (wiring != "flexible" or pins or blocks or tech):
+        raise _err("physical.packaging", "wiring, blocks, connector_pins and technology need a packaging (bgl or custom)")
     if pattern == "local" and packaging == "none" and not blocks:
         pass  # candidates must carry their own placement; checked per candidate
 
@@ -416,9 +476,14 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err(f"simulation.{k}", f"must be a load in (0, 4] phits/cycle/PE, got {v!r}")
     if step > max_load:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
-    return Study(name, seed, desc, specs, tuple(sweep), en, hier, files, max_degree, pattern, count, tuple(shares), dfile,
-                 tuple(float(s) for s in scales), str(mapping), float(alpha), str(app).lower(), str(app_class), packaging, wiring, tuple(tuple(b) for b in blocks), dict(pins),
-                 objective, float(eps), baseline, top, prune, sim_top, sim_preset, float(step), float(max_load))
+    return Study(name=name, seed=seed, description=desc, specs=specs, sweep=tuple(sweep), enumerate=en, hierarchy=hier,
+                 files=files, max_degree=max_degree, pattern=pattern, count=count, shares=tuple(shares),
+                 demand_file=dfile, scales=tuple(float(s) for s in scales), mapping=str(mapping), alpha=float(alpha),
+                 app=str(app).lower(), app_class=str(app_class), packaging=packaging, wiring=wiring, boards=boards,
+                 pins_per_wire=pins_per_wire, router_pins=router_pins, technology=tech,
+                 blocks=tuple(tuple(b) for b in blocks), connector_pins=dict(pins), objective=objective,
+                 eps=float(eps), baseline=baseline, cross_check_top=top, prune=prune, sim_top=sim_top,
+                 sim_preset=sim_preset, sim_step=float(step), sim_max_load=float(max_load))
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

@@ -431,3 +431,32 @@ def test_application_skeleton_traffic():
     assert st["torus:16x8"]["status"] == "failed" and "FT" in st["torus:16x8"]["reason"]   # 128 does not divide nz = 64
     with pytest.raises(StudyError, match="traffic.app: must be one of cg, mg, ft, is, lu, bt, sp"):
         study_from_dict(base | {"traffic": {"pattern": "app", "app": "hpl"}})
+
+
+def test_custom_packaging_and_technology_in_a_study():
+    from flows.physical import Board, Packaging, RouterDelay, Technology, physical_problem
+    from candidates.placement import block_placement
+
+    boards = [{"level": "card", "width_m": 0.1, "height_m": 0.1, "signal_layers": 2, "wire_pitch_m": 0.001,
+               "connectors": 1, "pins_per_connector": 40},
+              {"level": "board", "width_m": 0.4, "height_m": 0.3, "signal_layers": 4, "wire_pitch_m": 0.001}]
+    d = {"candidates": {"specs": ["torus:4x4"]}, "traffic": {"pattern": "uniform", "scales": [0.5]},
+         "physical": {"packaging": "custom", "boards": boards, "blocks": [[2, 4], [4, 4]], "router_pins": 64,
+                      "technology": {"wire_delay_ns_per_m": 0.0, "fo4_ns": 0.1}},
+         "cross_check": {"top": 1}}
+    s = study_from_dict(d)
+    p = build_problem(build_problem.__globals__["build_topology"]("torus:4x4", s), s)
+    t = block_placement(from_spec("torus:4x4"), [(2, 4), (4, 4)], ("card", "board"))
+    q = physical_problem(t, flows.Demands.uniform(16), Technology(0.0, RouterDelay(fo4_ns=0.1)),
+                         Packaging(tuple(Board(**b) for b in boards), 2, 64))
+    assert p.R.shape == q.R.shape and abs(p.R - q.R).max() == 0 and (p.capacity == q.capacity).all()
+    # no wire delay: every channel costs the router delay of a 5-port router (4 links + 1 PE)
+    assert p.latency == pytest.approx(RouterDelay(fo4_ns=0.1)(5))
+    res = run(s)
+    assert res.cross_check[0]["within_eps"]
+    with pytest.raises(StudyError, match=r"physical.boards\[0\]: board 'card': width_m must be a positive number"):
+        study_from_dict(d | {"physical": {"packaging": "custom", "boards": [boards[0] | {"width_m": -1}]}})
+    with pytest.raises(StudyError, match="physical.blocks: one block per packaging level"):
+        study_from_dict(d | {"physical": {"packaging": "custom", "boards": boards, "blocks": [[2, 4]]}})
+    with pytest.raises(StudyError, match="physical.technology.speed: unknown field"):
+        study_from_dict(d | {"physical": {"packaging": "bgl", "technology": {"speed": 1}}})
