@@ -460,3 +460,27 @@ def test_custom_packaging_and_technology_in_a_study():
         study_from_dict(d | {"physical": {"packaging": "custom", "boards": boards, "blocks": [[2, 4]]}})
     with pytest.raises(StudyError, match="physical.technology.speed: unknown field"):
         study_from_dict(d | {"physical": {"packaging": "bgl", "technology": {"speed": 1}}})
+
+
+def test_the_default_study_end_to_end(tmp_path, capsys):
+    # the README's main job: `toposynth run` with no study
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["run", "--quiet"]) == 0
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out
+    assert "study 'default': 12 candidates" in out and "within eps" in out and "NOT within eps" not in out
+    d = json.loads((tmp_path / "toposynth-default" / "results.json").read_text())
+    assert all(r["status"] == "ok" for r in d["records"])
+    assert len(d["cross_check"]) == 3 and all(c["within_eps"] for c in d["cross_check"])
+    sims = d["simulation"]
+    assert len(sims) == 3 and all(x["status"] == "ok" and x["saturation"] > 0 for x in sims)
+    assert sims[-1]["spec"] == "torus:8x4"           # the baseline is simulated too
+    html = (tmp_path / "toposynth-default" / "report.html").read_text()
+    for needle in ("Ranking", "Latency–throughput trade-off", "Exact LP cross-check", "Simulation of the winners",
+                   "Winners", "torus:8x4 (baseline)"):
+        assert needle in html
