@@ -8,11 +8,12 @@ import pytest
 
 import candidates
 import flows
+import sim
 import synth
 
 
 def modules():
-    for pkg in (candidates, flows, synth):
+    for pkg in (candidates, flows, sim, synth):
         yield pkg.__name__
         for info in pkgutil.iter_modules(pkg.__path__):
             if info.name != "__main__":

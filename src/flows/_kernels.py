@@ -409,24 +409,25 @@ def split_dag_flow(indptr, heads, arcs, length, order, settled, dist, acc, flow,
     n = len(indptr) - 1
     for v in range(n + 1):
         in_ptr[v] = 0
-    for i in range(settled):
-        u = order[i]
-        for k in range(indptr[u], indptr[u + 1]):
-            v = heads[k]
-            nd = dist[u] + length[arcs[k]]
-            if abs(nd - dist[v]) <= 1e-12 * max(1.0, abs(nd)):
-                in_ptr[v + 1] += 1
-    for v in range(n):
-        in_ptr[v + 1] += in_ptr[v]
-    fill = in_ptr[:n].copy()
-    for i in range(settled):
-        u = order[i]
-        for k in range(indptr[u], indptr[u + 1]):
-            v = heads[k]
-            nd = dist[u] + length[arcs[k]]
-            if abs(nd - dist[v]) <= 1e-12 * max(1.0, abs(nd)):
-                in_k[fill[v]] = k
-                fill[v] += 1
+    fill = np.zeros(n, dtype=np.int64)
+    # two passes over the shortest-path arcs: count per head, then bucket
+    for rnd in range(2):
+        for i in range(settled):
+            u = order[i]
+            for k in range(indptr[u], indptr[u + 1]):
+                v = heads[k]
+                nd = dist[u] + length[arcs[k]]
+                if abs(nd - dist[v]) <= 1e-12 * max(1.0, abs(nd)):
+                    if rnd == 0:
+                        in_ptr[v + 1] += 1
+                    else:
+                        in_k[fill[v]] = k
+                        fill[v] += 1
+        if rnd == 0:
+            for v in range(n):
+                in_ptr[v + 1] += in_ptr[v]
+            for v in range(n):
+                fill[v] = in_ptr[v]
     # the tail of CSR entry k: kept per entry while scanning
     for i in range(settled - 1, 0, -1):
         v = order[i]

@@ -43,46 +43,44 @@ def _with_budget(problem: FlowProblem, budget: float) -> FlowProblem:
                        problem.latency, names, problem.name)
 
 
-def _latency_lower_bound(problem: FlowProblem) -> tuple[float, np.ndarray]:
-    """Total latency with every demand on a latency-shortest path (no
-    capacities), and the arc flow of that routing."""
+def _shortest_routings(problem: FlowProblem) -> tuple[float, np.ndarray, np.ndarray]:
+    """Every demand on latency-shortest paths (no capacities): the total
+    latency, the arc flow of one shortest-path tree per source, and the arc
+    flow of the even split, router by router, over *all* shortest paths (the
+    same total latency with the load spread: on tori and twisted tori the
+    trees overload one direction of every tie)."""
     indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
     n = problem.n
     dist = np.empty(n)
     parent = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     acc = np.zeros(n)
-    flow = np.zeros(problem.num_arcs)
+    tree = np.zeros(problem.num_arcs)
+    split = np.zeros(problem.num_arcs)
+    in_ptr = np.zeros(n + 1, dtype=np.int64)
+    in_k = np.zeros(max(len(heads), 1), dtype=np.int64)
     total = 0.0
     for g in range(len(grp_src)):
         settled = dijkstra(indptr, heads, arcs, problem.latency, grp_src[g], dist, parent, order)
         sl = slice(grp_ptr[g], grp_ptr[g + 1])
         total += float(dem_amt[sl] @ dist[dem_dst[sl]])
         np.add.at(acc, dem_dst[sl], dem_amt[sl])
-        _tree_flow(order, settled, parent, tails, acc, flow)
-    return total, flow
+        _tree_flow(order, settled, parent, tails, acc, tree)
+        np.add.at(acc, dem_dst[sl], dem_amt[sl])
+        split_dag_flow(indptr, heads, arcs, problem.latency, order, settled, dist, acc, split, in_ptr, in_k)
+    return total, tree, split
+
+
+def _latency_lower_bound(problem: FlowProblem) -> tuple[float, np.ndarray]:
+    """Total latency with every demand on a latency-shortest path (no
+    capacities), and the arc flow of one such routing (a tree per source)."""
+    total, tree, _ = _shortest_routings(problem)
+    return total, tree
 
 
 def _shortest_split_flow(problem: FlowProblem) -> np.ndarray:
-    """Every demand split equally, router by router, over all its
-    latency-shortest paths: the same total latency as the trees of
-    :func:`_latency_lower_bound`, with the load spread (on tori and twisted
-    tori the trees overload one direction of every tie)."""
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
-    n = problem.n
-    dist = np.empty(n)
-    parent = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    acc = np.zeros(n)
-    flow = np.zeros(problem.num_arcs)
-    in_ptr = np.zeros(n + 1, dtype=np.int64)
-    in_k = np.zeros(max(len(heads), 1), dtype=np.int64)
-    for g in range(len(grp_src)):
-        settled = dijkstra(indptr, heads, arcs, problem.latency, grp_src[g], dist, parent, order)
-        sl = slice(grp_ptr[g], grp_ptr[g + 1])
-        np.add.at(acc, dem_dst[sl], dem_amt[sl])
-        split_dag_flow(indptr, heads, arcs, problem.latency, order, settled, dist, acc, flow, in_ptr, in_k)
-    return flow
+    """The even split over all latency-shortest paths (see :func:`_shortest_routings`)."""
+    return _shortest_routings(problem)[2]
 
 
 def _envelope(points):
@@ -153,11 +151,10 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
                           problem.resource_names, time.perf_counter() - t0, status="infeasible",
                           iterations=cap.iterations, extra={"message": msg})
     lat = problem.latency
-    lo, sp_flow = _latency_lower_bound(problem)
+    lo, sp_flow, split = _shortest_routings(problem)
     sp_util = (problem.R @ sp_flow) / problem.capacity
     if sp_util.max() > 1.0:
         # the trees do not fit; the even split over all shortest paths may
-        split = _shortest_split_flow(problem)
         split_util = (problem.R @ split) / problem.capacity
         if split_util.max() < sp_util.max():
             sp_flow, sp_util = split, split_util
