@@ -32,18 +32,22 @@ def main() -> None:
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
     d["candidates"]["hierarchy"]["limit"] = args.rows
     d["traffic"]["count"] = 2048
-    study = study_from_dict(d)
     run(study_from_dict(dict(d, candidates={"specs": ["torus:8x8x8"]})), None, jobs=1)  # compile outside the clock
-    with tempfile.TemporaryDirectory() as out:
-        t0 = time.perf_counter()
-        res = run(study, out, jobs=args.jobs)
-        wall = time.perf_counter() - t0
-    n = len(res.records)
-    per = [r["seconds"] for r in res.records]
-    rows = [["bgl-midplane", n, args.jobs, f"{wall:.1f}", f"{60 * n / wall:.1f}", f"{statistics.median(per):.2f}",
-             f"{max(per):.2f}"]]
-    body = table(["study", "candidates", "jobs", "wall s", "candidates / minute", "median s per candidate",
-                  "max s"], rows)
+    rows = []
+    for prune in (False, True):
+        d["ranking"]["prune"] = prune
+        study = study_from_dict(d)
+        with tempfile.TemporaryDirectory() as out:
+            t0 = time.perf_counter()
+            res = run(study, out, jobs=args.jobs)
+            wall = time.perf_counter() - t0
+        n = len(res.records)
+        ok = [r["seconds"] for r in res.records if r["status"] == "ok"]
+        pruned = sum(r["status"] == "pruned" for r in res.records)
+        rows.append(["bgl-midplane", "on" if prune else "off", n, pruned, args.jobs, f"{wall:.1f}",
+                     f"{60 * n / wall:.1f}", f"{statistics.median(ok):.2f}", f"{max(ok):.2f}"])
+    body = table(["study", "pruning", "candidates", "pruned", "jobs", "wall s", "candidates / minute",
+                  "median s per evaluated candidate", "max s"], rows)
     body += ("\nEach candidate: PTAS capacity (eps 0.05) and minimum latency at 3 demand scales, 512 routers, "
              "2048 demands, bgl packaging (flexible wiring).\n")
     print(body)

@@ -197,7 +197,9 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
         rec.update(status="failed", reason=str(exc))
     except Exception as exc:  # a solver error must not stop the sweep
         rec.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
-    rec["seconds"] = time.perf_counter() - t0
+    finally:
+        # every record, pruned and failed ones included, says what it cost
+        rec["seconds"] = time.perf_counter() - t0
     return rec
 
 
