@@ -265,8 +265,11 @@ def cmd_studies(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(BUILTIN_STUDIES)
         return 0
+    import textwrap
+
     for name, d in BUILTIN_STUDIES.items():
-        print(f"{name:<10} {d.get('description', '')}")
+        print(name)
+        print(textwrap.fill(d.get("description", ""), width=100, initial_indent="    ", subsequent_indent="    "))
     print("\nRun one with: toposynth run builtin:NAME --out DIR")
     return 0
 
