@@ -544,7 +544,8 @@ def load_study(path: str | Path) -> Study:
 DEFAULT_STUDY = {
     "name": "default",
     "description": "32-router candidates (tori, twisted tori, mesh, hypercube, twin torus, products) ranked "
-                   "by capacity and minimum latency under 128 random demands, unit link capacities.",
+                   "by capacity and minimum latency under 128 random demands, unit link capacities; the best 3 "
+                   "checked against the exact LP, the best 2 and the baseline simulated to saturation.",
     "seed": 1,
     "candidates": {
         "specs": ["torus:8x4", "torus:4x4x2", "rt:a=4", "rtt:a=4", "mesh:8x4", "hypercube:5", "ring:32",
@@ -561,7 +562,8 @@ BGL_MIDPLANE_STUDY = {
     "name": "bgl-midplane",
     "description": (
         "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I: T = 2048, 3072, 4096): 512 routers; "
-        "every connected 8-node graph of degree <= 3 (192) along the rows of each node card at its minimum "
+        "every connected 8-node graph of degree <= 3 (194: the paper's 192 of maximum degree exactly 3, "
+        "plus the path and the cycle) along the rows of each node card at its minimum "
         "cut width, rings of 4 along the columns and one level up; the 8x8x8 torus on 1x1x2 compute cards, "
         "4x4x2 node cards as baseline. T random demands: 40% inside a compute card, 50% inside a node card, "
         "10% across node cards. Flow in wires under the bgl packaging preset (flows.Packaging.bluegene_l: "
