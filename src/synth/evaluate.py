@@ -21,7 +21,7 @@ from candidates.topology import Topology
 
 from .study import Study, StudyError
 
-__all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds"]
+__all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds", "problem_bounds"]
 
 LEVELS = ("compute_card", "node_card", "midplane")
 
@@ -162,15 +162,15 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
             rec.update(status="failed", reason="disconnected topology")
             return rec
         rec.update(diameter=ds.diameter, average_distance=ds.average_distance)
+        problem = build_problem(topo, study)
         if best is not None:
-            b = bounds(spec, study)
+            b = problem_bounds(problem)
             if study.objective == "capacity" and b["capacity"] < best:
                 rec.update(status="pruned", bound=b, reason="its capacity bound cannot beat the best lambda so far")
                 return rec
             if study.objective != "capacity" and b["latency"] > best:
                 rec.update(status="pruned", bound=b, reason="its latency bound cannot beat the best latency so far")
                 return rec
-        problem = build_problem(topo, study)
         cap = flows.max_concurrent_flow(problem, eps=study.eps)
         rec["capacity"] = _summary(cap, problem)
         if study.objective in ("latency", "both"):
@@ -245,8 +245,11 @@ def bounds(spec: str, study: Study) -> dict[str, float]:
     >>> round(b["capacity"], 6), round(b["latency"], 6)
     (1.111111, 1.8)
     """
-    topo = build_topology(spec, study)
-    problem = build_problem(topo, study)
+    return problem_bounds(build_problem(build_topology(spec, study), study))
+
+
+def problem_bounds(problem) -> dict[str, float]:
+    """:func:`bounds` of a problem already built."""
     dem = problem.demands
     best = np.inf
     for y in (np.ones(problem.num_resources), 1.0 / problem.capacity):

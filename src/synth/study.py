@@ -593,14 +593,10 @@ BGL_PINS_STUDY = {
         "24 row graphs, 2048 demands at demand scale 1.6 (congested, as the paper's coefficient 1.6), and the "
         "network pins between a node card and the midplane raised from 200 (the paper's figure) to 320; for "
         "each pin count the winner and its minimum latency. Same assumptions as bgl-midplane."),
-    "candidates": {
-        "specs": ["torus:8x8x8"],
-        "hierarchy": {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"],
-                      "upper_columns": ["ring:4"], "placements": "min-cutwidth", "limit": 24},
-    },
-    "traffic": {"pattern": "local", "count": 2048, "shares": [0.4, 0.5, 0.1], "scales": [1.6]},
-    "physical": {"packaging": "bgl", "wiring": "flexible", "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]],
-                 "connector_pins": {"node_card": [200, 220, 240, 280, 320]}},
+    "candidates": {**BGL_MIDPLANE_STUDY["candidates"],
+                   "hierarchy": {**BGL_MIDPLANE_STUDY["candidates"]["hierarchy"], "limit": 24}},
+    "traffic": {**BGL_MIDPLANE_STUDY["traffic"], "count": 2048, "scales": [1.6]},
+    "physical": {**BGL_MIDPLANE_STUDY["physical"], "connector_pins": {"node_card": [200, 220, 240, 280, 320]}},
 }
 
 TWISTED_TORI_STUDY = {
