@@ -155,6 +155,7 @@ def test_flow_with_bluegene_packaging(capsys):
     (["flow", "torus:8x8x8", "--packaging", "bgl", "--traffic", "local:64"], "needs a placed topology"),
     (["flow", "torus:8x8x8", "--blocks", "3x3x3", "--packaging", "bgl"], "is not a multiple|does not tile"),
     (["flow", "torus:4x4", "--wiring", "uniform"], "need --packaging"),
+    (["flow", "torus:4x4", "--packaging", "bgl", "--blocks", "2x2"], "the bgl packaging has 3 levels"),
 ])
 def test_flow_packaging_errors(capsys, argv, message):
     import re
