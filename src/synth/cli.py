@@ -122,11 +122,12 @@ def _placed(args, topo):
         blocks = [tuple(int(x) for x in b.split("x")) for b in args.blocks.split(",")]
     except ValueError:
         raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {args.blocks!r}") from None
+    names = ("compute_card", "node_card", "midplane") if len(blocks) == 3 else None
+    placed = block_placement(topo, blocks, names)
     if args.packaging == "bgl" and len(blocks) != 3:
         raise FlowError(f"--blocks: the bgl packaging has 3 levels (compute_card, node_card, midplane); "
                         f"give 3 block shapes, got {len(blocks)}")
-    names = ("compute_card", "node_card", "midplane") if len(blocks) == 3 else None
-    return block_placement(topo, blocks, names)
+    return placed
 
 
 def _problem(args, topo):
