@@ -36,6 +36,7 @@ MODE_TABLE = 2        # shortest-path table adaptive, escape VC 0 = up*/down*
 MODE_UPDOWN = 3       # up*/down* on every VC
 MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
 MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
+MODE_DISTANCE = 6     # shortest-path next hops adaptive, VC class = hops taken (distance classes)
 
 # deadlock avoidance of MODE_DOR
 DL_NONE = 0
@@ -143,7 +144,7 @@ def _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob):
 @njit(cache=True, inline="always")
 def _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring, pk_state,
                 out_arc, arc_wrap, csr_indptr, csr_arc, next_mask, ud_up, ud_down,
-                ca, cv, cn, ct, arc_dim, tw_next, tw_code, tw_vc, tw_m):
+                ca, cv, cn, ct, arc_dim, tw_next, tw_code, tw_vc, tw_m, dc_width):
     """Every (channel, VC) the routing allows packet ``p`` at router ``u``:
     ``ca``/``cv`` the channel and VC, ``cn`` the free phits it needs there
     (bubble flow control asks for one more maximum-size packet when the
@@ -225,6 +226,24 @@ def _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring, pk_
         return nc
     base = csr_indptr[u]
     st = pk_state[p]
+    if mode == MODE_DISTANCE:
+        # pk_ring counts the hops taken: hop h uses class h, so a channel
+        # only waits on channels of a higher class (acyclic)
+        m = next_mask[u, dr]
+        v0 = pk_ring[p] * dc_width
+        bit = 0
+        while m != 0:
+            if m & np.uint64(1):
+                a = csr_arc[base + bit]
+                for v in range(v0, v0 + dc_width):
+                    ca[nc] = a
+                    cv[nc] = v
+                    cn[nc] = L
+                    ct[nc] = 0
+                    nc += 1
+            m = m >> np.uint64(1)
+            bit += 1
+        return nc
     if mode == MODE_MINTABLE or (mode == MODE_TABLE and (st & ST_ESCAPED) == 0):
         m = next_mask[u, dr]
         v0 = 1 if mode == MODE_TABLE else 0
@@ -273,7 +292,7 @@ def simulate_kernel(
     tw_next, tw_code, tw_vc, tw_m, tw_by_source,
     # router configuration
     mode, deadlock, transit_priority, V, cap_phits, slots, inj_cap, src_cap, router_delay, link_latency,
-    len_min, len_max,
+    len_min, len_max, n_inj, n_ej, dc_width,
     # traffic
     dest_mode, perm, cdf, hot_count, hot_prob, rate, poisson,
     # phases
@@ -282,7 +301,7 @@ def simulate_kernel(
     trace_mode, tr_term, term_proc, ev_ptr, ev_kind, ev_a, ev_msg, msg_dst, msg_phits, sq_ptr,
     proc_finish, msg_sent, msg_done, max_cycles,
     # outputs
-    stats, hist_gen, hist_inj, arc_phits,
+    stats, hist_gen, hist_inj, arc_phits, pair_sum, pair_cnt,
 ):
     np.random.seed(seed)
     A = arc_src.shape[0]
@@ -292,7 +311,9 @@ def simulate_kernel(
     HB = hist_gen.shape[0] - 1
 
     # ---------------------------------------------------------------- state
-    P = NVC * slots + T * inj_cap + 1
+    Q = T * n_inj                       # injection queues: terminal t owns t * n_inj ..
+    P = NVC * slots + Q * inj_cap + 1
+    pairs = pair_cnt.shape[0] == n
     pk_dst = np.empty(P, np.int32)
     pk_len = np.empty(P, np.int32)
     pk_src = np.empty(P, np.int32)
@@ -317,12 +338,12 @@ def simulate_kernel(
     in_busy = np.zeros(A, np.int64)
     out_busy = np.zeros(A, np.int64)
 
-    inj_buf = np.empty((T, inj_cap), np.int32)
-    inj_head = np.zeros(T, np.int32)
-    inj_cnt = np.zeros(T, np.int32)
-    inj_free = np.full(T, inj_cap, np.int32)
-    inj_busy = np.zeros(T, np.int64)
-    ej_busy = np.zeros(T, np.int64)
+    inj_buf = np.empty((Q, inj_cap), np.int32)
+    inj_head = np.zeros(Q, np.int32)
+    inj_cnt = np.zeros(Q, np.int32)
+    inj_free = np.full(Q, inj_cap, np.int32)
+    inj_busy = np.zeros(Q, np.int64)
+    ej_busy = np.zeros(T * n_ej, np.int64)
 
     src_t = np.empty((T, src_cap), np.int64)
     src_l = np.empty((T, src_cap), np.int32)
@@ -491,7 +512,11 @@ def simulate_kernel(
         if trace_mode:
             for r in range(NP):
                 t = tr_term[r]
-                if sq_head[r] < issued[r] and inj_free[t] > 0:
+                q = t * n_inj
+                for j in range(1, n_inj):
+                    if inj_free[t * n_inj + j] > inj_free[q]:
+                        q = t * n_inj + j
+                if sq_head[r] < issued[r] and inj_free[q] > 0:
                     m = sq_ptr[r] + sq_head[r]
                     L = ph_left[r]
                     if L > len_max:
@@ -523,12 +548,12 @@ def simulate_kernel(
                             kk = np.random.randint(0, rec_count[u, ur])
                         for k in range(D):
                             pk_rem[p, k] = records[kk, u, ur, k]
-                    k = inj_head[t] + inj_cnt[t]
+                    k = inj_head[q] + inj_cnt[q]
                     if k >= inj_cap:
                         k -= inj_cap
-                    inj_buf[t, k] = p
-                    inj_cnt[t] += 1
-                    inj_free[t] -= 1
+                    inj_buf[q, k] = p
+                    inj_cnt[q] += 1
+                    inj_free[q] -= 1
                     r_pk[u] += 1
                     in_flight += 1
                     injected += 1
@@ -536,8 +561,14 @@ def simulate_kernel(
                     stats[S_GEN_PHITS] += L
                     stats[S_GEN_PACKETS] += 1
                     stats[S_TAG_GENERATED] += 1
-        for t in range(T):
-            if src_cnt[t] > 0 and inj_free[t] > 0:
+        for tq in range(Q):
+            t = tq // n_inj if n_inj > 1 else tq
+            # the packet goes to the terminal's emptiest injection queue
+            q = t * n_inj
+            for j in range(1, n_inj):
+                if inj_free[t * n_inj + j] > inj_free[q]:
+                    q = t * n_inj + j
+            if src_cnt[t] > 0 and inj_free[q] > 0:
                 h = src_head[t]
                 p = free[nfree - 1]
                 nfree -= 1
@@ -561,12 +592,12 @@ def simulate_kernel(
                         kk = np.random.randint(0, rec_count[u, ur])
                     for k in range(D):
                         pk_rem[p, k] = records[kk, u, ur, k]
-                k = inj_head[t] + inj_cnt[t]
+                k = inj_head[q] + inj_cnt[q]
                 if k >= inj_cap:
                     k -= inj_cap
-                inj_buf[t, k] = p
-                inj_cnt[t] += 1
-                inj_free[t] -= 1
+                inj_buf[q, k] = p
+                inj_cnt[q] += 1
+                inj_free[q] -= 1
                 r_pk[u] += 1
                 in_flight += 1
                 injected += 1
@@ -580,7 +611,7 @@ def simulate_kernel(
             i0 = in_indptr[u]
             nin = in_indptr[u + 1] - i0
             nv = nin * V
-            nt = term_indptr[u + 1] - term_indptr[u]
+            nt = (term_indptr[u + 1] - term_indptr[u]) * n_inj
             ntot = nv + nt
             # arbitration order: input ports in a rotating round robin, the
             # VCs of a port from a rotating start; the injection queues after
@@ -601,7 +632,7 @@ def simulate_kernel(
                     t_in = j - tb + tst
                     if t_in >= nt:
                         t_in -= nt
-                    t_in += term_indptr[u]
+                    t_in += term_indptr[u] * n_inj
                     if inj_busy[t_in] > now or inj_cnt[t_in] == 0:
                         continue
                     p = inj_buf[t_in, inj_head[t_in]]
@@ -633,8 +664,13 @@ def simulate_kernel(
                 sent = False
                 if dr == u:
                     # ---------------------------------------------- ejection
-                    if ej_busy[dt] <= now:
-                        ej_busy[dt] = now + L
+                    ej = dt * n_ej
+                    for j in range(1, n_ej):
+                        if ej_busy[ej] <= now:
+                            break
+                        ej += 1
+                    if ej_busy[ej] <= now:
+                        ej_busy[ej] = now + L
                         sent = True
                         delivered += 1
                         in_flight -= 1
@@ -656,6 +692,9 @@ def simulate_kernel(
                                 stats[S_MAX_LAT_GEN] = lg
                             if li > stats[S_MAX_LAT_INJ]:
                                 stats[S_MAX_LAT_INJ] = li
+                            if pairs:
+                                pair_sum[pk_src[p], u] += li
+                                pair_cnt[pk_src[p], u] += 1
                             hist_gen[min(lg, HB)] += 1
                             hist_inj[min(li, HB)] += 1
                         if trace_mode:
@@ -671,7 +710,7 @@ def simulate_kernel(
                     nc = _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring,
                                      pk_state, out_arc, arc_wrap, csr_indptr, csr_arc, next_mask,
                                      ud_up, ud_down, cand_a, cand_v, cand_n, cand_t, arc_dim,
-                                     tw_next, tw_code, tw_vc, tw_m)
+                                     tw_next, tw_code, tw_vc, tw_m, dc_width)
                     best_a = -1
                     best_v = -1
                     best_c = -1
@@ -738,6 +777,8 @@ def simulate_kernel(
                                 if arc_wrap[a] != 0:
                                     pk_state[p] |= ST_CROSSED
                                 pk_ring[p] = ring
+                        elif mode == MODE_DISTANCE:
+                            pk_ring[p] += 1
                         elif mode == MODE_UPDOWN or (mode == MODE_TABLE and esc):
                             if mode == MODE_TABLE:
                                 pk_state[p] |= ST_ESCAPED
@@ -785,8 +826,8 @@ def simulate_kernel(
             held = 0
             for g in range(NVC):
                 held += vc_cnt[g]
-            for t in range(T):
-                held += inj_cnt[t]
+            for q in range(Q):
+                held += inj_cnt[q]
             if held != in_flight or injected - delivered != in_flight or held + nfree != P:
                 stats[S_VIOLATIONS] += 1
         if in_flight > 0 and now - last_progress > watchdog:
@@ -829,7 +870,7 @@ def simulate_kernel(
                             nc = _candidates(p, u, dr, pk_len[p], mode, deadlock, V, len_max, D, pk_rem,
                                              pk_ring, pk_state, out_arc, arc_wrap, csr_indptr, csr_arc,
                                              next_mask, ud_up, ud_down, cand_a, cand_v, cand_n, cand_t,
-                                             arc_dim, tw_next, tw_code, tw_vc, tw_m)
+                                             arc_dim, tw_next, tw_code, tw_vc, tw_m, dc_width)
                             for ci in range(nc):
                                 g2 = cand_a[ci] * V + cand_v[ci]
                                 if live[g2] or credit[g2] + pend[g2] >= cand_n[ci]:
@@ -874,8 +915,8 @@ def simulate_kernel(
     held = 0
     for g in range(NVC):
         held += vc_cnt[g]
-    for t in range(T):
-        held += inj_cnt[t]
+    for q in range(Q):
+        held += inj_cnt[q]
     if held != in_flight or injected - delivered != in_flight:
         stats[S_VIOLATIONS] += 1
     return 0

@@ -73,6 +73,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                         "its minimal records per packet (random: the papers' even split)")
     s.add_argument("--no-transit-priority", dest="transit_priority", action="store_false", default=None,
                    help="serve injections in the same round robin as in-transit packets")
+    s.add_argument("--injectors", type=int, help="injection queues per PE (each 1 phit/cycle; default 1)")
+    s.add_argument("--ejectors", type=int, help="reception ports per PE (default 1)")
     s.add_argument("--warmup", type=int, help="warm-up cycles")
     s.add_argument("--measure", type=int, help="measurement cycles")
     s.add_argument("--drain", type=int, help="most drain cycles after the window")
@@ -97,7 +99,7 @@ def _config(args: argparse.Namespace):
 
     changes: dict[str, Any] = {}
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
-              "transit_priority", "phit_bytes", "tie_break",
+              "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
               "warmup", "measure", "drain", "watchdog"):
         v = getattr(args, f, None)
         if v is not None:

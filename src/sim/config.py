@@ -75,6 +75,13 @@ class SimConfig:
     phit_bytes : int
         Bytes per phit: converts the message sizes of trace-driven
         workloads into phits (4, as in the papers' INSEE/FSIN routers).
+    injectors, ejectors : int
+        Injection queues and reception ports of every terminal. Each
+        injection queue (``injection_queue`` packets) feeds the router at
+        one phit per cycle, so a terminal injects up to ``injectors``
+        phits per cycle; a new packet joins the emptiest queue. Likewise a
+        terminal consumes up to ``ejectors`` packets at once (Blue Gene/L
+        has several injection and reception FIFOs per node).
     """
 
     routing: str = "auto"
@@ -96,6 +103,8 @@ class SimConfig:
     check: bool = False
     phit_bytes: int = 4
     tie_break: str = "first"
+    injectors: int = 1
+    ejectors: int = 1
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -111,7 +120,7 @@ class SimConfig:
         if lo < 1 or hi < lo:
             raise SimError(f"packet lengths must satisfy 1 <= lo <= hi, got {pl!r}")
         for f in ("vcs", "buffer_packets", "injection_queue", "source_queue", "link_latency", "measure", "watchdog",
-                  "phit_bytes"):
+                  "phit_bytes", "injectors", "ejectors"):
             if int(getattr(self, f)) < 1:
                 raise SimError(f"{f} must be a positive integer, got {getattr(self, f)!r}")
         for f in ("router_delay", "warmup", "drain"):

@@ -104,6 +104,11 @@ class SimResult:
     channel_utilisation: np.ndarray = field(repr=False)
     config: SimConfig = field(repr=False)
     seed: int = 0
+    #: (n, n) mean latency (from injection) of the measured packets of every
+    #: (source router, destination router) pair, NaN where none arrived;
+    #: only with ``simulate(..., pair_latency=True)``
+    pair_latency: np.ndarray | None = field(default=None, repr=False)
+    pair_packets: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def router_cycles_per_second(self) -> float:
@@ -187,6 +192,7 @@ def simulate(
     load: float = 0.1,
     *,
     seed: int = 0,
+    pair_latency: bool = False,
 ) -> SimResult:
     """Simulate ``topology`` under a traffic pattern at ``load``.
 
@@ -200,6 +206,8 @@ def simulate(
     load : offered load in phits/cycle per terminal (the average over
         terminals for demand matrices)
     seed : the same seed gives the same numbers
+    pair_latency : also record the mean latency of every (source router,
+        destination router) pair (:attr:`SimResult.pair_latency`)
 
     >>> import candidates as cd
     >>> r = simulate(cd.torus((4, 4)), "singleflit", "uniform", 0.2, seed=3)
@@ -227,11 +235,20 @@ def simulate(
     hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
     hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
     arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
+    pair_sum = pair_cnt = None
+    if pair_latency:
+        pair_sum = np.zeros((topo.n, topo.n), dtype=np.int64)
+        pair_cnt = np.zeros((topo.n, topo.n), dtype=np.int64)
     t0 = time.perf_counter()
     _call_kernel(topo, cfg, tabs, deadlock, dests, rate, cfg.warmup, cfg.measure, cfg.drain, seed, None,
-                 stats, hist_gen, hist_inj, arc_phits)
+                 stats, hist_gen, hist_inj, arc_phits, pair_sum, pair_cnt)
     seconds = time.perf_counter() - t0
-    return _result(topo, cfg, pat, routing, load, seed, stats, hist_gen, hist_inj, arc_phits, seconds, tabs)
+    res = _result(topo, cfg, pat, routing, load, seed, stats, hist_gen, hist_inj, arc_phits, seconds, tabs)
+    if pair_latency:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res.pair_latency = np.where(pair_cnt > 0, pair_sum / np.maximum(pair_cnt, 1), np.nan)
+        res.pair_packets = pair_cnt
+    return res
 
 
 def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
@@ -288,8 +305,23 @@ def _dummy_trace() -> tuple:
     return _NO_TRACE
 
 
+_NO_PAIRS = np.zeros((1, 1), dtype=np.int64)
+
+
+def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
+    """VCs per distance class (routing ``distance``): the VCs split evenly
+    over the classes 0 .. diameter - 1."""
+    if tabs.mode != K.MODE_DISTANCE:
+        return 1
+    diam = int(tabs.min_dist.max())
+    if cfg.vcs < diam:
+        raise SimError(f"routing distance needs one virtual channel per hop of the longest route: "
+                       f"{topo!r} has diameter {diam}, got vcs={cfg.vcs} (use --vcs {diam} or more)")
+    return cfg.vcs // max(diam, 1)
+
+
 def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain, seed, trace_args,
-                 stats, hist_gen, hist_inj, arc_phits) -> None:
+                 stats, hist_gen, hist_inj, arc_phits, pair_sum=None, pair_cnt=None) -> None:
     lo, hi = cfg.length_range
     cap = cfg.buffer_packets * hi
     slots = cap // lo
@@ -315,6 +347,7 @@ def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain,
         np.int64(cap), np.int64(slots),
         np.int64(cfg.injection_queue), np.int64(cfg.source_queue), np.int64(cfg.router_delay),
         np.int64(cfg.link_latency), np.int64(lo), np.int64(hi),
+        np.int64(cfg.injectors), np.int64(cfg.ejectors), np.int64(_distance_width(topo, tabs, cfg)),
         np.int64(dests.mode), np.ascontiguousarray(dests.perm, dtype=np.int64),
         np.ascontiguousarray(dests.cdf, dtype=np.float64), np.int64(dests.hot_count), float(dests.hot_prob),
         np.ascontiguousarray(rate, dtype=np.float64), np.int64(cfg.injection == "poisson"),
@@ -322,6 +355,7 @@ def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain,
         np.int64(seed), np.int64(1 if cfg.check else 0),
         *tr,
         stats, hist_gen, hist_inj, arc_phits,
+        _NO_PAIRS if pair_sum is None else pair_sum, _NO_PAIRS if pair_cnt is None else pair_cnt,
     )
 
 

@@ -19,6 +19,10 @@
                that start a shortest legal route.
 ``minimal``    shortest-path next hops on every VC, no deadlock avoidance
                (can deadlock; useful to study it).
+``distance``   shortest-path next hops, adaptive; the VCs are split into
+               distance classes and a packet's h-th hop uses class h, so
+               channel dependencies only go up in class (deadlock-free on
+               any graph; needs ``vcs`` >= the diameter).
 ``tsdor``      nDT twin tori ('5d-twin-torus-extoll'): Twin Source DOR,
                packets of PE0 route d0 -> d(n-1), packets of PE1
                d(n-1) -> d0, with the internal-link use and the tie rule of
@@ -68,7 +72,7 @@ from .errors import SimError
 
 __all__ = ["ROUTINGS", "resolve_routing", "RoutingTables", "build_tables"]
 
-MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5}
+MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6}
 TWIN = ("tsdor", "dort")
 
 #: name -> one-line description
@@ -79,6 +83,7 @@ ROUTINGS: dict[str, str] = {
     "table": "adaptive over shortest-path next hops, escape VC 0 = up*/down*",
     "updown": "up*/down* on every VC",
     "minimal": "shortest-path next hops on every VC, no deadlock avoidance",
+    "distance": "shortest-path next hops, adaptive, VC class = hops taken (distance classes; vcs >= diameter)",
     "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
     "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
 }
