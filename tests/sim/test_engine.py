@@ -157,6 +157,7 @@ DEADLOCK_FREE = [
     ("adaptive", "pdtt:a=2", 2, "auto", 0.8, 20000),
     ("table", "ndt:4x4x2x2x2", 2, "auto", 0.4, 6000),
     ("updown", "torus:4x4", 2, "auto", 0.5, 30000),
+    ("distance", "torus:4x4", 4, "auto", 0.85, 30000),
 ]
 
 

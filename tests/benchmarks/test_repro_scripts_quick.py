@@ -1,0 +1,62 @@
+"""The quick modes of the reproduction scripts in benchmarks/ (slow: minutes).
+
+Each script is run as a user would run it; the test checks figures it
+prints against an independent computation or the paper's closed forms.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import candidates as cd
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _run(script: str, *args: str, timeout: int = 1800) -> str:
+    p = subprocess.run([sys.executable, script, *args], cwd=BENCH, capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return p.stdout
+
+
+def _rows(text: str, first: str) -> list[list[str]]:
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith(f"| {first}")]
+
+
+@pytest.mark.slow
+def test_repro_twin_torus_quick_hop_changes():
+    out = _run("repro_twin_torus.py", "--quick", "--no-sim")
+    rows = {int(r[0]): r for r in _rows(out, "256") + _rows(out, "512")}
+    assert set(rows) == {256, 512}
+    for pes, r in rows.items():
+        # networkx: mean over ordered pairs of distinct routers, as the script
+        d3, d5 = (nx.average_shortest_path_length(cd.from_spec(s).to_networkx()) for s in (r[1], r[2]))
+        assert float(r[3]) == pytest.approx(d3, abs=1e-3) and float(r[4]) == pytest.approx(d5, abs=1e-3)
+        change = float(r[5].rstrip("%"))
+        assert change == pytest.approx(100 * (d5 / d3 - 1), abs=0.1)
+        assert change < -10  # the paper: -10% (256 PEs), -15% (512 PEs)
+
+
+@pytest.mark.slow
+def test_repro_twisted_tori_quick_closed_forms_and_gains():
+    out = _run("repro_twisted_tori.py", "--quick")
+    dist = [r for r in _rows(out, "R") + _rows(out, "P") if len(r) == 8]
+    assert {r[0] for r in dist} == {"RT(8)", "RTT(8)", "PT(4)", "PTT(4)", "PDTT(4)"}
+    for r in dist:
+        assert int(r[2]) == round(float(r[3]))                     # diameter = the closed form
+        assert float(r[4]) == pytest.approx(float(r[5]), abs=1e-3)  # average distance
+        assert float(r[6]) == pytest.approx(float(r[7]), abs=1e-3)  # link utilisation
+    # the exact LP optimum equals the analytic injection bound
+    for r in _rows(out, "R") + _rows(out, "P"):
+        if len(r) == 6 and r[3] != "-":
+            assert float(r[3]) == pytest.approx(float(r[2]), rel=1e-3)
+    # simulated uniform saturation: RTT above RT, and a large fraction of the bound
+    sat = {r[1]: float(r[2]) for r in _rows(out, "uniform") if len(r) == 6}
+    assert sat["RTT(8)"] > 1.2 * sat["RT(8)"]
+    assert sat["RT(8)"] > 0.7 * 0.5
+    assert re.search(r"twisted_tori_uniform\.png", out)
