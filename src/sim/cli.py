@@ -65,6 +65,10 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--vcs", type=int, help="virtual channels per port")
     s.add_argument("--packet", help="packet length in phits: L or LO-HI (uniform)")
     s.add_argument("--buffer", type=int, dest="buffer_packets", help="VC buffer in maximum-size packets")
+    s.add_argument("--switching", choices=("vct", "wormhole"),
+                   help="virtual cut-through (vct, default) or flit-level wormhole")
+    s.add_argument("--buffer-flits", type=int, dest="buffer_flits",
+                   help="wormhole: VC buffer in flits (default 0: --buffer x the longest packet)")
     s.add_argument("--router-delay", type=int, help="router pipeline delay, cycles")
     s.add_argument("--link-latency", type=int, help="link latency, cycles")
     s.add_argument("--injection", choices=("bernoulli", "poisson"), help="arrival process")
@@ -100,7 +104,7 @@ def _config(args: argparse.Namespace):
     changes: dict[str, Any] = {}
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
               "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
-              "warmup", "measure", "drain", "watchdog"):
+              "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits"):
         v = getattr(args, f, None)
         if v is not None:
             changes[f] = v

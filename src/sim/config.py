@@ -82,6 +82,25 @@ class SimConfig:
         phits per cycle; a new packet joins the emptiest queue. Likewise a
         terminal consumes up to ``ejectors`` packets at once (Blue Gene/L
         has several injection and reception FIFOs per node).
+    switching : str
+        ``vct`` (virtual cut-through: a packet moves as a unit and only into
+        a VC with room for all of it) or ``wormhole`` (flit-level,
+        BookSim's input-queued router: a flit is a phit; a header that
+        arrived is routed after ``router_delay`` cycles and then takes an
+        idle output VC with at least one credit, which it holds until its
+        tail is sent; every input port sends and every output channel and
+        ejector accepts at most one flit per cycle, round robin; body flits
+        follow in order, so a packet can span several routers; per-flit
+        credits come back ``link_latency`` cycles after a flit left its
+        buffer). Wormhole supports every routing except those built on
+        bubble flow control (``adaptive``, ``dor`` with ``deadlock=bubble``
+        or ``auto`` with one VC). Zero-load latency is the VCT one when
+        ``buffer_flits >= 2 * link_latency + router_delay + 1`` (the credit
+        round trip); smaller buffers throttle every VC to ``buffer_flits``
+        flits per round trip.
+    buffer_flits : int
+        Wormhole only: capacity of every input VC in flits; 0 means
+        ``buffer_packets`` maximum-size packets. Ignored by ``vct``.
     """
 
     routing: str = "auto"
@@ -105,6 +124,8 @@ class SimConfig:
     tie_break: str = "first"
     injectors: int = 1
     ejectors: int = 1
+    switching: str = "vct"
+    buffer_flits: int = 0
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -132,6 +153,11 @@ class SimConfig:
             raise SimError(f"tie_break must be first or random, got {self.tie_break!r}")
         if self.injection not in ("bernoulli", "poisson"):
             raise SimError(f"injection must be bernoulli or poisson, got {self.injection!r}")
+        if self.switching not in ("vct", "wormhole"):
+            raise SimError(f"switching must be vct or wormhole, got {self.switching!r}")
+        if isinstance(self.buffer_flits, bool) or int(self.buffer_flits) < 0:
+            raise SimError(f"buffer_flits must be a non-negative integer (0: buffer_packets x the longest packet), "
+                           f"got {self.buffer_flits!r}")
         if self.vcs > 64:
             raise SimError(f"at most 64 virtual channels, got {self.vcs}")
 
@@ -166,6 +192,19 @@ class SimConfig:
 #: '5d-twin-torus-extoll' (uniform 1..32 cells) with 3 VCs and shortest-path
 #: adaptive routing (VOQ and iSLIP are not modelled). ``singleflit``:
 #: 1-phit packets on 2 dateline VCs with DOR (the speed benchmark).
+#: ``booksim``: BookSim2's input-queued router as configured by its
+#: booksim_config.cpp defaults and examples/torus88 for a k-ary n-cube:
+#: wormhole, dim_order routing (dateline VC classes), num_vcs = 2,
+#: vc_buf_size = 8 flits, const_flits_per_packet = 1, Bernoulli injection,
+#: routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay = 4 cycles
+#: of router pipeline (``router_delay``), 1-cycle channels and credits
+#: (credit_delay 0), wait_for_tail_credit = 0, injection in the same round
+#: robin as the network inputs. Not modelled: separable iSLIP allocators
+#: (ours is a rotating-priority greedy pass), speculative allocation, body
+#: flits skipping the routing/VC stages (every flit takes the full pipeline,
+#: which only lengthens the credit loop), BookSim's unbounded source queue
+#: feeding an injection VC (here an 8-packet injection queue) and its
+#: sample-period convergence tests (here fixed warm-up/window/drain).
 PRESETS: dict[str, SimConfig] = {
     "default": SimConfig(name="default"),
     "tpds2010": SimConfig(routing="adaptive", vcs=3, buffer_packets=4, injection_queue=8,
@@ -174,6 +213,9 @@ PRESETS: dict[str, SimConfig] = {
                         packet_length=(1, 32), name="extoll"),
     "singleflit": SimConfig(routing="dor", vcs=2, deadlock="dateline", buffer_packets=4,
                             injection_queue=8, packet_length=1, name="singleflit"),
+    "booksim": SimConfig(switching="wormhole", routing="dor", deadlock="dateline", vcs=2, buffer_flits=8,
+                         packet_length=1, router_delay=4, link_latency=1, injection="bernoulli",
+                         transit_priority=False, injection_queue=8, name="booksim"),
 }
 
 

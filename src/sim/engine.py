@@ -16,6 +16,12 @@ In-transit packets are served before new injections (Blue Gene/L;
 within a class a round robin rotates every cycle. Adaptive routings take
 the escape VC only when no adaptive VC has room for the packet.
 
+``SimConfig(switching="wormhole")`` runs a flit-level kernel instead
+(:mod:`sim._wormhole`, BookSim2's input-queued router: buffers in flits,
+an output VC held from header to tail, a packet spanning several routers);
+its zero-load latency is the same as long as the VC buffers cover the
+credit round trip.
+
 So a packet of ``L`` phits that crosses ``H`` links with no contention
 takes ``(H + 1) * router_delay + H * link_latency + L`` cycles from
 entering the injection queue to its last phit being consumed:
@@ -200,7 +206,7 @@ def simulate(
     ----------
     topology : candidates.Topology
     config : SimConfig or a preset name (``default``, ``tpds2010``,
-        ``extoll``, ``singleflit``)
+        ``extoll``, ``singleflit``, ``booksim``)
     traffic_pattern : a :class:`~sim.traffic.TrafficPattern` or a pattern
         string such as ``"uniform"`` or ``"hotregion:fraction=0.25"``
     load : offered load in phits/cycle per terminal (the average over
@@ -326,6 +332,11 @@ def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain,
     cap = cfg.buffer_packets * hi
     slots = cap // lo
     dl_code = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}[deadlock]
+    kernel = K.simulate_kernel
+    if cfg.switching == "wormhole":  # flit-level kernel, same arguments (cap/slots = buffer_flits)
+        from . import _wormhole
+
+        kernel, cap, slots = _wormhole.prepare(cfg, tabs.mode, dl_code)
     # in-arcs of every router, in channel order
     order = np.argsort(topo.arc_dst, kind="stable").astype(np.int64)
     in_indptr = np.zeros(topo.n + 1, dtype=np.int64)
@@ -333,7 +344,7 @@ def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain,
     term_r = terminal_router(topo)
     term_off = terminal_offsets(topo)
     tr = _dummy_trace() if trace_args is None else trace_args
-    K.simulate_kernel(
+    kernel(
         np.int64(topo.n), np.ascontiguousarray(topo.arc_src, dtype=np.int64),
         np.ascontiguousarray(topo.arc_dst, dtype=np.int64), np.ascontiguousarray(topo.arc_dim, dtype=np.int64),
         tabs.arc_dir, tabs.arc_wrap, in_indptr, order, term_r, term_off, tabs.out_arc, tabs.records,
