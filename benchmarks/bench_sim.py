@@ -4,7 +4,9 @@ Speed: router-cycles per second (routers x simulated cycles / seconds of
 the kernel, compile excluded: the first call compiles or loads the cache)
 on the 8x8x8 torus at 0.1 phits/cycle/PE with single-phit packets (DOR,
 2 dateline VCs) and on the 16x8 RTT with the 'twisted-tori-tpds2010'
-router. CPU seconds of this process are reported next to wall seconds
+router; wormhole (flit-level kernel) on the 8x8x8 torus with 1- and
+16-flit packets and BookSim2's examples/torus88 (8x8 torus, 2 VCs,
+load 0.15) with the ``booksim`` preset. CPU seconds of this process are reported next to wall seconds
 because the machine is shared.
 
 Saturation: highest accepted load under uniform traffic (tpds2010 preset,
@@ -87,6 +89,11 @@ def speed(quick: bool) -> tuple[str, list[list[object]]]:
         ("rtt:a=8", sim.preset("singleflit", routing="adaptive", deadlock="auto", vcs=3, warmup=1000,
                                measure=20000 if quick else 80000), 0.3),
         ("pdtt:a=8", sim.preset("tpds2010", warmup=1000, measure=5000 if quick else 20000), 0.3),
+        ("torus:8x8x8", sim.preset("singleflit", switching="wormhole", buffer_flits=8, warmup=1000,
+                                   measure=10000 if quick else 40000, name="singleflit+wormhole"), 0.1),
+        ("torus:8x8x8", sim.preset("singleflit", switching="wormhole", packet_length=16, buffer_flits=8, warmup=1000,
+                                   measure=5000 if quick else 20000, name="wormhole, 8-flit VCs"), 0.1),
+        ("torus:8x8", sim.preset("booksim", warmup=1000, measure=20000 if quick else 80000), 0.15),
     ]
     rows = []
     for spec, cfg, load in cases:
