@@ -1,0 +1,527 @@
+"""Reproduce 'equivalent-distance-irregular' (Arnau, Orduña, Ruiz, Duato): does the table of
+equivalent distances predict the simulated latency of every switch pair?
+
+    python benchmarks/repro_equivalent_distance.py [--quick] [--record] [--no-figures]
+
+Networks as in the paper's section 3.1: random irregular networks of 8 to 24 switches, every
+switch with 4 hosts and exactly 3 links to other switches (a random connected simple 3-regular
+graph, seeded), up*/down* routing (BFS tree from switch 0, the Autonet rule); plus the paper's
+own 10-switch network of Fig. 1 (reconstructed in tests/candidates/test_equivalent.py from its
+Table 2, root 6). For every network: the saturation throughput under uniform traffic, then
+three runs with per-pair latency -- low load (10% of saturation), at saturation (offered =
+saturation throughput) and deep saturation (twice that) -- each with a measurement window long
+enough for about ``target`` packets per ordered switch pair. Correlations (Pearson r) of the
+per-pair mean latency with
+
+* the equivalent distance ED(s, d) (``candidates.equivalent_distance(..., "updown")``), over
+  every ordered pair s != d ("plain", the paper's Figs. 6/7);
+* ED against the mean latency of all pairs at the same ED value, one point per distinct value
+  ("grouped", the paper's Fig. 8 "weighted average values of average latencies, weighted by
+  the number of occurrences"), unweighted and with each point weighted by its occurrences;
+* the same two for the up*/down* hop distance (the baseline: the length of the shortest legal
+  route, which ED refines by the parallel routes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+import candidates as cd
+import sim
+
+from _record import record, table
+
+FIGS = Path(__file__).with_name("figures")
+
+#: The paper's 10-switch network (Fig. 1/2; reconstructed from Table 2, see tests/candidates).
+PAPER_LINKS = [(0, 2), (0, 4), (0, 9), (1, 2), (1, 4), (1, 9), (2, 6), (3, 6),
+               (3, 7), (3, 8), (4, 6), (5, 7), (5, 8), (5, 9), (7, 8)]
+PAPER_ROOT = 6
+HOSTS = 4          # hosts (processing nodes) per switch
+DEGREE = 3         # inter-switch links per switch
+PACKET = 16        # flits per message
+
+#: The paper's correlation indices (%, mean +- sd over topologies where given).
+PAPER = {
+    "fig1": {"low": {"plain": "88.8 (S1)"}, "deep": {"plain": "74.4 (S8)", "grouped": "99.2 (S8)"}},
+    16: {"low": {"plain": "81.9 +- 2", "grouped": "89.9 +- 2"}, "deep": {"plain": "46 +- 12", "grouped": "83.2 +- 7"}},
+    20: {"low": {"plain": "96.4 +- 2 (4 patterns)", "grouped": "99.1 +- 0.4"},
+         "deep": {"plain": "58.5 +- 13", "grouped": "86.2 +- 1"}},
+    24: {"low": {"plain": "70-80", "grouped": "about 90"}, "sat": {"plain": "25-30", "grouped": "about 80"},
+         "deep": {"plain": "< 20", "grouped": "about 80"}},
+}
+
+LEVELS = ("low", "sat", "deep")
+LEVEL_NAME = {"low": "low load (0.1 x saturation)", "sat": "saturation (offered = saturation throughput)",
+              "deep": "deep saturation (offered = 2 x saturation throughput)"}
+LEVEL_FACTOR = {"low": 0.1, "sat": 1.0, "deep": 2.0}
+
+
+def sim_config(root: int, **changes) -> sim.SimConfig:
+    """The simulator settings (closest to the paper's: see the notes)."""
+    base = sim.SimConfig(routing="updown", updown_root=root, vcs=1, buffer_packets=1, injection_queue=1,
+                         source_queue=16, transit_priority=False, packet_length=PACKET, router_delay=1, link_latency=1,
+                         injection="bernoulli", warmup=3000, measure=10000, drain=20000, name="arnau")
+    return base.replace(**changes) if changes else base
+
+
+def random_network(n: int, seed: int) -> cd.Topology:
+    """A random connected simple 3-regular graph on ``n`` switches, 4 hosts each (seeded)."""
+    for k in range(1000):
+        G = nx.random_regular_graph(DEGREE, n, seed=seed * 1000 + k)
+        if nx.is_connected(G):
+            G = nx.convert_node_labels_to_integers(G)
+            topo = cd.Topology.from_networkx(G, spec=f"random3:n={n}:seed={seed}", family="random")
+            return topo.with_concentration(HOSTS)
+    raise RuntimeError(f"no connected 3-regular graph on {n} switches")
+
+
+def paper_network() -> cd.Topology:
+    return cd.Topology(10, np.array(PAPER_LINKS), spec="arnau-fig1", family="graph").with_concentration(HOSTS)
+
+
+# ------------------------------------------------------------------ statistics
+def wcorr(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Pearson r of x and y, optionally with weights w."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    w = np.ones_like(x) if w is None else np.asarray(w, float)
+    if x.size < 3:
+        return float("nan")
+    mx, my = np.average(x, weights=w), np.average(y, weights=w)
+    cxy = np.average((x - mx) * (y - my), weights=w)
+    cxx, cyy = np.average((x - mx) ** 2, weights=w), np.average((y - my) ** 2, weights=w)
+    return float(cxy / math.sqrt(cxx * cyy)) if cxx > 0 and cyy > 0 else float("nan")
+
+
+def grouped(x: np.ndarray, y: np.ndarray, decimals: int = 9) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct values of x, the mean of y over each, and their occurrences."""
+    vals, inv, cnt = np.unique(np.round(x, decimals), return_inverse=True, return_counts=True)
+    means = np.bincount(inv, weights=y) / cnt
+    return vals, means, cnt
+
+
+def correlations(ed: np.ndarray, hops: np.ndarray, lat: np.ndarray, pk: np.ndarray) -> dict:
+    """The correlation indices of one run (ordered pairs s != d with packets)."""
+    n = ed.shape[0]
+    sel = ~np.eye(n, dtype=bool) & (pk > 0)
+    x, h, y = ed[sel], hops[sel].astype(float), lat[sel]
+    out = {"pairs": int(sel.sum()), "pairs_total": n * (n - 1),
+           "min_packets": int(pk[~np.eye(n, dtype=bool)].min()),
+           "mean_packets": float(pk[~np.eye(n, dtype=bool)].mean())}
+    out["ed_plain"] = wcorr(x, y)
+    gx, gy, gc = grouped(x, y)
+    out["ed_grouped"] = wcorr(gx, gy)
+    out["ed_grouped_w"] = wcorr(gx, gy, gc)
+    out["ed_values"] = int(gx.size)
+    out["hops_plain"] = wcorr(h, y)
+    hx, hy, hc = grouped(h, y)
+    out["hops_grouped"] = wcorr(hx, hy)
+    out["hops_grouped_w"] = wcorr(hx, hy, hc)
+    out["hops_values"] = int(hx.size)
+    # does ED explain latency beyond the hop count? r of ED with the latency residual
+    # left after a least-squares fit on hops (negative: more parallel routes, lower latency)
+    if np.ptp(h) > 0:
+        A = np.vstack([h, np.ones_like(h)]).T
+        res = y - A @ np.linalg.lstsq(A, y, rcond=None)[0]
+        out["ed_resid"] = wcorr(x - h, res)
+        out["resid_sd"] = float(res.std())
+    else:
+        out["ed_resid"] = out["resid_sd"] = float("nan")
+    return out
+
+
+# ------------------------------------------------------------------ simulation
+def saturation_point(topo: cd.Topology, root: int, seed: int, step: float) -> tuple[float, float, float]:
+    """(saturation throughput, load of the peak, seconds) of uniform traffic: ``sim.saturation``
+    with short windows, refined once around the knee with a step of ``step / 4``."""
+    t0 = time.perf_counter()
+    cfg = sim_config(root, warmup=2000, measure=8000, drain=4000)
+    coarse = sim.saturation(topo, cfg, "uniform", step=step, max_load=1.0, seed=seed)
+    best = coarse.saturation
+    lo = max(step / 4, coarse.saturation_load - step)
+    fine = [sim.simulate(topo, cfg, "uniform", round(lo + k * step / 4, 6), seed=seed) for k in range(1, 9)]
+    best = max([best] + [r.accepted for r in fine if not r.deadlock])
+    return float(best), float(coarse.saturation_load), time.perf_counter() - t0
+
+
+def window_for(topo: cd.Topology, rate: float, target: int, cap: int) -> int:
+    """Measurement cycles for about ``target`` packets per ordered switch pair at an accepted
+    rate of ``rate`` flits/cycle/host under uniform traffic."""
+    T, c = topo.num_terminals, HOSTS
+    per_pair = c * rate / PACKET * c / (T - 1)
+    return int(min(cap, max(20000, math.ceil(target / per_pair))))
+
+
+def measure(topo: cd.Topology, root: int, load: float, cycles: int, warmup: int, seed: int) -> dict:
+    """Per-pair latency at ``load`` from two independent runs of ``cycles / 2`` measured cycles
+    each (seeds ``seed``, ``seed + 1``), pooled; the correlation of the two halves' pair
+    latencies gives the reliability of the pooled means (Spearman-Brown) and so the highest r
+    any noise-free predictor could reach (the noise ceiling)."""
+    cfg = sim_config(root, measure=max(10000, cycles // 2), warmup=warmup)
+    t0 = time.perf_counter()
+    rs = [sim.simulate(topo, cfg, "uniform", load, seed=seed + k, pair_latency=True) for k in range(2)]
+    cnt = rs[0].pair_packets + rs[1].pair_packets
+    tot = sum(np.nan_to_num(r.pair_latency) * r.pair_packets for r in rs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lat = np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan)
+    both = ~np.eye(topo.n, dtype=bool) & (rs[0].pair_packets > 0) & (rs[1].pair_packets > 0)
+    half = wcorr(rs[0].pair_latency[both], rs[1].pair_latency[both])
+    rel = 2 * half / (1 + half) if half == half and half > 0 else float("nan")
+    return {"lat": lat, "cnt": cnt, "half_r": half, "ceiling": math.sqrt(rel) if rel == rel else float("nan"),
+            "offered": float(np.mean([r.offered for r in rs])), "accepted": float(np.mean([r.accepted for r in rs])),
+            "latency": float(np.mean([r.latency for r in rs if r.latency is not None])),
+            "deadlock": any(r.deadlock for r in rs), "drained": all(r.drained for r in rs),
+            "cycles": 2 * cfg.measure, "seconds": time.perf_counter() - t0}
+
+
+def run_network(topo: cd.Topology, root: int, seed: int, target: int, cap: int, step: float,
+                keep: bool = False) -> dict:
+    """Saturation plus the three per-pair measurements of one network, with their correlations."""
+    ed = cd.equivalent_distance(topo, "updown", root=root)
+    ud = cd.updown(topo, root=root)
+    hops = ud.dist.astype(np.int64)
+    gdist = cd.shortest_path_table(topo).dist
+    off = ~np.eye(topo.n, dtype=bool)
+    sat, sat_load, t_sat = saturation_point(topo, root, seed, step)
+    out = {"spec": topo.spec, "n": topo.n, "root": root, "sat": sat, "sat_load": sat_load,
+           "ed_mean": float(ed[off].mean()), "hops_mean": float(hops[off].mean()),
+           "graph_mean": float(gdist[off].mean()), "seconds": {"saturation": t_sat}, "runs": {}}
+    if keep:
+        out["ed"], out["hops"] = ed, hops
+    for lev in LEVELS:
+        load = LEVEL_FACTOR[lev] * sat
+        m = measure(topo, root, load, window_for(topo, min(load, sat), target, cap),
+                    3000 if lev == "low" else 10000, seed + 17)
+        c = correlations(ed, hops, m["lat"], m["cnt"])
+        c.update(load=load, **{k: v for k, v in m.items() if k not in ("lat", "cnt")})
+        out["runs"][lev] = c
+        out["seconds"][lev] = m["seconds"]
+        if keep:
+            out.setdefault("lat", {})[lev] = (m["lat"], m["cnt"])
+    return out
+
+
+def load_curve(topo: cd.Topology, root: int, seed: int, sat: float, target: int, cap: int) -> list[dict]:
+    """Correlations along a load sweep (the paper's points S1..S8 of Figs. 5 and 9)."""
+    ed = cd.equivalent_distance(topo, "updown", root=root)
+    hops = cd.updown(topo, root=root).dist
+    rows = []
+    for f in (0.1, 0.3, 0.5, 0.7, 0.85, 1.0, 1.3, 2.0):
+        load = f * sat
+        m = measure(topo, root, load, window_for(topo, min(load, sat), target, cap), 10000, seed + 31)
+        c = correlations(ed, hops, m["lat"], m["cnt"])
+        c.update(fraction=f, load=load, accepted=m["accepted"], latency=m["latency"], ceiling=m["ceiling"])
+        rows.append(c)
+    return rows
+
+
+def study(sizes: list[int], seeds: int, target: int, cap: int = 3_000_000, step: float = 0.01,
+          paper_net: bool = True, log=print) -> dict:
+    """Every network of the study: {"fig1": result, n: [result per seed]}."""
+    res: dict = {}
+    if paper_net:
+        t0 = time.perf_counter()
+        res["fig1"] = [run_network(paper_network(), PAPER_ROOT, 0, target, cap, step, keep=True)]
+        log(f"paper Fig. 1 network: {time.perf_counter() - t0:.1f} s")
+    for n in sizes:
+        res[n] = []
+        for s in range(seeds):
+            t0 = time.perf_counter()
+            res[n].append(run_network(random_network(n, s), 0, s, target, cap, step, keep=(s == 0)))
+            log(f"n={n} seed={s}: sat {res[n][-1]['sat']:.4f}, {time.perf_counter() - t0:.1f} s")
+    return res
+
+
+# ------------------------------------------------------------------ output
+def _ms(vals: list[float], pct: bool = True) -> str:
+    v = np.array([x for x in vals if x == x], dtype=float)
+    if v.size == 0:
+        return "-"
+    k = 100.0 if pct else 1.0
+    if v.size == 1:
+        return f"{k * v[0]:.1f}" if pct else f"{v[0]:.4f}"
+    return f"{k * v.mean():.1f} +- {k * v.std(ddof=1):.1f}" if pct else f"{v.mean():.4f} +- {v.std(ddof=1):.4f}"
+
+
+def tables(res: dict) -> list[str]:
+    keys = list(res)
+    label = {k: ("Fig. 1 (10)" if k == "fig1" else str(k)) for k in keys}
+    out = []
+    rows = []
+    for k in keys:
+        nets = res[k]
+        rows.append([label[k], len(nets), _ms([x["sat"] for x in nets], pct=False),
+                     _ms([x["sat"] * HOSTS for x in nets], pct=False),
+                     f"{np.mean([x['graph_mean'] for x in nets]):.3f}", f"{np.mean([x['hops_mean'] for x in nets]):.3f}",
+                     f"{np.mean([x['ed_mean'] for x in nets]):.3f}",
+                     f"{np.mean([x['runs']['low']['ed_values'] for x in nets]):.1f}",
+                     " / ".join(f"{min(x['runs'][lev]['min_packets'] for x in nets)}" for lev in LEVELS),
+                     " / ".join(f"{np.mean([x['runs'][lev]['mean_packets'] for x in nets]):.0f}" for lev in LEVELS)])
+    out.append("Networks (mean over seeds): saturation throughput (flits/cycle per host and per switch), mean "
+               "distance over ordered switch pairs (graph / up*/down* / equivalent), distinct ED values, and the "
+               "packets measured per ordered switch pair (minimum and mean; low / sat / deep):\n\n" + table(
+                   ["switches", "nets", "sat/host", "sat/switch", "graph hops", "up*/down* hops", "ED", "ED values",
+                    "min pkts/pair", "mean pkts/pair"], rows))
+    for lev in LEVELS:
+        rows = []
+        for k in keys:
+            nets = res[k]
+            g = lambda f: _ms([x["runs"][lev][f] for x in nets])  # noqa: E731
+            p = PAPER.get(k, {}).get(lev, {})
+            rows.append([label[k], _ms([x["runs"][lev]["accepted"] for x in nets], pct=False),
+                         f"{np.mean([x['runs'][lev]['latency'] for x in nets]):.1f}",
+                         g("ed_plain"), p.get("plain", "-"), g("ed_grouped"), g("ed_grouped_w"), p.get("grouped", "-"),
+                         g("hops_plain"), g("hops_grouped"), g("ed_resid"), g("ceiling")])
+        out.append(f"Correlation (Pearson r, %) at {LEVEL_NAME[lev]}; mean +- sd over the networks of a size:\n\n" + table(
+            ["switches", "accepted/host", "latency", "ED plain", "paper plain", "ED grouped", "ED grouped (w)",
+             "paper grouped", "hops plain", "hops grouped", "ED vs hop residual", "noise ceiling"], rows))
+    return out
+
+
+def per_network(res: dict) -> str:
+    rows = []
+    for k, nets in res.items():
+        for x in nets:
+            rows.append([x["spec"], f"{x['sat']:.4f}"] + [
+                f"{100 * x['runs'][lev]['ed_plain']:.1f} / {100 * x['runs'][lev]['ed_grouped']:.1f} / "
+                f"{100 * x['runs'][lev]['hops_plain']:.1f}" for lev in LEVELS])
+    return ("Every network (r %, ED plain / ED grouped / hops plain):\n\n"
+            + table(["network", "sat/host", "low", "sat", "deep"], rows))
+
+
+def curve_table(name: str, rows: list[dict]) -> str:
+    return (f"Along a load sweep, {name} (the paper's Figs. 5 and 9; loads as fractions of the saturation "
+            "throughput):\n\n" + table(
+                ["load / sat", "offered/host", "accepted/host", "latency", "min pkts/pair", "ED plain", "ED grouped",
+                 "hops plain", "hops grouped", "noise ceiling"],
+                [[f"{r['fraction']:.2f}", f"{r['load']:.4f}", f"{r['accepted']:.4f}", f"{r['latency']:.1f}",
+                  r["min_packets"], f"{100 * r['ed_plain']:.1f}", f"{100 * r['ed_grouped']:.1f}",
+                  f"{100 * r['hops_plain']:.1f}", f"{100 * r['hops_grouped']:.1f}",
+                  f"{100 * r['ceiling']:.1f}"] for r in rows]))
+
+
+def figures(res: dict, curves: dict) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    FIGS.mkdir(exist_ok=True)
+    made = []
+    for key in [k for k in res if k != "fig1"][-1:] + ["fig1"]:
+        if key not in res:
+            continue
+        x = res[key][0]
+        ed, hops = x["ed"], x["hops"]
+        off = ~np.eye(ed.shape[0], dtype=bool)
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), layout="constrained")
+        for ax, lev in zip(axes, LEVELS):
+            lat, pk = x["lat"][lev]
+            sel = off & (pk > 0)
+            sc = ax.scatter(ed[sel], lat[sel], c=hops[sel], s=10, alpha=0.6, cmap="viridis")
+            gx, gy, gc = grouped(ed[sel], lat[sel])
+            ax.plot(gx, gy, "rs", ms=6, label="mean per ED value")
+            a, b = np.polyfit(ed[sel], lat[sel], 1)
+            xs = np.linspace(ed[sel].min(), ed[sel].max(), 10)
+            ax.plot(xs, a * xs + b, "k--", lw=1)
+            c = x["runs"][lev]
+            ax.set_title(f"{LEVEL_NAME[lev].split(' (')[0]}: load {c['load']:.3f}\n"
+                         f"r plain {100 * c['ed_plain']:.1f}%, grouped {100 * c['ed_grouped']:.1f}%, "
+                         f"hops {100 * c['hops_plain']:.1f}%", fontsize=9)
+            ax.set_xlabel("equivalent distance (up*/down*)")
+        axes[0].set_ylabel("mean latency of the switch pair (cycles)")
+        fig.colorbar(sc, ax=axes, label="up*/down* hops", shrink=0.8)
+        axes[0].legend(fontsize=8)
+        fig.suptitle(f"{x['spec']}: {x['n']} switches x {HOSTS} hosts, up*/down* from switch {x['root']}", fontsize=10)
+        name = "fig1" if key == "fig1" else f"n{key}"
+        png = FIGS / f"equivalent_distance_scatter_{name}.png"
+        fig.savefig(png, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        made.append(png.name)
+    if curves:
+        fig, ax = plt.subplots(figsize=(6.5, 4.2))
+        for (name, rows), col in zip(curves.items(), ("C0", "C1", "C2")):
+            f = [r["fraction"] for r in rows]
+            ax.plot(f, [100 * r["ed_plain"] for r in rows], "o-", color=col, label=f"{name}: ED plain")
+            ax.plot(f, [100 * r["ed_grouped"] for r in rows], "s--", color=col, label=f"{name}: ED grouped")
+            ax.plot(f, [100 * r["hops_plain"] for r in rows], ":", color=col, label=f"{name}: hops plain")
+        ax.set_xlabel("offered load / saturation throughput")
+        ax.set_ylabel("correlation r (%)")
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+        png = FIGS / "equivalent_distance_vs_load.png"
+        fig.savefig(png, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        made.append(png.name)
+    return made
+
+
+SETUP = """Setup.
+
+- Networks: a seeded random connected simple 3-regular graph per (size, seed) (networkx
+  `random_regular_graph`), 4 hosts per switch, the 4th switch port left open as in the paper.
+  Up*/down* from a BFS tree rooted at switch 0 (a random switch, the labels being random); the
+  paper's Fig. 1 network is rooted at 6 (its Table 2 is reproduced exactly by
+  `cd.equivalent_distance(..., "updown", root=6)`, see tests/candidates/test_equivalent.py). The
+  ED table and the simulator use the same tree.
+- Simulator (`sim.simulate`, routing `updown`: up*/down* on every VC, adaptive among the next
+  hops that start a shortest legal route): 16-flit messages, 1 VC, input buffers of one message
+  (16 flits), 1-cycle routing and 1-cycle links, a 1-message injection queue (so the latency
+  "from injection" starts about where the paper's does: when the message enters the network),
+  injections and transit messages in one round-robin arbitration (no transit priority: with it
+  the hosts of busy switches starve in saturation and their pairs go unmeasured), Bernoulli
+  arrivals, uniform traffic over all other hosts. The latency of a switch pair is the mean over
+  the messages between hosts of the two switches; pairs of hosts on one switch are left out, as
+  the table's diagonal is. Every measurement is two independent runs (seeds) of half the window,
+  pooled; the correlation of the two halves gives the reliability of the pooled pair means and
+  the "noise ceiling" (the largest r any noise-free predictor could reach with our samples).
+- The paper does not give (our choice in brackets): switching beyond "wormhole" (virtual
+  cut-through with one-message buffers, the closest we model: a blocked message holds one channel
+  instead of a chain of them), buffer depths, VCs and router delays (above), the loads of its
+  points S1..S8 (it measures "flits per node per cycle" with node = switch, section 2; we place
+  ours at fixed fractions of the saturation throughput), the up*/down* root of its random
+  networks (switch 0), and whether its "correlation index" is r or r^2 (r: our Fig. 1 value
+  matches the paper as r). "Weighted average values of average latencies" (Fig. 8): for each
+  distinct ED value the mean latency of the pairs with that value, one point per distinct value,
+  our "grouped" column; "grouped (w)" also weights each point by its occurrences in the fit."""
+
+
+def notes(res: dict, curves: dict) -> str:
+    """The differences from the paper, with the numbers of this run."""
+    def m(k, lev, f):
+        v = [x["runs"][lev][f] for x in res.get(k, []) if x["runs"][lev][f] == x["runs"][lev][f]]
+        return 100 * float(np.mean(v)) if v else float("nan")
+
+    def per(lev, f, ks):
+        return ", ".join(f"{k}: {m(k, lev, f):.0f}%" for k in ks)
+
+    sizes = [k for k in res if k != "fig1"]
+    f1 = res["fig1"][0]["runs"]
+    sweeps = list(curves.items())
+    lines = ["Differences from the paper, and why."]
+    lines.append(
+        f"- Low load on the paper's own network: plain r {100 * f1['low']['ed_plain']:.1f}% against the paper's "
+        f"88.8% at S1 -- the same. On the random networks (" + per("low", "ed_plain", sizes) + "): the paper "
+        "has 81.9 +- 2% over six 16-switch networks and 70-80% on one 24-switch network, where ours are higher, "
+        "and 96.4 +- 2% on one 20-switch network (the mean over four traffic patterns), where ours is lower; "
+        "its sizes disagree with each other more than their quoted spreads, so single networks and its (unstated) "
+        "load of S1 matter. In our model, with no contention a message crossing H links takes 2H + 17 cycles: "
+        "low-load latency is linear in the up*/down* hop count, which ED follows except where parallel routes "
+        "discount it, and larger networks spread the hop counts (1 to 8) more than that discount spreads ED, so "
+        "r grows with size. Our pair means are precise (noise ceiling " + per("low", "ceiling", sizes)
+        + "); lower values in the paper fit noisier per-pair averages (it does not say how many messages per "
+        "pair it measured), wormhole blocking at its 'low' load (we cannot model wormhole), or a higher S1.")
+    if 8 in res:
+        nv = [x["runs"]["low"]["ed_values"] for x in res[8]]
+        lines.append(
+            f"- 8 switches (no number in the paper): plain r only {m(8, 'low', 'ed_plain'):.0f}% at low load. In an "
+            "8-switch 3-regular network nearly every pair is 1 or 2 hops apart, and ED puts 2-hop pairs with two "
+            "parallel routes at 1.0 (with the neighbours) and 3-hop pairs with many routes even below 1, so it "
+            f"misorders a large share of the few distinct latencies; grouped r is taken over {min(nv)}-{max(nv)} "
+            "distinct values (with 2, r is undefined and left out of the mean).")
+    lines.append(
+        "- Hop baseline (not in the paper): at low load the up*/down* hop count beats ED ("
+        + ", ".join(f"{k}: {m(k, 'low', 'hops_plain'):.0f}% vs {m(k, 'low', 'ed_plain'):.0f}%" for k in sizes)
+        + "), as the latency formula above says it must: two parallel routes halve ED but hardly change an "
+        "uncontended message. With contention ED wins (on the load sweeps from about half to three quarters of "
+        "the saturation load on): at saturation ED plain " + per("sat", "ed_plain", sizes)
+        + " against hops " + per("sat", "hops_plain", sizes)
+        + ". The column 'ED vs hop residual' isolates ED's extra information: r of ED - hops (0 for a unique "
+        "route, negative with parallel routes) with the latency left after a linear fit on hops. It is positive "
+        "at every load -- pairs with more parallel routes are faster than their hop count predicts (the adaptive "
+        "router spreads their messages over the routes) -- (low load " + per("low", "ed_resid", sizes)
+        + "; saturation " + per("sat", "ed_resid", sizes) + "), but the residual it explains is small at low load "
+        "(standard deviation " + ", ".join(f"{m(k, 'low', 'resid_sd') / 100:.2f}" for k in sizes)
+        + " cycles) and large in saturation (" + ", ".join(f"{m(k, 'sat', 'resid_sd') / 100:.0f}" for k in sizes)
+        + " cycles).")
+    extra = ""
+    for name, rows in sweeps[1:]:
+        extra += (f" The load sweep on {name} gives "
+                  + ", ".join(f"{100 * r['ed_plain']:.0f}% at {r['fraction']:g}x" for r in rows if r["fraction"] >= 0.85)
+                  + " -- the paper's 25-30% approaching saturation and below 20% deep in it.")
+    sweep = sweeps[0][1] if sweeps else []
+    lines.append(
+        "- Saturation, plain: r falls as in the paper -- at saturation " + per("sat", "ed_plain", sizes)
+        + " (paper, 24 switches approaching saturation: 25-30%); in deep saturation " + per("deep", "ed_plain", sizes)
+        + " (paper: 46 +- 12% at 16, 58.5 +- 13% at 20 over four traffic patterns, below 20% at 24)." + extra
+        + f" On Fig. 1 ours is {100 * f1['deep']['ed_plain']:.0f}% at twice the saturation load against the paper's "
+        "74.4% at S8; the load sweep (other seeds) gives "
+        + ", ".join(f"{100 * r['ed_plain']:.0f}% at {r['fraction']:g}x" for r in sweep if r["fraction"] >= 1)
+        + ": deep in saturation plain r moves with the load and from run to run, and the paper does not say how "
+        f"deep S8 is (0.56 flits/node/cycle; per switch that is 0.14 per host, {0.14 / res['fig1'][0]['sat']:.1f}x "
+        "our saturation throughput). The fall is not measurement noise (noise ceiling at saturation "
+        + per("sat", "ceiling", sizes) + "): saturated latency depends on whether a pair's routes cross the "
+        "congested channels near the up*/down* root, which neither ED nor hops describes.")
+    lines.append(
+        "- Saturation, grouped (one point per ED value): stays high, as in the paper -- at saturation "
+        + per("sat", "ed_grouped", sizes) + "; deep " + per("deep", "ed_grouped", sizes)
+        + f" (paper: 99.2% at S8 on Fig. 1, ours {100 * f1['deep']['ed_grouped']:.0f}%; 83.2 +- 7% at 16; "
+        "86.2 +- 1% at 20; about 80% at 24). Ours falls, and spreads, at 20-24 switches in deep saturation, where "
+        "a few starved pairs (few messages, latencies of thousands of cycles: see the minimum packets per pair "
+        "and the scatter figure) dominate the mean of their ED value; the occurrence-weighted fit (w) damps "
+        "that. At low load the unweighted grouped r is below the plain one on small networks, because the "
+        "ED = 1 point mixes neighbours with 2-hop pairs that have two parallel routes; at 16 switches our "
+        f"unweighted and weighted grouped r ({m(16, 'low', 'ed_grouped'):.0f}% and "
+        f"{m(16, 'low', 'ed_grouped_w'):.0f}%) lie either side of the paper's 89.9%. Grouping averages the noise "
+        "of many pairs away, so it mostly measures how well the mean latency at each ED value lies on a line; "
+        "the grouped hop baseline (fewer points still: the distinct hop counts) is as high.")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--record", action="store_true")
+    ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--json", help="write every number to this file")
+    args = ap.parse_args()
+    t_all = time.perf_counter()
+    if args.quick:
+        sizes, seeds, target = [8, 16, 24], 3, 40
+    else:
+        sizes, seeds, target = [8, 12, 16, 20, 24], 8, 150
+    res = study(sizes, seeds, target)
+    curves = {}
+    t0 = time.perf_counter()
+    curves["Fig. 1 network (10 switches)"] = load_curve(paper_network(), PAPER_ROOT, 0, res["fig1"][0]["sat"], target,
+                                                        3_000_000)
+    if not args.quick:
+        x = res[24][0]
+        curves["n=24 seed 0"] = load_curve(random_network(24, 0), 0, 0, x["sat"], target, 3_000_000)
+    t_curve = time.perf_counter() - t0
+    out = [f"{'Quick' if args.quick else 'Full'} run: sizes {sizes}, {seeds} random networks per size, about "
+           f"{target} messages per ordered switch pair at every load; plus the paper's own 10-switch network."]
+    out += tables(res)
+    out.append(per_network(res))
+    for name, rows in curves.items():
+        out.append(curve_table(name, rows))
+    if not args.no_figures:
+        made = figures(res, curves)
+        out.append("Figures: " + ", ".join(f"`benchmarks/figures/{m}`" for m in made) + ".")
+    out.append(SETUP)
+    out.append(notes(res, curves))
+    total = time.perf_counter() - t_all
+    out.append(f"Total {total / 60:.1f} min (sweeps along the load: {t_curve:.0f} s).")
+    body = "\n\n".join(out)
+    print(body)
+    if args.json:
+        def clean(v):
+            if isinstance(v, dict):
+                return {str(k): clean(x) for k, x in v.items() if k not in ("ed", "hops", "lat")}
+            if isinstance(v, list):
+                return [clean(x) for x in v]
+            return v
+        Path(args.json).write_text(json.dumps(clean({"study": res, "curves": curves}), indent=1, default=float))
+    if args.record:
+        record("Reproduction: equivalent-distance-irregular" + (" (quick)" if args.quick else ""), body)
+
+
+if __name__ == "__main__":
+    main()
