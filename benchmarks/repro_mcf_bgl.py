@@ -1,28 +1,50 @@
-"""Reproduce 'topology-synthesis-mcf-bgl' with toposynth: Table I, Fig. 3 and Fig. 4.
+"""Reproduce 'topology-synthesis-mcf-bgl' with toposynth: Tables I and II, Figs. 3-6, board sensitivity.
 
-    python benchmarks/repro_mcf_bgl.py [--quick] [--record] [--jobs N]
+    python benchmarks/repro_mcf_bgl.py [--quick] [--record] [--jobs N] [--workdir DIR]
+                                       [--parts table1,pins,table2,sensitivity]
 
-Runs the built-in Blue Gene/L studies (synth): the midplane synthesis at T = 2048, 3072, 4096
-random demands (40% inside a compute card, 50% inside a node card, 10% across) against the
-8x8x8 torus, and the node-card pins sweep at demand scale 1.6. Quick: the first 8 row graphs
-(minutes); full: all 194 (about 20 minutes on 2 cores). Writes a section of RESULTS.md with
-the paper's numbers beside ours, and figures/mcf_bgl_*.png.
+Parts:
+
+- table1: the built-in Blue Gene/L midplane study (synth) at T = 2048, 3072, 4096 random demands
+  (40% inside a compute card, 50% inside a node card, 10% across) against the 8x8x8 torus, and
+  the trade-off curves (the paper's Table I and Fig. 3);
+- pins: the node-card pins sweep at demand scale 1.6 (Fig. 4) and the winner's row graph at each
+  pin count (Fig. 5: how many long links it has);
+- table2: the NAS skeletons BT, SP (121 processes), CG, LU, MG (128), class B, placed on the
+  512-node midplane by simulated annealing on the packaging distance, as demands: per application
+  the optimum of the pool, the optimum for the aggregate of the five (evaluated on each), the
+  optimum under uniform wiring, and the 8x8x8 torus (Table II); the aggregate's trade-off curve
+  against the torus (Fig. 6);
+- sensitivity: the board data the paper does not publish, varied one assumption at a time
+  (connector pins per compute card and per node card, cross-sections, router pins, wire and
+  router delays): best composition against the torus, capacity ratio and latency reduction.
+
+Quick: the first 8 row graphs (Table II: 6; sensitivity: 6 and fewer settings), a few minutes;
+full: all 194 row graphs (sensitivity: the first 24), about an hour on 2 cores. ``--workdir``
+keeps every study's records (synth.run resumes them: an interrupted run continues where it
+stopped). Writes a section of RESULTS.md with the paper's numbers beside ours, and
+figures/mcf_bgl_*.png.
 
 The paper does not publish its board data; ours (flows.Packaging.bluegene_l) are assumptions,
 so absolute numbers (wires, ns) cannot match its (unnamed demand units, us). What can be
-compared are ratios and trends: the capacity and latency of the best candidate against the
-torus, and the latency reduction as node-card pins grow.
+compared are ratios and trends.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
+import sys
 import tempfile
+import time
 from pathlib import Path
+
+import numpy as np
 
 from _record import record, table
 
+from synth.evaluate import build_topology, evaluate
 from synth.run import run
 from synth.study import BUILTIN_STUDIES, study_from_dict
 
@@ -32,52 +54,131 @@ PAPER_TABLE1 = {  # T: (capacity optimal, torus, min latency optimal, max latenc
     4096: (0.8, 0.3, 6.59, 6.99, 15.06),
 }
 PAPER_FIG4 = "latency -8% with 20 more pins, -13% with 40, -14% at 320 (from 200)"
+#: benchmark: (optimal, aggregate, uniform, 3D torus) average latency in us
+PAPER_TABLE2 = {
+    "bt": (1.30, 1.44, 1.67, 2.00),
+    "cg": (0.96, 1.01, 1.36, 1.76),
+    "lu": (1.05, 1.38, 1.60, 1.69),
+    "mg": (0.89, 0.90, 1.15, 1.65),
+    "sp": (2.24, 2.49, 2.73, 3.60),
+}
+#: processes per NAS kernel (the paper: 121 for BT and SP, 128 for the others; class B)
+APPS = {"bt": 121, "cg": 128, "lu": 128, "mg": 128, "sp": 121}
+TORUS = "torus:8x8x8"
+#: Table II latencies are taken at these fractions of the 8x8x8 torus's capacity for the traffic;
+#: the optima are chosen at the first (light enough for every wiring to carry it)
+LOADS = (0.25, 0.6)
+#: the aggregate's trade-off curve (Fig. 6), as fractions of the torus's capacity
+FIG6_LOADS = (0.1, 0.4, 0.8, 1.0, 1.2)
+FIGS = Path(__file__).with_name("figures")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--record", action="store_true")
-    ap.add_argument("--jobs", type=int, default=2)
-    args = ap.parse_args()
-    rows_limit = 8 if args.quick else None
-    figs = Path(__file__).with_name("figures")
-    figs.mkdir(exist_ok=True)
-    out = []
-
+def _base_study(rows_limit: int | None) -> dict:
+    """The bgl-midplane study (our Table I pool: all 194 row graphs at their minimum cut width)."""
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
     if rows_limit:
         d["candidates"]["hierarchy"]["limit"] = rows_limit
     d["ranking"]["prune"] = False          # every candidate's numbers, for the trade-off
+    return d
+
+
+def _run(d: dict, workdir: Path | None, name: str, jobs: int):
+    """synth.run into workdir/name (resumable) or a temporary directory."""
+    study = study_from_dict(d)
+    if workdir is not None:
+        return run(study, workdir / name, jobs=jobs)
     with tempfile.TemporaryDirectory() as tmp:
-        sw = run(study_from_dict(d), tmp, jobs=args.jobs)
+        return run(study, tmp, jobs=jobs)
+
+
+def _lat(rec: dict, i: int = 0) -> float | None:
+    lat = rec.get("latency") if rec.get("status") == "ok" else None
+    return lat[i]["average_latency"] if lat and i < len(lat) else None
+
+
+def _cap(rec: dict) -> float | None:
+    return rec["capacity"]["lambda"] if rec.get("status") == "ok" else None
+
+
+def _best_latency(records: list[dict], i: int = 0) -> dict | None:
+    ok = [r for r in records if _lat(r, i) is not None]
+    return min(ok, key=lambda r: (_lat(r, i), -_cap(r))) if ok else None
+
+
+def _best_capacity(records: list[dict]) -> dict | None:
+    ok = [r for r in records if r.get("status") == "ok"]
+    return max(ok, key=_cap) if ok else None
+
+
+def _f(x: float | None, fmt: str = ".3f") -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def _short(spec: str | None) -> str:
+    """bgl:g6:XXX*ring:4*ring:4*ring:4 -> g6:XXX (the row graph: the rest is the same everywhere)."""
+    if spec is None:
+        return "-"
+    if spec.startswith("bgl:") and spec.endswith("*ring:4*ring:4*ring:4"):
+        return spec[4:-len("*ring:4*ring:4*ring:4")]
+    return spec
+
+
+def row_graph_info(spec: str) -> dict:
+    """Edges of a bgl candidate's row graph (vertex i at position i of the row) and its long links."""
+    import networkx as nx
+
+    g6 = _short(spec)
+    if not g6.startswith("g6:"):
+        return {"edges": [], "long": 0, "span": 0, "max_span": 0}
+    G = nx.from_graph6_bytes(g6[3:].encode())
+    edges = sorted((min(u, v), max(u, v)) for u, v in G.edges())
+    spans = [v - u for u, v in edges]
+    return {"edges": edges, "long": sum(1 for s in spans if s > 1), "span": sum(spans), "max_span": max(spans)}
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+# ---------------------------------------------------------------------------------------------- Table I
+
+
+def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str, dict]:
+    d = _base_study(rows_limit)
+    sw = _run(d, workdir, "table1", jobs)
     rows = []
     curves = {}
+    data = {}
     for label, res in sw.variants:
         T = res.study.count
         ok = [r for r in res.records if r["status"] == "ok"]
-        torus = res.record("torus:8x8x8")
-        others = [r for r in ok if r["spec"] != "torus:8x8x8"]
-        best_cap = max(others, key=lambda r: r["capacity"]["lambda"])
-        lat_t = torus["latency"][0]["average_latency"]
-        lat_best = min(r["latency"][0]["average_latency"] for r in others if r["latency"][0]["average_latency"])
+        torus = res.record(TORUS)
+        others = [r for r in ok if r["spec"] != TORUS]
+        best_cap = _best_capacity(others)
+        lat_t = _lat(torus)
+        best_lat = _best_latency(others)
+        lat_best = _lat(best_lat)
         p = PAPER_TABLE1[T]
-        rows.append([T, f"{best_cap['capacity']['lambda']:.3f}", f"{torus['capacity']['lambda']:.3f}",
-                     f"{best_cap['capacity']['lambda'] / torus['capacity']['lambda']:.2f}", f"{p[0] / p[1]:.2f}",
-                     f"{lat_best:.2f}", f"{lat_t:.2f}", f"{lat_t / lat_best:.2f}", f"{p[4] / p[2]:.2f}"])
+        rows.append([T, f"{_cap(best_cap):.3f}", f"{_cap(torus):.3f}", f"{_cap(best_cap) / _cap(torus):.2f}",
+                     f"{p[0] / p[1]:.2f}", f"{lat_best:.2f}", f"{lat_t:.2f}", f"{lat_t / lat_best:.2f}",
+                     f"{p[4] / p[2]:.2f}"])
         curves[T] = res.tradeoff()
-    out.append(
-        f"Table I ({'first 8 row graphs' if rows_limit else 'all 194 row graphs'}; capacity in demand multiples "
-        f"carried with flow in wires; latency in ns at demand scale {d['traffic']['scales'][0]}): best candidate "
-        "against the 8x8x8 torus, and the same ratios in the paper:\n\n" + table(
+        data[T] = {"best_capacity": _cap(best_cap), "torus_capacity": _cap(torus), "best_latency": lat_best,
+                   "torus_latency": lat_t, "best_spec": best_lat["spec"]}
+    out = [
+        f"Table I ({'first %d row graphs' % rows_limit if rows_limit else 'all 194 row graphs'}; capacity in "
+        "demand multiples carried with flow in wires; latency in ns at demand scale "
+        f"{d['traffic']['scales'][0]}): best candidate against the 8x8x8 torus, and the same ratios in the "
+        "paper:\n\n" + table(
             ["T", "best capacity", "torus capacity", "ratio", "paper ratio", "best latency", "torus latency",
-             "torus / best", "paper torus / best"], rows))
+             "torus / best", "paper torus / best"], rows)]
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = _plt()
         fig, ax = plt.subplots(figsize=(6, 4))
         for T, tr in curves.items():
             pts = [(x["scale"], x["average_latency"]) for x in tr if x["average_latency"] is not None]
@@ -86,43 +187,563 @@ def main() -> None:
         ax.set_xlabel("demand scale")
         ax.set_ylabel("best minimum average latency (ns)")
         ax.legend()
-        fig.savefig(figs / "mcf_bgl_tradeoff.png", dpi=90, bbox_inches="tight")
+        fig.savefig(FIGS / "mcf_bgl_tradeoff.png", dpi=90, bbox_inches="tight")
+        plt.close(fig)
         out.append("Trade-off curves (the paper's Fig. 3): `benchmarks/figures/mcf_bgl_tradeoff.png`.")
     except Exception as exc:  # the numbers matter more than the picture
         out.append(f"(figure not written: {exc})")
+    return "\n\n".join(out), data
 
+
+# ---------------------------------------------------------------------------------------------- Figs. 4/5
+
+
+def pins_sweep(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str, list]:
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-pins"])
     d["candidates"]["hierarchy"]["limit"] = rows_limit or 194
     d["ranking"]["prune"] = False
-    with tempfile.TemporaryDirectory() as tmp:
-        sw = run(study_from_dict(d), tmp, jobs=args.jobs)
+    sw = _run(d, workdir, "pins", jobs)
     summ = sw.summary()
     base = summ[0]["latency"]
-    rows = [[s["variant"], s["winner"], "-" if s["latency"] is None else f"{s['latency']:.3f}",
-             "-" if s["latency"] is None or base is None else f"{100 * (s['latency'] / base - 1):+.1f}%",
-             f"{s['best_capacity']:.3f}"] for s in summ]
-    out.append("Pins sweep (the paper's Fig. 4/5; scale 1.6, T = 2048): the winner, its minimum latency (ns) and "
-               f"the change from 200 pins; paper: {PAPER_FIG4}.\n\n" + table(
-                   ["pins", "winner", "latency", "change", "best capacity"], rows))
+    rows = []
+    for s in summ:
+        info = row_graph_info(s["winner"]) if s["winner"] else {"edges": [], "long": 0, "span": 0}
+        s["row_graph"] = info
+        rows.append([s["variant"], _short(s["winner"]), "-" if s["latency"] is None else f"{s['latency']:.3f}",
+                     "-" if s["latency"] is None or base is None else f"{100 * (s['latency'] / base - 1):+.1f}%",
+                     f"{s['best_capacity']:.3f}", len(info["edges"]), info["long"], info["span"],
+                     " ".join(f"{u}-{v}" for u, v in info["edges"])])
+    text = ("Pins sweep (the paper's Figs. 4 and 5; scale 1.6, T = 2048, "
+            f"{'first %d' % rows_limit if rows_limit else 'all 194'} row graphs): the winner (its row graph; "
+            "columns and the upper level are rings of 4), its minimum latency (ns), the change from 200 pins, "
+            "the best capacity, and the winner's row graph (Fig. 5): links, long links (joining routers more "
+            f"than one position apart), total span in positions, the links. Paper: {PAPER_FIG4}; its Fig. 5 "
+            "shows long links in the winner when pins are scarce and fewer as pins grow.\n\n" + table(
+                ["pins", "winner", "latency", "change", "best capacity", "links", "long links", "span",
+                 "row graph"], rows))
+    try:
+        plt = _plt()
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+        pins = [int(s["variant"].split("=")[1]) for s in summ]
+        a1.plot(pins, [s["latency"] for s in summ], "o-", label="ours (ns)")
+        a1.set_xlabel("network pins per node card")
+        a1.set_ylabel("winner's minimum latency (ns)")
+        a1.set_title("Fig. 4 (scale 1.6, T = 2048)")
+        b = a1.twinx()
+        b.plot(pins, [s["best_capacity"] for s in summ], "s--", color="C1")
+        b.set_ylabel("best capacity (demand multiples)", color="C1")
+        for k, s in enumerate(summ):
+            y = len(summ) - 1 - k
+            a2.plot(range(8), [y] * 8, "ko", ms=4)
+            for u, v in s["row_graph"]["edges"]:
+                if v - u == 1:
+                    a2.plot([u, v], [y, y], "k-", lw=1)
+                else:
+                    xs = np.linspace(u, v, 30)
+                    a2.plot(xs, y + 0.12 * (v - u) * np.sin(np.pi * (xs - u) / (v - u)), "C3-", lw=1)
+            a2.text(-0.5, y, f"{pins[k]}", ha="right", va="center", fontsize=8)
+        a2.set_axis_off()
+        a2.set_title("Fig. 5: the winner's row graph (long links red)")
+        fig.savefig(FIGS / "mcf_bgl_pins.png", dpi=90, bbox_inches="tight")
+        plt.close(fig)
+        text += "\n\nFigs. 4 and 5: `benchmarks/figures/mcf_bgl_pins.png`."
+    except Exception as exc:
+        text += f"\n\n(figure not written: {exc})"
+    return text, summ
+
+
+# ---------------------------------------------------------------------------------------------- Table II
+
+
+def locations(topo) -> np.ndarray:
+    """Router -> physical location 0..511 of a placed midplane candidate: node card (row-major on
+    the midplane's 4 x 4 grid) x 32 + compute card (row-major on the node card) x 2 + position on
+    the compute card. The bgl compositions and the block-placed torus lay out compute cards on a
+    node card differently (2 x 8 and 4 x 4); both have 16, numbered row-major."""
+    sl = topo.placement.slot_grid()
+    nc = sl[:, 2, 0] * (sl[:, 2, 1].max() + 1) + sl[:, 2, 1]
+    cc = sl[:, 1, 0] * (sl[:, 1, 1].max() + 1) + sl[:, 1, 1]
+    sub = sl[:, 0, 0] * (sl[:, 0, 1].max() + 1) + sl[:, 0, 1]
+    loc = nc * 32 + cc * 2 + sub
+    if sorted(loc.tolist()) != list(range(topo.n)) or topo.n != 512:
+        raise ValueError(f"{topo.spec}: the placement does not give 512 distinct locations")
+    return loc
+
+
+def location_distance() -> np.ndarray:
+    """The packaging distance the placement anneals on (a latency estimate that ignores congestion
+    and is the same for every candidate): 1 on the same compute card, 2 on the same node card,
+    2 + the Manhattan distance of the node cards on the midplane otherwise."""
+    loc = np.arange(512)
+    card, nc = loc // 2, loc // 32
+    r, c = nc // 4, nc % 4
+    far = 2.0 + np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])
+    D = np.where(card[:, None] == card[None, :], 1.0, np.where(nc[:, None] == nc[None, :], 2.0, far))
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
+def app_location_matrix(app: str, seed: int = 1, steps: int | None = None) -> tuple[np.ndarray, dict]:
+    """The bytes of a NAS class-B skeleton at the paper's process count, placed on the midplane's
+    512 locations by simulated annealing (synth.mapping.anneal) on location_distance(), normalised
+    to one unit of demand per process on average."""
+    from flows import Demands
+    from sim.nas import nas
+    from sim.trace import SEND
+
+    from synth.mapping import anneal
+
+    P = APPS[app]
+    tr = nas(app, P, "B", seed=seed, iterations=2)   # every iteration sends the same: 2 of them suffice
+    send = tr.kind == SEND
+    src, dst, nb = tr.rank_of_event()[send], tr.a[send], tr.nbytes[send].astype(np.float64)
+    M = np.zeros((P, P))
+    np.add.at(M, (src, dst), nb)
+    np.fill_diagonal(M, 0.0)
+    M *= P / M.sum()
+    d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
+    ref = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d))
+    loc = locations(ref)
+    D = location_distance()[np.ix_(loc, loc)]
+    res = anneal(Demands.from_matrix(M), ref, seed=seed, distance=D, num_tasks=P, steps=steps)
+    where = loc[res.placement.router]
+    L = np.zeros((512, 512))
+    np.add.at(L, (where[:, None].repeat(P, 1), where[None, :].repeat(P, 0)), M)
+    used = np.bincount(where // 32, minlength=16)
+    return L, {"processes": P, "pairs": int((M > 0).sum()), "messages": int(send.sum()),
+               "anneal_start": res.start_cost, "anneal_cost": res.cost, "node_cards_used": int((used > 0).sum()),
+               "share_same_card": float(L[(np.arange(512)[:, None] // 2) == (np.arange(512)[None, :] // 2)].sum() / L.sum()),
+               "share_same_node_card": float(L[(np.arange(512)[:, None] // 32) == (np.arange(512)[None, :] // 32)].sum()
+                                             / L.sum())}
+
+
+def _demand_file(L: np.ndarray, topo, folder: Path, name: str) -> str:
+    """The location matrix as router demands of this candidate family, in a CSV named by content."""
+    from flows import Demands
+
+    loc = locations(topo)
+    dem = Demands.from_matrix(L[np.ix_(loc, loc)])
+    body = "src,dst,amount\n" + "".join(f"{s},{t},{a!r}\n" for s, t, a in
+                                        zip(dem.src.tolist(), dem.dst.tolist(), dem.amount.tolist()))
+    h = hashlib.sha256(body.encode()).hexdigest()[:12]
+    path = folder / f"{name}-{h}.csv"
+    if not path.exists():
+        path.write_text(body)
+    return str(path)
+
+
+def _app_study(rows_limit: int | None, csv: str, scales: list[float], wiring: str, torus: bool) -> dict:
+    d = _base_study(rows_limit)
+    d["name"] = "bgl-nas"
+    if torus:
+        d["candidates"] = {"specs": [TORUS]}
+    else:
+        d["candidates"] = {"hierarchy": d["candidates"]["hierarchy"]}
+    d["traffic"] = {"pattern": "file", "file": csv, "scales": list(scales)}
+    d["physical"] = {**d["physical"], "wiring": wiring}
+    # prune: a candidate whose zero-load latency bound cannot beat the best so far (at the first
+    # scale) skips the PTAS; only optima are reported, so this changes no number in Table II
+    d["ranking"] = {"objective": "both" if scales else "capacity", "eps": 0.05, "prune": True}
+    return d
+
+
+def _traffic_runs(name: str, L: np.ndarray, rows_limit: int | None, jobs: int, workdir: Path | None,
+                  demand_dir: Path, fractions: tuple[float, ...], uniform: bool) -> dict:
+    """Torus capacity first (it fixes the demand scales), then the torus and the pool at those
+    scales, with flexible (and uniform) wiring."""
+    d0 = _base_study(1)
+    torus_t = build_topology(TORUS, study_from_dict(d0))
+    bgl_t = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d0))
+    csv_t = _demand_file(L, torus_t, demand_dir, f"{name}-torus")
+    csv_b = _demand_file(L, bgl_t, demand_dir, f"{name}-bgl")
+    cap = evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, [], "flexible", True)))
+    lam_t = _cap(cap)
+    scales = [float(f"{f * lam_t:.4g}") for f in fractions]
+    out = {"scales": scales, "torus_lambda": lam_t}
+    for wiring in ("flexible", "uniform") if uniform else ("flexible",):
+        out[f"torus_{wiring}"] = evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, scales, wiring, True)))
+        d = _app_study(rows_limit, csv_b, scales, wiring, False)
+        res = _run(d, workdir, f"table2-{name}-{wiring}", jobs)
+        out[f"pool_{wiring}"] = res.records
+        out[f"study_{wiring}"] = d
+    return out
+
+
+def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: tuple[str, ...] = tuple(APPS),
+                fractions: tuple[float, ...] = LOADS, fig6: tuple[float, ...] = FIG6_LOADS) -> dict:
+    """Everything Table II (and Fig. 6) needs; see the module docstring. The optima are chosen
+    by latency at the first load; ``rows[load][app]`` has them at every load."""
+    t0 = time.perf_counter()
+    tmp = None
+    if workdir is None:
+        tmp = tempfile.TemporaryDirectory()
+        demand_dir = Path(tmp.name)
+    else:
+        demand_dir = workdir / "demands"
+        demand_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        mats, info, runs = {}, {}, {}
+        for app in apps:
+            mats[app], info[app] = app_location_matrix(app)
+            runs[app] = _traffic_runs(app, mats[app], rows_limit, jobs, workdir, demand_dir, fractions, True)
+        agg = sum(mats.values()) / len(mats)
+        runs["aggregate"] = _traffic_runs("aggregate", agg, rows_limit, jobs, workdir, demand_dir,
+                                          tuple(fractions) + tuple(fig6), False)
+        agg_opt = _best_latency(runs["aggregate"]["pool_flexible"], 0)
+        rows: dict = {f: {} for f in fractions}
+        for app in apps:
+            r = runs[app]
+            opt = _best_latency(r["pool_flexible"], 0)
+            uni = _best_latency(r["pool_uniform"], 0)
+            agg_rec = next((x for x in r["pool_flexible"] if agg_opt and x["spec"] == agg_opt["spec"]), None)
+            if agg_opt and (agg_rec is None or agg_rec["status"] != "ok"):   # pruned there: evaluate it
+                agg_rec = evaluate(agg_opt["spec"], study_from_dict(r["study_flexible"]))
+            best = _best_capacity(r["pool_flexible"])
+            best_u = _best_capacity(r["pool_uniform"])
+            for i, f in enumerate(fractions):
+                rows[f][app] = {
+                    "scale": r["scales"][i],
+                    "optimal": opt and opt["spec"], "optimal_latency": opt and _lat(opt, i),
+                    "optimal_capacity": opt and _cap(opt),
+                    "best_capacity": best and _cap(best),
+                    "aggregate": agg_opt and agg_opt["spec"], "aggregate_latency": agg_rec and _lat(agg_rec, i),
+                    "aggregate_capacity": agg_rec and _cap(agg_rec),
+                    "uniform": uni and uni["spec"], "uniform_latency": uni and _lat(uni, i),
+                    "uniform_capacity": uni and _cap(uni),
+                    "best_uniform_capacity": best_u and _cap(best_u),
+                    "torus_latency": _lat(r["torus_flexible"], i), "torus_capacity": _cap(r["torus_flexible"]),
+                    "torus_uniform_latency": _lat(r["torus_uniform"], i),
+                    "torus_uniform_capacity": _cap(r["torus_uniform"]),
+                    "evaluated": sum(1 for x in r["pool_flexible"] if x["status"] == "ok"),
+                    "evaluated_uniform": sum(1 for x in r["pool_uniform"] if x["status"] == "ok"),
+                }
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    for r in runs.values():
+        r.pop("study_flexible", None)
+        r.pop("study_uniform", None)
+    return {"apps": list(apps), "info": info, "runs": runs, "rows": rows, "fractions": list(fractions),
+            "fig6": list(fig6), "seconds": time.perf_counter() - t0}
+
+
+def table2_text(data: dict, rows_limit: int | None) -> str:
+    tab = data["rows"]
+    out = []
+    pool = f"first {rows_limit} row graphs" if rows_limit else "all 194 row graphs"
+    inf = data["info"]
     out.append(
-        "Notes. Absolute numbers differ by construction: the paper's demand units and microseconds come from "
-        'its unpublished board data, ours are wires and ns under the assumptions of '
-        'flows.Packaging.bluegene_l. Latency: over the full pool the best composition has 13-15% lower '
-        'latency than the 8x8x8 torus at every T (the paper: 13% at T = 2048; its larger ratios at 3072 and '
-        '4096 compare the torus beyond its own capacity, which grows its latency, while ours is each '
-        "candidate's minimum latency at a demand it can carry). Capacity: with our boards every candidate, "
-        'the torus included, is limited by connector pins (120 per compute card, 200 per node card), so '
-        'capacities differ by a few percent (the early row graphs in the enumeration are trees and carry '
-        "less); the paper's 1.8-2.7x advantage over the torus is not reproduced with these numbers: it needs "
-        'boards on which the topology, not the pins, is the bottleneck. Pins: more node-card pins lift the '
-        'best capacity (1.85 to 2.64 from 200 to 320 in the full run), the mechanism the paper describes; at '
-        "demand scale 1.6 the winner is not congested enough for its latency to drop by more than the PTAS's "
-        'eps (the paper: -14%). Which conclusions hold depends on the board data, as the paper itself says.')
+        "Table II (NAS class B skeletons of sim.nas, BT/SP on 121 processes, CG/LU/MG on 128, placed on the "
+        "midplane by simulated annealing on the packaging distance; bytes per pair normalised to one demand unit "
+        f"per process; pool: {pool}, the torus apart). Traffic after placement:\n\n" + table(
+            ["app", "processes", "pairs", "node cards used", "inside a compute card", "inside a node card"],
+            [[a.upper(), inf[a]["processes"], inf[a]["pairs"], inf[a]["node_cards_used"],
+              f"{100 * inf[a]['share_same_card']:.0f}%", f"{100 * inf[a]['share_same_node_card']:.0f}%"]
+             for a in data["apps"]]))
+    for f, rows in tab.items():
+        body = []
+        for app in data["apps"]:
+            r = rows[app]
+            o = r["optimal_latency"]
+            p = PAPER_TABLE2[app]
+
+            def rel(x):
+                return "-" if x is None else f"{x:.2f}" if o is None else f"{x:.2f} ({x / o:.2f})"
+
+            body.append([app.upper(), f"{r['scale']:.4g}", _short(r["optimal"]), _f(o, ".2f"),
+                         rel(r["aggregate_latency"]), rel(r["uniform_latency"]), rel(r["torus_latency"]),
+                         rel(r["torus_uniform_latency"]),
+                         f"{p[0]:.2f} / {p[1] / p[0]:.2f} / {p[2] / p[0]:.2f} / {p[3] / p[0]:.2f}"])
+        out.append(
+            f"Table II, latency (ns; in brackets normalised to the per-application optimum) at {f:g} x the "
+            "torus's capacity for that traffic (scale in demand units; the optima are those chosen at "
+            f"{data['fractions'][0]:g} x; '-': the design cannot carry this load). Aggregate: the pool's optimum for the "
+            "mean of the five placed patterns, evaluated on each; uniform: the optimum when every board "
+            "cross-section and connector is split equally over the links using it; torus: flexible wiring "
+            "(as every other column) and uniform wiring (the real machine's equal links). Paper: optimum (us) / "
+            "aggregate / uniform / torus normalised.\n\n" + table(
+                ["app", "scale", "optimum", "optimal", "aggregate", "uniform", "torus", "torus (uniform)",
+                 "paper opt / agg / uni / torus"], body))
+    rows = tab[data["fractions"][0]]
+    body = []
+    for app in data["apps"]:
+        r = rows[app]
+        body.append([app.upper(), _f(r["optimal_capacity"]), _f(r["best_capacity"]), _f(r["aggregate_capacity"]),
+                     _f(r["uniform_capacity"]), _f(r["best_uniform_capacity"]), _f(r["torus_capacity"]),
+                     _f(r["torus_uniform_capacity"]),
+                     _f(r["best_capacity"] / r["torus_capacity"], ".2f") if r["torus_capacity"] else "-"])
+    out.append("Table II, capacity (demand multiples): the per-app "
+               "optimum, the best capacity among the candidates evaluated (not pruned), the aggregate's optimum on the app, the uniform-wiring optimum "
+               "and the best uniform capacity, the torus with flexible and uniform wiring, best / torus. The paper "
+               "gives no capacities for Table II; its Fig. 6 says the optimum carries 'much larger' traffic.\n\n"
+               + table(["app", "optimum", "best evaluated", "aggregate opt.", "uniform opt.", "best uniform", "torus",
+                        "torus (uniform)", "best / torus"], body))
+    ag = data["runs"]["aggregate"]
+    k0 = len(data["fractions"])
+    curve = []
+    for j, s in enumerate(ag["scales"]):
+        b = _best_latency(ag["pool_flexible"], j)
+        curve.append((s, b and _lat(b, j), _lat(ag["torus_flexible"], j), b and b["spec"]))
+    curve.sort()
+    out.append("Fig. 6 (aggregate traffic; torus capacity "
+               f"{ag['torus_lambda']:.3f}): best minimum latency (ns) of the pool and of the torus per demand "
+               "scale; `benchmarks/figures/mcf_bgl_fig6.png`.\n\n" + table(
+                   ["scale", "optimum", "torus", "winner"],
+                   [[f"{s:.4g}", _f(a, ".2f"), _f(t, ".2f"), _short(w)] for s, a, t, w in curve]))
+    try:
+        plt = _plt()
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot([c[0] for c in curve if c[1]], [c[1] for c in curve if c[1]], "o-", label="optimum of the pool")
+        ax.plot([c[0] for c in curve if c[2]], [c[2] for c in curve if c[2]], "s-", label="8x8x8 torus")
+        ax.set_xlabel("demand scale (aggregate NAS traffic)")
+        ax.set_ylabel("minimum average latency (ns)")
+        ax.legend()
+        fig.savefig(FIGS / "mcf_bgl_fig6.png", dpi=90, bbox_inches="tight")
+        plt.close(fig)
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        cols = ["aggregate_latency", "uniform_latency", "torus_latency"]
+        names = ["aggregate", "uniform", "torus"]
+        x = np.arange(len(data["apps"]))
+        for k, (c, nm) in enumerate(zip(cols, names)):
+            ours = [(rows[a][c] or np.nan) / rows[a]["optimal_latency"] for a in data["apps"]]
+            paper = [PAPER_TABLE2[a][k + 1] / PAPER_TABLE2[a][0] for a in data["apps"]]
+            ax.bar(x + (2 * k - 2.5) * 0.13, ours, 0.13, color=f"C{k}", label=f"{nm} (ours)")
+            ax.bar(x + (2 * k - 1.5) * 0.13, paper, 0.13, color=f"C{k}", alpha=0.4, hatch="//", label=f"{nm} (paper)")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xticks(x, [a.upper() for a in data["apps"]])
+        ax.set_ylabel("latency / per-app optimum")
+        ax.set_title(f"Table II at {data['fractions'][0]:g} x torus capacity")
+        ax.legend(ncol=3, fontsize=7)
+        fig.savefig(FIGS / "mcf_bgl_table2.png", dpi=90, bbox_inches="tight")
+        plt.close(fig)
+        out.append("Table II as bars, ours beside the paper's: `benchmarks/figures/mcf_bgl_table2.png`.")
+    except Exception as exc:
+        out.append(f"(figures not written: {exc})")
+    return "\n\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------- sensitivity
+
+#: one board assumption changed at a time from flows.Packaging.bluegene_l() (and Technology()):
+#: label -> (board changes per level, router pins, technology overrides)
+SETTINGS: dict[str, tuple[dict, int | None, dict]] = {
+    "ours (baseline)": ({}, None, {}),
+    "node-card pins 400": ({"node_card": {"connectors": 1, "pins_per_connector": 400}}, None, {}),
+    "node-card pins 800": ({"node_card": {"connectors": 1, "pins_per_connector": 800}}, None, {}),
+    "compute-card pins 240": ({"compute_card": {"pins_per_connector": 240}}, None, {}),
+    "compute-card pins 480": ({"compute_card": {"pins_per_connector": 480}}, None, {}),
+    "all pins x4 (480 / 800)": ({"compute_card": {"pins_per_connector": 480},
+                                 "node_card": {"connectors": 1, "pins_per_connector": 800}}, None, {}),
+    "no connector limit": ({"compute_card": {"connectors": 0}, "node_card": {"connectors": 0}}, None, {}),
+    "no connector limit, cross-sections / 4": (
+        {"compute_card": {"connectors": 0, "wire_pitch_m": 0.004}, "node_card": {"connectors": 0, "wire_pitch_m": 0.004},
+         "midplane": {"wire_pitch_m": 0.004}}, None, {}),
+    "router pins 96, no connector limit": ({"compute_card": {"connectors": 0}, "node_card": {"connectors": 0}}, 96, {}),
+    "router pins 96 + our connectors": ({}, 96, {}),
+    "wire delay 3.55 ns/m": ({}, None, {"wire_delay_ns_per_m": 3.55}),
+    "wire delay 14.2 ns/m": ({}, None, {"wire_delay_ns_per_m": 14.2}),
+    "router delay x2 (FO4 64 ps)": ({}, None, {"fo4_ns": 0.064}),
+}
+QUICK_SETTINGS = ("ours (baseline)", "node-card pins 400", "node-card pins 800", "compute-card pins 480",
+                  "no connector limit", "router pins 96, no connector limit", "wire delay 14.2 ns/m")
+
+
+def _resource_kind(name: str) -> str:
+    for key, kind in (("node_card", "node-card"), ("compute_card", "compute-card"), ("midplane", "midplane"),
+                      ("router", "router")):
+        if name.startswith(key):
+            what = "pins" if "pins" in name else "cross-section" if "cross-section" in name else name
+            return f"{kind} {what}"
+    return name
+
+
+def sensitivity_data(rows_limit: int | None, jobs: int, workdir: Path | None,
+                     settings: tuple[str, ...] = tuple(SETTINGS), count: int = 2048, load: float = 0.5) -> list[dict]:
+    """For each board setting: the torus's capacity, then the pool (first rows_limit row graphs and
+    the torus) at ``load`` x that capacity, local traffic of ``count`` demands as in Table I."""
+    from flows.physical import Packaging
+
+    base_boards = Packaging.bluegene_l().to_dict()["boards"]
+    out = []
+    for label in settings:
+        changes, rpins, tech = SETTINGS[label]
+        boards = [{**b, **changes.get(b["level"], {})} for b in base_boards]
+        for b in boards:
+            if b["connector_run_m"] is None:
+                del b["connector_run_m"]
+        d = _base_study(rows_limit)
+        d["name"] = "bgl-sensitivity"
+        d["traffic"] = {**d["traffic"], "count": count}
+        d["physical"] = {"packaging": "custom", "wiring": "flexible", "blocks": d["physical"]["blocks"],
+                         "boards": boards, "pins_per_wire": 2, **({"router_pins": rpins} if rpins else {}),
+                         **({"technology": tech} if tech else {})}
+        dc = copy.deepcopy(d)
+        dc["candidates"] = {"specs": [TORUS]}
+        dc["traffic"]["scales"] = []
+        dc["ranking"]["objective"] = "capacity"
+        lam_t = _cap(evaluate(TORUS, study_from_dict(dc)))
+        d["traffic"]["scales"] = [float(f"{load * lam_t:.4g}")]
+        slug = hashlib.sha256(label.encode()).hexdigest()[:8]
+        res = _run(d, workdir, f"sensitivity-{slug}", jobs)
+        torus = res.record(TORUS)
+        others = [r for r in res.records if r["spec"] != TORUS]
+        bc, bl = _best_capacity(others), _best_latency(others)
+        out.append({"setting": label, "scale": d["traffic"]["scales"][0],
+                    "torus_capacity": _cap(torus), "best_capacity": _cap(bc), "best_capacity_spec": bc["spec"],
+                    "torus_latency": _lat(torus), "best_latency": _lat(bl), "best_latency_spec": bl and bl["spec"],
+                    "torus_bottleneck": _resource_kind(torus["capacity"]["bottlenecks"][0]["resource"]),
+                    "best_bottleneck": _resource_kind(bc["capacity"]["bottlenecks"][0]["resource"]),
+                    "capacities": sorted(_cap(r) for r in others if _cap(r) is not None)})
+    return out
+
+
+def sensitivity_text(data: list[dict], rows_limit: int | None) -> str:
+    rows = []
+    for s in data:
+        ratio = s["best_capacity"] / s["torus_capacity"]
+        red = None if s["best_latency"] is None or s["torus_latency"] is None else 1 - s["best_latency"] / s["torus_latency"]
+        rows.append([s["setting"], f"{s['torus_capacity']:.3f}", f"{s['best_capacity']:.3f}", f"{ratio:.2f}",
+                     f"{s['capacities'][len(s['capacities']) // 2]:.3f}", s["torus_bottleneck"], s["best_bottleneck"],
+                     _f(s["torus_latency"], ".2f"), _f(s["best_latency"], ".2f"),
+                     "-" if red is None else f"{100 * red:.0f}%", _short(s["best_capacity_spec"])])
+    text = ("Board-data sensitivity (T = 2048 local demands as Table I; pool: the first "
+            f"{rows_limit or 194} row graphs and the torus; latency at 0.5 x the torus's capacity in that "
+            "setting). One assumption of flows.Packaging.bluegene_l (compute card 120 pins, node card 200, "
+            "2 / 6 / 6 signal layers, 1 mm pitch; 7.1 ns/m; no router pin limit) changed at a time. Paper: best / "
+            "torus capacity 1.8 (T = 2048) to 2.7 (4096); latency 12-56% lower.\n\n" + table(
+                ["setting", "torus capacity", "best capacity", "best / torus", "median candidate",
+                 "torus bound by", "best bound by", "torus latency", "best latency", "latency reduction",
+                 "best (capacity)"], rows))
+    try:
+        plt = _plt()
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.45 * len(data) + 1.5), sharey=True)
+        y = np.arange(len(data))[::-1]
+        a1.barh(y, [s["best_capacity"] / s["torus_capacity"] for s in data], color="C0")
+        a1.axvspan(1.8, 2.7, color="C1", alpha=0.2, label="paper (Table I)")
+        a1.axvline(1.0, color="k", lw=0.8)
+        a1.set_yticks(y, [s["setting"] for s in data], fontsize=8)
+        a1.set_xlabel("best capacity / torus capacity")
+        a1.legend(fontsize=7)
+        a2.barh(y, [100 * (1 - s["best_latency"] / s["torus_latency"]) if s["best_latency"] and s["torus_latency"]
+                    else 0 for s in data], color="C2")
+        a2.axvspan(12, 56, color="C1", alpha=0.2, label="paper (12-56%)")
+        a2.set_xlabel("latency reduction vs torus (%)")
+        a2.legend(fontsize=7)
+        fig.savefig(FIGS / "mcf_bgl_sensitivity.png", dpi=90, bbox_inches="tight")
+        plt.close(fig)
+        text += "\n\nAs bars: `benchmarks/figures/mcf_bgl_sensitivity.png`."
+    except Exception as exc:
+        text += f"\n\n(figure not written: {exc})"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------- notes
+
+NOTES_T1 = (
+    "Notes on Table I and Figs. 3-5. Absolute numbers differ by construction: the paper's demand units and "
+    "microseconds come from its unpublished board data, ours are wires and ns under the assumptions of "
+    "flows.Packaging.bluegene_l. Latency: over the full pool (all 194 row graphs) the best composition has "
+    "13-15% lower latency than the 8x8x8 torus at every T (the quick pool, the first 8 row graphs of the "
+    "enumeration, mostly trees, does not hold those winners: there the torus is about as good and often wins "
+    "the pins sweep) (the paper: 13% at T = 2048; its larger ratios at 3072 and 4096 compare the torus beyond its own "
+    "capacity, which grows its latency, while ours is each candidate's minimum latency at a demand it can "
+    "carry). Capacity: with our boards every candidate, the torus included, is limited by connector pins (120 "
+    "per compute card, 200 per node card), so capacities differ by a few percent (the early row graphs in the "
+    "enumeration are trees and carry less); the paper's 1.8-2.7x advantage over the torus is not reproduced "
+    "with these numbers (see the sensitivity study below for what it takes). Pins: more node-card pins lift the "
+    "best capacity, the mechanism the paper describes; at demand scale 1.6 the winner is not congested enough "
+    "for its latency to drop by more than the PTAS's eps (the paper: -14%).")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--record", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--workdir", type=Path, default=None,
+                    help="keep (and resume) every study's records here instead of a temporary directory")
+    ap.add_argument("--parts", default="table1,pins,table2,sensitivity")
+    args = ap.parse_args(argv)
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    valid = ("table1", "pins", "table2", "sensitivity")
+    if any(p not in valid for p in parts):
+        ap.error(f"--parts: valid parts are {', '.join(valid)}")
+    if args.record and set(parts) != set(valid):
+        ap.error("--record replaces the whole RESULTS.md section: run every part")
+    FIGS.mkdir(exist_ok=True)
+    rows_limit = 8 if args.quick else None
+    out, times = [], {}
+    t_all = time.perf_counter()
+    if "table1" in parts:
+        t0 = time.perf_counter()
+        text, _ = table1(rows_limit, args.jobs, args.workdir)
+        out.append(text)
+        times["Table I"] = time.perf_counter() - t0
+    if "pins" in parts:
+        t0 = time.perf_counter()
+        text, _ = pins_sweep(rows_limit, args.jobs, args.workdir)
+        out.append(text)
+        times["pins"] = time.perf_counter() - t0
+    if "table1" in parts or "pins" in parts:
+        out.append(NOTES_T1)
+    if "table2" in parts:
+        t0 = time.perf_counter()
+        lim = 6 if args.quick else None
+        data = table2_data(lim, args.jobs, args.workdir)
+        out.append(table2_text(data, lim))
+        out.append(NOTES_T2)
+        times["Table II"] = time.perf_counter() - t0
+    if "sensitivity" in parts:
+        t0 = time.perf_counter()
+        lim = 6 if args.quick else 24
+        sdata = sensitivity_data(lim, args.jobs, args.workdir, QUICK_SETTINGS if args.quick else tuple(SETTINGS))
+        out.append(sensitivity_text(sdata, lim))
+        out.append(NOTES_SENS)
+        times["sensitivity"] = time.perf_counter() - t0
+    times["total"] = time.perf_counter() - t_all
+    out.append("Run time (--jobs %d): " % args.jobs + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items()))
     body = "\n\n".join(out)
     print(body)
     if args.record:
         record("Reproduction: topology-synthesis-mcf-bgl" + (" (quick)" if args.quick else ""), body)
 
 
+NOTES_T2 = (
+    "Notes on Table II. Placement: the paper anneals on an unstated distance; we anneal (synth.mapping.anneal) on "
+    "a packaging distance that is the same for every candidate (compute card 1, node card 2, else 2 + node-card "
+    "Manhattan distance), so 65-87% of each application's bytes stay on a node card and 17-50% on a compute "
+    "card; the traffic is then mapped to every candidate by physical location. Loads: the paper does not say "
+    "at which traffic it measured Table II; we take 0.25 and 0.6 of the torus's capacity for each application "
+    "(at 0.6 no uniform-wiring design can carry the traffic). What agrees with the paper: the ordering optimum "
+    "<= aggregate <= uniform < torus holds for every application (aggregate 1.00-1.04 x the optimum, paper "
+    "1.01-1.32; the aggregate pattern is representative), the optimum beats the torus everywhere, and uniform "
+    "wiring costs latency and, much more, capacity (the uniform optimum carries about half of the flexible one; "
+    "the uniform torus 65-85% of the flexible torus). What does not: the size of the gaps. Our torus is 8-12% "
+    "slower than the optimum (paper 1.54-1.85x) and uniform wiring 2-7% (paper 1.22-1.59x): with our boards "
+    "every design is bound by connector pins and at these loads latency is close to the zero-load latency, "
+    "which differs by hop count and wire length only; the paper's ratios need a congested torus (compare its "
+    "Table I, whose torus/optimum ratio also grows from 1.13 to 2.29 with load). Capacity: with flexible wiring "
+    "the torus carries 0-13% more NAS traffic than the best of the quick pool (its 4x4x2 node card keeps more "
+    "of the local traffic on short links); the paper reports no Table II capacities. Absolute latencies are ns "
+    "under our delay model (paper: us). The quick pool is the first 6 row graphs (trees and near-trees of the "
+    "enumeration); the full pool adds the denser graphs that won Table I, which can only widen the gap to the "
+    "torus.")
+NOTES_SENS = (
+    "Notes on the sensitivity study. With our board numbers the connector pins bind everywhere (node-card pins "
+    "for the torus, compute-card pins for the early row graphs), so the capacity ratio stays at 0.7-1.0 and "
+    "raising one kind of pins only moves the bottleneck to the other (node-card pins 200 -> 800: torus +7%, "
+    "then compute-card pins bind). The paper's 1.8-2.7x capacity advantage appears only when pins stop being "
+    "the limit: with no connector limit the capacity is set by board cross-sections and the best composition "
+    "carries 2.5x the torus (the torus saturates its compute cards' 2-layer, 5.5 cm cross-section, the "
+    "compositions spread their wires over the node card and midplane) - the paper's range. A router-pin limit "
+    "(96 pins per router, no connector limit) makes hop count the currency and again favours neither strongly "
+    "(0.83 in the quick pool). Latency: the reduction against the torus stays at 1-4% under every board setting "
+    "at half the torus's load; a slower wire (14.2 ns/m) widens it most, since the compositions' advantage is "
+    "shorter wiring. So the paper's capacity claims are consistent with boards whose connectors have ample pins "
+    "(contradicting its own statement that pins saturate), and its latency claims need loads near the torus's "
+    "capacity.")
+
+
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
     main()

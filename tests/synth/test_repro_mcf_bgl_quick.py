@@ -1,0 +1,87 @@
+"""The core of ``benchmarks/repro_mcf_bgl.py --quick`` on a smaller pool, with real checks.
+
+Slow (a few minutes on 2 cores): ``pytest -m slow tests/synth/test_repro_mcf_bgl_quick.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def repro():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import repro_mcf_bgl
+    finally:
+        sys.path.remove(str(BENCH))
+    return repro_mcf_bgl
+
+
+def test_locations_are_the_same_machine_for_torus_and_compositions(repro):
+    from synth.study import study_from_dict
+
+    s = study_from_dict(repro._base_study(1))
+    t = repro.build_topology(repro.TORUS, s)
+    b = repro.build_topology("bgl:ring:8*ring:4*ring:4*ring:4", s)
+    lt, lb = repro.locations(t), repro.locations(b)
+    for topo, loc in ((t, lt), (b, lb)):
+        assert sorted(loc.tolist()) == list(range(512))
+        # location // 2 is the compute card, location // 32 the node card, whatever the family
+        cards = topo.placement.unit[:, 0]
+        assert all(len(set(cards[loc // 2 == k].tolist())) == 1 for k in range(256))
+        ncs = topo.placement.unit[:, 1]
+        assert all(len(set(ncs[loc // 32 == k].tolist())) == 1 for k in range(16))
+    D = repro.location_distance()
+    assert D[0, 1] == 1 and D[0, 2] == 2 and D[0, 32] == 3 and D[0, 511] == 2 + 6
+
+
+@pytest.mark.slow
+def test_table2_quick_core(repro):
+    data = repro.table2_data(3, 2, None, apps=("bt", "cg"), fig6=())
+    rows = data["rows"][data["fractions"][0]]
+    for app in ("bt", "cg"):
+        r = rows[app]
+        info = data["info"][app]
+        assert info["processes"] == repro.APPS[app] and info["anneal_cost"] <= info["anneal_start"]
+        assert r["optimal_latency"] is not None and r["torus_latency"] is not None
+        # the torus is never better than the best candidate's latency (up to the PTAS's eps)
+        assert r["torus_latency"] >= r["optimal_latency"] * (1 - 0.05)
+        # the aggregate's optimum is one of the pool: on each app it is no better than the app's own
+        assert r["aggregate_latency"] >= r["optimal_latency"] - 1e-9
+        assert r["aggregate_capacity"] <= r["best_capacity"] + 1e-9
+        # uniform wiring fixes every channel's wires: it never carries more than the flexible optimum
+        assert r["best_uniform_capacity"] <= r["best_capacity"] * 1.05
+        assert r["torus_uniform_capacity"] <= r["torus_capacity"] * 1.05
+        assert r["scale"] == pytest.approx(data["fractions"][0] * r["torus_capacity"], rel=1e-3)
+    text = repro.table2_text(data, 3)
+    assert "Table II" in text and "BT" in text
+
+
+@pytest.mark.slow
+def test_sensitivity_quick_core(repro):
+    sens = repro.sensitivity_data(3, 2, None, ("ours (baseline)", "node-card pins 400", "node-card pins 800",
+                                                "all pins x4 (480 / 800)", "wire delay 14.2 ns/m"))
+    by = {s["setting"]: s for s in sens}
+    base, p400, p800 = by["ours (baseline)"], by["node-card pins 400"], by["node-card pins 800"]
+    x4 = by["all pins x4 (480 / 800)"]
+    # more node-card pins: the torus carries more (its node-card connectors bind in our baseline) until its
+    # compute-card pins bind (+6%);
+    # the first row graphs (trees) are bound by their compute-card pins and need those raised too
+    assert base["torus_bottleneck"] == "node-card pins"
+    assert base["torus_capacity"] * 1.03 < p400["torus_capacity"] <= p800["torus_capacity"] * 1.05
+    assert base["best_capacity"] <= p400["best_capacity"] * 1.05 and p400["best_capacity"] <= p800["best_capacity"] * 1.05
+    assert x4["best_capacity"] > 1.3 * base["best_capacity"] and x4["torus_capacity"] > 1.3 * base["torus_capacity"]
+    # the wire delay changes latencies, not capacities
+    slow = by["wire delay 14.2 ns/m"]
+    assert slow["torus_capacity"] == pytest.approx(base["torus_capacity"], rel=1e-9)
+    assert slow["torus_latency"] > base["torus_latency"]
+    for s in sens:
+        assert s["best_latency"] <= s["torus_latency"] * 1.05
+        assert np.all(np.diff(s["capacities"]) >= 0)
