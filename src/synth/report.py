@@ -101,7 +101,8 @@ def _figures(d: dict[str, Any]) -> dict[str, str]:
             ax.plot(xs, ys, "k-", lw=3, alpha=0.3, label="best at each demand")
         ax.set_xlabel("demand scale (throughput per demand)")
         ax.set_ylabel("minimum average latency")
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:  # every point can be infeasible (no curve drawn)
+            ax.legend(fontsize=7)
         figs["tradeoff"] = _png(fig)
     sims = [x for x in d.get("simulation", []) if x["status"] == "ok"]
     if sims:

@@ -186,7 +186,17 @@ class Study:
         d = self.to_dict()
         d.pop("name")
         d.pop("description")
+        # the contents of the files the study reads, not just their names: a
+        # resumed run must not reuse records computed from an older version
+        d["file_contents"] = {f: _file_digest(f) for f in (*self.files, self.demand_file) if f}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
 
 
 _TECH = {"wire_delay_ns_per_m": "wire delay (ns per metre)", "fo4_ns": "FO4 delay (ns)",

@@ -484,3 +484,14 @@ def test_the_default_study_end_to_end(tmp_path, capsys):
     for needle in ("Ranking", "Latency–throughput trade-off", "Exact LP cross-check", "Simulation of the winners",
                    "Winners", "torus:8x4 (baseline)"):
         assert needle in html
+
+
+def test_fingerprint_follows_the_contents_of_the_files_a_study_reads(tmp_path):
+    """Resuming must not reuse records computed from an older demand file."""
+    dem = tmp_path / "d.csv"
+    dem.write_text("src,dst,amount\n0,5,0.5\n3,9,0.25\n")
+    d = {"name": "f", "candidates": {"specs": ["torus:4x4"]}, "traffic": {"pattern": "file", "file": str(dem)}}
+    first = study_from_dict(d).fingerprint()
+    assert study_from_dict(d).fingerprint() == first
+    dem.write_text("src,dst,amount\n0,5,0.5\n3,9,0.75\n")
+    assert study_from_dict(d).fingerprint() != first
