@@ -127,9 +127,10 @@ def _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob):
                 lo = mid + 1
         return lo
     if dest_mode == DEST_HOT:
+        # perm lists the hot terminals (any numbering)
         if np.random.random() < hot_prob:
             while True:
-                d = np.random.randint(0, hot_count)
+                d = perm[np.random.randint(0, hot_count)]
                 if d != t or hot_count == 1:
                     return d
     # uniform over the other terminals

@@ -90,7 +90,8 @@ class Destinations:
     ``mode`` is one of uniform / permutation / table / hot region;
     ``perm[s]`` the destination of ``s`` (-1: sends nothing) for
     permutations; ``cdf[s]`` the cumulative destination distribution of
-    ``s`` for tables; ``hot_count``/``hot_prob`` for the hot region;
+    ``s`` for tables; ``hot_count``/``hot_prob`` for the hot region,
+    whose terminals ``perm[:hot_count]`` lists;
     ``weight[s]`` the relative injection rate of terminal ``s``
     (mean 1 over the terminals).
     """
@@ -121,10 +122,13 @@ class Destinations:
             np.fill_diagonal(U, 0.0)
             H = np.zeros((T, T))
             h = self.hot_count
+            hot = self.perm[:h]
+            is_hot = np.zeros(T, dtype=bool)
+            is_hot[hot] = True
             for s in range(T):
-                cnt = h - (1 if s < h and h > 1 else 0)
-                H[s, :h] = 1.0 / cnt
-                if s < h and h > 1:
+                inside = is_hot[s] and h > 1
+                H[s, hot] = 1.0 / (h - 1 if inside else h)
+                if inside:
                     H[s, s] = 0.0
             M = self.hot_prob * H + (1.0 - self.hot_prob) * U
         return M * self.weight[:, None]
@@ -301,22 +305,14 @@ def _hotregion(topo: Topology, fraction: float = 0.25, region: float = 0.125) ->
     T = topo.num_terminals
     h = max(1, int(round(region * T)))
     # the hot region is the lowest rows (2D) / planes (3D): order routers by
-    # their last coordinate first; renumber nothing, so it must be a prefix
+    # their last coordinate first
     if topo.coords is not None:
         hot_r = np.lexsort(tuple(topo.coords.T))  # primary key: the last coordinate
     else:
         hot_r = np.arange(topo.n)
     tr_off = terminal_offsets(topo)
     hot_terms = np.concatenate([np.arange(tr_off[u], tr_off[u + 1]) for u in hot_r])[:h]
-    if np.array_equal(np.sort(hot_terms), np.arange(h)):
-        return Destinations(DEST_HOT, np.zeros(1, np.int64), np.zeros((1, 1)), h, fraction, np.ones(T))
-    # the hot terminals are not a prefix of the numbering: use a table
-    M = np.full((T, T), (1.0 - fraction) / (T - 1))
-    np.fill_diagonal(M, 0.0)
-    for s in range(T):
-        hs = hot_terms[hot_terms != s]
-        M[s, hs] += fraction / len(hs) if len(hs) else 0.0
-    return _from_matrix(M)
+    return Destinations(DEST_HOT, np.sort(hot_terms).astype(np.int64), np.zeros((1, 1)), h, fraction, np.ones(T))
 
 
 def _logical_grid(topo: Topology, grid: Any) -> tuple[int, int]:

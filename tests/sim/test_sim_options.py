@@ -5,6 +5,7 @@ import pytest
 
 import candidates as cd
 from sim import SimConfig, SimError, simulate
+from sim import traffic as sim_traffic
 
 
 def test_injectors_lift_the_injection_cap():
@@ -55,3 +56,20 @@ def test_distance_classes_avoid_deadlock_where_minimal_deadlocks():
 def test_distance_classes_need_enough_vcs():
     with pytest.raises(SimError, match="diameter 4"):
         simulate(cd.ring(8), SimConfig(routing="distance", vcs=3), "uniform", 0.1)
+
+
+def test_hot_region_is_the_lowest_rows_whatever_the_numbering():
+    # RT 16x8 numbers routers x-major, so its lowest rows (y = 0) are not a prefix
+    t = cd.from_spec("rt:a=8")
+    dest = sim_traffic("hotregion").destinations(t)
+    hot = dest.perm[:dest.hot_count]
+    assert dest.hot_count == 16 and set(t.coords[hot, 1]) == {0}
+    m = dest.matrix()
+    assert np.allclose(m.sum(axis=1), 1.0)
+    cold = np.setdiff1d(np.arange(t.n), hot)
+    # from a cold router: 25% to the hot region plus its uniform share of the rest
+    assert m[cold[0], hot].sum() == pytest.approx(0.25 + 0.75 * 16 / 127)
+    r = simulate(t, SimConfig(routing="adaptive", packet_length=4, warmup=500, measure=20000), "hotregion", 0.05,
+                 seed=4, pair_latency=True)
+    share = r.pair_packets[:, hot].sum() / r.pair_packets.sum()
+    assert share == pytest.approx(0.25 + 0.75 * 16 / 127, abs=0.02)
