@@ -64,11 +64,18 @@ LEVEL_NAME = {"low": "low load (0.1 x saturation)", "sat": "saturation (offered 
 LEVEL_FACTOR = {"low": 0.1, "sat": 1.0, "deep": 2.0}
 
 
+#: switching of the runs (``--switching``): the paper's wormhole with ``buffer_flits``-flit input
+#: buffers, or virtual cut-through with one-message buffers
+SWITCH = {"switching": "wormhole", "buffer_flits": 4}
+
+
 def sim_config(root: int, **changes) -> sim.SimConfig:
     """The simulator settings (closest to the paper's: see the notes)."""
     base = sim.SimConfig(routing="updown", updown_root=root, vcs=1, buffer_packets=1, injection_queue=1,
                          source_queue=16, transit_priority=False, packet_length=PACKET, router_delay=1, link_latency=1,
-                         injection="bernoulli", warmup=3000, measure=10000, drain=20000, name="arnau")
+                         injection="bernoulli", warmup=3000, measure=10000, drain=20000, name="arnau",
+                         switching=SWITCH["switching"],
+                         buffer_flits=SWITCH["buffer_flits"] if SWITCH["switching"] == "wormhole" else 0)
     return base.replace(**changes) if changes else base
 
 
@@ -372,8 +379,8 @@ SETUP = """Setup.
   `cd.equivalent_distance(..., "updown", root=6)`, see tests/candidates/test_equivalent.py). The
   ED table and the simulator use the same tree.
 - Simulator (`sim.simulate`, routing `updown`: up*/down* on every VC, adaptive among the next
-  hops that start a shortest legal route): 16-flit messages, 1 VC, input buffers of one message
-  (16 flits), 1-cycle routing and 1-cycle links, a 1-message injection queue (so the latency
+  hops that start a shortest legal route): 16-flit messages, 1 VC, wormhole switching with
+  4-flit input buffers by default (`--switching vct`: one-message buffers), 1-cycle routing and 1-cycle links, a 1-message injection queue (so the latency
   "from injection" starts about where the paper's does: when the message enters the network),
   injections and transit messages in one round-robin arbitration (no transit priority: with it
   the hosts of busy switches starve in saturation and their pairs go unmeasured), Bernoulli
@@ -382,9 +389,9 @@ SETUP = """Setup.
   the table's diagonal is. Every measurement is two independent runs (seeds) of half the window,
   pooled; the correlation of the two halves gives the reliability of the pooled pair means and
   the "noise ceiling" (the largest r any noise-free predictor could reach with our samples).
-- The paper does not give (our choice in brackets): switching beyond "wormhole" (virtual
-  cut-through with one-message buffers, the closest we model: a blocked message holds one channel
-  instead of a chain of them), buffer depths, VCs and router delays (above), the loads of its
+- The paper does not give (our choice in brackets): its wormhole router's buffer depths (see the
+  switching line above; `--switching vct` runs virtual cut-through with one-message buffers instead,
+  where a blocked message holds one channel rather than a chain of them), VCs and router delays (above), the loads of its
   points S1..S8 (it measures "flits per node per cycle" with node = switch, section 2; we place
   ours at fixed fractions of the saturation throughput), the up*/down* root of its random
   networks (switch 0), and whether its "correlation index" is r or r^2 (r: our Fig. 1 value
@@ -417,7 +424,7 @@ def notes(res: dict, curves: dict) -> str:
         "discount it, and larger networks spread the hop counts (1 to 8) more than that discount spreads ED, so "
         "r grows with size. Our pair means are precise (noise ceiling " + per("low", "ceiling", sizes)
         + "); lower values in the paper fit noisier per-pair averages (it does not say how many messages per "
-        "pair it measured), wormhole blocking at its 'low' load (we cannot model wormhole), or a higher S1.")
+        "pair it measured), or a higher S1.")
     if 8 in res:
         nv = [x["runs"]["low"]["ed_values"] for x in res[8]]
         lines.append(
@@ -481,7 +488,11 @@ def main() -> None:
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--no-figures", action="store_true")
     ap.add_argument("--json", help="write every number to this file")
+    ap.add_argument("--switching", choices=("wormhole", "vct"), default="wormhole",
+                    help="wormhole (the paper's; default) or virtual cut-through with one-message buffers")
+    ap.add_argument("--buffer-flits", type=int, default=4, help="wormhole input buffer per VC in flits (default 4)")
     args = ap.parse_args()
+    SWITCH.update(switching=args.switching, buffer_flits=args.buffer_flits)
     t_all = time.perf_counter()
     if args.quick:
         sizes, seeds, target = [8, 16, 24], 3, 40
@@ -496,8 +507,11 @@ def main() -> None:
         x = res[24][0]
         curves["n=24 seed 0"] = load_curve(random_network(24, 0), 0, 0, x["sat"], target, 3_000_000)
     t_curve = time.perf_counter() - t0
+    sw = (f"wormhole switching, {args.buffer_flits}-flit input buffers" if args.switching == "wormhole"
+          else "virtual cut-through, one-message buffers")
     out = [f"{'Quick' if args.quick else 'Full'} run: sizes {sizes}, {seeds} random networks per size, about "
-           f"{target} messages per ordered switch pair at every load; plus the paper's own 10-switch network."]
+           f"{target} messages per ordered switch pair at every load; plus the paper's own 10-switch network. "
+           f"Switching: {sw}."]
     out += tables(res)
     out.append(per_network(res))
     for name, rows in curves.items():
