@@ -142,6 +142,140 @@ def _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob):
     return d
 
 
+@njit(cache=True)
+def _trace_wake(now, pc, busy, proc_finish, ev_ptr, ev_kind, ev_msg, msg_done):
+    """Trace mode, network empty: the next cycle a process can act (its
+    computation ends, or the message it waits for has arrived); -1 if none
+    can (every live process waits for a message nobody will send)."""
+    wake = np.int64(-1)
+    for r in range(pc.shape[0]):
+        if pc[r] > ev_ptr[r + 1] - 1 and proc_finish[r] >= 0:
+            continue
+        if busy[r] > now:
+            w_r = busy[r]
+        else:
+            e = pc[r]
+            w_r = -1
+            if e < ev_ptr[r + 1] and ev_kind[e] == EV_RECV:
+                md = msg_done[ev_msg[e]]
+                if md >= 0:
+                    w_r = md if md > now else now
+            else:
+                w_r = now
+        if w_r >= 0 and (wake < 0 or w_r < wake):
+            wake = w_r
+    return wake
+
+
+@njit(cache=True)
+def _trace_step(now, pc, busy, proc_finish, ev_ptr, ev_kind, ev_a, ev_msg, msg_sent, msg_done, issued, sq_head,
+                ph_left, msg_phits):
+    """Trace mode: run every process's events until it blocks (computing,
+    or waiting for a message). Returns (processes that finished, messages
+    sent)."""
+    done = 0
+    sent = 0
+    for r in range(pc.shape[0]):
+        if proc_finish[r] >= 0 or busy[r] > now:
+            continue
+        while True:
+            e = pc[r]
+            if e >= ev_ptr[r + 1]:
+                proc_finish[r] = now
+                done += 1
+                break
+            kd = ev_kind[e]
+            if kd == EV_COMPUTE:
+                pc[r] = e + 1
+                if ev_a[e] > 0:
+                    busy[r] = now + ev_a[e]
+                    break
+            elif kd == EV_SEND:
+                m = ev_msg[e]
+                msg_sent[m] = now
+                if issued[r] == sq_head[r]:
+                    ph_left[r] = msg_phits[m]
+                issued[r] += 1
+                sent += 1
+                pc[r] = e + 1
+            else:
+                md = msg_done[ev_msg[e]]
+                if md >= 0 and md <= now:
+                    pc[r] = e + 1
+                else:
+                    break
+    return done, sent
+
+
+@njit(cache=True)
+def _generate(now, in_window, next_gen, rate, poisson, len_min, len_max, src_t, src_l, src_head, src_cnt, stats):
+    """Synthetic traffic: the packets every terminal generates this cycle
+    join its source queue (counted and dropped when it is full)."""
+    src_cap = src_t.shape[1]
+    for t in range(next_gen.shape[0]):
+        while next_gen[t] <= now:
+            L = _draw_len(len_min, len_max)
+            if in_window:
+                stats[S_GEN_PACKETS] += 1
+                stats[S_GEN_PHITS] += L
+            if src_cnt[t] < src_cap:
+                k = src_head[t] + src_cnt[t]
+                if k >= src_cap:
+                    k -= src_cap
+                src_t[t, k] = now
+                src_l[t, k] = L
+                src_cnt[t] += 1
+                if in_window:
+                    stats[S_TAG_GENERATED] += 1
+            else:
+                stats[S_OVERFLOW] += 1
+            next_gen[t] += _gap(rate[t], poisson)
+
+
+@njit(cache=True, inline="always")
+def _emptiest_queue(t, n_inj, inj_free):
+    """The injection queue of terminal ``t`` with the most room (lowest index on ties)."""
+    q = t * n_inj
+    for j in range(1, n_inj):
+        if inj_free[t * n_inj + j] > inj_free[q]:
+            q = t * n_inj + j
+    return q
+
+
+@njit(cache=True, inline="always")
+def _new_packet(p, u, d, ur, L, tgen, now, router_delay, with_records, tie_random, rec_count, records, tw_by_source,
+                pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready, pk_hops, pk_ring, pk_state, pk_rem):
+    """Fill packet ``p`` (from router ``u`` to terminal ``d`` at router ``ur``)
+    as it enters an injection queue; record routings draw its record."""
+    pk_tgen[p] = tgen
+    pk_len[p] = L
+    pk_dst[p] = d
+    pk_src[p] = u
+    pk_tinj[p] = now
+    pk_ready[p] = now + router_delay
+    pk_hops[p] = 0
+    pk_ring[p] = 0
+    pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
+    if with_records:
+        kk = 0
+        if tie_random != 0 and rec_count[u, ur] > 1:
+            kk = np.random.randint(0, rec_count[u, ur])
+        for k in range(records.shape[3]):
+            pk_rem[p, k] = records[kk, u, ur, k]
+
+
+@njit(cache=True, inline="always")
+def _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free):
+    """Packet ``p`` joins the tail of injection queue ``q``."""
+    cap = inj_buf.shape[1]
+    k = inj_head[q] + inj_cnt[q]
+    if k >= cap:
+        k -= cap
+    inj_buf[q, k] = p
+    inj_cnt[q] += 1
+    inj_free[q] -= 1
+
+
 @njit(cache=True, inline="always")
 def _candidates(p, u, dr, L, mode, deadlock, V, len_max, D, pk_rem, pk_ring, pk_state,
                 out_arc, arc_wrap, csr_indptr, csr_arc, next_mask, ud_up, ud_down,
@@ -425,23 +559,7 @@ def simulate_kernel(
             # fast-forward over idle stretches: nothing in the network, nothing
             # to packetize -> jump to the next compute end / message arrival
             if in_flight == 0 and to_pack == 0:
-                wake = np.int64(-1)
-                for r in range(NP):
-                    if pc[r] > ev_ptr[r + 1] - 1 and proc_finish[r] >= 0:
-                        continue
-                    if busy[r] > now:
-                        w_r = busy[r]
-                    else:
-                        e = pc[r]
-                        w_r = -1
-                        if e < ev_ptr[r + 1] and ev_kind[e] == EV_RECV:
-                            md = msg_done[ev_msg[e]]
-                            if md >= 0:
-                                w_r = md if md > now else now
-                        else:
-                            w_r = now
-                    if w_r >= 0 and (wake < 0 or w_r < wake):
-                        wake = w_r
+                wake = _trace_wake(now, pc, busy, proc_finish, ev_ptr, ev_kind, ev_msg, msg_done)
                 if wake < 0:
                     if procs_left > 0:
                         deadlock_kind = 3  # every live process waits for a message nobody will send
@@ -460,63 +578,18 @@ def simulate_kernel(
                     now = wake
                     last_progress = now
             # the processes: run events until one blocks (compute, recv)
-            for r in range(NP):
-                if proc_finish[r] >= 0 or busy[r] > now:
-                    continue
-                while True:
-                    e = pc[r]
-                    if e >= ev_ptr[r + 1]:
-                        proc_finish[r] = now
-                        procs_left -= 1
-                        break
-                    kd = ev_kind[e]
-                    if kd == EV_COMPUTE:
-                        pc[r] = e + 1
-                        if ev_a[e] > 0:
-                            busy[r] = now + ev_a[e]
-                            break
-                    elif kd == EV_SEND:
-                        m = ev_msg[e]
-                        msg_sent[m] = now
-                        if issued[r] == sq_head[r]:
-                            ph_left[r] = msg_phits[m]
-                        issued[r] += 1
-                        msgs_out += 1
-                        to_pack += 1
-                        pc[r] = e + 1
-                    else:
-                        md = msg_done[ev_msg[e]]
-                        if md >= 0 and md <= now:
-                            pc[r] = e + 1
-                        else:
-                            break
-        for t in range(T):
-            while next_gen[t] <= now:
-                L = _draw_len(len_min, len_max)
-                if in_window:
-                    stats[S_GEN_PACKETS] += 1
-                    stats[S_GEN_PHITS] += L
-                if src_cnt[t] < src_cap:
-                    k = src_head[t] + src_cnt[t]
-                    if k >= src_cap:
-                        k -= src_cap
-                    src_t[t, k] = now
-                    src_l[t, k] = L
-                    src_cnt[t] += 1
-                    if in_window:
-                        stats[S_TAG_GENERATED] += 1
-                else:
-                    stats[S_OVERFLOW] += 1
-                next_gen[t] += _gap(rate[t], poisson)
+            done, sent = _trace_step(now, pc, busy, proc_finish, ev_ptr, ev_kind, ev_a, ev_msg, msg_sent, msg_done,
+                                     issued, sq_head, ph_left, msg_phits)
+            procs_left -= done
+            msgs_out += sent
+            to_pack += sent
+        _generate(now, in_window, next_gen, rate, poisson, len_min, len_max, src_t, src_l, src_head, src_cnt, stats)
 
         # ------------------------------------ source queue -> injection queue
         if trace_mode:
             for r in range(NP):
                 t = tr_term[r]
-                q = t * n_inj
-                for j in range(1, n_inj):
-                    if inj_free[t * n_inj + j] > inj_free[q]:
-                        q = t * n_inj + j
+                q = _emptiest_queue(t, n_inj, inj_free)
                 if sq_head[r] < issued[r] and inj_free[q] > 0:
                     m = sq_ptr[r] + sq_head[r]
                     L = ph_left[r]
@@ -530,31 +603,13 @@ def simulate_kernel(
                             ph_left[r] = msg_phits[m + 1]
                     p = free[nfree - 1]
                     nfree -= 1
-                    pk_tgen[p] = msg_sent[m]
-                    pk_len[p] = L
                     pk_msg[p] = m
                     d = msg_dst[m]
-                    pk_dst[p] = d
-                    pk_src[p] = term_router[t]
-                    pk_tinj[p] = now
-                    pk_ready[p] = now + router_delay
-                    pk_hops[p] = 0
-                    pk_ring[p] = 0
                     u = term_router[t]
-                    pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
-                    if mode == MODE_DOR or mode == MODE_ADAPTIVE:
-                        ur = term_router[d]
-                        kk = 0
-                        if tie_random != 0 and rec_count[u, ur] > 1:
-                            kk = np.random.randint(0, rec_count[u, ur])
-                        for k in range(D):
-                            pk_rem[p, k] = records[kk, u, ur, k]
-                    k = inj_head[q] + inj_cnt[q]
-                    if k >= inj_cap:
-                        k -= inj_cap
-                    inj_buf[q, k] = p
-                    inj_cnt[q] += 1
-                    inj_free[q] -= 1
+                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, mode == MODE_DOR or mode == MODE_ADAPTIVE, tie_random,
+                                rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
+                                pk_hops, pk_ring, pk_state, pk_rem)
+                    _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                     r_pk[u] += 1
                     in_flight += 1
                     injected += 1
@@ -565,40 +620,19 @@ def simulate_kernel(
         for tq in range(Q):
             t = tq // n_inj if n_inj > 1 else tq
             # the packet goes to the terminal's emptiest injection queue
-            q = t * n_inj
-            for j in range(1, n_inj):
-                if inj_free[t * n_inj + j] > inj_free[q]:
-                    q = t * n_inj + j
+            q = _emptiest_queue(t, n_inj, inj_free)
             if src_cnt[t] > 0 and inj_free[q] > 0:
                 h = src_head[t]
                 p = free[nfree - 1]
                 nfree -= 1
-                pk_tgen[p] = src_t[t, h]
-                pk_len[p] = src_l[t, h]
                 src_head[t] = h + 1 if h + 1 < src_cap else 0
                 src_cnt[t] -= 1
                 d = _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob)
-                pk_dst[p] = d
-                pk_src[p] = term_router[t]
-                pk_tinj[p] = now
-                pk_ready[p] = now + router_delay
-                pk_hops[p] = 0
-                pk_ring[p] = 0
                 u = term_router[t]
-                pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
-                if mode == MODE_DOR or mode == MODE_ADAPTIVE:
-                    ur = term_router[d]
-                    kk = 0
-                    if tie_random != 0 and rec_count[u, ur] > 1:
-                        kk = np.random.randint(0, rec_count[u, ur])
-                    for k in range(D):
-                        pk_rem[p, k] = records[kk, u, ur, k]
-                k = inj_head[q] + inj_cnt[q]
-                if k >= inj_cap:
-                    k -= inj_cap
-                inj_buf[q, k] = p
-                inj_cnt[q] += 1
-                inj_free[q] -= 1
+                _new_packet(p, u, d, term_router[d], src_l[t, h], src_t[t, h], now, router_delay, mode == MODE_DOR or mode == MODE_ADAPTIVE,
+                            tie_random, rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj,
+                            pk_ready, pk_hops, pk_ring, pk_state, pk_rem)
+                _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                 r_pk[u] += 1
                 in_flight += 1
                 injected += 1

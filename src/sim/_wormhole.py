@@ -44,13 +44,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import (DL_BUBBLE, DL_DATELINE, EV_COMPUTE, EV_RECV, EV_SEND, MODE_ADAPTIVE, MODE_DISTANCE,
+from ._kernels import (DL_BUBBLE, DL_DATELINE, MODE_ADAPTIVE, MODE_DISTANCE,
                        MODE_DOR, MODE_TABLE, MODE_TWIN, MODE_UPDOWN, S_ACC_PACKETS, S_ACC_PHITS, S_CYCLES,
                        S_DEADLOCK, S_DEADLOCK_KIND, S_DELIVERED, S_DRAINED, S_ESC_HOPS, S_GEN_PACKETS, S_GEN_PHITS,
                        S_IN_FLIGHT, S_INJ_PHITS, S_INJECTED, S_LAST_PROGRESS, S_MAX_LAT_GEN, S_MAX_LAT_INJ,
-                       S_OVERFLOW, S_SKIPPED, S_STALL_VC, S_STARVED, S_SUM_HOPS, S_SUM_LAT_GEN, S_SUM_LAT_INJ,
+                       S_SKIPPED, S_STALL_VC, S_STARVED, S_SUM_HOPS, S_SUM_LAT_GEN, S_SUM_LAT_INJ,
                        S_SUM_MINHOPS, S_TAG_DELIVERED, S_TAG_GENERATED, S_TRACE_DONE, S_VIOLATIONS, S_WIN_HOPS,
-                       ST_CROSSED, ST_DOWN, ST_ESCAPED, ST_TC1, _candidates, _draw_dest, _draw_len, _gap)
+                       ST_CROSSED, ST_DOWN, ST_ESCAPED, _candidates, _draw_dest, _gap, _emptiest_queue,
+                       _enqueue, _generate, _new_packet, _trace_step, _trace_wake)
 from .errors import SimError
 
 __all__ = ["prepare", "wormhole_kernel"]
@@ -216,23 +217,7 @@ def wormhole_kernel(
         in_window = now >= warmup and now < end_measure
         if trace_mode:
             if in_flight == 0 and to_pack == 0:
-                wake = np.int64(-1)
-                for r in range(NP):
-                    if pc[r] > ev_ptr[r + 1] - 1 and proc_finish[r] >= 0:
-                        continue
-                    if busy[r] > now:
-                        w_r = busy[r]
-                    else:
-                        e = pc[r]
-                        w_r = -1
-                        if e < ev_ptr[r + 1] and ev_kind[e] == EV_RECV:
-                            md = msg_done[ev_msg[e]]
-                            if md >= 0:
-                                w_r = md if md > now else now
-                        else:
-                            w_r = now
-                    if w_r >= 0 and (wake < 0 or w_r < wake):
-                        wake = w_r
+                wake = _trace_wake(now, pc, busy, proc_finish, ev_ptr, ev_kind, ev_msg, msg_done)
                 if wake < 0:
                     if procs_left > 0:
                         deadlock_kind = 3
@@ -245,63 +230,18 @@ def wormhole_kernel(
                     stats[S_SKIPPED] += wake - now
                     now = wake
                     last_progress = now
-            for r in range(NP):
-                if proc_finish[r] >= 0 or busy[r] > now:
-                    continue
-                while True:
-                    e = pc[r]
-                    if e >= ev_ptr[r + 1]:
-                        proc_finish[r] = now
-                        procs_left -= 1
-                        break
-                    kd = ev_kind[e]
-                    if kd == EV_COMPUTE:
-                        pc[r] = e + 1
-                        if ev_a[e] > 0:
-                            busy[r] = now + ev_a[e]
-                            break
-                    elif kd == EV_SEND:
-                        m = ev_msg[e]
-                        msg_sent[m] = now
-                        if issued[r] == sq_head[r]:
-                            ph_left[r] = msg_phits[m]
-                        issued[r] += 1
-                        msgs_out += 1
-                        to_pack += 1
-                        pc[r] = e + 1
-                    else:
-                        md = msg_done[ev_msg[e]]
-                        if md >= 0 and md <= now:
-                            pc[r] = e + 1
-                        else:
-                            break
-        for t in range(T):
-            while next_gen[t] <= now:
-                L = _draw_len(len_min, len_max)
-                if in_window:
-                    stats[S_GEN_PACKETS] += 1
-                    stats[S_GEN_PHITS] += L
-                if src_cnt[t] < src_cap:
-                    k = src_head[t] + src_cnt[t]
-                    if k >= src_cap:
-                        k -= src_cap
-                    src_t[t, k] = now
-                    src_l[t, k] = L
-                    src_cnt[t] += 1
-                    if in_window:
-                        stats[S_TAG_GENERATED] += 1
-                else:
-                    stats[S_OVERFLOW] += 1
-                next_gen[t] += _gap(rate[t], poisson)
+            done, sent = _trace_step(now, pc, busy, proc_finish, ev_ptr, ev_kind, ev_a, ev_msg, msg_sent, msg_done,
+                                     issued, sq_head, ph_left, msg_phits)
+            procs_left -= done
+            msgs_out += sent
+            to_pack += sent
+        _generate(now, in_window, next_gen, rate, poisson, len_min, len_max, src_t, src_l, src_head, src_cnt, stats)
 
         # ------------------------------------ source queue -> injection queue
         if trace_mode:
             for r in range(NP):
                 t = tr_term[r]
-                q = t * n_inj
-                for j in range(1, n_inj):
-                    if inj_free[t * n_inj + j] > inj_free[q]:
-                        q = t * n_inj + j
+                q = _emptiest_queue(t, n_inj, inj_free)
                 if sq_head[r] < issued[r] and inj_free[q] > 0:
                     m = sq_ptr[r] + sq_head[r]
                     L = ph_left[r]
@@ -315,31 +255,13 @@ def wormhole_kernel(
                             ph_left[r] = msg_phits[m + 1]
                     p = free[nfree - 1]
                     nfree -= 1
-                    pk_tgen[p] = msg_sent[m]
-                    pk_len[p] = L
                     pk_msg[p] = m
                     d = msg_dst[m]
-                    pk_dst[p] = d
-                    pk_src[p] = term_router[t]
-                    pk_tinj[p] = now
-                    pk_ready[p] = now + router_delay
-                    pk_hops[p] = 0
-                    pk_ring[p] = 0
                     u = term_router[t]
-                    pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
-                    if mode == MODE_DOR:
-                        ur = term_router[d]
-                        kk = 0
-                        if tie_random != 0 and rec_count[u, ur] > 1:
-                            kk = np.random.randint(0, rec_count[u, ur])
-                        for k in range(D):
-                            pk_rem[p, k] = records[kk, u, ur, k]
-                    k = inj_head[q] + inj_cnt[q]
-                    if k >= inj_cap:
-                        k -= inj_cap
-                    inj_buf[q, k] = p
-                    inj_cnt[q] += 1
-                    inj_free[q] -= 1
+                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, mode == MODE_DOR, tie_random,
+                                rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
+                                pk_hops, pk_ring, pk_state, pk_rem)
+                    _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                     r_cnt[u] += 1
                     in_flight += 1
                     injected += 1
@@ -350,40 +272,19 @@ def wormhole_kernel(
                     stats[S_TAG_GENERATED] += 1
         for tq in range(Q):
             t = tq // n_inj if n_inj > 1 else tq
-            q = t * n_inj
-            for j in range(1, n_inj):
-                if inj_free[t * n_inj + j] > inj_free[q]:
-                    q = t * n_inj + j
+            q = _emptiest_queue(t, n_inj, inj_free)
             if src_cnt[t] > 0 and inj_free[q] > 0:
                 h = src_head[t]
                 p = free[nfree - 1]
                 nfree -= 1
-                pk_tgen[p] = src_t[t, h]
-                pk_len[p] = src_l[t, h]
                 src_head[t] = h + 1 if h + 1 < src_cap else 0
                 src_cnt[t] -= 1
                 d = _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob)
-                pk_dst[p] = d
-                pk_src[p] = term_router[t]
-                pk_tinj[p] = now
-                pk_ready[p] = now + router_delay
-                pk_hops[p] = 0
-                pk_ring[p] = 0
                 u = term_router[t]
-                pk_state[p] = ST_TC1 if (tw_by_source != 0 and (u & 1) != 0) else 0
-                if mode == MODE_DOR:
-                    ur = term_router[d]
-                    kk = 0
-                    if tie_random != 0 and rec_count[u, ur] > 1:
-                        kk = np.random.randint(0, rec_count[u, ur])
-                    for k in range(D):
-                        pk_rem[p, k] = records[kk, u, ur, k]
-                k = inj_head[q] + inj_cnt[q]
-                if k >= inj_cap:
-                    k -= inj_cap
-                inj_buf[q, k] = p
-                inj_cnt[q] += 1
-                inj_free[q] -= 1
+                _new_packet(p, u, d, term_router[d], src_l[t, h], src_t[t, h], now, router_delay, mode == MODE_DOR,
+                            tie_random, rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj,
+                            pk_ready, pk_hops, pk_ring, pk_state, pk_rem)
+                _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                 r_cnt[u] += 1
                 in_flight += 1
                 injected += 1
