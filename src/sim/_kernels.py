@@ -232,6 +232,38 @@ def _generate(now, in_window, next_gen, rate, poisson, len_min, len_max, src_t, 
             next_gen[t] += _gap(rate[t], poisson)
 
 
+@njit(cache=True)
+def _finished(now, trace_mode, procs_left, msgs_out, in_flight, max_cycles, end_measure, limit, stats):
+    """Whether the run ends after cycle ``now - 1``: a trace when every
+    process finished and every message arrived (or at ``max_cycles``); a
+    synthetic run once the measured packets all arrived after the window
+    (or the drain limit passed)."""
+    if trace_mode:
+        if procs_left == 0 and msgs_out == 0 and in_flight == 0:
+            stats[S_TRACE_DONE] = 1
+            stats[S_DRAINED] = 1
+            return True
+        return now >= max_cycles
+    if now >= end_measure:
+        if stats[S_TAG_DELIVERED] >= stats[S_TAG_GENERATED]:
+            stats[S_DRAINED] = 1
+            return True
+        return now >= limit
+    return False
+
+
+@njit(cache=True)
+def _final_stats(stats, now, deadlock_kind, stall_vc, injected, delivered, in_flight, last_progress):
+    stats[S_CYCLES] = now
+    stats[S_DEADLOCK] = 1 if deadlock_kind != 0 else 0
+    stats[S_DEADLOCK_KIND] = deadlock_kind
+    stats[S_STALL_VC] = stall_vc
+    stats[S_INJECTED] = injected
+    stats[S_DELIVERED] = delivered
+    stats[S_IN_FLIGHT] = in_flight
+    stats[S_LAST_PROGRESS] = last_progress
+
+
 @njit(cache=True, inline="always")
 def _emptiest_queue(t, n_inj, inj_free):
     """The injection queue of terminal ``t`` with the most room (lowest index on ties)."""
@@ -924,29 +956,10 @@ def simulate_kernel(
         now += 1
         if deadlock_kind != 0:
             break
-        if trace_mode:
-            if procs_left == 0 and msgs_out == 0 and in_flight == 0:
-                stats[S_TRACE_DONE] = 1
-                stats[S_DRAINED] = 1
-                break
-            if now >= max_cycles:
-                break
-            continue
-        if now >= end_measure:
-            if stats[S_TAG_DELIVERED] >= stats[S_TAG_GENERATED]:
-                stats[S_DRAINED] = 1
-                break
-            if now >= limit:
-                break
+        if _finished(now, trace_mode, procs_left, msgs_out, in_flight, max_cycles, end_measure, limit, stats):
+            break
 
-    stats[S_CYCLES] = now
-    stats[S_DEADLOCK] = 1 if deadlock_kind != 0 else 0
-    stats[S_DEADLOCK_KIND] = deadlock_kind
-    stats[S_STALL_VC] = stall_vc
-    stats[S_INJECTED] = injected
-    stats[S_DELIVERED] = delivered
-    stats[S_IN_FLIGHT] = in_flight
-    stats[S_LAST_PROGRESS] = last_progress
+    _final_stats(stats, now, deadlock_kind, stall_vc, injected, delivered, in_flight, last_progress)
     held = 0
     for g in range(NVC):
         held += vc_cnt[g]

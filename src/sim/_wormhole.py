@@ -44,14 +44,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import (DL_BUBBLE, DL_DATELINE, MODE_ADAPTIVE, MODE_DISTANCE,
-                       MODE_DOR, MODE_TABLE, MODE_TWIN, MODE_UPDOWN, S_ACC_PACKETS, S_ACC_PHITS, S_CYCLES,
-                       S_DEADLOCK, S_DEADLOCK_KIND, S_DELIVERED, S_DRAINED, S_ESC_HOPS, S_GEN_PACKETS, S_GEN_PHITS,
-                       S_IN_FLIGHT, S_INJ_PHITS, S_INJECTED, S_LAST_PROGRESS, S_MAX_LAT_GEN, S_MAX_LAT_INJ,
-                       S_SKIPPED, S_STALL_VC, S_STARVED, S_SUM_HOPS, S_SUM_LAT_GEN, S_SUM_LAT_INJ,
-                       S_SUM_MINHOPS, S_TAG_DELIVERED, S_TAG_GENERATED, S_TRACE_DONE, S_VIOLATIONS, S_WIN_HOPS,
-                       ST_CROSSED, ST_DOWN, ST_ESCAPED, _candidates, _draw_dest, _gap, _emptiest_queue,
-                       _enqueue, _generate, _new_packet, _trace_step, _trace_wake)
+from ._kernels import (DL_BUBBLE, DL_DATELINE, MODE_ADAPTIVE, MODE_DISTANCE, MODE_DOR, MODE_TABLE, MODE_TWIN,
+                       MODE_UPDOWN, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_GEN_PACKETS, S_GEN_PHITS, S_INJ_PHITS,
+                       S_MAX_LAT_GEN, S_MAX_LAT_INJ, S_SKIPPED, S_STARVED, S_SUM_HOPS, S_SUM_LAT_GEN, S_SUM_LAT_INJ,
+                       S_SUM_MINHOPS, S_TAG_DELIVERED, S_TAG_GENERATED, S_VIOLATIONS, S_WIN_HOPS, ST_CROSSED,
+                       ST_DOWN, ST_ESCAPED, _candidates, _draw_dest, _gap, _emptiest_queue, _enqueue, _final_stats,
+                       _finished, _generate, _new_packet, _trace_step, _trace_wake)
 from .errors import SimError
 
 __all__ = ["prepare", "wormhole_kernel"]
@@ -617,29 +615,10 @@ def wormhole_kernel(
         now += 1
         if deadlock_kind != 0:
             break
-        if trace_mode:
-            if procs_left == 0 and msgs_out == 0 and in_flight == 0:
-                stats[S_TRACE_DONE] = 1
-                stats[S_DRAINED] = 1
-                break
-            if now >= max_cycles:
-                break
-            continue
-        if now >= end_measure:
-            if stats[S_TAG_DELIVERED] >= stats[S_TAG_GENERATED]:
-                stats[S_DRAINED] = 1
-                break
-            if now >= limit:
-                break
+        if _finished(now, trace_mode, procs_left, msgs_out, in_flight, max_cycles, end_measure, limit, stats):
+            break
 
-    stats[S_CYCLES] = now
-    stats[S_DEADLOCK] = 1 if deadlock_kind != 0 else 0
-    stats[S_DEADLOCK_KIND] = deadlock_kind
-    stats[S_STALL_VC] = stall_vc
-    stats[S_INJECTED] = injected
-    stats[S_DELIVERED] = delivered
-    stats[S_IN_FLIGHT] = in_flight
-    stats[S_LAST_PROGRESS] = last_progress
+    _final_stats(stats, now, deadlock_kind, stall_vc, injected, delivered, in_flight, last_progress)
     held = 0
     for g in range(NVC):
         held += vc_cnt[g]
