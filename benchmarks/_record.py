@@ -53,3 +53,34 @@ def record(section: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block
     RESULTS.write_text(text.rstrip() + "\n")
+
+
+def record_subsection(section: str, title: str, body: str, legacy_title: str | None = None) -> None:
+    """Replace (or add) ``### title`` inside ``## section`` of RESULTS.md and keep
+    its other subsections; each carries its own command and date. A section
+    recorded earlier as one block becomes the subsection ``legacy_title``
+    (with its provenance line) unless that is the one being replaced."""
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:])
+    block = f"### {title}\n\n_`{cmd}` — {now}_\n\n{body.strip()}\n"
+    text = RESULTS.read_text() if RESULTS.exists() else ""
+    m = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    old = m.group(1) if m else ""
+    parts = re.split(r"(?=^### )", old, flags=re.M)
+    head, subs = parts[0], [p for p in parts[1:] if p.strip()]
+    if head.strip() and not subs and legacy_title and legacy_title != title:
+        lines = head.strip().splitlines()
+        prov = lines[0].strip() if lines and lines[0].startswith("`") else ""
+        rest = "\n".join(lines[1:] if prov else lines).strip()
+        subs = [f"### {legacy_title}\n\n_{prov}_\n\n{rest}\n"]
+    out, done = [], False
+    for sub in subs:
+        if sub.startswith(f"### {title}\n"):
+            out.append(block)
+            done = True
+        else:
+            out.append(sub.rstrip() + "\n")
+    if not done:
+        out.append(block)
+    record(section, "Recorded part by part; each part gives its own command and date.\n\n" + "\n".join(out))
+

@@ -37,8 +37,6 @@ RESULTS.md and keeps the others.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import re
 import sys
 import time
 from pathlib import Path
@@ -47,38 +45,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candidates as cd  # noqa: E402
 import sim  # noqa: E402
-from _record import RESULTS, record, table  # noqa: E402
+from _record import record_subsection as _record_subsection, table  # noqa: E402
 
 SECTION = "Simulator (sim)"
 
 
 def record_subsection(title: str, body: str) -> None:
-    """Replace (or add) ``### title`` inside the sim section of RESULTS.md,
-    keeping the other subsections; each carries its own command and date."""
-    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:])
-    block = f"### {title}\n\n_`{cmd}` — {now}_\n\n{body.strip()}\n"
-    text = RESULTS.read_text() if RESULTS.exists() else ""
-    m = re.search(rf"^## {re.escape(SECTION)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    old = m.group(1) if m else ""
-    parts = re.split(r"(?=^### )", old, flags=re.M)
-    head, subs = parts[0], [p for p in parts[1:] if p.strip()]
-    if head.strip() and not subs:
-        # the section as first recorded (one block): keep it as a subsection with its provenance
-        lines = head.strip().splitlines()
-        prov = lines[0].strip() if lines and lines[0].startswith("`") else ""
-        rest = "\n".join(lines[1:] if prov else lines).strip()
-        subs = [f"### Speed and saturation under uniform traffic\n\n_{prov}_\n\n{rest}\n"]
-    out, done = [], False
-    for sub in subs:
-        if sub.startswith(f"### {title}\n"):
-            out.append(block)
-            done = True
-        else:
-            out.append(sub.rstrip() + "\n")
-    if not done:
-        out.append(block)
-    record(SECTION, "\n".join(out))
+    """Replace (or add) ``### title`` inside the sim section of RESULTS.md."""
+    _record_subsection(SECTION, title, body, legacy_title="Speed and saturation under uniform traffic")
 
 
 def speed(quick: bool) -> tuple[str, list[list[object]]]:

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _record import record, table
+from _record import record_subsection, table
 
 from synth.evaluate import build_topology, evaluate
 from synth.run import run
@@ -479,7 +479,6 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
                + table(["app", "optimum", "best evaluated", "aggregate opt.", "uniform opt.", "best uniform", "torus",
                         "torus (uniform)", "best / torus"], body))
     ag = data["runs"]["aggregate"]
-    k0 = len(data["fractions"])
     curve = []
     for j, s in enumerate(ag["scales"]):
         b = _best_latency(ag["pool_flexible"], j)
@@ -668,44 +667,46 @@ def main(argv: list[str] | None = None) -> None:
     valid = ("table1", "pins", "table2", "sensitivity")
     if any(p not in valid for p in parts):
         ap.error(f"--parts: valid parts are {', '.join(valid)}")
-    if args.record and set(parts) != set(valid):
-        ap.error("--record replaces the whole RESULTS.md section: run every part")
+    if args.record and ("table1" in parts) != ("pins" in parts):
+        ap.error("--record: Table I and the pins sweep are recorded together: give both or neither")
     FIGS.mkdir(exist_ok=True)
     rows_limit = 8 if args.quick else None
-    out, times = [], {}
+    groups: list[tuple[str, list[str]]] = []  # (RESULTS.md subsection, its texts)
     t_all = time.perf_counter()
-    if "table1" in parts:
-        t0 = time.perf_counter()
-        text, _ = table1(rows_limit, args.jobs, args.workdir)
-        out.append(text)
-        times["Table I"] = time.perf_counter() - t0
-    if "pins" in parts:
-        t0 = time.perf_counter()
-        text, _ = pins_sweep(rows_limit, args.jobs, args.workdir)
-        out.append(text)
-        times["pins"] = time.perf_counter() - t0
+
+    def timed(label: str, t0: float) -> str:
+        return f"Run time (--jobs {args.jobs}): {label} {(time.perf_counter() - t0) / 60:.1f} min."
+
     if "table1" in parts or "pins" in parts:
-        out.append(NOTES_T1)
+        out, t0 = [], time.perf_counter()
+        if "table1" in parts:
+            out.append(table1(rows_limit, args.jobs, args.workdir)[0])
+        if "pins" in parts:
+            out.append(pins_sweep(rows_limit, args.jobs, args.workdir)[0])
+        out += [NOTES_T1, timed("Table I and pins", t0)]
+        groups.append((PART_TITLES["table1"], out))
     if "table2" in parts:
         t0 = time.perf_counter()
         lim = 6 if args.quick else None
         data = table2_data(lim, args.jobs, args.workdir)
-        out.append(table2_text(data, lim))
-        out.append(NOTES_T2)
-        times["Table II"] = time.perf_counter() - t0
+        groups.append((PART_TITLES["table2"], [table2_text(data, lim), NOTES_T2, timed("Table II", t0)]))
     if "sensitivity" in parts:
         t0 = time.perf_counter()
         lim = 6 if args.quick else 24
         sdata = sensitivity_data(lim, args.jobs, args.workdir, QUICK_SETTINGS if args.quick else tuple(SETTINGS))
-        out.append(sensitivity_text(sdata, lim))
-        out.append(NOTES_SENS)
-        times["sensitivity"] = time.perf_counter() - t0
-    times["total"] = time.perf_counter() - t_all
-    out.append("Run time (--jobs %d): " % args.jobs + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items()))
-    body = "\n\n".join(out)
-    print(body)
+        groups.append((PART_TITLES["sensitivity"], [sensitivity_text(sdata, lim), NOTES_SENS,
+                                                     timed("sensitivity", t0)]))
+    print("\n\n".join("\n\n".join(texts) for _, texts in groups))
+    print(f"\nTotal {(time.perf_counter() - t_all) / 60:.1f} min.")
     if args.record:
-        record("Reproduction: topology-synthesis-mcf-bgl" + (" (quick)" if args.quick else ""), body)
+        section = "Reproduction: topology-synthesis-mcf-bgl" + (" (quick)" if args.quick else "")
+        for title, texts in groups:
+            record_subsection(section, title, "\n\n".join(texts), legacy_title=PART_TITLES["table1"])
+
+
+#: the RESULTS.md subsection of each part (``--record`` replaces only the parts it ran)
+PART_TITLES = {"table1": "Table I, Fig. 3 and the pins sweep (Figs. 4/5)", "table2": "Table II and Fig. 6",
+               "sensitivity": "Board-data sensitivity"}
 
 
 NOTES_T2 = (
