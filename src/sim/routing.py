@@ -411,6 +411,14 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
             out_arc[topo.arc_src[a], topo.arc_dim[a], a % 2] = a
         shape = np.asarray(topo.shape)
         k = topo.arc_dim
+        # the records' convention: even arcs step +1 along their dimension, odd arcs -1 (mod its size)
+        step = (topo.coords[topo.arc_dst, k] - topo.coords[topo.arc_src, k]) % shape[k]
+        bad = step != np.where(arc_dir > 0, 1, shape[k] - 1) % shape[k]
+        if bad.any():
+            a0 = int(np.flatnonzero(bad)[0])
+            raise SimError(f"routing {routing!r}: arc {a0} of {topo!r} does not step {'+' if arc_dir[a0] > 0 else '-'}1 "
+                           f"along dimension {topo.dims[k[a0]]} (renumbered links?); build the lattice with its "
+                           "generator or use --routing table")
         xs = topo.coords[topo.arc_src, k]
         arc_wrap = np.where(arc_dir > 0, xs == shape[k] - 1, xs == 0).astype(np.int64)
         records = _all_records(topo)

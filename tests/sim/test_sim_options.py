@@ -73,3 +73,13 @@ def test_hot_region_is_the_lowest_rows_whatever_the_numbering():
                  seed=4, pair_latency=True)
     share = r.pair_packets[:, hot].sum() / r.pair_packets.sum()
     assert share == pytest.approx(0.25 + 0.75 * 16 / 127, abs=0.02)
+
+
+def test_record_routings_refuse_links_that_break_the_direction_convention():
+    t = cd.from_spec("torus:4x4")
+    links = t.links.copy()
+    links[3] = links[3][::-1]  # one link stored backwards: its even arc now steps -1
+    bad = t.replace(links=links)
+    with pytest.raises(SimError, match="does not step"):
+        simulate(bad, SimConfig(routing="adaptive"), "uniform", 0.1)
+    assert not simulate(bad, SimConfig(routing="table"), "uniform", 0.1).deadlock
