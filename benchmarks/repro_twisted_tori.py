@@ -592,11 +592,9 @@ def _notes(out: list[str], quick: bool) -> None:
         "that reason, not because the topology behaves otherwise); at a = 16 (full) the bounds are 0.25-0.43 and "
         "the links are the bottleneck as in the paper.",
         "Hot region. The region is the lowest 12.5% of rows (2-D) / planes in the last coordinate (3-D), as the "
-        "paper says. sim builds it as a demand table when the region is not a prefix of the router numbering "
-        "(our routers are numbered x slowest), and demand tables are limited to 4096 PEs, so the 3-D hot region "
-        "runs at 16x8x8 in full mode, not 32x16x16. (Renumbering the routers so that the region is a prefix would "
-        "avoid the table, but the PDTT then deadlocks in sim, see the report: the record routing appears to "
-        "depend on the C-order numbering.)",
+        "paper says (sim draws hot destinations from that list of PEs, whatever the numbering). Full mode runs the "
+        "3-D hot region at 16x8x8, not 32x16x16, to keep the run within about an hour and a half: a saturated "
+        "32x16x16 point takes minutes.",
         "Permutations. Their gains depend on the node numbering (ours: C order of the coordinates, x slowest; the "
         "paper does not say) and on the size: the paper's 3-D permutation results are for 64x32x32, ours for "
         + ("8x4x4 (quick, injection-capped)" if quick else "16x8x8") + ", so only the sign and rough size of the "
