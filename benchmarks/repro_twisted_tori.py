@@ -289,7 +289,7 @@ def main() -> None:
 
         # -------------------------------------------------------- uniform
         t_ph = time.perf_counter()
-        rows, urow = [], []
+        rows = []
         uni = {}  # (fam, a, ties) -> (points, best)
         nets_u = [(f, a) for a in uni2 for f in ("rt", "rtt")] + [(f, a) for a in uni3 for f in ("pt", "ptt", "pdtt")]
         for ties, cfg in (("first", cfg_first), ("random", cfg_rand)):
@@ -591,10 +591,15 @@ def _notes(out: list[str], quick: bool) -> None:
         "are compressed and the Fig. 10 claims for PT/PTT/PDTT cannot hold (the 'consistent' column says no for "
         "that reason, not because the topology behaves otherwise); at a = 16 (full) the bounds are 0.25-0.43 and "
         "the links are the bottleneck as in the paper.",
-        "Hot region. The region is the lowest 12.5% of rows (2-D) / planes in the last coordinate (3-D), as the "
-        "paper says (sim draws hot destinations from that list of PEs, whatever the numbering). Full mode runs the "
-        "3-D hot region at 16x8x8, not 32x16x16, to keep the run within about an hour and a half: a saturated "
-        "32x16x16 point takes minutes.",
+        "Hot region. The region is the lowest 12.5% of rows (2-D) / planes in the last coordinate (3-D), as "
+        "the paper says (sim draws hot destinations from that list of PEs, whatever the numbering). Full mode "
+        "runs the 3-D hot region at 16x8x8, not 32x16x16, to keep the run within about an hour and a half: a "
+        "saturated 32x16x16 point takes minutes. The 2-D claim holds (RTT gains, less than under uniform "
+        "traffic). The 3-D claim that the PTT keeps its uniform gain does not hold with our region: the "
+        "lowest Z planes are reached over the Z rings, which the PT and the PTT share unchanged (the PTT "
+        "twists Y only), so the PTT's gain shrinks to a fraction of its uniform gain (table above). The paper does not say "
+        "which coordinate orders its nodes, i.e. which planes are 'lowest'; with the region cut across a "
+        "twisted dimension the PTT's extra paths would reach it.",
         "Permutations. Their gains depend on the node numbering (ours: C order of the coordinates, x slowest; the "
         "paper does not say) and on the size: the paper's 3-D permutation results are for 64x32x32, ours for "
         + ("8x4x4 (quick, injection-capped)" if quick else "16x8x8") + ", so only the sign and rough size of the "
