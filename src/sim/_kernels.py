@@ -265,6 +265,24 @@ def _final_stats(stats, now, deadlock_kind, stall_vc, injected, delivered, in_fl
 
 
 @njit(cache=True, inline="always")
+def _next_chunk(r, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits):
+    """Trace mode: the next packet of process ``r``'s oldest message not yet
+    packetized: (message, phits, 1 if that was its last packet else 0)."""
+    m = sq_ptr[r] + sq_head[r]
+    L = ph_left[r]
+    if L > len_max:
+        L = len_max
+    ph_left[r] -= L
+    whole = 0
+    if ph_left[r] == 0:
+        sq_head[r] += 1
+        whole = 1
+        if sq_head[r] < issued[r]:
+            ph_left[r] = msg_phits[m + 1]
+    return m, L, whole
+
+
+@njit(cache=True, inline="always")
 def _emptiest_queue(t, n_inj, inj_free):
     """The injection queue of terminal ``t`` with the most room (lowest index on ties)."""
     q = t * n_inj
@@ -623,23 +641,16 @@ def simulate_kernel(
                 t = tr_term[r]
                 q = _emptiest_queue(t, n_inj, inj_free)
                 if sq_head[r] < issued[r] and inj_free[q] > 0:
-                    m = sq_ptr[r] + sq_head[r]
-                    L = ph_left[r]
-                    if L > len_max:
-                        L = len_max
-                    ph_left[r] -= L
-                    if ph_left[r] == 0:
-                        sq_head[r] += 1
-                        to_pack -= 1
-                        if sq_head[r] < issued[r]:
-                            ph_left[r] = msg_phits[m + 1]
+                    m, L, whole = _next_chunk(r, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits)
+                    to_pack -= whole
                     p = free[nfree - 1]
                     nfree -= 1
                     pk_msg[p] = m
                     d = msg_dst[m]
                     u = term_router[t]
-                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, mode == MODE_DOR or mode == MODE_ADAPTIVE, tie_random,
-                                rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
+                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay,
+                                mode == MODE_DOR or mode == MODE_ADAPTIVE, tie_random, rec_count, records,
+                                tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
                                 pk_hops, pk_ring, pk_state, pk_rem)
                     _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                     r_pk[u] += 1
@@ -661,9 +672,9 @@ def simulate_kernel(
                 src_cnt[t] -= 1
                 d = _draw_dest(t, T, dest_mode, perm, cdf, hot_count, hot_prob)
                 u = term_router[t]
-                _new_packet(p, u, d, term_router[d], src_l[t, h], src_t[t, h], now, router_delay, mode == MODE_DOR or mode == MODE_ADAPTIVE,
-                            tie_random, rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj,
-                            pk_ready, pk_hops, pk_ring, pk_state, pk_rem)
+                _new_packet(p, u, d, term_router[d], src_l[t, h], src_t[t, h], now, router_delay,
+                            mode == MODE_DOR or mode == MODE_ADAPTIVE, tie_random, rec_count, records, tw_by_source,
+                            pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready, pk_hops, pk_ring, pk_state, pk_rem)
                 _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                 r_pk[u] += 1
                 in_flight += 1

@@ -49,7 +49,7 @@ from ._kernels import (DL_BUBBLE, DL_DATELINE, MODE_ADAPTIVE, MODE_DISTANCE, MOD
                        S_MAX_LAT_GEN, S_MAX_LAT_INJ, S_SKIPPED, S_STARVED, S_SUM_HOPS, S_SUM_LAT_GEN, S_SUM_LAT_INJ,
                        S_SUM_MINHOPS, S_TAG_DELIVERED, S_TAG_GENERATED, S_VIOLATIONS, S_WIN_HOPS, ST_CROSSED,
                        ST_DOWN, ST_ESCAPED, _candidates, _draw_dest, _gap, _emptiest_queue, _enqueue, _final_stats,
-                       _finished, _generate, _new_packet, _trace_step, _trace_wake)
+                       _finished, _generate, _new_packet, _next_chunk, _trace_step, _trace_wake)
 from .errors import SimError
 
 __all__ = ["prepare", "wormhole_kernel"]
@@ -241,24 +241,16 @@ def wormhole_kernel(
                 t = tr_term[r]
                 q = _emptiest_queue(t, n_inj, inj_free)
                 if sq_head[r] < issued[r] and inj_free[q] > 0:
-                    m = sq_ptr[r] + sq_head[r]
-                    L = ph_left[r]
-                    if L > len_max:
-                        L = len_max
-                    ph_left[r] -= L
-                    if ph_left[r] == 0:
-                        sq_head[r] += 1
-                        to_pack -= 1
-                        if sq_head[r] < issued[r]:
-                            ph_left[r] = msg_phits[m + 1]
+                    m, L, whole = _next_chunk(r, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits)
+                    to_pack -= whole
                     p = free[nfree - 1]
                     nfree -= 1
                     pk_msg[p] = m
                     d = msg_dst[m]
                     u = term_router[t]
-                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, mode == MODE_DOR, tie_random,
-                                rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
-                                pk_hops, pk_ring, pk_state, pk_rem)
+                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, mode == MODE_DOR,
+                                tie_random, rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj,
+                                pk_ready, pk_hops, pk_ring, pk_state, pk_rem)
                     _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
                     r_cnt[u] += 1
                     in_flight += 1
