@@ -175,37 +175,45 @@ def record_bound(spec: str, ties: str) -> float:
     return 1.0 / worst
 
 
-def rtt(quick: bool) -> tuple[str, list[list[object]], list[str]]:
-    """RT(a) vs RTT(a) saturation under uniform traffic, a = 8 and 16, with
-    the records' fixed tie rule and with random ties."""
+HEADERS_TIES = ["ties", "spec", "size", "paper bound", "record bound", "saturation", "of paper bound",
+                "of record bound", "utilisation at saturation", "escape-VC hop fraction", "seconds"]
+
+
+def tie_rows(quick: bool, nets: list[tuple[str, int, str, float]]) -> tuple[list[list[object]], dict]:
+    """Saturation under uniform traffic (tpds2010 router, a sweep in steps of bound/20) of every
+    (family, a, size, paper bound) with the records' fixed tie rule and with random ties."""
     rows, sat = [], {}
     for ties in ("first", "random"):
         cfg = sim.preset("tpds2010", warmup=2000 if quick else 3000, measure=3000 if quick else 6000, drain=2000,
                          tie_break=ties)
-        for a in (8, 16):
-            for fam, bound in (("rt", 4 / a), ("rtt", 6 / a)):
-                spec = f"{fam}:a={a}"
-                t = cd.from_spec(spec)
-                t0 = time.perf_counter()
-                s = sim.saturation(t, cfg, "uniform", step=round(bound / 20, 4), max_load=1.0, seed=1)
-                b = max(s.points, key=lambda p: p.accepted)
-                u = b.utilisation
-                rb = record_bound(spec, ties)
-                rows.append([ties, spec, f"{2 * a}x{a}", round(bound, 4), round(rb, 4), round(s.saturation, 4),
-                             round(s.saturation / bound, 3), round(s.saturation / rb, 3),
-                             f"x {u['x']['mean']:.2f}, y {u['y']['mean']:.2f}",
-                             round(b.escape_fraction or 0.0, 3), round(time.perf_counter() - t0, 1)])
-                sat[(ties, fam, a)] = (s.saturation, rb)
-                print(rows[-1], flush=True)
-    headers = ["ties", "spec", "size", "paper bound", "record bound", "saturation", "of paper bound",
-               "of record bound", "utilisation at saturation", "escape-VC hop fraction", "seconds"]
+        for fam, a, size, bound in nets:
+            spec = f"{fam}:a={a}"
+            t = cd.from_spec(spec)
+            t0 = time.perf_counter()
+            s = sim.saturation(t, cfg, "uniform", step=round(bound / 20, 4), max_load=1.0, seed=1)
+            b = max(s.points, key=lambda p: p.accepted)
+            rb = record_bound(spec, ties)
+            rows.append([ties, spec, size, round(bound, 4), round(rb, 4), round(s.saturation, 4),
+                         round(s.saturation / bound, 3), round(s.saturation / rb, 3),
+                         ", ".join(f"{k} {v['mean']:.2f}" for k, v in b.utilisation.items() if k != "all"),
+                         round(b.escape_fraction or 0.0, 3), round(time.perf_counter() - t0, 1)])
+            sat[(ties, fam, a)] = (s.saturation, rb)
+            print(rows[-1], flush=True)
+    return rows, sat
+
+
+def rtt(quick: bool) -> tuple[str, list[list[object]], list[str]]:
+    """RT(a) vs RTT(a) saturation under uniform traffic, a = 8 and 16, with
+    the records' fixed tie rule and with random ties."""
+    rows, sat = tie_rows(quick, [(fam, a, f"{2 * a}x{a}", b(a)) for a in (8, 16)
+                                 for fam, b in (("rt", lambda a: 4 / a), ("rtt", lambda a: 6 / a))])
     lines = []
     for ties in ("first", "random"):
         for a in (8, 16):
             (s1, b1), (s2, b2) = sat[(ties, "rt", a)], sat[(ties, "rtt", a)]
             lines.append(f"ties {ties}: RTT({a}) / RT({a}) = {s2 / s1:.3f} measured, {b2 / b1:.3f} record bounds "
                          f"(paper bounds 1.5)")
-    return table(headers, rows), rows, lines
+    return table(HEADERS_TIES, rows), rows, lines
 
 
 PRISM_BOUNDS = {"pt": lambda a: 4 / a, "ptt": lambda a: 6 / a, "pdtt": lambda a: 48 / (7 * a)}
@@ -214,27 +222,8 @@ PRISM_BOUNDS = {"pt": lambda a: 4 / a, "ptt": lambda a: 6 / a, "pdtt": lambda a:
 def prisms(quick: bool, sizes: tuple[int, ...] = (4, 8)) -> tuple[str, list[list[object]], list[str]]:
     """PT(a) / PTT(a) / PDTT(a) (2a x a x a) saturation under uniform traffic
     with the tpds2010 router, both tie rules, utilisation per dimension."""
-    rows, sat = [], {}
-    for ties in ("first", "random"):
-        cfg = sim.preset("tpds2010", warmup=2000 if quick else 3000, measure=3000 if quick else 6000, drain=2000,
-                         tie_break=ties)
-        for a in sizes:
-            for fam, fb in PRISM_BOUNDS.items():
-                spec, bound = f"{fam}:a={a}", fb(a)
-                t = cd.from_spec(spec)
-                t0 = time.perf_counter()
-                s = sim.saturation(t, cfg, "uniform", step=round(bound / 20, 4), max_load=1.0, seed=1)
-                b = max(s.points, key=lambda p: p.accepted)
-                u = b.utilisation
-                rb = record_bound(spec, ties)
-                rows.append([ties, spec, f"{2 * a}x{a}x{a}", round(bound, 4), round(rb, 4), round(s.saturation, 4),
-                             round(s.saturation / bound, 3), round(s.saturation / rb, 3),
-                             ", ".join(f"{k} {v['mean']:.2f}" for k, v in u.items() if k != "all"),
-                             round(b.escape_fraction or 0.0, 3), round(time.perf_counter() - t0, 1)])
-                sat[(ties, fam, a)] = (s.saturation, rb)
-                print(rows[-1], flush=True)
-    headers = ["ties", "spec", "size", "paper bound", "record bound", "saturation", "of paper bound",
-               "of record bound", "utilisation at saturation", "escape-VC hop fraction", "seconds"]
+    rows, sat = tie_rows(quick, [(fam, a, f"{2 * a}x{a}x{a}", fb(a)) for a in sizes
+                                 for fam, fb in PRISM_BOUNDS.items()])
     lines = []
     for ties in ("first", "random"):
         for a in sizes:
@@ -243,7 +232,7 @@ def prisms(quick: bool, sizes: tuple[int, ...] = (4, 8)) -> tuple[str, list[list
                 s1, b1 = sat[(ties, fam, a)]
                 lines.append(f"ties {ties}: {fam.upper()}({a}) / PT({a}) = {s1 / s0:.3f} measured, "
                              f"{b1 / b0:.3f} record bounds (paper bounds {paper})")
-    return table(headers, rows), rows, lines
+    return table(HEADERS_TIES, rows), rows, lines
 
 
 def main() -> None:
