@@ -115,7 +115,11 @@ def _f(x: float | None, fmt: str = ".3f") -> str:
 
 
 def _short(spec: str | None) -> str:
-    """bgl:g6:XXX*ring:4*ring:4*ring:4 -> g6:XXX (the row graph: the rest is the same everywhere)."""
+    """The row graph of a midplane composition, the only part that varies in the pool.
+
+    >>> _short("bgl:g6:GpS_OK*ring:4*ring:4*ring:4"), _short(None)
+    ('g6:GpS_OK', '-')
+    """
     if spec is None:
         return "-"
     if spec.startswith("bgl:") and spec.endswith("*ring:4*ring:4*ring:4"):
