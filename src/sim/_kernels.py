@@ -233,6 +233,42 @@ def _generate(now, in_window, next_gen, rate, poisson, len_min, len_max, src_t, 
 
 
 @njit(cache=True)
+def _packetize(now, tr_term, n_inj, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits, msg_dst, msg_sent,
+               term_router, router_delay, with_records, tie_random, rec_count, records, tw_by_source, free, nfree,
+               pk_msg, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready, pk_hops, pk_ring, pk_state, pk_rem,
+               inj_buf, inj_head, inj_cnt, inj_free, r_count, stats):
+    """Trace mode: every process with a message not yet packetized puts its
+    next packet into its terminal's emptiest injection queue (if it has
+    room). Returns (free-stack size, packets, phits, messages finished)."""
+    packets = 0
+    phits = 0
+    whole_msgs = 0
+    for r in range(tr_term.shape[0]):
+        t = tr_term[r]
+        q = _emptiest_queue(t, n_inj, inj_free)
+        if sq_head[r] < issued[r] and inj_free[q] > 0:
+            m, L, whole = _next_chunk(r, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits)
+            whole_msgs += whole
+            p = free[nfree - 1]
+            nfree -= 1
+            pk_msg[p] = m
+            d = msg_dst[m]
+            u = term_router[t]
+            _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, with_records, tie_random,
+                        rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
+                        pk_hops, pk_ring, pk_state, pk_rem)
+            _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
+            r_count[u] += 1
+            packets += 1
+            phits += L
+            stats[S_INJ_PHITS] += L
+            stats[S_GEN_PHITS] += L
+            stats[S_GEN_PACKETS] += 1
+            stats[S_TAG_GENERATED] += 1
+    return nfree, packets, phits, whole_msgs
+
+
+@njit(cache=True)
 def _finished(now, trace_mode, procs_left, msgs_out, in_flight, max_cycles, end_measure, limit, stats):
     """Whether the run ends after cycle ``now - 1``: a trace when every
     process finished and every message arrived (or at ``max_cycles``); a
@@ -637,29 +673,15 @@ def simulate_kernel(
 
         # ------------------------------------ source queue -> injection queue
         if trace_mode:
-            for r in range(NP):
-                t = tr_term[r]
-                q = _emptiest_queue(t, n_inj, inj_free)
-                if sq_head[r] < issued[r] and inj_free[q] > 0:
-                    m, L, whole = _next_chunk(r, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits)
-                    to_pack -= whole
-                    p = free[nfree - 1]
-                    nfree -= 1
-                    pk_msg[p] = m
-                    d = msg_dst[m]
-                    u = term_router[t]
-                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay,
-                                mode == MODE_DOR or mode == MODE_ADAPTIVE, tie_random, rec_count, records,
-                                tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready,
-                                pk_hops, pk_ring, pk_state, pk_rem)
-                    _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
-                    r_pk[u] += 1
-                    in_flight += 1
-                    injected += 1
-                    stats[S_INJ_PHITS] += L
-                    stats[S_GEN_PHITS] += L
-                    stats[S_GEN_PACKETS] += 1
-                    stats[S_TAG_GENERATED] += 1
+            with_records = mode == MODE_DOR or mode == MODE_ADAPTIVE  # (numba: no control flow in a long call)
+            nfree, packets, phits, whole = _packetize(
+                now, tr_term, n_inj, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits, msg_dst, msg_sent,
+                term_router, router_delay, with_records, tie_random, rec_count, records,
+                tw_by_source, free, nfree, pk_msg, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready, pk_hops,
+                pk_ring, pk_state, pk_rem, inj_buf, inj_head, inj_cnt, inj_free, r_pk, stats)
+            in_flight += packets
+            injected += packets
+            to_pack -= whole
         for tq in range(Q):
             t = tq // n_inj if n_inj > 1 else tq
             # the packet goes to the terminal's emptiest injection queue

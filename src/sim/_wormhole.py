@@ -45,11 +45,11 @@ import numpy as np
 from numba import njit
 
 from ._kernels import (DL_BUBBLE, DL_DATELINE, MODE_ADAPTIVE, MODE_DISTANCE, MODE_DOR, MODE_TABLE, MODE_TWIN,
-                       MODE_UPDOWN, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_GEN_PACKETS, S_GEN_PHITS, S_INJ_PHITS,
+                       MODE_UPDOWN, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_INJ_PHITS,
                        S_MAX_LAT_GEN, S_MAX_LAT_INJ, S_SKIPPED, S_STARVED, S_SUM_HOPS, S_SUM_LAT_GEN, S_SUM_LAT_INJ,
-                       S_SUM_MINHOPS, S_TAG_DELIVERED, S_TAG_GENERATED, S_VIOLATIONS, S_WIN_HOPS, ST_CROSSED,
+                       S_SUM_MINHOPS, S_TAG_DELIVERED, S_VIOLATIONS, S_WIN_HOPS, ST_CROSSED,
                        ST_DOWN, ST_ESCAPED, _candidates, _draw_dest, _gap, _emptiest_queue, _enqueue, _final_stats,
-                       _finished, _generate, _new_packet, _next_chunk, _trace_step, _trace_wake)
+                       _finished, _generate, _new_packet, _packetize, _trace_step, _trace_wake)
 from .errors import SimError
 
 __all__ = ["prepare", "wormhole_kernel"]
@@ -237,29 +237,15 @@ def wormhole_kernel(
 
         # ------------------------------------ source queue -> injection queue
         if trace_mode:
-            for r in range(NP):
-                t = tr_term[r]
-                q = _emptiest_queue(t, n_inj, inj_free)
-                if sq_head[r] < issued[r] and inj_free[q] > 0:
-                    m, L, whole = _next_chunk(r, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits)
-                    to_pack -= whole
-                    p = free[nfree - 1]
-                    nfree -= 1
-                    pk_msg[p] = m
-                    d = msg_dst[m]
-                    u = term_router[t]
-                    _new_packet(p, u, d, term_router[d], L, msg_sent[m], now, router_delay, mode == MODE_DOR,
-                                tie_random, rec_count, records, tw_by_source, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj,
-                                pk_ready, pk_hops, pk_ring, pk_state, pk_rem)
-                    _enqueue(q, p, inj_buf, inj_head, inj_cnt, inj_free)
-                    r_cnt[u] += 1
-                    in_flight += 1
-                    injected += 1
-                    flits_in += L
-                    stats[S_INJ_PHITS] += L
-                    stats[S_GEN_PHITS] += L
-                    stats[S_GEN_PACKETS] += 1
-                    stats[S_TAG_GENERATED] += 1
+            nfree, packets, phits, whole = _packetize(
+                now, tr_term, n_inj, len_max, sq_ptr, sq_head, issued, ph_left, msg_phits, msg_dst, msg_sent,
+                term_router, router_delay, mode == MODE_DOR, tie_random, rec_count, records, tw_by_source, free,
+                nfree, pk_msg, pk_tgen, pk_len, pk_dst, pk_src, pk_tinj, pk_ready, pk_hops, pk_ring, pk_state, pk_rem,
+                inj_buf, inj_head, inj_cnt, inj_free, r_cnt, stats)
+            in_flight += packets
+            injected += packets
+            to_pack -= whole
+            flits_in += phits
         for tq in range(Q):
             t = tq // n_inj if n_inj > 1 else tq
             q = _emptiest_queue(t, n_inj, inj_free)
