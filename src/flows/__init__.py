@@ -7,7 +7,7 @@
 1.111111
 """
 
-from .lp import build_lp_arrays, solve_lp
+from .lp import build_lp_arrays, lp_columns, solve_lp
 from .problem import Demands, FlowError, FlowProblem
 from .check import CrossCheck, cross_check
 from .export import to_pulp, write_model
@@ -16,6 +16,6 @@ from .physical import Board, Packaging, PhysicalModel, RouterDelay, Technology, 
 from .ptas import max_concurrent_flow
 from .result import FlowResult
 
-__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "max_concurrent_flow", "min_latency",
+__all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "lp_columns", "max_concurrent_flow", "min_latency",
            "cross_check", "CrossCheck", "to_pulp", "write_model",
            "Technology", "RouterDelay", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem"]

@@ -104,13 +104,20 @@ def _envelope(points):
 
 
 def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
-                capacity: FlowResult | None = None) -> FlowResult:
+                max_phases: int = 100000, capacity: FlowResult | None = None) -> FlowResult:
     """Route every demand at (near) minimum average latency.
 
     Returns a :class:`FlowResult` with objective ``"latency"``: ``arc_flow``
     routes the demands themselves, ``average_latency`` is its latency per
     unit of demand and ``latency_bound`` a certified lower bound, within
-    ``eps`` of each other unless ``max_steps`` ran out. ``lam`` and
+    ``eps`` of each other unless ``max_steps`` search steps or ``max_phases``
+    PTAS phases (all the search's runs together, the capacity run aside)
+    ran out: then ``status`` says ``"gap ..."`` and the flow is still
+    feasible and the bound still certified. Near capacity (the demand within
+    a few percent of lambda*) the search needs PTAS runs much finer than
+    ``eps``; the phase budget keeps it finite there, and
+    :func:`flows.lp.solve_lp` gives the exact answer when the LP fits.
+    ``lam`` and
     ``upper_bound`` are the capacity (max concurrent flow) bracket. When
     the capacity is below 1 the status is ``"infeasible"`` and the message
     says so.
@@ -128,6 +135,8 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
     """
     if not (0 < eps < 1):
         raise FlowError(f"eps must be in (0, 1), got {eps}")
+    if max_phases < 1:
+        raise FlowError(f"max_phases must be >= 1, got {max_phases}")
     t0 = time.perf_counter()
     total = problem.demands.total
     cap = max_concurrent_flow(problem, eps=eps) if capacity is None else capacity
@@ -174,14 +183,17 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
     hi, best_flow = _envelope(points)
     inner = eps / 3.0
     steps = 0
+    phases = 0
     runs = 1 if capacity is None else 0
     budget = hi if math.isfinite(hi) else 2.0 * lo
-    while steps < max_steps and lo > 0 and not hi <= lo * (1 + eps):
+    while steps < max_steps and phases < max_phases and lo > 0 and not hi <= lo * (1 + eps):
         steps += 1
         if math.isfinite(hi):
             budget = math.sqrt(lo * hi)
-        r = max_concurrent_flow(_with_budget(problem, budget), eps=inner, decide=1.0)
+        r = max_concurrent_flow(_with_budget(problem, budget), eps=inner, decide=1.0,
+                                max_phases=max_phases - phases)
         runs += 1
+        phases += r.iterations
         points.append((r.lam, float(lat @ r.arc_flow), r.arc_flow))
         if r.upper_bound < 1.0:
             lo = max(lo, budget)  # certified: no routing of the demands within this budget
@@ -198,8 +210,8 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
         raise FlowError("no feasible routing found at lambda >= 1; raise max_steps or eps")
     util = (problem.R @ best_flow) / problem.capacity
     certified = hi <= lo * (1 + eps) + 1e-12
-    status = "optimal" if certified else f"gap {hi / lo - 1:.3g} after {steps} steps"
+    status = "optimal" if certified else f"gap {hi / lo - 1:.3g} after {steps} steps ({phases} phases)"
     return FlowResult("ptas", "latency", cap.lam, cap.upper_bound, best_flow, util, problem.resource_names,
                       time.perf_counter() - t0, status=status, iterations=runs,
                       average_latency=hi / total, latency_bound=lo / total,
-                      extra={"ptas_runs": runs, "latency_gap": hi / lo - 1 if lo > 0 else 0.0})
+                      extra={"ptas_runs": runs, "phases": phases, "latency_gap": hi / lo - 1 if lo > 0 else 0.0})

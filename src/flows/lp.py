@@ -21,7 +21,44 @@ import scipy.sparse as sp
 from .problem import FlowError, FlowProblem
 from .result import FlowResult
 
-__all__ = ["solve_lp", "build_lp_arrays"]
+__all__ = ["solve_lp", "build_lp_arrays", "lp_columns"]
+
+
+def _quiet_highs() -> "highspy.Highs":
+    """A Highs instance without its two-line banner, which the constructor
+    prints to file descriptor 1 before any option can silence it (every
+    worker of a sweep would print it into the progress display)."""
+    import os
+    import sys
+
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):
+        return highspy.Highs()
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def lp_columns(problem: FlowProblem, objective: str = "concurrent") -> int:
+    """How many columns :func:`build_lp_arrays` makes: one flow variable per
+    (group, channel), plus lambda for ``"concurrent"``. The LP's memory and
+    time grow with it (HiGHS's interior point: about 100 s at 570000
+    columns, measured in benchmarks/RESULTS.md), so callers size it first.
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> lp_columns(FlowProblem.from_topology(cd.ring(4), Demands.uniform(4)), "latency")   # 4 sources x 8 channels
+    32
+    """
+    dem = problem.demands
+    groups = min(len(np.unique(dem.src)), len(np.unique(dem.dst)))
+    return groups * problem.num_arcs + (1 if objective == "concurrent" else 0)
 
 
 def build_lp_arrays(problem: FlowProblem, objective: str = "concurrent"):
@@ -107,7 +144,7 @@ def solve_lp(problem: FlowProblem, objective: str = "concurrent", *, time_limit:
     """
     t0 = time.perf_counter()
     c, Amat, row_lo, row_hi, col_hi, meta = build_lp_arrays(problem, objective)
-    h = highspy.Highs()
+    h = _quiet_highs()
     h.setOptionValue("output_flag", bool(verbose))
     h.setOptionValue("threads", int(threads))
     if method not in ("ipm", "simplex", "choose"):

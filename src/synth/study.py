@@ -41,6 +41,7 @@ A study is a TOML file (or the same dict in Python)::
     eps = 0.05
     baseline = "torus:8x4"    # marked in the report
     prune = true              # skip candidates whose cheap certified bound cannot beat the best so far
+    lp_limit = 1000000        # latency near capacity: exact HiGHS LP when it has at most this many columns (0: never)
 
     [cross_check]
     top = 3                   # winners re-solved exactly with HiGHS
@@ -84,7 +85,7 @@ _SECTIONS = {
     "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
                  "technology"},
-    "ranking": {"objective", "eps", "baseline", "prune"},
+    "ranking": {"objective", "eps", "baseline", "prune", "lp_limit"},
     "cross_check": {"top"},
     "simulation": {"top", "preset", "step", "max_load"},
 }
@@ -125,6 +126,7 @@ class Study:
     baseline: str | None = None
     cross_check_top: int = 3
     prune: bool = True
+    lp_limit: int = 1_000_000
     sim_top: int = 0
     sim_preset: str = "tpds2010"
     sim_step: float = 0.05
@@ -146,7 +148,8 @@ class Study:
                          **({"boards": [dict(b) for b in self.boards], "pins_per_wire": self.pins_per_wire,
                              "router_pins": self.router_pins} if self.packaging == "custom" else {}),
                          **({"technology": dict(self.technology)} if self.technology else {})},
-            "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune},
+            "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune,
+                        "lp_limit": self.lp_limit},
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "step": self.sim_step,
                            "max_load": self.sim_max_load},
@@ -472,6 +475,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     prune = r.get("prune", True)
     if not isinstance(prune, bool):
         raise _err("ranking.prune", f"must be true or false, got {prune!r}")
+    lp_limit = _int(r, "lp_limit", "ranking.", minimum=0, default=1_000_000)
     x = _table(d, "cross_check")
     top = _int(x, "top", "cross_check.", minimum=0, default=3)
     sm = _table(d, "simulation")
@@ -492,7 +496,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                  app=str(app).lower(), app_class=str(app_class), packaging=packaging, wiring=wiring, boards=boards,
                  pins_per_wire=pins_per_wire, router_pins=router_pins, technology=tech,
                  blocks=tuple(tuple(b) for b in blocks), connector_pins=dict(pins), objective=objective,
-                 eps=float(eps), baseline=baseline, cross_check_top=top, prune=prune, sim_top=sim_top,
+                 eps=float(eps), baseline=baseline, cross_check_top=top, prune=prune, lp_limit=lp_limit, sim_top=sim_top,
                  sim_preset=sim_preset, sim_step=float(step), sim_max_load=float(max_load))
 
 

@@ -127,3 +127,20 @@ def test_split_routing_makes_low_load_latency_exact():
     r = min_latency(p)
     exact = solve_lp(p, objective="latency")
     assert r.average_latency == pytest.approx(exact.average_latency) == pytest.approx(r.latency_bound)
+
+
+def test_phase_budget_stops_the_search_with_a_feasible_flow_and_a_certified_bound():
+    # 1% below capacity: certifying eps = 1% there takes many fine PTAS runs
+    t = cd.torus((4, 4))
+    rng = np.random.default_rng(5)
+    s = rng.integers(0, 16, 40)
+    d = (s + rng.integers(1, 16, 40)) % 16
+    p = FlowProblem.from_topology(t, Demands(s, d, rng.uniform(0.2, 1, 40)))
+    p = p.scaled(solve_lp(p).lam * 0.99)
+    exact = solve_lp(p, "latency").average_latency
+    r = min_latency(p, eps=0.01, max_phases=50)
+    assert r.extra["phases"] <= 50 and r.status.startswith("gap ") and "50 phases" in r.status
+    assert r.latency_bound <= exact * (1 + 1e-7) <= r.average_latency * (1 + 1e-7)
+    assert ((p.R @ r.arc_flow) / p.capacity).max() <= 1 + 1e-9
+    with pytest.raises(Exception, match="max_phases must be >= 1"):
+        min_latency(p, max_phases=0)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import candidates as cd
-from flows import Demands, FlowError, FlowProblem, solve_lp
+from flows import Demands, FlowError, FlowProblem, build_lp_arrays, lp_columns, solve_lp
 
 
 @pytest.mark.parametrize("spec", ["rt:a=2", "rt:a=4", "rtt:a=3", "rtt:a=4", "pt:a=2", "ptt:a=2", "pdtt:a=2", "pdtt:a=3"])
@@ -174,3 +174,15 @@ def test_cross_check_reports_agreement():
     t = cd.torus((4, 4))
     c = cross_check(FlowProblem.from_topology(t, Demands.random(16, 64, seed=4)), eps=0.05)
     assert c.ok and 0 <= c.relative_difference <= 0.05 / 1.05 + 1e-9
+
+
+@pytest.mark.parametrize("objective", ["concurrent", "latency"])
+def test_lp_columns_is_the_size_of_the_built_lp(objective):
+    t = cd.torus((3, 4))
+    rng = np.random.default_rng(2)
+    s = rng.integers(0, 12, 30)
+    d = (s + rng.integers(1, 12, 30)) % 12
+    for dem in (Demands(s, d, np.ones(30)), Demands(s, np.full(30, 5), np.ones(30))):
+        dem = Demands(dem.src[dem.src != dem.dst], dem.dst[dem.src != dem.dst], dem.amount[dem.src != dem.dst])
+        p = FlowProblem.from_topology(t, dem)
+        assert lp_columns(p, objective) == build_lp_arrays(p, objective)[1].shape[1]

@@ -133,6 +133,7 @@ def test_default_study_is_valid_and_builtin():
     ({"candidates": {"specs": ["torus:0x4"]}}, r"candidates.specs: 'torus:0x4'"),
     ({"candidates": {}}, r"the pool is empty"),
     ({"ranking": {"eps": 2}}, r"ranking.eps: must be a number in \(0, 1\)"),
+    ({"ranking": {"lp_limit": -1}}, r"ranking.lp_limit: must be an integer >= 0, got -1"),
     ({"traffic": {"scales": [0.1, -1]}}, r"traffic.scales: must be a list of positive numbers"),
     ({"physical": {"wiring": "uniform"}}, r"physical.packaging: wiring, blocks, connector_pins and technology need a packaging"),
 ])
@@ -495,3 +496,29 @@ def test_fingerprint_follows_the_contents_of_the_files_a_study_reads(tmp_path):
     assert study_from_dict(d).fingerprint() == first
     dem.write_text("src,dst,amount\n0,5,0.5\n3,9,0.75\n")
     assert study_from_dict(d).fingerprint() != first
+
+
+def test_latency_near_capacity_is_solved_exactly_when_the_lp_fits():
+    """Within 2 eps of capacity the PTAS search needs runs far finer than eps:
+    the exact LP answers there (and decides scales inside the capacity
+    bracket); with lp_limit = 0 the PTAS answers, or says undecided."""
+    from synth.evaluate import evaluate
+
+    base = {"candidates": {"specs": ["torus:4x4"]}, "traffic": {"pattern": "random", "count": 40}}
+    st0 = study_from_dict(base | {"ranking": {"objective": "capacity"}})
+    p = build_problem(from_spec("torus:4x4"), st0)
+    lam = flows.solve_lp(p).lam
+    far, near = round(0.5 * lam, 6), round(0.97 * lam, 6)
+    exact = {s: flows.solve_lp(p.scaled(s), "latency").average_latency for s in (far, near)}
+    lat = evaluate("torus:4x4", study_from_dict(base | {"traffic": base["traffic"] | {"scales": [far, near]}}))["latency"]
+    assert [x["solver"] for x in lat] == ["ptas", "lp"]
+    assert lat[0]["latency_bound"] <= exact[far] * (1 + 1e-7) and exact[far] <= lat[0]["average_latency"] * (1 + 1e-7)
+    assert lat[1]["average_latency"] == pytest.approx(exact[near], rel=1e-6)
+    assert lat[1]["latency_bound"] == lat[1]["average_latency"]
+    off = evaluate("torus:4x4", study_from_dict(base | {"traffic": base["traffic"] | {"scales": [near]},
+                                                       "ranking": {"lp_limit": 0}}))["latency"][0]
+    assert off["solver"] == "ptas" or off["status"] == "undecided"
+    if off["status"] == "undecided":
+        assert "raise ranking.lp_limit" in off["reason"]
+    else:
+        assert off["latency_bound"] <= exact[near] * (1 + 1e-7) <= off["average_latency"] * (1 + 1e-7)
