@@ -503,8 +503,8 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
                         solvers[x.get("solver", "ptas")] = solvers.get(x.get("solver", "ptas"), 0) + 1
     if solvers:
         out.append(f"Latencies: {solvers.get('lp', 0)} of {sum(solvers.values())} are exact LP optima (HiGHS), "
-                   "computed where a design runs within 2 eps = 10% of its capacity or the PTAS search stopped "
-                   "short of eps; the others are PTAS values certified within eps = 5% of the optimum (the "
+                   "computed where the PTAS search (its budget: the phases of one capacity run) stopped short of eps, "
+                   "near capacity; the others are PTAS values certified within eps = 5% of the optimum (the "
                    "optimum is at most 5% lower), so differences below 5% between two designs are not significant.")
     ag = data["runs"]["aggregate"]
     curve = []

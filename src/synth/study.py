@@ -41,7 +41,7 @@ A study is a TOML file (or the same dict in Python)::
     eps = 0.05
     baseline = "torus:8x4"    # marked in the report
     prune = true              # skip candidates whose cheap certified bound cannot beat the best so far
-    lp_limit = 1000000        # latency near capacity: exact HiGHS LP when it has at most this many columns (0: never)
+    lp_limit = 1000000        # latency: exact HiGHS LP where the PTAS search falls short, if it has at most this many columns (0: never)
 
     [cross_check]
     top = 3                   # winners re-solved exactly with HiGHS
