@@ -40,7 +40,8 @@ def _slug(spec: str) -> str:
 def _write_csv(d: dict[str, Any], path: Path) -> None:
     scales = d["study"]["traffic"]["scales"]
     cols = ["rank", "spec", "status", "routers", "links", "max_degree", "diameter", "average_distance", "lambda",
-            "upper_bound", "gap"] + [f"latency@{s:g}" for s in scales] + ["seconds", "reason"]
+            "upper_bound", "gap"] + [f"latency@{s:g}" for s in scales] + \
+        [f"latency_bound@{s:g}" for s in scales] + [f"latency_solver@{s:g}" for s in scales] + ["seconds", "reason"]
     rank = {s: i + 1 for i, s in enumerate(d["ranking"])}
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -52,6 +53,9 @@ def _write_csv(d: dict[str, Any], path: Path) -> None:
                         r.get("max_degree", ""), r.get("diameter", ""), r.get("average_distance", ""),
                         cap.get("lambda", ""), cap.get("upper_bound", ""), cap.get("gap", "")]
                        + [x.get("average_latency", "") if x.get("average_latency") is not None else "" for x in lat]
+                       + [x.get("latency_bound", "") if x.get("latency_bound") is not None else "" for x in lat]
+                       # records written before the LP fallback existed have no solver: theirs was the PTAS
+                       + [x.get("solver", "ptas") if x.get("average_latency") is not None else "" for x in lat]
                        + [f"{r.get('seconds', 0):.3f}", r.get("reason", "")])
 
 

@@ -74,6 +74,15 @@ def test_outputs(small_run):
     assert d["ranking"] == res.ranking and len(d["records"]) == 8
     rows = list(csv.DictReader((out / "results.csv").open()))
     assert [r["spec"] for r in rows[: len(res.ranking)]] == res.ranking
+    for r in rows:
+        rec = next(x for x in res.records if x["spec"] == r["spec"])
+        for k, lat in enumerate(rec.get("latency") or []):
+            s = f"{SMALL['traffic']['scales'][k]:g}"
+            if lat["average_latency"] is None:
+                assert r[f"latency@{s}"] == r[f"latency_bound@{s}"] == r[f"latency_solver@{s}"] == ""
+            else:
+                assert float(r[f"latency_bound@{s}"]) <= float(r[f"latency@{s}"]) <= float(r[f"latency_bound@{s}"]) * 1.05
+                assert r[f"latency_solver@{s}"] == lat["solver"] in ("ptas", "lp")
     html = (out / "report.html").read_text()
     for needle in ("Ranking", "Latency–throughput trade-off", "Bottleneck resources", "Exact LP cross-check",
                    "Winners", "data:image/png;base64", "(baseline)", "Pruned before the PTAS: 1 x router degree 15"):
