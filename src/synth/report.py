@@ -212,7 +212,8 @@ def render_report(out: str | Path) -> Path:
         rows.append([rank.get(r["spec"], "-"), r["spec"] + (" (baseline)" if r["spec"] == sd["ranking"]["baseline"] else ""),
                      r["status"], r.get("routers"), r.get("links"), r.get("max_degree"), r.get("diameter"),
                      r.get("average_distance"), cap.get("lambda"), cap.get("gap")]
-                    + [x.get("average_latency") for x in lat] + [r.get("reason", "")])
+                    + [_fmt(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
+                    + [r.get("reason", "")])
     head = ["rank", "candidate", "status", "routers", "links", "degree", "diameter", "avg distance", "lambda", "gap"] + \
         [f"latency @ {s:g}" for s in (scales if any(r.get("latency") for r in d["records"]) else [])] + ["note"]
     statuses = {}
@@ -232,6 +233,9 @@ def render_report(out: str | Path) -> Path:
         "<h2>The study</h2><pre>" + html.escape(json.dumps(sd, indent=1)) + "</pre>",
         "<h2>Ranking</h2>", _table(rows, head),
     ]
+    if any(x.get("solver") == "lp" for r in d["records"] for x in r.get("latency") or []):
+        parts.append("<p>Latencies marked (LP) are exact optima from HiGHS, solved where the PTAS search stopped "
+                     "short of eps (near a candidate's capacity); the others are within eps of the optimum.</p>")
     if pruned:
         reasons: dict[str, int] = {}
         for r in pruned:

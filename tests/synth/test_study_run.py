@@ -9,7 +9,7 @@ import pytest
 import flows
 from candidates import from_spec, read_topology
 from synth.cli import main
-from synth.evaluate import build_problem
+from synth.evaluate import build_problem, evaluate
 from synth.run import run
 from synth.study import StudyError, builtin_study, load_study, study_from_dict
 
@@ -507,32 +507,30 @@ def test_fingerprint_follows_the_contents_of_the_files_a_study_reads(tmp_path):
     assert study_from_dict(d).fingerprint() != first
 
 
-def test_latency_inside_the_capacity_bracket_is_decided_by_the_lp_when_it_fits():
-    """A scale between the PTAS's certified lambda and its upper bound: the
-    exact LP decides it (a latency, or infeasible); with lp_limit = 0 it is
-    undecided and the reason says how to decide it. Far below capacity the
-    PTAS answers within eps of the LP optimum."""
-    from synth.evaluate import evaluate
-
+def test_latency_inside_the_capacity_bracket_is_decided_by_the_lp_when_it_fits(tmp_path):
+    """Scales between the PTAS's certified lambda and its upper bound: the
+    exact LP decides them (a latency below lambda*, infeasible above); with
+    lp_limit = 0 they are undecided and the reason says how to decide them.
+    Far below capacity the PTAS answers within eps of the LP optimum."""
     base = {"candidates": {"specs": ["torus:4x4"]}, "traffic": {"pattern": "random", "count": 40}}
     st0 = study_from_dict(base | {"ranking": {"objective": "capacity"}})
     p = build_problem(from_spec("torus:4x4"), st0)
     cap = flows.max_concurrent_flow(p, eps=st0.eps)
-    assert cap.lam < cap.upper_bound
-    far, mid = 0.5 * cap.lam, 0.5 * (cap.lam + cap.upper_bound)
     lam = flows.solve_lp(p).lam
-    exact_far = flows.solve_lp(p.scaled(far), "latency").average_latency
-    lat = evaluate("torus:4x4", study_from_dict(base | {"traffic": base["traffic"] | {"scales": [far, mid]}}))["latency"]
-    assert [x["solver"] for x in lat] == ["ptas", "lp"]
-    assert lat[0]["latency_bound"] <= exact_far * (1 + 1e-7)
-    assert exact_far <= lat[0]["average_latency"] * (1 + 1e-7)
-    if lam >= mid:
-        assert lat[1]["status"] == "ok"
-        assert lat[1]["average_latency"] == pytest.approx(flows.solve_lp(p.scaled(mid), "latency").average_latency)
-        assert lat[1]["latency_bound"] == lat[1]["average_latency"]
-    else:
-        assert lat[1]["status"] == "infeasible" and lat[1]["average_latency"] is None
-    off = evaluate("torus:4x4", study_from_dict(base | {"traffic": base["traffic"] | {"scales": [mid]},
+    assert cap.lam < lam < cap.upper_bound   # 0.5643 < 4/7 < 0.5898
+    far, below, above = 0.5 * cap.lam, 0.5 * (cap.lam + lam), 0.5 * (lam + cap.upper_bound)
+    exact = {s: flows.solve_lp(p.scaled(s), "latency").average_latency for s in (far, below)}
+    res = run(study_from_dict(base | {"traffic": base["traffic"] | {"scales": [far, below, above]},
+                                      "cross_check": {"top": 0}}), tmp_path, jobs=1)
+    lat = res.records[0]["latency"]
+    assert [x["solver"] for x in lat] == ["ptas", "lp", "lp"]
+    assert lat[0]["latency_bound"] <= exact[far] * (1 + 1e-7)
+    assert exact[far] <= lat[0]["average_latency"] * (1 + 1e-7)
+    assert lat[1]["status"] == "ok" and lat[1]["average_latency"] == pytest.approx(exact[below])
+    assert lat[1]["latency_bound"] == lat[1]["average_latency"]
+    assert lat[2]["status"] == "infeasible" and lat[2]["average_latency"] is None
+    assert f"{exact[below]:.4g} (LP)</td>" in (tmp_path / "report.html").read_text()
+    off = evaluate("torus:4x4", study_from_dict(base | {"traffic": base["traffic"] | {"scales": [below]},
                                                        "ranking": {"lp_limit": 0}}))["latency"][0]
     assert off["status"] == "undecided"
     assert f"raise ranking.lp_limit to {flows.lp_columns(p, 'latency')} to decide" in off["reason"]
