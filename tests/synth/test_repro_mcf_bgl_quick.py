@@ -62,6 +62,8 @@ def test_table2_quick_core(repro):
         assert r["scale"] == pytest.approx(data["fractions"][0] * r["torus_capacity"], rel=1e-3)
     text = repro.table2_text(data, 3)
     assert "Table II" in text and "BT" in text
+    notes = repro.table2_notes(data, 3)
+    assert "Pool: the first 3 row graphs" in notes and "of 2 applications the best design and the torus" in notes
 
 
 @pytest.mark.slow
