@@ -140,6 +140,11 @@ def row_graph_info(spec: str) -> dict:
     return {"edges": edges, "long": sum(1 for s in spans if s > 1), "span": sum(spans), "max_span": max(spans)}
 
 
+def _figname(stem: str, rows_limit: int | None) -> str:
+    """Quick mode writes its own files: a quick run must not overwrite the full run's figures."""
+    return f"mcf_bgl_{stem}{'_quick' if rows_limit else ''}.png"
+
+
 def _plt():
     import matplotlib
 
@@ -191,9 +196,9 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
         ax.set_xlabel("demand scale")
         ax.set_ylabel("best minimum average latency (ns)")
         ax.legend()
-        fig.savefig(FIGS / "mcf_bgl_tradeoff.png", dpi=90, bbox_inches="tight")
+        fig.savefig(FIGS / _figname("tradeoff", rows_limit), dpi=90, bbox_inches="tight")
         plt.close(fig)
-        out.append("Trade-off curves (the paper's Fig. 3): `benchmarks/figures/mcf_bgl_tradeoff.png`.")
+        out.append(f"Trade-off curves (the paper's Fig. 3): `benchmarks/figures/{_figname('tradeoff', rows_limit)}`.")
     except Exception as exc:  # the numbers matter more than the picture
         out.append(f"(figure not written: {exc})")
     return "\n\n".join(out), data
@@ -248,9 +253,9 @@ def pins_sweep(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple
             a2.text(-0.5, y, f"{pins[k]}", ha="right", va="center", fontsize=8)
         a2.set_axis_off()
         a2.set_title("Fig. 5: the winner's row graph (long links red)")
-        fig.savefig(FIGS / "mcf_bgl_pins.png", dpi=90, bbox_inches="tight")
+        fig.savefig(FIGS / _figname("pins", rows_limit), dpi=90, bbox_inches="tight")
         plt.close(fig)
-        text += "\n\nFigs. 4 and 5: `benchmarks/figures/mcf_bgl_pins.png`."
+        text += f"\n\nFigs. 4 and 5: `benchmarks/figures/{_figname('pins', rows_limit)}`."
     except Exception as exc:
         text += f"\n\n(figure not written: {exc})"
     return text, summ
@@ -520,7 +525,7 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
     curve.sort()
     out.append("Fig. 6 (aggregate traffic; torus capacity "
                f"{ag['torus_lambda']:.3f}): best minimum latency (ns) of the pool and of the torus per demand "
-               "scale; `benchmarks/figures/mcf_bgl_fig6.png`.\n\n" + table(
+               f"scale; `benchmarks/figures/{_figname('fig6', rows_limit)}`.\n\n" + table(
                    ["scale", "optimum", "torus", "winner"],
                    [[f"{s:.4g}", _f(a, ".2f"), _f(t, ".2f"), _short(w)] for s, a, t, w in curve]))
     try:
@@ -531,7 +536,7 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
         ax.set_xlabel("demand scale (aggregate NAS traffic)")
         ax.set_ylabel("minimum average latency (ns)")
         ax.legend()
-        fig.savefig(FIGS / "mcf_bgl_fig6.png", dpi=90, bbox_inches="tight")
+        fig.savefig(FIGS / _figname("fig6", rows_limit), dpi=90, bbox_inches="tight")
         plt.close(fig)
         fig, ax = plt.subplots(figsize=(8, 3.8))
         cols = ["aggregate_latency", "uniform_latency", "torus_latency"]
@@ -547,9 +552,9 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
         ax.set_ylabel("latency / per-app optimum")
         ax.set_title(f"Table II at {data['fractions'][0]:g} x torus capacity")
         ax.legend(ncol=3, fontsize=7)
-        fig.savefig(FIGS / "mcf_bgl_table2.png", dpi=90, bbox_inches="tight")
+        fig.savefig(FIGS / _figname("table2", rows_limit), dpi=90, bbox_inches="tight")
         plt.close(fig)
-        out.append("Table II as bars, ours beside the paper's: `benchmarks/figures/mcf_bgl_table2.png`.")
+        out.append(f"Table II as bars, ours beside the paper's: `benchmarks/figures/{_figname('table2', rows_limit)}`.")
     except Exception as exc:
         out.append(f"(figures not written: {exc})")
     return "\n\n".join(out)
@@ -662,9 +667,9 @@ def sensitivity_text(data: list[dict], rows_limit: int | None) -> str:
         a2.axvspan(12, 56, color="C1", alpha=0.2, label="paper (12-56%)")
         a2.set_xlabel("latency reduction vs torus (%)")
         a2.legend(fontsize=7)
-        fig.savefig(FIGS / "mcf_bgl_sensitivity.png", dpi=90, bbox_inches="tight")
+        fig.savefig(FIGS / _figname("sensitivity", rows_limit), dpi=90, bbox_inches="tight")
         plt.close(fig)
-        text += "\n\nAs bars: `benchmarks/figures/mcf_bgl_sensitivity.png`."
+        text += f"\n\nAs bars: `benchmarks/figures/{_figname('sensitivity', rows_limit)}`."
     except Exception as exc:
         text += f"\n\n(figure not written: {exc})"
     return text

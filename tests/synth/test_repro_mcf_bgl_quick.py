@@ -43,7 +43,8 @@ def test_locations_are_the_same_machine_for_torus_and_compositions(repro):
 
 
 @pytest.mark.slow
-def test_table2_quick_core(repro):
+def test_table2_quick_core(repro, tmp_path, monkeypatch):
+    monkeypatch.setattr(repro, "FIGS", tmp_path)   # the repository's figures stay those of the recorded runs
     data = repro.table2_data(3, 2, None, apps=("bt", "cg"), fig6=())
     rows = data["rows"][data["fractions"][0]]
     for app in ("bt", "cg"):
@@ -62,6 +63,7 @@ def test_table2_quick_core(repro):
         assert r["scale"] == pytest.approx(data["fractions"][0] * r["torus_capacity"], rel=1e-3)
     text = repro.table2_text(data, 3)
     assert "Table II" in text and "BT" in text
+    assert (tmp_path / "mcf_bgl_table2_quick.png").exists()
     notes = repro.table2_notes(data, 3)
     assert "Pool: the first 3 row graphs" in notes and "of 2 applications the best design and the torus" in notes
 
