@@ -81,8 +81,9 @@ def near_capacity(quick: bool, record_it: bool) -> None:
                body + "\n\neps = 0.05, one thread; min_latency with its default phase budget (100000 phases for "
                "the whole search) reusing the capacity run. Near capacity every search step must decide "
                "lambda(budget) >= 1 while lambda* is only a few percent above 1, which needs PTAS runs far "
-               "finer than eps; synth therefore solves latency within 2 eps of capacity (and wherever the "
-               "search stops short of eps) with the LP when it has at most `ranking.lp_limit` columns.")
+               "finer than eps; synth therefore gives the search a budget of one capacity run and solves the LP "
+               "where it stops short of eps (or the load lies inside the capacity bracket), when the LP has at "
+               "most `ranking.lp_limit` columns.")
 
 
 def main() -> None:

@@ -500,14 +500,13 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
                "gives no capacities for Table II; its Fig. 6 says the optimum carries 'much larger' traffic.\n\n"
                + table(["app", "optimum", "best evaluated", "aggregate opt.", "uniform opt.", "best uniform", "torus",
                         "torus (uniform)", "best / torus"], body))
-    solvers: dict[str, int] = {}
-    for run in data["runs"].values():
-        for key, recs in run.items():
-            for rec in (recs if key.startswith("pool_") else [recs] if key.startswith("torus_") else []):
-                for x in rec.get("latency", []) if isinstance(rec, dict) else []:
-                    if x.get("average_latency") is not None:
-                        solvers[x.get("solver", "ptas")] = solvers.get(x.get("solver", "ptas"), 0) + 1
     recs = [rec for run in data["runs"].values() for key, v in run.items() if key.startswith("pool_") for rec in v]
+    torus = [v for run in data["runs"].values() for key, v in run.items() if key.startswith("torus_")
+             and isinstance(v, dict)]
+    solvers: dict[str, int] = {}
+    for x in (x for rec in recs + torus for x in rec.get("latency") or []):
+        if x.get("average_latency") is not None:
+            solvers[x.get("solver", "ptas")] = solvers.get(x.get("solver", "ptas"), 0) + 1
     resumed = sum(v for run in data["runs"].values() for key, v in run.items() if key.startswith("resumed_"))
     out.append(f"Candidate evaluations: {len(recs)}, {resumed} of them taken from an earlier run in --workdir; "
                f"their own evaluation time adds up to {sum(r.get('seconds', 0) for r in recs) / 60:.0f} CPU-minutes "
@@ -794,19 +793,16 @@ def table2_notes(data: dict, rows_limit: int | None) -> str:
                 if c["best_uniform_capacity"] and c["best_capacity"]]
     tor_uni = [c["torus_uniform_capacity"] / c["torus_capacity"] for c in cap.values()
                if c["torus_uniform_capacity"] and c["torus_capacity"]]
-    pins = total = 0
-    for a in apps:
-        for rec in data["runs"][a]["pool_flexible"] + [data["runs"][a]["torus_flexible"]]:
-            b = (rec.get("capacity") or {}).get("bottlenecks") or []
-            if b:
-                total += 1
-                pins += "connector pins" in b[0]["resource"]
     def neck(rec):
         b = ((rec or {}).get("capacity") or {}).get("bottlenecks") or []
         return b[0]["resource"] if b else None
 
-    same_neck = sum(1 for a in apps if neck(_best_capacity(data["runs"][a]["pool_flexible"])) is not None and
-                    neck(_best_capacity(data["runs"][a]["pool_flexible"])) == neck(data["runs"][a]["torus_flexible"]))
+    necks = [neck(rec) for a in apps for rec in data["runs"][a]["pool_flexible"] + [data["runs"][a]["torus_flexible"]]]
+    total = sum(1 for n in necks if n is not None)
+    pins = sum(1 for n in necks if n is not None and "connector pins" in n)
+    best_necks = [(neck(_best_capacity(data["runs"][a]["pool_flexible"])), neck(data["runs"][a]["torus_flexible"]))
+                  for a in apps]
+    same_neck = sum(1 for b, t in best_necks if b is not None and b == t)
     same_card = [inf[a]["share_same_card"] for a in apps]
     ag = data["runs"].get("aggregate")
     over = []  # (scale, best latency or None) at and above the torus's capacity

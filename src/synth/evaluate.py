@@ -174,8 +174,8 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
         cap = flows.max_concurrent_flow(problem, eps=study.eps)
         rec["capacity"] = _summary(cap, problem)
         if study.objective in ("latency", "both"):
-            lat = [_latency_at(problem, s, cap, study) for s in study.scales]
-            rec["latency"] = lat
+            cols = flows.lp_columns(problem, "latency")
+            rec["latency"] = [_latency_at(problem, s, cap, study, cols) for s in study.scales]
     except ToposynthError as exc:
         rec.update(status="failed", reason=str(exc))
     except Exception as exc:  # a solver error must not stop the sweep
@@ -186,23 +186,23 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
     return rec
 
 
-def _latency_at(problem, s: float, cap, study: Study) -> dict[str, Any]:
+def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, Any]:
     """The latency record of one demand scale.
 
     The PTAS search certifies the minimum latency within eps in well under a
     second on most candidates, even at 98.5% of capacity (a torus with
-    random demands: 0.9 s, the LP 124 s), but on some it needs runs far
+    random demands: 0.6 s, the LP 96 s; benchmarks/RESULTS.md), but on some it needs runs far
     finer than eps near capacity (a BG/L midplane candidate under uniform
     wiring 1.5% below capacity ran for more than 6 minutes). So the search
     gets a phase budget of one capacity run (at least 5000 phases), and
     where it stops short of eps, or the scale lies inside the capacity's
     certified bracket, the exact HiGHS LP answers when it has at most
-    ``study.lp_limit`` columns (about 100 s at 570000). ``solver`` says which
-    one gave the number.
+    ``study.lp_limit`` columns (``cols``, :func:`flows.lp_columns`; about
+    100 s at 570000). ``solver`` says which one gave the number.
     """
     import flows
 
-    fits = 0 < flows.lp_columns(problem, "latency") <= study.lp_limit
+    fits = 0 < cols <= study.lp_limit
     if s > cap.upper_bound:
         return {"scale": s, "status": "infeasible", "average_latency": None, "latency_bound": None,
                 "reason": f"capacity lambda <= {cap.upper_bound:.4g} < {s}"}
@@ -211,7 +211,7 @@ def _latency_at(problem, s: float, cap, study: Study) -> dict[str, Any]:
         # within the capacity's certified bracket: deciding it needs a much finer run
         return {"scale": s, "status": "undecided", "average_latency": None, "latency_bound": None,
                 "reason": f"at capacity within eps: lambda in [{cap.lam:.4g}, {cap.upper_bound:.4g}]; "
-                          f"raise ranking.lp_limit to {flows.lp_columns(problem, 'latency')} to decide it exactly"}
+                          f"raise ranking.lp_limit to {cols} to decide it exactly"}
     if s <= cap.lam:
         # the capacity run serves every scale: lambda(s * d) = lambda(d) / s, same flow
         cap_s = dataclasses.replace(cap, lam=cap.lam / s, upper_bound=cap.upper_bound / s)

@@ -235,7 +235,7 @@ def render_report(out: str | Path) -> Path:
     ]
     if any(x.get("solver") == "lp" for r in d["records"] for x in r.get("latency") or []):
         parts.append("<p>Latencies marked (LP) are exact optima from HiGHS, solved where the PTAS search stopped "
-                     "short of eps (near a candidate's capacity); the others are within eps of the optimum.</p>")
+                     "short of eps or the load sat inside the capacity's certified bracket (near a candidate's capacity); the others are within eps of the optimum.</p>")
     if pruned:
         reasons: dict[str, int] = {}
         for r in pruned:
