@@ -67,7 +67,8 @@ def speed(quick: bool) -> tuple[str, list[list[object]]]:
                                    measure=10000 if quick else 40000).replace(name="singleflit+wormhole"), 0.1),
         ("torus:8x8x8", sim.preset("singleflit", switching="wormhole", packet_length=16, buffer_flits=8, warmup=1000,
                                    measure=5000 if quick else 20000).replace(name="wormhole, 8-flit VCs"), 0.1),
-        ("torus:8x8", sim.preset("booksim", warmup=1000, measure=20000 if quick else 80000), 0.15),
+        ("torus:8x8", sim.preset("booksim", measurement="fixed", warmup=1000, measure=20000 if quick else 80000), 0.15),
+        ("torus:8x8x8", sim.preset("booksim", measurement="fixed", warmup=1000, measure=5000 if quick else 20000), 0.1),
     ]
     rows = []
     for spec, cfg, load in cases:

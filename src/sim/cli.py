@@ -69,6 +69,14 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                    help="virtual cut-through (vct, default) or flit-level wormhole")
     s.add_argument("--buffer-flits", type=int, dest="buffer_flits",
                    help="wormhole: VC buffer in flits (default 0: --buffer x the longest packet)")
+    s.add_argument("--router", choices=("simple", "iq"),
+                   help="router model: simple (VCT/wormhole kernels) or iq (BookSim2's input-queued router)")
+    s.add_argument("--measurement", choices=("fixed", "booksim"),
+                   help="fixed warm-up/window/drain, or BookSim2's sample periods and latency threshold (router iq)")
+    s.add_argument("--self-traffic", dest="self_traffic", action="store_true", default=None,
+                   help="router iq: uniform traffic includes the source, permutation fixed points send to themselves")
+    s.add_argument("--definition", choices=("accepted", "stable"), default="accepted",
+                   help="with --saturation: highest accepted load, or BookSim2's highest stable offered load")
     s.add_argument("--router-delay", type=int, help="router pipeline delay, cycles")
     s.add_argument("--link-latency", type=int, help="link latency, cycles")
     s.add_argument("--injection", choices=("bernoulli", "poisson"), help="arrival process")
@@ -104,7 +112,8 @@ def _config(args: argparse.Namespace):
     changes: dict[str, Any] = {}
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
               "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
-              "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits"):
+              "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits", "router", "measurement",
+              "self_traffic"):
         v = getattr(args, f, None)
         if v is not None:
             changes[f] = v
@@ -152,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         raise SimError("--plot needs --sweep or --saturation")
     if args.sweep or args.saturation:
         if args.saturation:
-            res = saturation(topo, cfg, pat, step=args.step, seed=args.seed)
+            res = saturation(topo, cfg, pat, step=args.step, seed=args.seed, definition=args.definition)
         else:
             loads = _loads(args.loads) if args.loads else None
             res = sweep(topo, cfg, pat, loads, seed=args.seed)
@@ -183,13 +192,16 @@ def run(args: argparse.Namespace) -> int:
         ("offered / accepted", f"{r.offered:.4g} / {r.accepted:.4g}"),
         ("latency (injection)", f"mean {_fmt(r.latency)}, p50 {_fmt(r.latency_percentiles['p50'])}, "
                                 f"p99 {_fmt(r.latency_percentiles['p99'])}, max {_fmt(r.latency_max)}"),
-        ("latency (generation)", f"mean {_fmt(r.latency_generation)}"),
+        ("latency (generation)", f"mean {_fmt(r.latency_generation)}"
+                                 + (f" +- {r.latency_ci95:.3g} (95%)" if r.latency_ci95 is not None else "")),
         ("hops", f"{_fmt(r.hops)} (minimal {_fmt(r.min_hops)})"),
         ("channel utilisation", ", ".join(f"{k} {v['mean']:.3g}" for k, v in r.utilisation.items())),
         ("deadlock", f"{r.deadlock} ({r.deadlock_kind})" if r.deadlock else "no"),
         ("cycles", f"{r.cycles} in {r.seconds:.3g} s ({r.router_cycles_per_second / 1e6:.3g} M router-cycles/s)"),
     ]
-    if not r.drained and not r.deadlock:
+    if not r.stable and not r.deadlock:
+        rows.append(("note", "unstable: the mean latency passed the latency threshold (beyond saturation)"))
+    elif not r.drained and not r.deadlock:
         rows.append(("note", "the window's packets did not all arrive within the drain limit (saturated)"))
     w = max(len(k) for k, _ in rows)
     for k, v in rows:

@@ -99,8 +99,46 @@ class SimConfig:
         round trip); smaller buffers throttle every VC to ``buffer_flits``
         flits per round trip.
     buffer_flits : int
-        Wormhole only: capacity of every input VC in flits; 0 means
-        ``buffer_packets`` maximum-size packets. Ignored by ``vct``.
+        Wormhole and ``router="iq"``: capacity of every input VC in flits;
+        0 means ``buffer_packets`` maximum-size packets. Ignored by ``vct``.
+    router : str
+        ``simple`` (the VCT / wormhole kernels above, ``router_delay`` cycles
+        from a header's arrival to its eligibility to leave) or ``iq``:
+        BookSim2's input-queued VC router, flit level (:mod:`sim.iq`):
+        routing, VC allocation, switch allocation and switch traversal as
+        stages of ``routing_delay``, ``vc_alloc_delay``, ``sw_alloc_delay``
+        and ``st_delay`` cycles, separable iSLIP allocators with
+        ``alloc_iters`` iterations, credits ``link_latency + 1 +
+        credit_delay`` cycles back, 1-cycle injection and ejection channels.
+        Supports routing ``dor`` (BookSim2's ``dim_order``); ``switching``,
+        ``router_delay``, ``deadlock``, ``transit_priority``,
+        ``injection_queue``, ``injectors`` and ``ejectors`` do not apply.
+        With ``router="iq"``, ``link_latency = 0`` means BookSim2's k-ary
+        n-cube channels: 2 cycles on a torus (its folded layout), 1 on a mesh.
+    routing_delay, vc_alloc_delay, sw_alloc_delay, st_delay, credit_delay : int
+        ``router="iq"``: the stage delays in cycles (BookSim2's defaults:
+        1, 1, 1, 1 and 0).
+    alloc_iters : int
+        ``router="iq"``: iSLIP iterations of both allocators (BookSim2: 1).
+    self_traffic : bool
+        ``router="iq"``: BookSim2's traffic conventions -- ``uniform`` picks
+        any terminal, the source included, and a permutation's fixed points
+        send to themselves (through their router); off, a terminal never
+        sends to itself.
+    measurement : str
+        ``fixed`` (``warmup``, ``measure``, ``drain``) or ``booksim``
+        (BookSim2's sample periods, convergence test and latency
+        threshold; ``router="iq"`` only): see :mod:`sim.iq`.
+    sample_period, warmup_periods, max_samples : int
+        ``measurement="booksim"``: BookSim2's ``sample_period`` (1000),
+        ``warmup_periods`` (3) and ``max_samples`` (10). With ``fixed`` the
+        sample period is the batch length of the latency's confidence
+        interval.
+    latency_threshold, stopping_threshold : float
+        ``measurement="booksim"``: a run whose mean latency passes
+        ``latency_threshold`` (500) is unstable; it has converged when
+        latency and accepted rate change less than ``stopping_threshold``
+        (0.05) between sample periods three times in a row.
     """
 
     routing: str = "auto"
@@ -126,6 +164,20 @@ class SimConfig:
     ejectors: int = 1
     switching: str = "vct"
     buffer_flits: int = 0
+    router: str = "simple"
+    routing_delay: int = 1
+    vc_alloc_delay: int = 1
+    sw_alloc_delay: int = 1
+    st_delay: int = 1
+    credit_delay: int = 0
+    alloc_iters: int = 1
+    self_traffic: bool = False
+    measurement: str = "fixed"
+    sample_period: int = 1000
+    warmup_periods: int = 3
+    max_samples: int = 10
+    latency_threshold: float = 500.0
+    stopping_threshold: float = 0.05
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -140,8 +192,9 @@ class SimConfig:
             object.__setattr__(self, "packet_length", lo)
         if lo < 1 or hi < lo:
             raise SimError(f"packet lengths must satisfy 1 <= lo <= hi, got {pl!r}")
-        for f in ("vcs", "buffer_packets", "injection_queue", "source_queue", "link_latency", "measure", "watchdog",
-                  "phit_bytes", "injectors", "ejectors"):
+        positive = ("vcs", "buffer_packets", "injection_queue", "source_queue", "measure", "watchdog",
+                    "phit_bytes", "injectors", "ejectors") + (() if self.router == "iq" else ("link_latency",))
+        for f in positive:
             if int(getattr(self, f)) < 1:
                 raise SimError(f"{f} must be a positive integer, got {getattr(self, f)!r}")
         for f in ("router_delay", "warmup", "drain"):
@@ -160,6 +213,24 @@ class SimConfig:
                            f"got {self.buffer_flits!r}")
         if self.vcs > 64:
             raise SimError(f"at most 64 virtual channels, got {self.vcs}")
+        if self.router not in ("simple", "iq"):
+            raise SimError(f"router must be simple or iq, got {self.router!r}")
+        if self.measurement not in ("fixed", "booksim"):
+            raise SimError(f"measurement must be fixed or booksim, got {self.measurement!r}")
+        if self.measurement == "booksim" and self.router != "iq":
+            raise SimError("measurement=booksim needs router=iq (BookSim2's router); use measurement=fixed")
+        for f in ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_delay", "alloc_iters", "sample_period",
+                  "warmup_periods", "max_samples"):
+            v = getattr(self, f)
+            if isinstance(v, bool) or int(v) < 1:
+                raise SimError(f"{f} must be a positive integer, got {v!r}")
+        if isinstance(self.credit_delay, bool) or int(self.credit_delay) < 0:
+            raise SimError(f"credit_delay must be a non-negative integer, got {self.credit_delay!r}")
+        if self.router == "iq" and int(self.link_latency) < 0:
+            raise SimError(f"link_latency must be >= 0 with router=iq (0: BookSim2's torus/mesh rule), "
+                           f"got {self.link_latency!r}")
+        if not (self.latency_threshold > 0 and self.stopping_threshold > 0):
+            raise SimError("latency_threshold and stopping_threshold must be positive")
 
     @property
     def length_range(self) -> tuple[int, int]:
@@ -192,19 +263,20 @@ class SimConfig:
 #: '5d-twin-torus-extoll' (uniform 1..32 cells) with 3 VCs and shortest-path
 #: adaptive routing (VOQ and iSLIP are not modelled). ``singleflit``:
 #: 1-phit packets on 2 dateline VCs with DOR (the speed benchmark).
-#: ``booksim``: BookSim2's input-queued router as configured by its
-#: booksim_config.cpp defaults and examples/torus88 for a k-ary n-cube:
-#: wormhole, dim_order routing (dateline VC classes), num_vcs = 2,
-#: vc_buf_size = 8 flits, const_flits_per_packet = 1, Bernoulli injection,
-#: routing_delay + vc_alloc_delay + sw_alloc_delay + st_final_delay = 4 cycles
-#: of router pipeline (``router_delay``), 1-cycle channels and credits
-#: (credit_delay 0), wait_for_tail_credit = 0, injection in the same round
-#: robin as the network inputs. Not modelled: separable iSLIP allocators
-#: (ours is a rotating-priority greedy pass), speculative allocation, body
-#: flits skipping the routing/VC stages (every flit takes the full pipeline,
-#: which only lengthens the credit loop), BookSim's unbounded source queue
-#: feeding an injection VC (here an 8-packet injection queue) and its
-#: sample-period convergence tests (here fixed warm-up/window/drain).
+#: ``booksim``: BookSim2's input-queued router (``router="iq"``, :mod:`sim.iq`)
+#: as configured by its booksim_config.cpp defaults and examples/torus88 at
+#: commit 28f4329 for a k-ary n-cube: dim_order routing (dateline VC classes
+#: on a torus), num_vcs = 2, vc_buf_size = 8 flits, 1-flit packets, Bernoulli
+#: injection, 1-cycle routing, VC allocation, switch allocation and crossbar
+#: stages, iSLIP allocators with one iteration, credit_delay 0, channels of 2
+#: cycles on a torus and 1 on a mesh (``link_latency=0``), uniform traffic
+#: including the source, and BookSim2's measurement (3 warm-up sample
+#: periods of 1000 cycles, convergence within 5%, latency threshold 500).
+#: Not modelled: speculative allocation, lookahead routing
+#: (``routing_delay = 0``), output speedup and output buffers, and
+#: BookSim2's other allocators and routing functions. Validated against
+#: BookSim2 by ``benchmarks/bench_booksim.py`` (RESULTS.md, "Simulator vs
+#: BookSim2").
 PRESETS: dict[str, SimConfig] = {
     "default": SimConfig(name="default"),
     "tpds2010": SimConfig(routing="adaptive", vcs=3, buffer_packets=4, injection_queue=8,
@@ -213,9 +285,9 @@ PRESETS: dict[str, SimConfig] = {
                         packet_length=(1, 32), name="extoll"),
     "singleflit": SimConfig(routing="dor", vcs=2, deadlock="dateline", buffer_packets=4,
                             injection_queue=8, packet_length=1, name="singleflit"),
-    "booksim": SimConfig(switching="wormhole", routing="dor", deadlock="dateline", vcs=2, buffer_flits=8,
-                         packet_length=1, router_delay=4, link_latency=1, injection="bernoulli",
-                         transit_priority=False, injection_queue=8, name="booksim"),
+    "booksim": SimConfig(router="iq", routing="dor", vcs=2, buffer_flits=8, packet_length=1, link_latency=0,
+                         injection="bernoulli", self_traffic=True, measurement="booksim", source_queue=4096,
+                         drain=100000, name="booksim"),
 }
 
 

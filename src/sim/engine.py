@@ -56,10 +56,11 @@ import numpy as np
 from candidates import Topology
 
 from . import _kernels as K
+from . import iq
 from .config import SimConfig, preset
 from .errors import SimError
 from .routing import build_tables, resolve_routing, with_ties
-from .traffic import TrafficPattern, terminal_offsets, terminal_router, traffic
+from .traffic import DEST_PERM, TrafficPattern, terminal_offsets, terminal_router, traffic
 
 __all__ = ["SimResult", "SweepResult", "simulate", "sweep", "saturation"]
 
@@ -115,6 +116,13 @@ class SimResult:
     #: only with ``simulate(..., pair_latency=True)``
     pair_latency: np.ndarray | None = field(default=None, repr=False)
     pair_packets: np.ndarray | None = field(default=None, repr=False)
+    #: half-width of the 95% confidence interval of ``latency_generation``
+    #: (batch means over sample periods; None with fewer than two)
+    latency_ci95: float | None = None
+    #: False when BookSim2's latency threshold ended the run (``measurement="booksim"``)
+    #: or the network deadlocked: the offered load is beyond saturation
+    stable: bool = True
+    cpu_seconds: float = 0.0
 
     @property
     def router_cycles_per_second(self) -> float:
@@ -156,6 +164,9 @@ class SimResult:
             "escape_fraction": self.escape_fraction,
             "utilisation": self.utilisation,
             "seed": self.seed,
+            "latency_ci95": self.latency_ci95,
+            "stable": self.stable,
+            "cpu_seconds": self.cpu_seconds,
             "config": self.config.to_dict(),
         }
         if channels:
@@ -230,12 +241,20 @@ def simulate(
     routing, deadlock = _resolve(topo, cfg)
     dests = pat.destinations(topo)
     mean_len = cfg.mean_packet_length
-    rate = load * dests.weight / mean_len
+    weight = dests.weight
+    if cfg.self_traffic and dests.mode == DEST_PERM:
+        weight = np.ones_like(weight)  # fixed points send to themselves
+    rate = load * weight / mean_len
     if cfg.injection == "bernoulli" and rate.max(initial=0.0) > 1.0:
         raise SimError(
             f"load {load} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal; "
             "use --injection poisson or a lower load"
         )
+    if cfg.router == "iq":
+        if pair_latency:
+            raise SimError("pair_latency is not recorded by router=iq yet; use router=simple")
+        return _iq_result(topo, cfg, pat, routing, load, seed, iq.measure(iq.build(topo, cfg, routing, dests, rate,
+                                                                                 seed), cfg))
     tabs = tables_for(topo, cfg, routing)
     stats = np.zeros(K.NSTATS, dtype=np.int64)
     hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
@@ -257,10 +276,38 @@ def simulate(
     return res
 
 
+def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
+    util = f["arc_flits"] / float(max(f["window"], 1))
+    per_dim: dict[str, dict[str, float]] = {}
+    for k, name in enumerate(topo.dims):
+        sel = topo.arc_dim == k
+        if sel.any():
+            per_dim[name] = {"mean": float(util[sel].mean()), "max": float(util[sel].max()),
+                             "min": float(util[sel].min()), "channels": int(sel.sum())}
+    if util.size:
+        per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
+                          "channels": int(util.size)}
+    pct = _percentiles(f["hist"])
+    return SimResult(
+        spec=topo.spec or topo.family, routing="dor/" + ("dateline" if topo.family != "mesh" else "mesh"),
+        traffic=str(pat), load=load, offered=float(f["offered"]), accepted=float(f["accepted"]),
+        injected_rate=float(f["injected"]), latency=f["latency"], latency_generation=f["latency_generation"],
+        latency_percentiles=pct, latency_generation_percentiles=pct, latency_max=f["latency_max"],
+        hops=f["hops"], min_hops=f["min_hops"], packets=f["packets"], deadlock=f["deadlock"],
+        deadlock_kind="no progress" if f["deadlock"] else "none", drained=f["drained"], cycles=f["cycles"],
+        seconds=f["seconds"], injected=f["taken"], delivered=f["delivered"], in_flight=f["in_flight"],
+        conservation=f["taken"] - f["delivered"] == f["in_flight"], source_overflow=f["overflow"], starvation=0,
+        escape_fraction=None, utilisation=per_dim, channel_utilisation=util, config=cfg, seed=seed,
+        config_routers=topo.n, latency_ci95=f["latency_ci95"], stable=f["stable"], cpu_seconds=f["cpu_seconds"],
+    )
+
+
 def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     """The concrete routing and deadlock mechanism, validated against ``cfg``."""
     lo, hi = cfg.length_range
     routing = resolve_routing(topo, cfg.routing)
+    if cfg.router == "iq":
+        return routing, "dateline"
     deadlock = cfg.deadlock
     if routing == "dor":
         if deadlock == "auto":
@@ -485,8 +532,16 @@ def saturation(
     max_load: float = 1.0,
     tolerance: float = 0.95,
     seed: int = 0,
+    definition: str = "accepted",
+    resolution: float = 0.005,
 ) -> SweepResult:
     """Raise the load by ``step`` until the network saturates.
+
+    ``definition="stable"`` is BookSim2's: the saturation is the highest
+    offered load whose run stays stable (:attr:`SimResult.stable`: under the
+    latency threshold, no deadlock), found by raising the load by ``step``
+    and then bisecting to ``resolution``; ``saturation_load`` is that load
+    and ``saturation`` the accepted load there.
 
     A point is saturated when ``accepted < tolerance * offered``; the sweep
     stops two points after the first saturated one (accepted load can keep
@@ -500,6 +555,10 @@ def saturation(
     """
     if not 0 < step <= max_load:
         raise SimError(f"need 0 < step <= max_load, got step={step}, max_load={max_load}")
+    if definition not in ("accepted", "stable"):
+        raise SimError(f"definition must be accepted or stable, got {definition!r}")
+    if definition == "stable":
+        return _stable_saturation(topology, config, traffic_pattern, step, max_load, resolution, seed)
     points: list[SimResult] = []
     sat_seen = 0
     x = step
@@ -512,3 +571,38 @@ def saturation(
                 break
         x = round(x + step, 10)
     return _sweep_result(points)
+
+
+def _stable_saturation(topology, config, traffic_pattern, step, max_load, resolution, seed) -> SweepResult:
+    if not 0 < resolution <= step:
+        raise SimError(f"need 0 < resolution <= step, got resolution={resolution}, step={step}")
+    points: list[SimResult] = []
+
+    def run(x: float) -> SimResult:
+        r = simulate(topology, config, traffic_pattern, x, seed=seed)
+        points.append(r)
+        return r
+
+    lo, hi = 0.0, None
+    best: SimResult | None = None
+    x = step
+    while x <= max_load + 1e-12:
+        r = run(x)
+        if not r.stable:
+            hi = x
+            break
+        lo, best = x, r
+        x = round(x + step, 10)
+    if hi is not None:
+        while hi - lo > resolution + 1e-12:
+            mid = round((lo + hi) / 2, 10)
+            r = run(mid)
+            if r.stable:
+                lo, best = mid, r
+            else:
+                hi = mid
+    points.sort(key=lambda p: p.load)
+    if best is None:
+        return SweepResult(points, 0.0, 0.0)
+    return SweepResult(points, float(best.accepted), float(best.load))
+

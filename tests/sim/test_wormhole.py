@@ -102,20 +102,6 @@ def test_pair_latency_is_the_formula_per_pair():
                 assert lat[s, d] < 2 * h + 1 + 8 + 1.0
 
 
-def test_booksim_preset_zero_load_and_throughput():
-    """BookSim defaults: 4-cycle router pipeline + 1-cycle channels per hop,
-    1-flit packets; 8x8 torus (examples/torus88) at its 0.15 injection rate."""
-    cfg = sim.preset("booksim")
-    assert (cfg.switching, cfg.routing, cfg.vcs, cfg.buffer_flits, cfg.packet_length, cfg.router_delay) == \
-        ("wormhole", "dor", 2, 8, 1, 4)
-    t = cd.torus((8, 8))
-    z = simulate(t, cfg.replace(warmup=0, measure=20000), "uniform", 0.002, seed=1)
-    assert z.latency == pytest.approx(5 * z.hops + 4 + 1, abs=0.02)
-    r = simulate(t, cfg, "uniform", 0.15, seed=1)
-    assert not r.deadlock and r.drained and r.conservation
-    assert abs(r.accepted - 0.15) < 0.005
-
-
 # ------------------------------------------------------- throughput / invariants
 @pytest.mark.parametrize("spec,routing,vcs,length,load", [
     ("torus:4x4", "dor", 2, 1, 0.4),

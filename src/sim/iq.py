@@ -1,0 +1,335 @@
+"""BookSim2's input-queued router model: building its state and measuring it.
+
+``SimConfig(router="iq")`` (the ``booksim`` preset) runs the flit-level
+kernel of :mod:`sim._iq`, a model of BookSim2's ``iq_router`` (commit
+28f4329): routing, VC allocation, switch allocation and switch traversal as
+pipeline stages with their delays, separable iSLIP allocators, credits that
+take the channel latency back, 1-cycle injection and ejection channels, an
+unbounded-looking source queue per terminal and BookSim2's injection rule
+(a new packet's head takes the first idle injection VC with a credit, round
+robin from the last one used). Routing is BookSim2's dimension order on
+lattices (``dim_order_torus`` / ``dim_order_mesh``): dimensions in
+BookSim2's order (its dimension 0 is the fastest-varying digit of the node
+number, toposynth's last coordinate, so node ``i`` is node ``i`` in both),
+the VC class fixed on entering a wrapped dimension, the k/2 tie broken at
+random.
+
+Two measurement methods (``SimConfig.measurement``):
+
+- ``fixed``: warm up ``warmup`` cycles, measure the packets the terminals
+  take from their source queues during the next ``measure`` cycles, drain
+  them (at most ``drain`` cycles);
+- ``booksim``: BookSim2's ``latency`` simulation -- ``warmup_periods``
+  sample periods of ``sample_period`` cycles, then sample periods until the
+  mean latency and the accepted rate changed less than ``stopping_threshold``
+  three times in a row (at most ``max_samples`` periods in all), then drain;
+  a run whose mean latency (counting the age of every flit in flight) passes
+  ``latency_threshold`` at the end of a period is *unstable* and stops.
+
+Either way the result carries a 95% confidence interval of the mean latency
+from batch means over the measured sample periods, and ``stable``.
+
+>>> import candidates as cd
+>>> from sim import preset, simulate
+>>> r = simulate(cd.from_spec("torus:8x8"), preset("booksim", measurement="fixed", warmup=200, measure=2000),
+...              "tornado", 0.002, seed=1)
+>>> r.latency_generation   # BookSim2: 6 cycles a hop on its torus (channels of 2), 7 more in and out
+43.0
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from candidates import Topology
+
+from . import _iq as Q
+from .config import SimConfig
+from .errors import SimError
+from .routing import build_tables
+from .traffic import DEST_PERM, Destinations, terminal_router
+
+__all__ = ["IQRun", "build", "measure"]
+
+HIST_BINS = 1 << 16
+# Student t quantiles (0.975) for the batch-means interval, by degrees of freedom
+_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+         10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+
+
+def _t975(df: int) -> float:
+    for k in sorted(_T975, reverse=True):
+        if df >= k:
+            return _T975[k] if df <= 30 else 1.96
+    return _T975[1]
+
+
+class IQRun:
+    """The state of one run of the IQ router model (numba named tuples)."""
+
+    def __init__(self, net, buf, trf, acc, ctl, topo: Topology):
+        self.net, self.buf, self.trf, self.acc, self.ctl = net, buf, trf, acc, ctl
+        self.topo = topo
+
+    @property
+    def now(self) -> int:
+        return int(self.ctl[Q.C_NOW])
+
+    def advance(self, until: int) -> None:
+        Q.run(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
+
+    def clear(self) -> None:
+        """BookSim2's ``_ClearStats``: statistics restart now."""
+        keep = self.acc.v[[Q.A_TAG_TAKEN, Q.A_TAG_DONE, Q.A_INFL_FLITS, Q.A_INFL_CSUM, Q.A_DELIVERED,
+                           Q.A_TAKEN, Q.A_OVERFLOW]].copy()
+        self.acc.v[:] = 0
+        self.acc.v[[Q.A_TAG_TAKEN, Q.A_TAG_DONE, Q.A_INFL_FLITS, Q.A_INFL_CSUM, Q.A_DELIVERED,
+                    Q.A_TAKEN, Q.A_OVERFLOW]] = keep
+        self.acc.arc_flits[:] = 0
+        self.acc.hist[:] = 0
+        self.ctl[Q.C_RESET_T] = self.now
+
+    def threshold_latency(self) -> float:
+        """Mean latency counting every flit in flight at its age (BookSim2's
+        instability test)."""
+        v = self.acc.v
+        cnt = v[Q.A_PLAT_CNT] + v[Q.A_INFL_FLITS]
+        if cnt <= 0:
+            return 0.0
+        return float((v[Q.A_PLAT_SUM] + v[Q.A_INFL_FLITS] * self.now - v[Q.A_INFL_CSUM]) / cnt)
+
+    def drained(self) -> bool:
+        v = self.acc.v
+        return bool(v[Q.A_TAG_DONE] >= v[Q.A_TAG_TAKEN]
+                    and Q.backlog_before(self.trf, np.int64(self.ctl[Q.C_DRAIN_T])) == 0)
+
+
+def _lattice_ports(topo: Topology, tabs, dim_order: np.ndarray):
+    """Input and output ports of every router in BookSim2's order: for each
+    dimension (its order) the + output then the - output, the input arriving
+    from the + neighbour (travelling -) then from the - neighbour; the
+    terminals' injection and ejection ports last."""
+    n, A, T = topo.n, topo.num_arcs, topo.num_terminals
+    rank = np.empty(topo.ndim, dtype=np.int64)
+    rank[dim_order] = np.arange(topo.ndim)
+    plus = tabs.arc_dir > 0
+    out_key = rank[topo.arc_dim] * 2 + np.where(plus, 0, 1)
+    in_key = rank[topo.arc_dim] * 2 + np.where(plus, 1, 0)
+    term_r = terminal_router(topo)
+    src = np.concatenate([topo.arc_src, term_r])
+    dst = np.concatenate([topo.arc_dst, term_r])
+    okey = np.concatenate([out_key, 2 * topo.ndim + np.arange(T)])
+    ikey = np.concatenate([in_key, 2 * topo.ndim + np.arange(T)])
+    r_op = np.lexsort((okey, src)).astype(np.int64)
+    r_ip = np.lexsort((ikey, dst)).astype(np.int64)
+    r_op_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=r_op_ptr[1:])
+    r_ip_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(dst, minlength=n), out=r_ip_ptr[1:])
+    op_local = np.empty(A + 2 * T, dtype=np.int64)
+    op_local[r_op] = np.arange(A + T) - r_op_ptr[src[r_op]]
+    op_local[A + T:] = 0
+    ip_local = np.empty(A + T, dtype=np.int64)
+    ip_local[r_ip] = np.arange(A + T) - r_ip_ptr[dst[r_ip]]
+    return r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local
+
+
+def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int) -> IQRun:
+    """The model's state for one run (allocated before any cycle runs)."""
+    if routing != "dor":
+        raise SimError(f"router iq supports routing dor (BookSim2's dim_order) so far, got {routing!r}; "
+                       "use --router simple for the other routings")
+    tabs = build_tables(topo, "dor", cfg.updown_root, cfg.vcs)
+    n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, topo.ndim, cfg.vcs
+    B = cfg.buffer_flits if cfg.buffer_flits > 0 else cfg.buffer_packets * cfg.length_range[1]
+    wrap = np.zeros(D, dtype=np.int64)
+    for k in range(D):
+        wrap[k] = int(tabs.arc_wrap[topo.arc_dim == k].any())
+    link = cfg.link_latency if cfg.link_latency > 0 else (2 if wrap.any() else 1)
+    dim_order = np.arange(D - 1, -1, -1, dtype=np.int64)
+    r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local = _lattice_ports(topo, tabs, dim_order)
+    term_r = terminal_router(topo)
+    NIP, NOP = A + T, A + 2 * T
+    ip_router = np.concatenate([topo.arc_dst, term_r]).astype(np.int64)
+    ip_lat = np.concatenate([np.full(A, link), np.ones(T)]).astype(np.int64)
+    ip_up = np.concatenate([np.arange(A), A + T + np.arange(T)]).astype(np.int64)
+    op_router = np.concatenate([topo.arc_src, term_r, term_r]).astype(np.int64)
+    op_lat = np.concatenate([np.full(A, link), np.ones(2 * T)]).astype(np.int64)
+    op_term = np.concatenate([np.full(A, -1), np.arange(T), np.arange(T)]).astype(np.int64)
+    max_ni = int(np.diff(r_ip_ptr).max())
+    max_no = int(np.diff(r_op_ptr).max())
+    shape = np.asarray(topo.shape, dtype=np.int64)
+    net = Q.Net(
+        np.int64(n), np.int64(A), np.int64(T), np.int64(V), np.int64(B), np.int64(D),
+        ip_router, ip_lat, ip_up, op_router, op_lat, op_term,
+        r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local,
+        term_r.astype(np.int64), np.ascontiguousarray(tabs.out_arc, dtype=np.int64),
+        np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
+        np.ascontiguousarray(tabs.records[0], dtype=np.int16), np.ascontiguousarray(tabs.min_dist, dtype=np.int64),
+        np.int64(Q.RT_DOR), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
+        np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
+        np.int64(1 if cfg.self_traffic else 0),
+    )
+    NVC, NOV = NIP * V, NOP * V
+    P = NVC * B + T + 1
+    W = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + 2 * int(link) + cfg.credit_delay + 6)
+    buf = Q.Buf(
+        np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
+        np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
+        np.full(NVC, -1, np.int64), np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int64),
+        np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
+        np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
+        np.zeros(NIP, np.int64),
+        np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64), np.zeros(n, np.int64),
+        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
+        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((P, max(D, 1)), np.int16),
+        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
+        np.arange(P - 1, -1, -1, dtype=np.int64), np.array([P], dtype=np.int64),
+        np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
+        np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
+        np.zeros(2 * max_no, np.int64), np.zeros(max_ni * V * V * max_no, np.int64),
+        np.zeros(max_ni * V * V * max_no, np.int64),
+    )
+    lo, hi = cfg.length_range
+    perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
+    if dests.mode == DEST_PERM and cfg.self_traffic:
+        perm = np.where(perm < 0, np.arange(T), perm)
+    cap = int(cfg.source_queue)
+    next_gen = np.full(T, np.inf)
+    trf = Q.Trf(
+        np.int64(dests.mode), perm, np.ascontiguousarray(dests.cdf, dtype=np.float64), np.int64(dests.hot_count),
+        float(dests.hot_prob), np.ascontiguousarray(rate, dtype=np.float64), np.int64(cfg.injection == "poisson"),
+        np.int64(lo), np.int64(hi),
+        np.zeros((T, cap), np.int64), np.zeros((T, cap), np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64),
+        next_gen, np.full(T, -1, np.int64), np.zeros(T, np.int64), np.full(T, -1, np.int64),
+        np.full(T, -1, np.int64),
+    )
+    acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros(HIST_BINS + 1, np.int64))
+    ctl = np.zeros(Q.NCTL, np.int64)
+    Q.seed_and_start(np.int64(seed), trf)
+    return IQRun(net, buf, trf, acc, ctl, topo)
+
+
+def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
+    """Run the measurement method of ``cfg`` on a built model; the figures
+    (rates per terminal per cycle, latencies in cycles) and the run's facts."""
+    T = run.net.T
+    t0 = time.process_time()
+    w0 = time.perf_counter()
+    batches: list[float] = []
+    stable = True
+    period = int(cfg.sample_period)
+
+    def sample(until: int) -> tuple[float, float]:
+        v = run.acc.v
+        s0, c0 = v[Q.A_PLAT_SUM], v[Q.A_PLAT_CNT]
+        run.advance(until)
+        s1, c1 = v[Q.A_PLAT_SUM], v[Q.A_PLAT_CNT]
+        if run.ctl[Q.C_PHASE] == 1 and c1 > c0:
+            batches.append((s1 - s0) / (c1 - c0))
+        if progress is not None:
+            progress(run)
+        return s1, c1
+
+    if cfg.measurement == "fixed":
+        run.ctl[Q.C_PHASE] = 0
+        run.advance(cfg.warmup)
+        run.clear()
+        run.ctl[Q.C_PHASE] = 1
+        end = cfg.warmup + cfg.measure
+        while run.now < end and not run.ctl[Q.C_DEADLOCK]:
+            sample(min(end, run.now + period))
+    else:
+        converged = 0
+        prev_lat = prev_acc = 0.0
+        clear_last = False
+        phases = 0
+        run.ctl[Q.C_PHASE] = 0
+        while phases < cfg.max_samples and (run.ctl[Q.C_PHASE] != 1 or converged < 3):
+            if clear_last or (run.ctl[Q.C_PHASE] == 0 and phases % 2 == 0):
+                clear_last = False
+                run.clear()
+            sample(run.now + period)
+            if run.ctl[Q.C_DEADLOCK]:
+                break
+            v = run.acc.v
+            cur_lat = v[Q.A_PLAT_SUM] / v[Q.A_PLAT_CNT] if v[Q.A_PLAT_CNT] > 0 else float("nan")
+            span = run.now - run.ctl[Q.C_RESET_T]
+            cur_acc = v[Q.A_ACC_FLITS] / span / T if span > 0 else float("nan")
+            with np.errstate(all="ignore"):
+                lat_chg = abs((cur_lat - prev_lat) / cur_lat) if cur_lat else float("inf")
+                acc_chg = abs((cur_acc - prev_acc) / cur_acc) if cur_acc else float("inf")
+            prev_lat, prev_acc = cur_lat, cur_acc
+            if run.threshold_latency() > cfg.latency_threshold:
+                stable = False
+                break
+            if run.ctl[Q.C_PHASE] == 0:
+                if phases + 1 >= cfg.warmup_periods:
+                    clear_last = True
+                    run.ctl[Q.C_PHASE] = 1
+            else:
+                ok = not (lat_chg > cfg.stopping_threshold) and not (acc_chg > cfg.stopping_threshold)
+                converged = converged + 1 if ok else 0
+            phases += 1
+        if stable and run.ctl[Q.C_PHASE] != 1 and not run.ctl[Q.C_DEADLOCK]:
+            stable = False   # never left warm-up
+    # ------------------------------------------------------------ drain
+    v = run.acc.v
+    span = run.now - int(run.ctl[Q.C_RESET_T])
+    measured_end = run.now
+    figures = {
+        "offered": v[Q.A_GEN_FLITS] / span / T if span > 0 else 0.0,
+        "accepted": v[Q.A_ACC_FLITS] / span / T if span > 0 else 0.0,
+        "injected": v[Q.A_INJ_FLITS] / span / T if span > 0 else 0.0,
+        "window": span,
+    }
+    arc_flits = run.acc.arc_flits.copy()
+    drained = False
+    if stable and not run.ctl[Q.C_DEADLOCK]:
+        run.ctl[Q.C_PHASE] = 2
+        run.ctl[Q.C_DRAIN_T] = run.now
+        limit = run.now + cfg.drain
+        while not run.drained():
+            if run.now >= limit or run.ctl[Q.C_DEADLOCK]:
+                break
+            run.advance(min(limit, run.now + 1000))
+            if not run.drained() and run.threshold_latency() > cfg.latency_threshold:
+                if cfg.measurement == "booksim":
+                    stable = False
+                break
+        drained = run.drained()
+    v = run.acc.v
+    cnt = v[Q.A_PLAT_CNT]
+    lat = v[Q.A_PLAT_SUM] / cnt if cnt else None
+    ci = None
+    if len(batches) >= 2:
+        b = np.asarray(batches)
+        ci = _t975(len(b) - 1) * float(b.std(ddof=1)) / math.sqrt(len(b))
+    figures.update({
+        "latency_generation": lat,
+        "latency": v[Q.A_NLAT_SUM] / cnt if cnt else None,
+        "latency_ci95": ci,
+        "latency_max": int(v[Q.A_PLAT_MAX]) if cnt else None,
+        "hops": v[Q.A_HOPS_SUM] / cnt if cnt else None,
+        "min_hops": v[Q.A_MINHOPS] / cnt if cnt else None,
+        "packets": int(cnt),
+        "stable": bool(stable and not run.ctl[Q.C_DEADLOCK]),
+        "deadlock": bool(run.ctl[Q.C_DEADLOCK]),
+        "drained": drained,
+        "cycles": run.now,
+        "measured_end": measured_end,
+        "cpu_seconds": time.process_time() - t0,
+        "seconds": time.perf_counter() - w0,
+        "overflow": int(v[Q.A_OVERFLOW]),
+        "taken": int(v[Q.A_TAKEN]),
+        "delivered": int(v[Q.A_DELIVERED]),
+        "in_flight": int(v[Q.A_TAKEN] - v[Q.A_DELIVERED]),
+        "arc_flits": arc_flits,
+        "hist": run.acc.hist.copy(),
+        "batches": len(batches),
+    })
+    return figures
