@@ -276,8 +276,8 @@ def simulate(
     return res
 
 
-def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
-    util = f["arc_flits"] / float(max(f["window"], 1))
+def _per_dimension(topo: Topology, util: np.ndarray) -> dict[str, dict[str, float]]:
+    """Mean / max / min channel utilisation of every dimension, and of all channels."""
     per_dim: dict[str, dict[str, float]] = {}
     for k, name in enumerate(topo.dims):
         sel = topo.arc_dim == k
@@ -287,6 +287,12 @@ def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
     if util.size:
         per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
                           "channels": int(util.size)}
+    return per_dim
+
+
+def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
+    util = f["arc_flits"] / float(max(f["window"], 1))
+    per_dim = _per_dimension(topo, util)
     pct = _percentiles(f["hist"])
     return SimResult(
         spec=topo.spec or topo.family, routing="dor/" + ("dateline" if topo.family != "mesh" else "mesh"),
@@ -422,15 +428,7 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
     M = cfg.measure
     pk = int(st[K.S_TAG_DELIVERED])
     util = arc_phits / float(M)
-    per_dim: dict[str, dict[str, float]] = {}
-    for k, name in enumerate(topo.dims):
-        sel = topo.arc_dim == k
-        if sel.any():
-            per_dim[name] = {"mean": float(util[sel].mean()), "max": float(util[sel].max()),
-                             "min": float(util[sel].min()), "channels": int(sel.sum())}
-    if util.size:
-        per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
-                          "channels": int(util.size)}
+    per_dim = _per_dimension(topo, util)
     hops = float(st[K.S_SUM_HOPS] / pk) if pk else None
     kind = DEADLOCK_KINDS[int(st[K.S_DEADLOCK_KIND])]
     total_hops_all = float(st[K.S_SUM_MINHOPS] / pk) if pk else None
