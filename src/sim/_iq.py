@@ -91,7 +91,9 @@ VS_VA = 1          # head at the front, routed: waiting for an output VC
 VS_ACTIVE = 2      # output VC held: flits request the switch
 
 # ----------------------------------------------------------------- routings
-RT_DOR = 0         # dimension order on routing records; BookSim2's dim_order_torus VC classes on wrapped dims
+RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
+RT_MIN_ADAPT = 1   # BookSim2's min_adapt_mesh / min_adapt_torus
+RT_VALIANT = 2     # BookSim2's valiant_mesh / valiant_torus
 
 # destination modes (as sim.traffic)
 DEST_UNIFORM = 0
@@ -105,15 +107,17 @@ Net = namedtuple("Net", [
     "op_router", "op_lat", "op_term",      # per output port: router, channel latency, terminal (-1: a link)
     "r_ip", "r_ip_ptr", "ip_local",        # input ports of every router in allocation order, local index
     "r_op", "r_op_ptr", "op_local",
-    "term_router", "out_op", "coords", "shape", "wrap", "dim_order", "records", "min_dist",
+    "term_router", "out_op", "op_dim", "op_dir", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok",
 ])
 
 Buf = namedtuple("Buf", [
-    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_out", "rt_op", "rt_v0", "rt_v1",
+    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_out", "rt_n", "rt_op", "rt_v0",
+    "rt_v1",
     "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
     "wh_cnt", "wh_o", "r_flits",
-    "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_rem", "pk_dim", "pk_ph", "pk_rec",
+    "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
+    "pk_intm", "pk_vph",
     "free", "nfree",
     "sc_key", "sc_win", "sc_in", "sreq", "sgrant", "req_g", "req_o",
 ])
@@ -201,57 +205,151 @@ def _generate(now, trf, acc, counting):
 # routing
 # =========================================================================
 @njit(cache=True, inline="always", _nrt=False)
-def _route(g, p, u, net, buf):
-    """Route the head of input VC ``g`` (packet ``p`` at router ``u``):
-    the output port and VC range it may take (BookSim2's ``dim_order_torus``
-    / ``dim_order_mesh``: the dimensions in ``dim_order``; entering a
-    wrapped dimension fixes the VC class -- 1 for a packet that crosses the
-    dateline going +, and, as BookSim2 at 28f4329, for a packet that does
-    NOT cross it going -; a tie at k/2 is broken at random on entry)."""
-    V = net.V
-    dt = buf.pk_dst[p]
-    if net.term_router[dt] == u:
-        buf.rt_op[g] = net.A + dt
-        buf.rt_v0[g] = 0
-        buf.rt_v1[g] = V - 1
-        return
+def _add(g, op, v0, v1, buf):
+    k = buf.rt_n[g]
+    buf.rt_op[g, k] = op
+    buf.rt_v0[g, k] = v0
+    buf.rt_v1[g, k] = v1
+    buf.rt_n[g] = k + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _dor_next(p, u, tr, turning, net, buf):
+    """BookSim2's ``dor_next_torus`` / ``dor_next_mesh`` from router ``u``
+    towards router ``tr``: the output port; on entering a dimension (or with
+    ``turning``) it fixes the direction (a k/2 tie at random) and, on a
+    wrapped dimension, the VC class ``pk_ph``: 1 for a packet that crosses
+    the dateline going +, and, as BookSim2 at 28f4329, for one that does NOT
+    cross it going -. -1 when ``u`` is ``tr``."""
     k = -1
     for kk in range(net.D):
-        k = net.dim_order[kk]
-        if buf.pk_rem[p, k] != 0:
+        k2 = net.dim_order[kk]
+        if net.coords[u, k2] != net.coords[tr, k2]:
+            k = k2
             break
-    r = np.int64(buf.pk_rem[p, k])
-    K = net.shape[k]
-    wrapped = net.wrap[k] != 0
-    if k != buf.pk_dim[p]:
-        if wrapped and 2 * abs(r) == K:
-            r = K // 2 if np.random.randint(0, 2) == 1 else -(K // 2)
-        if wrapped:
-            cur = net.coords[u, k]
-            if r > 0:
-                buf.pk_ph[p] = 1 if cur + r >= K else 0
+    if k < 0:
+        return -1
+    cur = net.coords[u, k]
+    dst = net.coords[tr, k]
+    if turning or k != buf.pk_dim[p]:
+        if net.wrap[k] != 0:
+            K = net.shape[k]
+            dist2 = K - 2 * ((dst - cur + K) % K)
+            d = 0 if (dist2 > 0 or (dist2 == 0 and np.random.randint(0, 2) == 1)) else 1
+            if d == 0:
+                buf.pk_ph[p] = 1 if cur > dst else 0
             else:
-                buf.pk_ph[p] = 1 if cur + r >= 0 else 0
+                buf.pk_ph[p] = 1 if dst < cur else 0
         else:
-            buf.pk_ph[p] = -1
-        buf.pk_dim[p] = k
-    if r > 0:
-        buf.rt_op[g] = net.out_op[u, k, 0]
-        buf.pk_rem[p, k] = r - 1
-    else:
-        buf.rt_op[g] = net.out_op[u, k, 1]
-        buf.pk_rem[p, k] = r + 1
+            d = 0 if cur < dst else 1
+            buf.pk_ph[p] = 0
+        buf.pk_dir[p] = d
+    return net.out_op[u, k, buf.pk_dir[p]]
+
+
+@njit(cache=True, _nrt=False)
+def _route(g, p, u, net, buf):
+    """The route set of the head of input VC ``g`` (packet ``p`` at router
+    ``u``): output ports with a VC range each, as BookSim2's routing
+    functions (``routing``) give them."""
+    V = net.V
+    buf.rt_n[g] = 0
+    dt = buf.pk_dst[p]
+    dr = net.term_router[dt]
+    ip = g // V
+    injected = ip >= net.A
+    wrapped = False
+    for k in range(net.D):
+        if net.wrap[k] != 0:
+            wrapped = True
+    rt = net.routing
+    if rt == RT_VALIANT:
+        if buf.pk_vph[p] == 0 and u == buf.pk_intm[p]:
+            buf.pk_vph[p] = 1
+            buf.pk_dim[p] = -1          # BookSim2: the next dimension is entered afresh
+        tr = buf.pk_intm[p] if buf.pk_vph[p] == 0 else dr
+        if u == dr and buf.pk_vph[p] == 1:
+            _add(g, net.A + dt, 0, V - 1, buf)
+            return
+        op = _dor_next(p, u, tr, injected, net, buf)
+        v0 = 0
+        v1 = V - 1
+        if u == dr:
+            pass                        # BookSim2 does not split the VCs at the destination router
+        elif wrapped:
+            ring = V // 2
+            if buf.pk_ph[p] == 0:
+                v1 -= ring
+            else:
+                v0 += ring
+            half = ring // 2
+            if buf.pk_vph[p] == 0:
+                v1 -= half
+            else:
+                v0 += half
+        else:
+            half = V // 2
+            if buf.pk_vph[p] == 0:
+                v1 -= half
+            else:
+                v0 += half
+        _add(g, op, v0, v1, buf)
+        return
+    if u == dr:
+        _add(g, net.A + dt, 0, V - 1, buf)
+        return
+    if rt == RT_DOR:
+        op = _dor_next(p, u, dr, False, net, buf)
+        if wrapped:
+            half = V // 2
+            if buf.pk_ph[p] == 0:
+                _add(g, op, 0, V - 1 - half, buf)
+            else:
+                _add(g, op, half, V - 1, buf)
+        else:
+            _add(g, op, 0, V - 1, buf)
+        return
+    # RT_MIN_ADAPT: the injection VC does not count (in_vc = the last VC)
+    in_vc = V - 1 if injected else g % V
     if wrapped:
-        half = V // 2
-        if buf.pk_ph[p] == 0:
-            buf.rt_v0[g] = 0
-            buf.rt_v1[g] = V - 1 - half
+        # min_adapt_torus: outside the escape VCs 0/1, every productive
+        # direction (a k/2 tie goes -) on VC 3, and the escape re-entered as
+        # if injected here; inside them, DOR on VC ph
+        if in_vc > 1:
+            for kk in range(net.D):
+                k = net.dim_order[kk]
+                cur = net.coords[u, k]
+                dst = net.coords[dr, k]
+                if cur != dst:
+                    K = net.shape[k]
+                    dist2 = K - 2 * ((dst - cur + K) % K)
+                    _add(g, net.out_op[u, k, 0 if dist2 > 0 else 1], 3, 3, buf)
+            op = _dor_next(p, u, dr, True, net, buf)
         else:
-            buf.rt_v0[g] = half
-            buf.rt_v1[g] = V - 1
-    else:
-        buf.rt_v0[g] = 0
-        buf.rt_v1[g] = V - 1
+            op = _dor_next(p, u, dr, False, net, buf)
+        _add(g, op, buf.pk_ph[p], buf.pk_ph[p], buf)
+        return
+    # min_adapt_mesh: the DOR escape on VC 0; outside it, every productive direction on VCs 1..V-1
+    op = _dor_next(p, u, dr, False, net, buf)
+    _add(g, op, 0, 0, buf)
+    if in_vc != 0:
+        for kk in range(net.D):
+            k = net.dim_order[kk]
+            cur = net.coords[u, k]
+            dst = net.coords[dr, k]
+            if cur != dst:
+                _add(g, net.out_op[u, k, 0 if cur < dst else 1], 1, V - 1, buf)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _min_hops(a, b, net):
+    h = 0
+    for k in range(net.D):
+        d = abs(net.coords[a, k] - net.coords[b, k])
+        if net.wrap[k] != 0 and net.shape[k] - d < d:
+            d = net.shape[k] - d
+        h += d
+    return h
 
 
 # =========================================================================
@@ -321,10 +419,11 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     buf.pk_tinj[p] = -1
     buf.pk_hops[p] = 0
     buf.pk_dim[p] = -1
-    buf.pk_ph[p] = -1
-    ur = net.term_router[d]
-    for k in range(net.D):
-        buf.pk_rem[p, k] = net.records[u, ur, k]
+    buf.pk_ph[p] = 0
+    buf.pk_dir[p] = 0
+    buf.pk_vph[p] = 0
+    if net.routing == RT_VALIANT:
+        buf.pk_intm[p] = net.term_router[np.random.randint(0, net.T)]
     rec = phase == 1 or (phase == 2 and tg < drain_t)
     buf.pk_rec[p] = 1 if rec else 0
     a = acc.v
@@ -407,7 +506,7 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
         a[A_NLAT_SUM] += t_read - buf.pk_tinj[p]
         a[A_HOPS_SUM] += buf.pk_hops[p]
         ur = net.term_router[buf.pk_dst[p]]
-        a[A_MINHOPS] += net.min_dist[buf.pk_src[p], ur]
+        a[A_MINHOPS] += _min_hops(buf.pk_src[p], ur, net)
         hb = acc.hist.shape[0] - 1
         acc.hist[lat if lat < hb else hb] += 1
     if rec:
@@ -438,13 +537,14 @@ def _vc_alloc(u, now, net, buf):
             g = ip * V + v
             if buf.vc_state[g] != VS_VA or buf.vc_t[g] > now:
                 continue
-            op = buf.rt_op[g]
-            for ov in range(buf.rt_v0[g], buf.rt_v1[g] + 1):
-                o = op * V + ov
-                if buf.ov_owner[o] < 0:
-                    buf.req_g[nreq] = g
-                    buf.req_o[nreq] = o
-                    nreq += 1
+            for e in range(buf.rt_n[g]):
+                op = buf.rt_op[g, e]
+                for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
+                    o = op * V + ov
+                    if buf.ov_owner[o] < 0:
+                        buf.req_g[nreq] = g
+                        buf.req_o[nreq] = o
+                        nreq += 1
     if nreq == 0:
         return
     for it in range(net.iters):
@@ -503,6 +603,9 @@ def _vc_alloc(u, now, net, buf):
             lo = net.op_local[o // V] * V + o % V
             buf.ov_owner[o] = g
             buf.vc_out[g] = o
+            op = o // V
+            if op < net.A:
+                buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
             buf.vc_state[g] = VS_ACTIVE
             buf.vc_t[g] = now + net.va
             if it == 0:

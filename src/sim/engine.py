@@ -59,7 +59,7 @@ from . import _kernels as K
 from . import iq
 from .config import SimConfig, preset
 from .errors import SimError
-from .routing import build_tables, resolve_routing, with_ties
+from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
 from .traffic import DEST_PERM, TrafficPattern, terminal_offsets, terminal_router, traffic
 
 __all__ = ["SimResult", "SweepResult", "simulate", "sweep", "saturation"]
@@ -295,7 +295,7 @@ def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
     per_dim = _per_dimension(topo, util)
     pct = _percentiles(f["hist"])
     return SimResult(
-        spec=topo.spec or topo.family, routing="dor/" + ("dateline" if topo.family != "mesh" else "mesh"),
+        spec=topo.spec or topo.family, routing=f"{routing} (BookSim2)",
         traffic=str(pat), load=load, offered=float(f["offered"]), accepted=float(f["accepted"]),
         injected_rate=float(f["injected"]), latency=f["latency"], latency_generation=f["latency_generation"],
         latency_percentiles=pct, latency_generation_percentiles=pct, latency_max=f["latency_max"],
@@ -314,6 +314,9 @@ def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     routing = resolve_routing(topo, cfg.routing)
     if cfg.router == "iq":
         return routing, "dateline"
+    if routing in IQ_ONLY:
+        raise SimError(f"routing {routing} is BookSim2's and runs on its router model: add --router iq "
+                       "(SimConfig(router='iq'))")
     deadlock = cfg.deadlock
     if routing == "dor":
         if deadlock == "auto":

@@ -53,7 +53,10 @@ from .errors import SimError
 from .routing import build_tables
 from .traffic import DEST_PERM, Destinations, terminal_router
 
-__all__ = ["IQRun", "build", "measure"]
+__all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
+
+#: the routings of this router model: BookSim2's routing functions on k-ary n-cubes
+ROUTING_CODES = {"dor": Q.RT_DOR, "min_adapt": Q.RT_MIN_ADAPT, "valiant": Q.RT_VALIANT}
 
 HIST_BINS = 1 << 16
 # Student t quantiles (0.975) for the batch-means interval, by degrees of freedom
@@ -140,15 +143,20 @@ def _lattice_ports(topo: Topology, tabs, dim_order: np.ndarray):
 
 def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int) -> IQRun:
     """The model's state for one run (allocated before any cycle runs)."""
-    if routing != "dor":
-        raise SimError(f"router iq supports routing dor (BookSim2's dim_order) so far, got {routing!r}; "
-                       "use --router simple for the other routings")
+    code = ROUTING_CODES.get(routing)
+    if code is None:
+        raise SimError(f"router iq supports routings {', '.join(ROUTING_CODES)} (BookSim2's dim_order, "
+                       f"min_adapt, valiant), got {routing!r}; use --router simple for the others")
     tabs = build_tables(topo, "dor", cfg.updown_root, cfg.vcs)
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, topo.ndim, cfg.vcs
     B = cfg.buffer_flits if cfg.buffer_flits > 0 else cfg.buffer_packets * cfg.length_range[1]
     wrap = np.zeros(D, dtype=np.int64)
     for k in range(D):
         wrap[k] = int(tabs.arc_wrap[topo.arc_dim == k].any())
+    need = {"min_adapt": 4 if wrap.any() else 2, "valiant": 4 if wrap.any() else 2}.get(routing, 1)
+    if V < need:
+        raise SimError(f"routing {routing} on {topo!r} needs at least {need} virtual channels (BookSim2's VC "
+                       f"classes), got vcs={V}")
     link = cfg.link_latency if cfg.link_latency > 0 else (2 if wrap.any() else 1)
     dim_order = np.arange(D - 1, -1, -1, dtype=np.int64)
     r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local = _lattice_ports(topo, tabs, dim_order)
@@ -168,31 +176,34 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         ip_router, ip_lat, ip_up, op_router, op_lat, op_term,
         r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local,
         term_r.astype(np.int64), np.ascontiguousarray(tabs.out_arc, dtype=np.int64),
+        np.ascontiguousarray(topo.arc_dim, dtype=np.int64), np.where(tabs.arc_dir > 0, 0, 1).astype(np.int64),
         np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
-        np.ascontiguousarray(tabs.records[0], dtype=np.int16), np.ascontiguousarray(tabs.min_dist, dtype=np.int64),
-        np.int64(Q.RT_DOR), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
+        np.int64(code), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
         np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
         np.int64(1 if cfg.self_traffic else 0),
     )
     NVC, NOV = NIP * V, NOP * V
     P = NVC * B + T + 1
     W = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + 2 * int(link) + cfg.credit_delay + 6)
+    R = D + 1                          # route-set entries: every dimension plus an escape
     buf = Q.Buf(
         np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
         np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
-        np.full(NVC, -1, np.int64), np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int64),
+        np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64), np.zeros((NVC, R), np.int64),
+        np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
         np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
         np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
         np.zeros(NIP, np.int64),
         np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64), np.zeros(n, np.int64),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
-        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((P, max(D, 1)), np.int16),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
+        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
+        np.full(P, -1, np.int64), np.zeros(P, np.int8),
         np.arange(P - 1, -1, -1, dtype=np.int64), np.array([P], dtype=np.int64),
         np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
         np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
-        np.zeros(2 * max_no, np.int64), np.zeros(max_ni * V * V * max_no, np.int64),
-        np.zeros(max_ni * V * V * max_no, np.int64),
+        np.zeros(2 * max_no, np.int64), np.zeros(max_ni * V * R * V, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)

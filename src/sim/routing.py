@@ -70,7 +70,7 @@ from candidates.records import has_records
 
 from .errors import SimError
 
-__all__ = ["ROUTINGS", "resolve_routing", "RoutingTables", "build_tables"]
+__all__ = ["ROUTINGS", "IQ_ONLY", "resolve_routing", "RoutingTables", "build_tables"]
 
 MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6}
 TWIN = ("tsdor", "dort")
@@ -86,7 +86,12 @@ ROUTINGS: dict[str, str] = {
     "distance": "shortest-path next hops, adaptive, VC class = hops taken (distance classes; vcs >= diameter)",
     "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
     "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
+    "min_adapt": "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the others)",
+    "valiant": "router iq only: BookSim2's valiant (DOR to a random router, then to the destination; VC classes)",
 }
+
+#: routings that only BookSim2's router model (``SimConfig(router="iq")``) implements
+IQ_ONLY = ("min_adapt", "valiant")
 
 
 def _records_ok(topo: Topology) -> bool:
@@ -102,7 +107,7 @@ def resolve_routing(topo: Topology, name: str) -> str:
         return "adaptive" if _records_ok(topo) else "table"
     if name in TWIN and topo.family != "ndt":
         raise SimError(f"routing {name!r} is for nDT twin tori (ndt:...); {topo!r} is family {topo.family!r}")
-    if name in ("dor", "adaptive") and not _records_ok(topo):
+    if name in ("dor", "adaptive") + IQ_ONLY and not _records_ok(topo):
         raise SimError(
             f"routing {name!r} needs routing records (torus, mesh, ring, hypercube, rt, rtt, pt, ptt, pdtt, "
             f"twisted); {topo!r} is family {topo.family!r}: use --routing table or updown"

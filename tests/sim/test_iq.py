@@ -116,9 +116,34 @@ def test_channel_loads_uniform_torus():
 def test_refusals():
     with pytest.raises(SimError, match="needs router=iq"):
         SimConfig(measurement="booksim")
-    with pytest.raises(SimError, match="routing dor"):
+    with pytest.raises(SimError, match="router iq supports routings dor, min_adapt, valiant"):
         simulate(T88, sim.preset("booksim", routing="updown"), "uniform", 0.1)
     with pytest.raises(SimError, match="router must be"):
         SimConfig(router="fast")
     with pytest.raises(SimError, match="vc_alloc_delay"):
         SimConfig(router="iq", vc_alloc_delay=0)
+
+
+# ------------------------------------------------- BookSim2's other routings
+@pytest.mark.parametrize("spec,routing,vcs,pattern,load,booksim", [
+    ("mesh:8x8", "min_adapt", 2, "uniform", 0.05, 34.04),
+    ("mesh:8x8", "min_adapt", 2, "uniform", 0.10, 35.9782),
+    ("torus:8x8", "min_adapt", 4, "uniform", 0.05, 31.4047),
+    ("torus:8x8", "min_adapt", 4, "uniform", 0.20, 33.8629),
+    ("mesh:8x8", "valiant", 2, "transpose", 0.10, 71.9642),
+    ("torus:8x8", "dor", 4, "uniform", 0.30, 33.182),
+    ("torus:8x8", "dor", 4, "uniform", 0.45, 38.4663),
+])
+def test_routings_match_booksim(spec, routing, vcs, pattern, load, booksim):
+    """BookSim2 with routing_function = ROUTING, num_vcs = VCS, traffic = PATTERN
+    (topology mesh or torus, k = 8, n = 2; the rest as the module docstring)."""
+    r = simulate(cd.from_spec(spec), sim.preset("booksim", routing=routing, vcs=vcs), pattern, load, seed=1)
+    assert r.stable and not r.deadlock
+    assert r.latency_generation == pytest.approx(booksim, rel=0.05)
+
+
+def test_routing_refusals():
+    with pytest.raises(SimError, match="at least 4 virtual channels"):
+        simulate(T88, sim.preset("booksim", routing="valiant"), "uniform", 0.1)
+    with pytest.raises(SimError, match="--router iq"):
+        simulate(T88, SimConfig(routing="min_adapt"), "uniform", 0.1)
