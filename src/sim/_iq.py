@@ -108,12 +108,12 @@ Net = namedtuple("Net", [
     "r_ip", "r_ip_ptr", "ip_local",        # input ports of every router in allocation order, local index
     "r_op", "r_op_ptr", "op_local",
     "term_router", "out_op", "op_dim", "op_dir", "coords", "shape", "wrap", "dim_order",
-    "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok",
+    "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
 ])
 
 Buf = namedtuple("Buf", [
     "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_out", "rt_n", "rt_op", "rt_v0",
-    "rt_v1",
+    "rt_v1", "rt_pri",
     "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
     "wh_cnt", "wh_o", "r_flits",
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
@@ -205,11 +205,20 @@ def _generate(now, trf, acc, counting):
 # routing
 # =========================================================================
 @njit(cache=True, inline="always", _nrt=False)
-def _add(g, op, v0, v1, buf):
+def _add(g, op, v0, v1, pri, net, buf):
+    """Add (port, VC range) to the route set of ``g``. BookSim2's OutputSet is
+    a ``std::set`` ordered by priority alone, so a second entry of the same
+    priority is dropped: its min_adapt keeps only the first productive
+    direction. ``net.one_per_pri`` reproduces that; off, every entry counts."""
     k = buf.rt_n[g]
+    if net.one_per_pri != 0:
+        for e in range(k):
+            if buf.rt_pri[g, e] == pri:
+                return
     buf.rt_op[g, k] = op
     buf.rt_v0[g, k] = v0
     buf.rt_v1[g, k] = v1
+    buf.rt_pri[g, k] = pri
     buf.rt_n[g] = k + 1
 
 
@@ -269,7 +278,7 @@ def _route(g, p, u, net, buf):
             buf.pk_dim[p] = -1          # BookSim2: the next dimension is entered afresh
         tr = buf.pk_intm[p] if buf.pk_vph[p] == 0 else dr
         if u == dr and buf.pk_vph[p] == 1:
-            _add(g, net.A + dt, 0, V - 1, buf)
+            _add(g, net.A + dt, 0, V - 1, 0, net, buf)
             return
         op = _dor_next(p, u, tr, injected, net, buf)
         v0 = 0
@@ -293,21 +302,21 @@ def _route(g, p, u, net, buf):
                 v1 -= half
             else:
                 v0 += half
-        _add(g, op, v0, v1, buf)
+        _add(g, op, v0, v1, 0, net, buf)
         return
     if u == dr:
-        _add(g, net.A + dt, 0, V - 1, buf)
+        _add(g, net.A + dt, 0, V - 1, 0, net, buf)
         return
     if rt == RT_DOR:
         op = _dor_next(p, u, dr, False, net, buf)
         if wrapped:
             half = V // 2
             if buf.pk_ph[p] == 0:
-                _add(g, op, 0, V - 1 - half, buf)
+                _add(g, op, 0, V - 1 - half, 0, net, buf)
             else:
-                _add(g, op, half, V - 1, buf)
+                _add(g, op, half, V - 1, 0, net, buf)
         else:
-            _add(g, op, 0, V - 1, buf)
+            _add(g, op, 0, V - 1, 0, net, buf)
         return
     # RT_MIN_ADAPT: the injection VC does not count (in_vc = the last VC)
     in_vc = V - 1 if injected else g % V
@@ -323,22 +332,22 @@ def _route(g, p, u, net, buf):
                 if cur != dst:
                     K = net.shape[k]
                     dist2 = K - 2 * ((dst - cur + K) % K)
-                    _add(g, net.out_op[u, k, 0 if dist2 > 0 else 1], 3, 3, buf)
+                    _add(g, net.out_op[u, k, 0 if dist2 > 0 else 1], 3, 3, 1, net, buf)
             op = _dor_next(p, u, dr, True, net, buf)
         else:
             op = _dor_next(p, u, dr, False, net, buf)
-        _add(g, op, buf.pk_ph[p], buf.pk_ph[p], buf)
+        _add(g, op, buf.pk_ph[p], buf.pk_ph[p], 0, net, buf)
         return
     # min_adapt_mesh: the DOR escape on VC 0; outside it, every productive direction on VCs 1..V-1
     op = _dor_next(p, u, dr, False, net, buf)
-    _add(g, op, 0, 0, buf)
+    _add(g, op, 0, 0, 0, net, buf)
     if in_vc != 0:
         for kk in range(net.D):
             k = net.dim_order[kk]
             cur = net.coords[u, k]
             dst = net.coords[dr, k]
             if cur != dst:
-                _add(g, net.out_op[u, k, 0 if cur < dst else 1], 1, V - 1, buf)
+                _add(g, net.out_op[u, k, 0 if cur < dst else 1], 1, V - 1, 1, net, buf)
 
 
 @njit(cache=True, inline="always", _nrt=False)

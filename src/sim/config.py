@@ -125,6 +125,13 @@ class SimConfig:
         any terminal, the source included, and a permutation's fixed points
         send to themselves (through their router); off, a terminal never
         sends to itself.
+    output_set : str
+        ``router="iq"``: ``booksim`` keeps BookSim2's route sets as they are
+        at 28f4329 -- a ``std::set`` ordered by priority alone, so of the
+        entries a routing function adds with equal priority only the first
+        survives and its ``min_adapt`` offers one productive direction (the
+        first unaligned dimension) besides the escape; ``all`` keeps every
+        entry (truly minimal adaptive).
     measurement : str
         ``fixed`` (``warmup``, ``measure``, ``drain``) or ``booksim``
         (BookSim2's sample periods, convergence test and latency
@@ -172,6 +179,7 @@ class SimConfig:
     credit_delay: int = 0
     alloc_iters: int = 1
     self_traffic: bool = False
+    output_set: str = "booksim"
     measurement: str = "fixed"
     sample_period: int = 1000
     warmup_periods: int = 3
@@ -215,6 +223,8 @@ class SimConfig:
             raise SimError(f"at most 64 virtual channels, got {self.vcs}")
         if self.router not in ("simple", "iq"):
             raise SimError(f"router must be simple or iq, got {self.router!r}")
+        if self.output_set not in ("booksim", "all"):
+            raise SimError(f"output_set must be booksim or all, got {self.output_set!r}")
         if self.measurement not in ("fixed", "booksim"):
             raise SimError(f"measurement must be fixed or booksim, got {self.measurement!r}")
         if self.measurement == "booksim" and self.router != "iq":

@@ -180,7 +180,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
         np.int64(code), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
         np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
-        np.int64(1 if cfg.self_traffic else 0),
+        np.int64(1 if cfg.self_traffic else 0), np.int64(1 if cfg.output_set == "booksim" else 0),
     )
     NVC, NOV = NIP * V, NOP * V
     P = NVC * B + T + 1
@@ -190,7 +190,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
         np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
         np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64), np.zeros((NVC, R), np.int64),
-        np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
+        np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
         np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
         np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
         np.zeros(NIP, np.int64),
