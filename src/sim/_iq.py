@@ -119,7 +119,7 @@ Buf = namedtuple("Buf", [
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
     "pk_intm", "pk_vph",
     "free", "nfree",
-    "sc_key", "sc_win", "sc_in", "sreq", "sgrant", "req_g", "req_o",
+    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "r_va",
 ])
 
 Trf = namedtuple("Trf", [
@@ -256,7 +256,7 @@ def _dor_next(p, u, tr, turning, net, buf):
     return net.out_op[u, k, buf.pk_dir[p]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _route(g, p, u, net, buf):
     """The route set of the head of input VC ``g`` (packet ``p`` at router
     ``u``): output ports with a VC range each, as BookSim2's routing
@@ -382,8 +382,10 @@ def _head_front(g, now_min, net, buf):
     p = buf.fb_pk[g, h]
     arr = buf.fb_arr[g, h]
     start = arr if arr > now_min else now_min
-    _route(g, p, net.ip_router[g // net.V], net, buf)
+    u = net.ip_router[g // net.V]
+    _route(g, p, u, net, buf)
     buf.vc_state[g] = VS_VA
+    buf.r_va[u] += 1
     buf.vc_t[g] = start + net.rd
 
 
@@ -539,6 +541,8 @@ def _vc_alloc(u, now, net, buf):
     o1 = net.r_op_ptr[u + 1]
     NIV = (i1 - i0) * V
     NOV = (o1 - o0) * V
+    if buf.r_va[u] == 0:
+        return
     nreq = 0
     for ii in range(i0, i1):
         ip = net.r_ip[ii]
@@ -616,6 +620,7 @@ def _vc_alloc(u, now, net, buf):
             if op < net.A:
                 buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
             buf.vc_state[g] = VS_ACTIVE
+            buf.r_va[u] -= 1
             buf.vc_t[g] = now + net.va
             if it == 0:
                 buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
@@ -629,11 +634,30 @@ def _vc_alloc(u, now, net, buf):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _first_from(mask, start, size):
+    """The first set bit of ``mask`` at or after ``start``, wrapping (-1 if none)."""
+    hi = mask >> np.uint64(start)
+    if hi != 0:
+        b = start
+        while (hi & np.uint64(1)) == 0:
+            hi >>= np.uint64(1)
+            b += 1
+        return b
+    b = 0
+    while b < start:
+        if (mask >> np.uint64(b)) & np.uint64(1):
+            return b
+        b += 1
+    return -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _sw_alloc(u, now, net, buf, acc, phase):
     """Separable iSLIP switch allocation at router ``u`` and the moves of the
-    winning flits. Returns the flits moved."""
+    winning flits. Requests are kept as bit masks (input ports of every
+    output, ``omask``; granting outputs of every input, ``gmask``), so only
+    requested outputs and granted inputs are visited. Returns the flits moved."""
     V = net.V
-    A = net.A
     i0 = net.r_ip_ptr[u]
     i1 = net.r_ip_ptr[u + 1]
     o0 = net.r_op_ptr[u]
@@ -641,11 +665,12 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     NI = i1 - i0
     NO = o1 - o0
     sreq = buf.sreq
-    any_req = False
+    omask = buf.omask
+    gmask = buf.gmask
+    touched = buf.touched
+    nt = 0
     for li in range(NI):
         ip = net.r_ip[i0 + li]
-        for lo in range(NO):
-            sreq[li, lo] = -1
         rr = buf.sw_rr[ip]
         for v in range(V):
             g = ip * V + v
@@ -657,8 +682,9 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             if buf.ov_cred[o] <= 0:
                 continue
             lo = net.op_local[o // V]
-            cur = sreq[li, lo]
-            if cur >= 0:
+            bit = np.uint64(1) << np.uint64(li)
+            if omask[lo] & bit:
+                cur = sreq[li, lo]
                 a1 = v - rr
                 if a1 < 0:
                     a1 += V
@@ -667,48 +693,45 @@ def _sw_alloc(u, now, net, buf, acc, phase):
                     a2 += V
                 if a1 >= a2:
                     continue
+            else:
+                if omask[lo] == 0:
+                    touched[nt] = lo
+                    nt += 1
+                omask[lo] |= bit
             sreq[li, lo] = v
-            any_req = True
-    if not any_req:
+    if nt == 0:
         return 0
     in_m = buf.sc_in
     for li in range(NI):
         in_m[li] = -1
-    out_m = buf.sgrant
-    for lo in range(NO):
-        out_m[NO + lo] = -1          # output matched to input
+        gmask[li] = 0
     moved = 0
     for it in range(net.iters):
-        for lo in range(NO):
-            out_m[lo] = -1
-            if out_m[NO + lo] >= 0:
+        # grant: every requested, unmatched output picks the first unmatched input from its pointer
+        for k in range(nt):
+            lo = touched[k]
+            if omask[lo] == 0:
                 continue
-            op = net.r_op[o0 + lo]
-            start = buf.sa_gptr[op]
-            for j in range(NI):
-                li = start + j
-                if li >= NI:
-                    li -= NI
-                if sreq[li, lo] >= 0 and in_m[li] < 0:
-                    out_m[lo] = li
-                    break
+            li = _first_from(omask[lo], buf.sa_gptr[net.r_op[o0 + lo]], NI)
+            gmask[li] |= np.uint64(1) << np.uint64(lo)
+        # accept: every granted input picks the first granting output from its pointer
         for li in range(NI):
-            if in_m[li] >= 0:
+            if gmask[li] == 0:
                 continue
             ip = net.r_ip[i0 + li]
-            start = buf.sa_aptr[ip]
-            for j in range(NO):
-                lo = start + j
-                if lo >= NO:
-                    lo -= NO
-                if out_m[lo] == li and out_m[NO + lo] < 0:
-                    in_m[li] = lo
-                    out_m[NO + lo] = li
-                    if it == 0:
-                        op = net.r_op[o0 + lo]
-                        buf.sa_gptr[op] = li + 1 if li + 1 < NI else 0
-                        buf.sa_aptr[ip] = lo + 1 if lo + 1 < NO else 0
-                    break
+            lo = _first_from(gmask[li], buf.sa_aptr[ip], NO)
+            gmask[li] = 0
+            in_m[li] = lo
+            if it == 0:
+                op = net.r_op[o0 + lo]
+                buf.sa_gptr[op] = li + 1 if li + 1 < NI else 0
+                buf.sa_aptr[ip] = lo + 1 if lo + 1 < NO else 0
+            omask[lo] = 0                       # a matched output takes no more grants
+            bit = ~(np.uint64(1) << np.uint64(li))
+            for k in range(nt):                 # nor does a matched input get any
+                omask[touched[k]] &= bit
+    for k in range(nt):
+        omask[touched[k]] = 0
     for li in range(NI):
         lo = in_m[li]
         if lo < 0:

@@ -170,6 +170,9 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     op_term = np.concatenate([np.full(A, -1), np.arange(T), np.arange(T)]).astype(np.int64)
     max_ni = int(np.diff(r_ip_ptr).max())
     max_no = int(np.diff(r_op_ptr).max())
+    if max(max_ni, max_no) > 64:
+        raise SimError(f"router iq handles routers of at most 64 ports (the switch allocator's bit masks); "
+                       f"{topo!r} has a router with {max(max_ni, max_no)}")
     shape = np.asarray(topo.shape, dtype=np.int64)
     net = Q.Net(
         np.int64(n), np.int64(A), np.int64(T), np.int64(V), np.int64(B), np.int64(D),
@@ -202,8 +205,8 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.arange(P - 1, -1, -1, dtype=np.int64), np.array([P], dtype=np.int64),
         np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
         np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
-        np.zeros(2 * max_no, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64),
+        np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.zeros(n, np.int64),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
