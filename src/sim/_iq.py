@@ -119,7 +119,7 @@ Buf = namedtuple("Buf", [
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
     "pk_intm", "pk_vph",
     "free", "nfree",
-    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "r_va",
+    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "r_va", "pend", "npend",
 ])
 
 Trf = namedtuple("Trf", [
@@ -176,7 +176,7 @@ def _dest(t, trf, T, self_ok):
     return d
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _generate(now, trf, acc, counting):
     """Packets generated this cycle join their terminal's source queue."""
     cap = trf.src_t.shape[1]
@@ -376,17 +376,29 @@ def _credit_later(t, o, buf):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _head_front(g, now_min, net, buf):
-    """The flit at the front of ``g`` is a head: route it; it may ask for an
-    output VC from ``max(now_min, its arrival) + routing_delay``."""
+    """The flit at the front of ``g`` is a head: it may ask for an output VC
+    from ``max(now_min, its arrival) + routing_delay``. Its route is computed
+    at the end of the cycle (:func:`_route_pending`): no allocation can need
+    it earlier, and one call site keeps the compiled kernel small."""
     h = buf.vc_head[g]
-    p = buf.fb_pk[g, h]
     arr = buf.fb_arr[g, h]
     start = arr if arr > now_min else now_min
     u = net.ip_router[g // net.V]
-    _route(g, p, u, net, buf)
     buf.vc_state[g] = VS_VA
     buf.r_va[u] += 1
     buf.vc_t[g] = start + net.rd
+    k = buf.npend[0]
+    buf.pend[k] = g
+    buf.npend[0] = k + 1
+
+
+@njit(cache=True, _nrt=False)
+def _route_pending(net, buf):
+    """Route the heads that reached the front of their VC this cycle."""
+    for k in range(buf.npend[0]):
+        g = buf.pend[k]
+        _route(g, buf.fb_pk[g, buf.vc_head[g]], net.ip_router[g // net.V], net, buf)
+    buf.npend[0] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -446,7 +458,7 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     return p
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _inject(now, net, buf, trf, acc, phase, drain_t):
     """Every terminal sends at most one flit into its injection port; a head
     takes the first idle injection VC with a credit, round robin from the
@@ -541,8 +553,6 @@ def _vc_alloc(u, now, net, buf):
     o1 = net.r_op_ptr[u + 1]
     NIV = (i1 - i0) * V
     NOV = (o1 - o0) * V
-    if buf.r_va[u] == 0:
-        return
     nreq = 0
     for ii in range(i0, i1):
         ip = net.r_ip[ii]
@@ -793,9 +803,25 @@ def _move(g, t_out, net, buf, acc, phase):
 # the driver step
 # =========================================================================
 @njit(cache=True, _nrt=False)
+def _routers(now, net, buf, acc, phase):
+    """One cycle of every router that holds a flit; the flits moved."""
+    moved = 0
+    for u in range(net.n):
+        if buf.r_flits[u] == 0:
+            continue
+        if buf.r_va[u] > 0:
+            _vc_alloc(u, now, net, buf)
+        moved += _sw_alloc(u, now, net, buf, acc, phase)
+    return moved
+
+
+@njit(cache=True, _nrt=False)
 def run(net, buf, trf, acc, ctl, until):
     """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock).
-    Returns the number of cycles simulated."""
+    Returns the number of cycles simulated. The stages of a cycle are
+    separate functions called once per cycle: numba passes the structures
+    by value, which is cheap once per cycle and costly per router or flit,
+    and each helper inlined at one site keeps compilation short."""
     now = ctl[C_NOW]
     start = now
     phase = ctl[C_PHASE]
@@ -809,12 +835,9 @@ def run(net, buf, trf, acc, ctl, until):
         buf.wh_cnt[slot] = 0
         _generate(now, trf, acc, phase < 2)
         _inject(now, net, buf, trf, acc, phase, drain_t)
-        moved = 0
-        for u in range(net.n):
-            if buf.r_flits[u] == 0:
-                continue
-            _vc_alloc(u, now, net, buf)
-            moved += _sw_alloc(u, now, net, buf, acc, phase)
+        moved = _routers(now, net, buf, acc, phase)
+        if buf.npend[0] > 0:
+            _route_pending(net, buf)
         if moved > 0 or a[A_INFL_FLITS] == 0:
             ctl[C_PROGRESS] = now
         elif now - ctl[C_PROGRESS] > net.watchdog:
