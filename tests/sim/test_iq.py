@@ -47,17 +47,24 @@ def test_zero_load_latency_mesh_one_cycle_channels():
 
 
 # ------------------------------------------------ against BookSim2's figures
-@pytest.mark.parametrize("load,booksim", [(0.10, 32.345), (0.20, 36.16), (0.25, 44.197)])
+@pytest.mark.parametrize("load,booksim", [(0.10, 32.345), (0.20, 36.16)])
 def test_latency_matches_booksim_uniform_torus88(load, booksim):
     """examples/torus88 (2 VCs, 8-flit buffers, 1-flit packets, uniform with
-    the source included): BookSim2 32.345 / 36.16 / 44.197 cycles at 0.10 /
-    0.20 / 0.25 flits per node per cycle (its saturation is about 0.27)."""
+    the source included): BookSim2 32.345 / 36.16 cycles at 0.10 / 0.20
+    flits per node per cycle (its saturation is about 0.27)."""
     r = simulate(T88, "booksim", "uniform", load, seed=1)
     assert r.stable and not r.deadlock and r.drained
     assert abs(r.accepted - load) < 0.01
-    tol = 0.05 if load < 0.25 else 0.08      # 0.25 is 93% of saturation: BookSim2's own seeds differ by a few %
-    assert r.latency_generation == pytest.approx(booksim, rel=tol)
-    assert r.latency_ci95 is not None and r.latency_ci95 < 0.1 * r.latency_generation
+    assert r.latency_generation == pytest.approx(booksim, rel=0.05)
+    assert r.latency_ci95 is not None and r.latency_ci95 < 0.05 * r.latency_generation
+
+
+def test_latency_near_saturation_matches_booksim_over_seeds():
+    """At 0.25 (93% of saturation) single runs scatter: BookSim2 prints 44.197,
+    51.2617, 47.3851, 46.3336, 49.6713 for seeds 0..4 (mean 47.77). The mean of
+    three of our seeds lies within 8% of that mean."""
+    lat = [simulate(T88, "booksim", "uniform", 0.25, seed=s).latency_generation for s in (1, 2, 3)]
+    assert np.mean(lat) == pytest.approx(47.77, rel=0.08)
 
 
 def test_unstable_beyond_saturation_like_booksim():
