@@ -24,6 +24,8 @@ Patterns (the BookSim2 / CAMINOS names; ``name:key=value`` sets options):
                           swapped (an even number of address bits)
 ``tornado``               every coordinate ``x -> x + ceil(k/2) - 1 (mod k)``
 ``neighbor``              uniform over the router's neighbours
+``diagonal``              every coordinate ``x -> x + 1 (mod k)``: BookSim2's
+                          ``neighbor``
 ``localglobal``           the local/global mix of 'rtt-mapping-concentration':
                           with probability ``alpha`` a packet goes to one of
                           the 4 neighbours of its process in a logical 2D
@@ -271,16 +273,29 @@ def _need_coords(topo: Topology, what: str) -> None:
         raise SimError(f"{what} traffic needs a lattice topology with coordinates; {topo!r} has none")
 
 
-def _tornado(topo: Topology) -> Destinations:
-    _need_coords(topo, "tornado")
+def _shift_coords(topo: Topology, what: str, by: np.ndarray) -> Destinations:
+    """Every router sends to the router whose coordinates are its own plus
+    ``by`` (mod the size of each dimension)."""
+    _need_coords(topo, what)
     shape = np.asarray(topo.shape)
-    dc = (topo.coords + (shape + 1) // 2 - 1) % shape
+    dc = (topo.coords + by) % shape
     index = {tuple(c): i for i, c in enumerate(topo.coords.tolist())}
     try:
         rperm = np.array([index[tuple(c)] for c in dc.tolist()], dtype=np.int64)
     except KeyError:
-        raise SimError(f"tornado traffic needs every coordinate of the box to be a router; {topo!r} is not") from None
+        raise SimError(f"{what} traffic needs every coordinate of the box to be a router; {topo!r} is not") from None
     return _from_perm(_lift_router_perm(topo, rperm))
+
+
+def _tornado(topo: Topology) -> Destinations:
+    _need_coords(topo, "tornado")
+    shape = np.asarray(topo.shape)
+    return _shift_coords(topo, "tornado", (shape + 1) // 2 - 1)
+
+
+def _diagonal(topo: Topology) -> Destinations:
+    _need_coords(topo, "diagonal")
+    return _shift_coords(topo, "diagonal", np.ones(len(topo.shape), dtype=np.int64))
 
 
 def _neighbor(topo: Topology) -> Destinations:
@@ -424,6 +439,7 @@ PATTERNS: dict[str, tuple[Any, str]] = {
     "shuffle": (_shuffle, "perfect shuffle: s rotated left by one bit"),
     "transpose": (_transpose, "upper and lower halves of the bits of s swapped"),
     "tornado": (_tornado, "every coordinate x -> x + ceil(k/2) - 1 mod k"),
+    "diagonal": (_diagonal, "every coordinate x -> x + 1 mod k (BookSim2's 'neighbor')"),
     "neighbor": (_neighbor, "uniform over the router's neighbours"),
     "localglobal": (_localglobal, "alpha to a logical-torus neighbour, 1 - alpha uniform (alpha=A:grid=AxB:wrap=1)"),
     "randperm": (_randperm, "a random permutation (seed=S)"),

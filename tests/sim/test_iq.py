@@ -168,3 +168,13 @@ def test_booksim_output_set_keeps_one_entry_per_priority():
     full = simulate(m, sim.preset("booksim", routing="min_adapt", vcs=4, output_set="all"), "uniform", 0.2, seed=1)
     assert bs.latency_generation == pytest.approx(99.3749, rel=0.08)
     assert full.latency_generation < 0.6 * bs.latency_generation
+
+
+def test_diagonal_is_booksims_neighbor():
+    """BookSim2's `neighbor` sends to (x + 1, y + 1): 2 hops on the 8x8 torus,
+    19.0111 cycles at 0.002 (recorded); toposynth calls that pattern `diagonal`."""
+    perm = sim.traffic("diagonal").destinations(T88).perm
+    c = T88.coords
+    assert all(((c[perm[i]] - c[i]) % 8 == 1).all() for i in range(T88.n))
+    r = simulate(T88, _fixed(), "diagonal", 0.002, seed=1)
+    assert r.hops == 2.0 and r.latency_generation == pytest.approx(19.0111, abs=0.1)
