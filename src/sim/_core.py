@@ -130,7 +130,7 @@ EV_RECV = 2
 
 Net = namedtuple("Net", [
     "n", "A", "T", "V", "D",
-    "arc_src", "arc_dst", "arc_dim", "arc_dir", "arc_wrap", "arc_up",
+    "arc_src", "arc_dst", "arc_dim", "arc_dir", "arc_wrap", "arc_up", "vc_router",
     "in_indptr", "in_arcs", "term_router", "term_indptr",
     # routing records (DOR / adaptive) and their ties
     "out_arc", "records", "rec_count", "tie_random", "with_records", "min_dist",
@@ -337,8 +337,10 @@ def inject_synthetic(now, in_window, net, buf, trf, ctl, stats):
     phits = 0
     for tq in range(net.T * n_inj):
         t = tq // n_inj if n_inj > 1 else tq
+        if trf.src_cnt[t] == 0:
+            continue
         q = emptiest_queue(t, net, buf)
-        if trf.src_cnt[t] > 0 and buf.inj_free[q] > 0:
+        if buf.inj_free[q] > 0:
             h = trf.src_head[t]
             nf = ctl[C_NFREE] - 1
             p = buf.free[nf]

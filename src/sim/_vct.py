@@ -74,7 +74,7 @@ def _credit_slot(s, now, net, buf):
         idx = buf.wh_idx[s, e]
         if idx >= 0:
             buf.credit[idx] += buf.wh_amt[s, e]
-            u = net.arc_src[idx // net.V]
+            u = net.vc_router[idx]
             if buf.wake[u] > now:
                 buf.wake[u] = now
         else:
@@ -192,7 +192,7 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
 
 
 @njit(**HELPER)
-def _router(u, now, in_window, net, buf, trf, ctl, out):
+def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
     """One cycle of router ``u``: in arbitration order, every eligible
     packet at the head of an input VC or injection queue is ejected or
     forwarded if it can be."""
@@ -215,8 +215,7 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
         buf.rr_t[u] = buf.rr_t[u] + 1 if buf.rr_t[u] < nin else 0
     if buf.wake[u] > now:
         return
-    vst = now % V
-    tst = now % nt if nt > 0 else 0
+    tst = now % nt if nt > 1 else 0
     vv = 0
     nxt = NEVER
     for j in range(ntot):
@@ -398,9 +397,10 @@ def _flush_credits(now, net, buf):
 @njit(**HELPER)
 def _network(now, in_window, net, buf, trf, ctl, out):
     """One cycle of every router that holds something, then the checks."""
+    vst = now % net.V     # the VC every port starts its round robin from
     for u in range(net.n):
         if buf.r_cnt[u] != 0:
-            _router(u, now, in_window, net, buf, trf, ctl, out)
+            _router(u, now, vst, in_window, net, buf, trf, ctl, out)
     _watch(now, net, buf, ctl, out.stats)
 
 

@@ -103,9 +103,11 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
     ties = tabs.rec_count is not None
     rec_count = tabs.rec_count if ties else np.ones((1, 1), dtype=np.int8)
     return K.Net(
-        np.int64(n), np.int64(topo.num_arcs), np.int64(topo.num_terminals), np.int64(V), np.int64(tabs.out_arc.shape[1]),
+        np.int64(n), np.int64(topo.num_arcs), np.int64(topo.num_terminals), np.int64(V),
+        np.int64(tabs.out_arc.shape[1]),
         _i64(topo.arc_src), _i64(topo.arc_dst), _i64(topo.arc_dim), _i64(tabs.arc_dir), _i64(tabs.arc_wrap),
-        _i64(tabs.arc_up), in_indptr, in_arcs, _i64(terminal_router(topo)), _i64(terminal_offsets(topo)),
+        _i64(tabs.arc_up), np.repeat(_i64(topo.arc_src), V), in_indptr, in_arcs, _i64(terminal_router(topo)),
+        _i64(terminal_offsets(topo)),
         _i64(tabs.out_arc), np.ascontiguousarray(tabs.records, dtype=np.int16),
         np.ascontiguousarray(rec_count, dtype=np.int8), np.int64(1 if ties else 0),
         np.int64(tabs.mode in (K.MODE_DOR, K.MODE_ADAPTIVE)), _i64(tabs.min_dist),
