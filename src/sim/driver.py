@@ -65,10 +65,6 @@ class KernelRun:
     ctl: np.ndarray
     kernel: Any
 
-    @property
-    def stats(self) -> np.ndarray:
-        return self.out.stats
-
 
 def _i64(x) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.int64)
