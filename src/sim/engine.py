@@ -17,7 +17,7 @@ within a class a round robin rotates every cycle. Adaptive routings take
 the escape VC only when no adaptive VC has room for the packet.
 
 ``SimConfig(switching="wormhole")`` runs a flit-level kernel instead
-(:mod:`sim._wormhole`, BookSim2's input-queued router: buffers in flits,
+(:mod:`sim._wormhole`, modelled on BookSim2's input-queued router: buffers in flits,
 an output VC held from header to tail, a packet spanning several routers);
 its zero-load latency is the same as long as the VC buffers cover the
 credit round trip.
@@ -47,7 +47,6 @@ over its length.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -55,16 +54,16 @@ import numpy as np
 
 from candidates import Topology
 
-from . import _kernels as K
-from . import iq
+from . import _core as K
+from . import driver, iq
 from .config import SimConfig, preset
 from .errors import SimError
 from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
-from .traffic import DEST_PERM, TrafficPattern, terminal_offsets, terminal_router, traffic
+from .traffic import DEST_PERM, TrafficPattern, traffic
 
 __all__ = ["SimResult", "SweepResult", "simulate", "sweep", "saturation"]
 
-HIST_BINS = 1 << 16
+HIST_BINS = driver.HIST_BINS
 DEADLOCK_KINDS = {0: "none", 1: "no progress", 2: "knot", 3: "trace"}
 
 
@@ -256,23 +255,15 @@ def simulate(
         return _iq_result(topo, cfg, pat, routing, load, seed, iq.measure(iq.build(topo, cfg, routing, dests, rate,
                                                                                  seed), cfg))
     tabs = tables_for(topo, cfg, routing)
-    stats = np.zeros(K.NSTATS, dtype=np.int64)
-    hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
-    hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
-    arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
-    pair_sum = pair_cnt = None
-    if pair_latency:
-        pair_sum = np.zeros((topo.n, topo.n), dtype=np.int64)
-        pair_cnt = np.zeros((topo.n, topo.n), dtype=np.int64)
-    t0 = time.perf_counter()
-    _call_kernel(topo, cfg, tabs, deadlock, dests, rate, cfg.warmup, cfg.measure, cfg.drain, seed, None,
-                 stats, hist_gen, hist_inj, arc_phits, pair_sum, pair_cnt)
-    seconds = time.perf_counter() - t0
-    res = _result(topo, cfg, pat, routing, load, seed, stats, hist_gen, hist_inj, arc_phits, seconds, tabs)
+    run = driver.build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
+                       drain=cfg.drain, seed=seed, pair_latency=pair_latency)
+    seconds, _ = driver.execute(run)
+    o = run.out
+    res = _result(topo, cfg, pat, routing, load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
     if pair_latency:
         with np.errstate(invalid="ignore", divide="ignore"):
-            res.pair_latency = np.where(pair_cnt > 0, pair_sum / np.maximum(pair_cnt, 1), np.nan)
-        res.pair_packets = pair_cnt
+            res.pair_latency = np.where(o.pair_cnt > 0, o.pair_sum / np.maximum(o.pair_cnt, 1), np.nan)
+        res.pair_packets = o.pair_cnt
     return res
 
 
@@ -333,11 +324,6 @@ def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     return routing, deadlock
 
 
-_NO_TRACE = None
-_ONE_COUNT = np.ones((1, 1), dtype=np.int8)
-_NO_TWIN = None
-
-
 def tables_for(topo: Topology, cfg: SimConfig, routing: str):
     """Routing tables for a resolved routing, with every minimal record of
     each pair when ``cfg.tie_break == "random"`` (record routings)."""
@@ -345,85 +331,6 @@ def tables_for(topo: Topology, cfg: SimConfig, routing: str):
     if cfg.tie_break == "random" and routing in ("dor", "adaptive"):
         tabs = with_ties(topo, tabs)
     return tabs
-
-
-def _twin_args(tabs) -> tuple:
-    global _NO_TWIN
-    if tabs.tw_next is not None:
-        vc = np.ascontiguousarray(np.stack([tabs.tw_first, tabs.tw_step, tabs.tw_count], axis=2), dtype=np.int64)
-        return (tabs.tw_next, tabs.tw_code, vc, np.int64(tabs.tw_m), np.int64(tabs.tw_by_source))
-    if _NO_TWIN is None:
-        _NO_TWIN = (np.full((1, 1, 1), -1, dtype=np.int32), np.zeros((1, 1, 1), dtype=np.int8),
-                    np.zeros((1, 4, 3), dtype=np.int64), np.int64(-1), np.int64(0))
-    return _NO_TWIN
-
-
-def _dummy_trace() -> tuple:
-    global _NO_TRACE
-    if _NO_TRACE is None:
-        z = np.zeros(1, dtype=np.int64)
-        _NO_TRACE = (np.int64(0), np.zeros(0, np.int64), z, z, z, z, z, z, z, z,
-                     np.zeros(0, np.int64), z.copy(), z.copy(), np.int64(0))
-    return _NO_TRACE
-
-
-_NO_PAIRS = np.zeros((1, 1), dtype=np.int64)
-
-
-def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
-    """VCs per distance class (routing ``distance``): the VCs split evenly
-    over the classes 0 .. diameter - 1."""
-    if tabs.mode != K.MODE_DISTANCE:
-        return 1
-    diam = int(tabs.min_dist.max())
-    if cfg.vcs < diam:
-        raise SimError(f"routing distance needs one virtual channel per hop of the longest route: "
-                       f"{topo!r} has diameter {diam}, got vcs={cfg.vcs} (use --vcs {diam} or more)")
-    return cfg.vcs // max(diam, 1)
-
-
-def _call_kernel(topo, cfg, tabs, deadlock, dests, rate, warmup, measure, drain, seed, trace_args,
-                 stats, hist_gen, hist_inj, arc_phits, pair_sum=None, pair_cnt=None) -> None:
-    lo, hi = cfg.length_range
-    cap = cfg.buffer_packets * hi
-    slots = cap // lo
-    dl_code = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}[deadlock]
-    kernel = K.simulate_kernel
-    if cfg.switching == "wormhole":  # flit-level kernel, same arguments (cap/slots = buffer_flits)
-        from . import _wormhole
-
-        kernel, cap, slots = _wormhole.prepare(cfg, tabs.mode, dl_code)
-    # in-arcs of every router, in channel order
-    order = np.argsort(topo.arc_dst, kind="stable").astype(np.int64)
-    in_indptr = np.zeros(topo.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(topo.arc_dst, minlength=topo.n), out=in_indptr[1:])
-    term_r = terminal_router(topo)
-    term_off = terminal_offsets(topo)
-    tr = _dummy_trace() if trace_args is None else trace_args
-    kernel(
-        np.int64(topo.n), np.ascontiguousarray(topo.arc_src, dtype=np.int64),
-        np.ascontiguousarray(topo.arc_dst, dtype=np.int64), np.ascontiguousarray(topo.arc_dim, dtype=np.int64),
-        tabs.arc_dir, tabs.arc_wrap, in_indptr, order, term_r, term_off, tabs.out_arc, tabs.records,
-        tabs.rec_count if tabs.rec_count is not None else _ONE_COUNT,
-        np.int64(1 if tabs.rec_count is not None else 0), tabs.min_dist,
-        np.ascontiguousarray(topo.indptr, dtype=np.int64), np.ascontiguousarray(topo.arc_id, dtype=np.int64),
-        tabs.next_mask, tabs.ud_up, tabs.ud_down, tabs.arc_up,
-        *_twin_args(tabs),
-        np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0),
-        np.int64(tabs.vcs if tabs.tw_next is not None else cfg.vcs),
-        np.int64(cap), np.int64(slots),
-        np.int64(cfg.injection_queue), np.int64(cfg.source_queue), np.int64(cfg.router_delay),
-        np.int64(cfg.link_latency), np.int64(lo), np.int64(hi),
-        np.int64(cfg.injectors), np.int64(cfg.ejectors), np.int64(_distance_width(topo, tabs, cfg)),
-        np.int64(dests.mode), np.ascontiguousarray(dests.perm, dtype=np.int64),
-        np.ascontiguousarray(dests.cdf, dtype=np.float64), np.int64(dests.hot_count), float(dests.hot_prob),
-        np.ascontiguousarray(rate, dtype=np.float64), np.int64(cfg.injection == "poisson"),
-        np.int64(warmup), np.int64(measure), np.int64(drain), np.int64(cfg.watchdog),
-        np.int64(seed), np.int64(1 if cfg.check else 0),
-        *tr,
-        stats, hist_gen, hist_inj, arc_phits,
-        _NO_PAIRS if pair_sum is None else pair_sum, _NO_PAIRS if pair_cnt is None else pair_cnt,
-    )
 
 
 def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phits, seconds, tabs) -> SimResult:

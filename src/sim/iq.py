@@ -33,7 +33,7 @@ from batch means over the measured sample periods, and ``stable``.
 >>> from sim import preset, simulate
 >>> r = simulate(cd.from_spec("torus:8x8"), preset("booksim", measurement="fixed", warmup=200, measure=2000),
 ...              "tornado", 0.002, seed=1)
->>> r.latency_generation   # BookSim2: 6 cycles a hop on its torus (channels of 2), 7 more in and out
+>>> r.latency_generation_percentiles["p50"]   # BookSim2: 6 cycles a hop (channels of 2), 7 more in and out
 43.0
 """
 

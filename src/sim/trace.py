@@ -60,7 +60,6 @@ ignored, events of a process keep their order, processes may interleave)::
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -69,7 +68,7 @@ import numpy as np
 
 from candidates import Topology
 
-from . import _kernels as K
+from . import _core as K
 from .config import SimConfig
 from .errors import SimError
 
@@ -435,7 +434,8 @@ def run_trace(
     >>> r.cycles, r.finish[:4], r.hops
     (46, [46, 0, 0, 23], 3.0)
     """
-    from .engine import _as_config, _call_kernel, _check_topology, _resolve, tables_for, HIST_BINS, DEADLOCK_KINDS
+    from . import driver
+    from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, tables_for
     from .traffic import DEST_UNIFORM, Destinations
 
     topo = _check_topology(topology)
@@ -469,28 +469,17 @@ def run_trace(
     sq_ptr = np.zeros(P + 1, dtype=np.int64)
     np.cumsum(np.bincount(rank[sends], minlength=P), out=sq_ptr[1:])
     ev_msg = np.where(trace.kind == SEND, send_msg, recv_msg).astype(np.int64)
-    term_proc = np.full(T, -1, dtype=np.int64)
-    term_proc[mp] = np.arange(P)
     ev_a = np.where(trace.kind == COMPUTE, trace.a, 0).astype(np.int64)
-    proc_finish = np.zeros(P, dtype=np.int64)
-    msg_sent = np.zeros(max(M, 1), dtype=np.int64)
-    msg_done = np.zeros(max(M, 1), dtype=np.int64)
-    trace_args = (np.int64(1), mp, term_proc, np.ascontiguousarray(trace.ptr, dtype=np.int64),
-                  np.ascontiguousarray(trace.kind, dtype=np.int64), ev_a, ev_msg, msg_dst, msg_phits, sq_ptr,
-                  proc_finish, msg_sent, msg_done, np.int64(max_cycles))
+    arrays = driver.TraceArrays(mp, trace.ptr, trace.kind, ev_a, ev_msg, msg_dst, msg_phits, sq_ptr, int(max_cycles))
     dests = Destinations(DEST_UNIFORM, np.zeros(1, np.int64), np.zeros((1, 1)), 0, 0.0, np.ones(T))
-    rate = np.zeros(T)
-    stats = np.zeros(K.NSTATS, dtype=np.int64)
-    hist_gen = np.zeros(HIST_BINS + 1, dtype=np.int64)
-    hist_inj = np.zeros(HIST_BINS + 1, dtype=np.int64)
-    arc_phits = np.zeros(topo.num_arcs, dtype=np.int64)
     # messages are cut into maximum-size packets; the last one of a message
     # can be shorter, so the VC rings must have room for 1-phit packets
     cfg_run = cfg.replace(packet_length=(1, cfg.length_range[1]))
-    t0 = time.perf_counter()
-    _call_kernel(topo, cfg_run, tabs, deadlock, dests, rate, 0, 1 << 62, 0, seed, trace_args,
-                 stats, hist_gen, hist_inj, arc_phits)
-    seconds = time.perf_counter() - t0
+    run = driver.build(topo, cfg_run, tabs, deadlock, dests, np.zeros(T), warmup=0, measure=1 << 62, drain=0,
+                       seed=seed, trace=arrays)
+    seconds, _ = driver.execute(run)
+    stats, arc_phits = run.out.stats, run.out.arc_phits
+    proc_finish, msg_sent, msg_done = run.trf.proc_finish, run.trf.msg_sent, run.trf.msg_done
     st = stats
     done = bool(st[K.S_TRACE_DONE])
     ms, md = msg_sent[:M], msg_done[:M]

@@ -1,0 +1,751 @@
+"""Private numba core shared by the simple-router kernels (VCT and wormhole).
+
+The two kernels (:mod:`sim._vct`, packet level, and :mod:`sim._wormhole`,
+flit level) keep their state in four named structures (numba named tuples
+of arrays and scalars) built in Python by :mod:`sim.driver`, plus a run-state
+vector ``ctl`` (``C_*``):
+
+- ``net`` (:data:`Net`): the network and its routing tables, and the router
+  configuration (read only);
+- ``buf`` (:data:`Buf`): the packet pool, the input VCs and their credits,
+  injection queues, ejectors, the credit wheel and the routers' arbitration
+  state; a field used by one switching mode only is a 1-element dummy in the
+  other;
+- ``trf`` (:data:`Trf`): the workload -- the synthetic generator and the
+  terminals' source queues, or a trace's processes and messages, and the
+  measurement window;
+- ``out`` (:data:`Out`): the statistics vector (``S_*``), the latency
+  histograms, the channel loads and the per-pair latencies.
+
+This module holds the layouts and the helpers both kernels use: traffic
+generation, destinations, packet creation, the trace-driven steps, the
+routing candidates of a packet (:func:`candidates`) and the advance of its
+routing state after a hop (:func:`advance_route`), the delivery statistics,
+the end-of-run test and the final statistics. A new routing adds its tables
+to :mod:`sim.routing` (and :data:`Net`), its choices to :func:`candidates`
+and its state change to :func:`advance_route`.
+
+Compilation. Every function runs with ``_nrt=False``: nothing here
+allocates (the driver does), and without numba's runtime the arrays of the
+structures are not reference-counted on every call. A kernel's entry
+points (``run``, ``run_trace``) are the only cached dispatchers
+(:data:`KERNEL`); everything they call is a :data:`HELPER`, inlined by LLVM
+(``forceinline``: passing the structures to a real call costs hundreds of
+registers, and numba-level inlining copies and re-types the IR, which
+doubled the compile time) and compiled without the Python and C entry
+points only a dispatcher called from Python needs. ``error_model="numpy"``
+drops the division-by-zero checks (no divisor can be zero here).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
+HELPER = dict(_nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+
+# routing modes
+MODE_DOR = 0          # dimension order on routing records
+MODE_ADAPTIVE = 1     # minimal adaptive on records, escape VC 0 = DOR + bubble
+MODE_TABLE = 2        # shortest-path table adaptive, escape VC 0 = up*/down*
+MODE_UPDOWN = 3       # up*/down* on every VC
+MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
+MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
+MODE_DISTANCE = 6     # shortest-path next hops adaptive, VC class = hops taken (distance classes)
+
+# deadlock avoidance of MODE_DOR
+DL_NONE = 0
+DL_DATELINE = 1
+DL_BUBBLE = 2
+
+# destination modes
+DEST_UNIFORM = 0
+DEST_PERM = 1
+DEST_TABLE = 2
+DEST_HOT = 3
+
+# packet state bits
+ST_CROSSED = 1        # crossed the dateline of its current dimension
+ST_DOWN = 2           # up*/down*: has taken a down arc
+ST_ESCAPED = 4        # table mode: is on the up*/down* escape (sticky)
+ST_TC1 = 8            # twin mode: traffic class 1 (TS-DOR: injected by PE1)
+
+# layout of the scalar statistics vector
+S_CYCLES = 0
+S_DEADLOCK = 1
+S_INJECTED = 2
+S_DELIVERED = 3
+S_IN_FLIGHT = 4
+S_GEN_PACKETS = 5
+S_GEN_PHITS = 6
+S_ACC_PHITS = 7
+S_ACC_PACKETS = 8
+S_TAG_DELIVERED = 9
+S_SUM_LAT_GEN = 10
+S_SUM_LAT_INJ = 11
+S_SUM_HOPS = 12
+S_OVERFLOW = 13
+S_VIOLATIONS = 14
+S_DEADLOCK_KIND = 15
+S_TAG_GENERATED = 16
+S_MAX_LAT_GEN = 17
+S_INJ_PHITS = 18
+S_STALL_VC = 19
+S_DRAINED = 20
+S_LAST_PROGRESS = 21
+S_ESC_HOPS = 22
+S_MAX_LAT_INJ = 23
+S_WIN_HOPS = 24
+S_STARVED = 25
+S_SUM_MINHOPS = 26
+S_TRACE_DONE = 27     # trace mode: every process finished and every message arrived
+S_SKIPPED = 28        # trace mode: idle cycles fast-forwarded
+NSTATS = 29
+
+# layout of the run-state vector (what a kernel keeps between calls)
+C_NOW = 0             # next cycle to simulate
+C_NFREE = 1           # packet ids on the free stack
+C_IN_FLIGHT = 2       # packets in injection queues or the network
+C_INJECTED = 3
+C_DELIVERED = 4
+C_FLITS_IN = 5        # wormhole: flits of in-flight packets not yet consumed
+C_LAST_PROGRESS = 6   # last cycle something moved
+C_DEADLOCK = 7        # 0, or the deadlock kind (1 no progress, 2 knot, 3 trace)
+C_STALL_VC = 8        # the VC of a knot
+C_PROCS_LEFT = 9      # trace: processes not finished
+C_MSGS_OUT = 10       # trace: messages sent but not fully delivered
+C_TO_PACK = 11        # trace: messages sent but not fully packetized
+C_DONE = 12           # 1 once the run ended (finished or deadlocked)
+C_SEED = 13           # the seed of the kernels' generator
+C_STARTED = 14        # 1 once the generator was seeded and the first arrivals drawn
+NCTL = 15
+
+# trace events
+EV_COMPUTE = 0
+EV_SEND = 1
+EV_RECV = 2
+
+Net = namedtuple("Net", [
+    "n", "A", "T", "V", "D",
+    "arc_src", "arc_dst", "arc_dim", "arc_dir", "arc_wrap", "arc_up", "vc_router",
+    "in_indptr", "in_arcs", "term_router", "term_indptr",
+    # routing records (DOR / adaptive) and their ties
+    "out_arc", "records", "rec_count", "tie_random", "with_records", "min_dist",
+    # shortest-path and up*/down* tables (table / updown / minimal / distance)
+    "csr_indptr", "csr_arc", "next_mask", "ud_up", "ud_down", "dc_width",
+    # twin tori (tsdor / dort)
+    "tw_next", "tw_code", "tw_vc", "tw_m", "tw_by_source",
+    # router configuration
+    "mode", "deadlock", "transit_priority", "router_delay", "link_latency", "bubble",
+    "cap", "slots", "inj_cap", "n_inj", "n_ej", "watchdog", "check_every", "scan_every",
+])
+
+Buf = namedtuple("Buf", [
+    # packet pool (ids recycled through the free stack ``free[:ctl[C_NFREE]]``)
+    "pk_dst", "pk_len", "pk_src", "pk_hops", "pk_state", "pk_ring", "pk_esc", "pk_tgen", "pk_tinj", "pk_ready",
+    "pk_rem", "pk_msg", "free",
+    # input VCs: rings of packets (VCT) or flits (wormhole: packet, flit index, cycle it may leave)
+    "vc_pk", "vc_fi", "vc_rdy", "vc_head", "vc_cnt", "vc_since", "vc_out", "credit", "owner",
+    # VCT: cycles input ports, output channels, injection queues and ejectors are busy until
+    "in_busy", "out_busy", "inj_busy", "ej_busy",
+    # wormhole: the last cycle an input port, output channel or ejector passed a flit; ejector owners
+    "in_used", "out_used", "ej_used", "ej_own",
+    # injection queues (packet ids); wormhole: flits sent of the head packet and its output
+    "inj_buf", "inj_head", "inj_cnt", "inj_free", "inj_sent", "inj_out",
+    # credit wheel
+    "wh_cnt", "wh_idx", "wh_amt",
+    # routers: work held, arbitration pointers, earliest cycle a move is possible (VCT)
+    "r_cnt", "rr", "rr_t", "wake",
+    # scratch: routing candidates, deadlock scan
+    "cand_a", "cand_v", "cand_n", "cand_t", "live", "pend",
+])
+
+Trf = namedtuple("Trf", [
+    # synthetic generator and source queues
+    "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
+    "next_gen", "src_t", "src_l", "src_head", "src_cnt",
+    # measurement window: packets generated in [warmup, end_measure) are tagged; the run stops at limit
+    "warmup", "end_measure", "limit",
+    # trace-driven workload (trace_mode = 0: zero-length dummies)
+    "trace_mode", "tr_term", "ev_ptr", "ev_kind", "ev_a", "ev_msg", "msg_dst", "msg_phits", "sq_ptr",
+    "max_cycles", "pc", "busy", "issued", "sq_head", "ph_left", "msg_got", "proc_finish", "msg_sent", "msg_done",
+])
+
+Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", "pair_sum", "pair_cnt"])
+
+
+# =========================================================================
+# synthetic traffic
+# =========================================================================
+@njit(**HELPER)
+def gap(q, poisson):
+    """Inter-arrival time of a Bernoulli (geometric) or Poisson (exponential) process."""
+    u = 1.0 - np.random.random()  # (0, 1]
+    if poisson:
+        return -np.log(u) / q
+    if q >= 1.0:
+        return 1.0
+    return np.floor(np.log(u) / np.log(1.0 - q)) + 1.0
+
+
+@njit(**HELPER)
+def begin(trf, ctl):
+    """The cycle to go on from; on the first call seed the kernels'
+    generator and draw every terminal's first arrival."""
+    if ctl[C_STARTED] == 0:
+        ctl[C_STARTED] = 1
+        _start(ctl[C_SEED], trf)
+    return ctl[C_NOW]
+
+
+@njit(**HELPER)
+def _start(seed, trf):
+    np.random.seed(seed)
+    for t in range(trf.next_gen.shape[0]):
+        if trf.rate[t] > 0.0:
+            trf.next_gen[t] = gap(trf.rate[t], trf.poisson) - (0.0 if trf.poisson else 1.0)
+        else:
+            trf.next_gen[t] = np.inf
+
+
+@njit(**HELPER)
+def _draw_len(len_min, len_max):
+    if len_min == len_max:
+        return len_min
+    return len_min + np.random.randint(0, len_max - len_min + 1)
+
+
+@njit(**HELPER)
+def draw_dest(t, T, trf):
+    """A destination terminal for a packet of terminal ``t``."""
+    mode = trf.dest_mode
+    if mode == DEST_PERM:
+        return trf.perm[t]
+    if mode == DEST_TABLE:
+        r = np.random.random() * trf.cdf[t, T - 1]
+        lo = 0
+        hi = T - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if trf.cdf[t, mid] > r:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+    if mode == DEST_HOT:
+        # perm lists the hot terminals (any numbering)
+        if np.random.random() < trf.hot_prob:
+            while True:
+                d = trf.perm[np.random.randint(0, trf.hot_count)]
+                if d != t or trf.hot_count == 1:
+                    return d
+    # uniform over the other terminals
+    if T == 1:
+        return 0
+    d = np.random.randint(0, T - 1)
+    if d >= t:
+        d += 1
+    return d
+
+
+@njit(**HELPER)
+def generate(now, in_window, trf, stats):
+    """The packets every terminal generates this cycle join its source queue
+    (counted and dropped when it is full)."""
+    src_cap = trf.src_t.shape[1]
+    for t in range(trf.next_gen.shape[0]):
+        while trf.next_gen[t] <= now:
+            L = _draw_len(trf.len_min, trf.len_max)
+            if in_window:
+                stats[S_GEN_PACKETS] += 1
+                stats[S_GEN_PHITS] += L
+            if trf.src_cnt[t] < src_cap:
+                k = trf.src_head[t] + trf.src_cnt[t]
+                if k >= src_cap:
+                    k -= src_cap
+                trf.src_t[t, k] = now
+                trf.src_l[t, k] = L
+                trf.src_cnt[t] += 1
+                if in_window:
+                    stats[S_TAG_GENERATED] += 1
+            else:
+                stats[S_OVERFLOW] += 1
+            trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
+
+
+# =========================================================================
+# packets and injection queues
+# =========================================================================
+@njit(**HELPER)
+def emptiest_queue(t, net, buf):
+    """The injection queue of terminal ``t`` with the most room (lowest index on ties)."""
+    n_inj = net.n_inj
+    q = t * n_inj
+    for j in range(1, n_inj):
+        if buf.inj_free[t * n_inj + j] > buf.inj_free[q]:
+            q = t * n_inj + j
+    return q
+
+
+@njit(**HELPER)
+def enqueue(q, p, u, buf):
+    """Packet ``p`` joins the tail of injection queue ``q`` of router ``u``."""
+    cap = buf.inj_buf.shape[1]
+    k = buf.inj_head[q] + buf.inj_cnt[q]
+    if k >= cap:
+        k -= cap
+    buf.inj_buf[q, k] = p
+    buf.inj_cnt[q] += 1
+    buf.inj_free[q] -= 1
+    buf.r_cnt[u] += 1
+    if buf.inj_cnt[q] == 1 and buf.pk_ready[p] < buf.wake[u]:
+        buf.wake[u] = buf.pk_ready[p]
+
+
+@njit(**HELPER)
+def new_packet(p, u, d, L, tgen, now, net, buf):
+    """Fill packet ``p`` (from router ``u`` to terminal ``d``) as it enters an
+    injection queue; record routings draw its record."""
+    ur = net.term_router[d]
+    buf.pk_tgen[p] = tgen
+    buf.pk_len[p] = L
+    buf.pk_dst[p] = d
+    buf.pk_src[p] = u
+    buf.pk_tinj[p] = now
+    buf.pk_ready[p] = now + net.router_delay
+    buf.pk_hops[p] = 0
+    buf.pk_ring[p] = 0
+    buf.pk_state[p] = ST_TC1 if (net.tw_by_source != 0 and (u & 1) != 0) else 0
+    if net.with_records:
+        kk = 0
+        if net.tie_random != 0 and net.rec_count[u, ur] > 1:
+            kk = np.random.randint(0, net.rec_count[u, ur])
+        for k in range(net.records.shape[3]):
+            buf.pk_rem[p, k] = net.records[kk, u, ur, k]
+
+
+@njit(**HELPER)
+def inject_synthetic(now, in_window, net, buf, trf, ctl, stats):
+    """Every terminal with a generated packet moves it from its source queue
+    to its emptiest injection queue, if that has room (destination drawn
+    now). Returns the phits injected."""
+    src_cap = trf.src_t.shape[1]
+    n_inj = net.n_inj
+    phits = 0
+    for tq in range(net.T * n_inj):
+        t = tq // n_inj if n_inj > 1 else tq
+        if trf.src_cnt[t] == 0:
+            continue
+        q = emptiest_queue(t, net, buf)
+        if buf.inj_free[q] > 0:
+            h = trf.src_head[t]
+            nf = ctl[C_NFREE] - 1
+            p = buf.free[nf]
+            ctl[C_NFREE] = nf
+            trf.src_head[t] = h + 1 if h + 1 < src_cap else 0
+            trf.src_cnt[t] -= 1
+            d = draw_dest(t, net.T, trf)
+            u = net.term_router[t]
+            new_packet(p, u, d, trf.src_l[t, h], trf.src_t[t, h], now, net, buf)
+            enqueue(q, p, u, buf)
+            ctl[C_IN_FLIGHT] += 1
+            ctl[C_INJECTED] += 1
+            phits += buf.pk_len[p]
+            if in_window:
+                stats[S_INJ_PHITS] += buf.pk_len[p]
+    return phits
+
+
+# =========================================================================
+# trace-driven workloads
+# =========================================================================
+@njit(**HELPER)
+def trace_wake(now, trf):
+    """Trace mode, network empty: the next cycle a process can act (its
+    computation ends, or the message it waits for has arrived); -1 if none
+    can (every live process waits for a message nobody will send)."""
+    wake = np.int64(-1)
+    for r in range(trf.pc.shape[0]):
+        if trf.pc[r] > trf.ev_ptr[r + 1] - 1 and trf.proc_finish[r] >= 0:
+            continue
+        if trf.busy[r] > now:
+            w_r = trf.busy[r]
+        else:
+            e = trf.pc[r]
+            w_r = -1
+            if e < trf.ev_ptr[r + 1] and trf.ev_kind[e] == EV_RECV:
+                md = trf.msg_done[trf.ev_msg[e]]
+                if md >= 0:
+                    w_r = md if md > now else now
+            else:
+                w_r = now
+        if w_r >= 0 and (wake < 0 or w_r < wake):
+            wake = w_r
+    return wake
+
+
+@njit(**HELPER)
+def trace_step(now, trf, ctl):
+    """Trace mode: run every process's events until it blocks (computing,
+    or waiting for a message)."""
+    for r in range(trf.pc.shape[0]):
+        if trf.proc_finish[r] >= 0 or trf.busy[r] > now:
+            continue
+        while True:
+            e = trf.pc[r]
+            if e >= trf.ev_ptr[r + 1]:
+                trf.proc_finish[r] = now
+                ctl[C_PROCS_LEFT] -= 1
+                break
+            kd = trf.ev_kind[e]
+            if kd == EV_COMPUTE:
+                trf.pc[r] = e + 1
+                if trf.ev_a[e] > 0:
+                    trf.busy[r] = now + trf.ev_a[e]
+                    break
+            elif kd == EV_SEND:
+                m = trf.ev_msg[e]
+                trf.msg_sent[m] = now
+                if trf.issued[r] == trf.sq_head[r]:
+                    trf.ph_left[r] = trf.msg_phits[m]
+                trf.issued[r] += 1
+                ctl[C_MSGS_OUT] += 1
+                ctl[C_TO_PACK] += 1
+                trf.pc[r] = e + 1
+            else:
+                md = trf.msg_done[trf.ev_msg[e]]
+                if md >= 0 and md <= now:
+                    trf.pc[r] = e + 1
+                else:
+                    break
+
+
+@njit(**HELPER)
+def _next_chunk(r, trf):
+    """The next packet of process ``r``'s oldest message not yet packetized:
+    (message, phits, 1 if that was its last packet else 0)."""
+    m = trf.sq_ptr[r] + trf.sq_head[r]
+    L = trf.ph_left[r]
+    if L > trf.len_max:
+        L = trf.len_max
+    trf.ph_left[r] -= L
+    whole = 0
+    if trf.ph_left[r] == 0:
+        trf.sq_head[r] += 1
+        whole = 1
+        if trf.sq_head[r] < trf.issued[r]:
+            trf.ph_left[r] = trf.msg_phits[m + 1]
+    return m, L, whole
+
+
+@njit(**HELPER)
+def packetize(now, net, buf, trf, ctl, stats):
+    """Trace mode: every process with a message not yet packetized puts its
+    next packet into its terminal's emptiest injection queue (if it has
+    room). Returns the phits packetized."""
+    phits = 0
+    for r in range(trf.tr_term.shape[0]):
+        t = trf.tr_term[r]
+        q = emptiest_queue(t, net, buf)
+        if trf.sq_head[r] < trf.issued[r] and buf.inj_free[q] > 0:
+            m, L, whole = _next_chunk(r, trf)
+            ctl[C_TO_PACK] -= whole
+            nf = ctl[C_NFREE] - 1
+            p = buf.free[nf]
+            ctl[C_NFREE] = nf
+            buf.pk_msg[p] = m
+            u = net.term_router[t]
+            new_packet(p, u, trf.msg_dst[m], L, trf.msg_sent[m], now, net, buf)
+            enqueue(q, p, u, buf)
+            ctl[C_IN_FLIGHT] += 1
+            ctl[C_INJECTED] += 1
+            phits += L
+            stats[S_INJ_PHITS] += L
+            stats[S_GEN_PHITS] += L
+            stats[S_GEN_PACKETS] += 1
+            stats[S_TAG_GENERATED] += 1
+    return phits
+
+
+@njit(**HELPER)
+def trace_idle(now, trf, ctl, stats):
+    """Trace mode with nothing in the network or to packetize: the cycle to
+    go on from (the next one a process can act), or -1 when the live
+    processes all wait for messages nobody will send (a trace deadlock)."""
+    wake = trace_wake(now, trf)
+    if wake < 0:
+        if ctl[C_PROCS_LEFT] > 0:
+            return -1
+        return now
+    if wake > now + 1:
+        stats[S_SKIPPED] += wake - now
+        return wake
+    return now
+
+
+# =========================================================================
+# routing
+# =========================================================================
+@njit(**HELPER)
+def candidates(p, u, dr, L, net, buf):
+    """Every (channel, VC) the routing allows packet ``p`` at router ``u``
+    (destination router ``dr``): ``cand_a``/``cand_v`` the channel and VC,
+    ``cand_n`` the free phits it needs there (bubble flow control asks for
+    one more maximum-size packet when the packet enters a ring),
+    ``cand_t`` the tier (0 first; 1 = escape, used only when no tier-0
+    choice is free). Returns the count."""
+    ca = buf.cand_a
+    cv = buf.cand_v
+    cn = buf.cand_n
+    ct = buf.cand_t
+    V = net.V
+    mode = net.mode
+    nc = 0
+    if mode == MODE_TWIN:
+        tc = 1 if (buf.pk_state[p] & ST_TC1) != 0 else 0
+        a = net.tw_next[tc, u, dr]
+        code = net.tw_code[tc, u, dr]
+        crossed = (buf.pk_state[p] & ST_CROSSED) != 0
+        if code == 0:
+            key = 2 * net.arc_dim[a] + (a & 1) + 1
+            cls = 1 if ((buf.pk_ring[p] == key and crossed) or net.arc_wrap[a] != 0) else 0
+        elif code == 1:
+            cls = 1 if (buf.pk_ring[p] > 0 and (buf.pk_ring[p] - 1) // 2 == net.tw_m and crossed) else 0
+        else:
+            cls = code
+        for j in range(net.tw_vc[tc, cls, 2]):
+            ca[nc] = a
+            cv[nc] = net.tw_vc[tc, cls, 0] + j * net.tw_vc[tc, cls, 1]
+            cn[nc] = L
+            ct[nc] = 0
+            nc += 1
+        return nc
+    if mode == MODE_DOR or mode == MODE_ADAPTIVE:
+        kd = -1
+        for k in range(net.D):
+            if buf.pk_rem[p, k] != 0:
+                kd = k
+                break
+        sd = 0 if buf.pk_rem[p, kd] > 0 else 1
+        a_dor = net.out_arc[u, kd, sd]
+        if mode == MODE_ADAPTIVE:
+            for k in range(net.D):
+                r = buf.pk_rem[p, k]
+                if r != 0:
+                    a = net.out_arc[u, k, 0 if r > 0 else 1]
+                    for v in range(1, V):
+                        ca[nc] = a
+                        cv[nc] = v
+                        cn[nc] = L
+                        ct[nc] = 0
+                        nc += 1
+            key = 2 * kd + sd + 1
+            ca[nc] = a_dor
+            cv[nc] = 0
+            cn[nc] = L if buf.pk_ring[p] == key else L + net.bubble
+            ct[nc] = 1
+            nc += 1
+        elif net.deadlock == DL_DATELINE:
+            cls = 0
+            cur = 2 * kd + sd + 1
+            if buf.pk_ring[p] == cur and (buf.pk_state[p] & ST_CROSSED) != 0:
+                cls = 1
+            if net.arc_wrap[a_dor] != 0:
+                cls = 1
+            for v in range(cls, V, 2):
+                ca[nc] = a_dor
+                cv[nc] = v
+                cn[nc] = L
+                ct[nc] = 0
+                nc += 1
+        elif net.deadlock == DL_BUBBLE:
+            for v in range(V):
+                key = (2 * kd + sd) * V + v + 1
+                ca[nc] = a_dor
+                cv[nc] = v
+                cn[nc] = L if buf.pk_ring[p] == key else L + net.bubble
+                ct[nc] = 0
+                nc += 1
+        else:
+            for v in range(V):
+                ca[nc] = a_dor
+                cv[nc] = v
+                cn[nc] = L
+                ct[nc] = 0
+                nc += 1
+        return nc
+    base = net.csr_indptr[u]
+    st = buf.pk_state[p]
+    if mode == MODE_DISTANCE:
+        # pk_ring counts the hops taken: hop h uses class h, so a channel
+        # only waits on channels of a higher class (acyclic)
+        m = net.next_mask[u, dr]
+        v0 = buf.pk_ring[p] * net.dc_width
+        bit = 0
+        while m != 0:
+            if m & np.uint64(1):
+                a = net.csr_arc[base + bit]
+                for v in range(v0, v0 + net.dc_width):
+                    ca[nc] = a
+                    cv[nc] = v
+                    cn[nc] = L
+                    ct[nc] = 0
+                    nc += 1
+            m = m >> np.uint64(1)
+            bit += 1
+        return nc
+    if mode == MODE_MINTABLE or (mode == MODE_TABLE and (st & ST_ESCAPED) == 0):
+        m = net.next_mask[u, dr]
+        v0 = 1 if mode == MODE_TABLE else 0
+        bit = 0
+        while m != 0:
+            if m & np.uint64(1):
+                a = net.csr_arc[base + bit]
+                for v in range(v0, V):
+                    ca[nc] = a
+                    cv[nc] = v
+                    cn[nc] = L
+                    ct[nc] = 0
+                    nc += 1
+            m = m >> np.uint64(1)
+            bit += 1
+    if mode == MODE_TABLE or mode == MODE_UPDOWN:
+        if (st & ST_DOWN) != 0:
+            m = net.ud_down[u, dr]
+        else:
+            m = net.ud_up[u, dr]
+        v1 = 1 if mode == MODE_TABLE else V
+        tier = 1 if mode == MODE_TABLE else 0
+        bit = 0
+        while m != 0:
+            if m & np.uint64(1):
+                a = net.csr_arc[base + bit]
+                for v in range(0, v1):
+                    ca[nc] = a
+                    cv[nc] = v
+                    cn[nc] = L
+                    ct[nc] = tier
+                    nc += 1
+            m = m >> np.uint64(1)
+            bit += 1
+    return nc
+
+
+@njit(**HELPER)
+def advance_route(p, a, v, esc, net, buf):
+    """Packet ``p`` was given channel ``a``, VC ``v`` (``esc``: on the escape
+    tier): its routing state moves on (remaining record, ring and dateline
+    state, hops taken, up*/down* phase)."""
+    mode = net.mode
+    k = net.arc_dim[a]
+    sgn = net.arc_dir[a]
+    if mode == MODE_DOR or mode == MODE_ADAPTIVE:
+        buf.pk_rem[p, k] -= sgn
+        ring = 2 * k + (0 if sgn > 0 else 1) + 1
+        if mode == MODE_ADAPTIVE:
+            # only the escape VC's bubble cares which ring the packet is on
+            buf.pk_ring[p] = ring if esc else 0
+        elif net.deadlock == DL_BUBBLE:
+            buf.pk_ring[p] = (ring - 1) * net.V + v + 1
+        else:
+            if net.deadlock == DL_DATELINE:
+                if buf.pk_ring[p] != ring:
+                    buf.pk_state[p] &= ~ST_CROSSED
+                if net.arc_wrap[a] != 0:
+                    buf.pk_state[p] |= ST_CROSSED
+            buf.pk_ring[p] = ring
+    elif mode == MODE_TWIN:
+        if k < net.tw_m * 2 + 1:  # an external link (the internal class is the last one)
+            ring = 2 * k + (0 if sgn > 0 else 1) + 1
+            if buf.pk_ring[p] != ring:
+                buf.pk_state[p] &= ~ST_CROSSED
+            if net.arc_wrap[a] != 0:
+                buf.pk_state[p] |= ST_CROSSED
+            buf.pk_ring[p] = ring
+    elif mode == MODE_DISTANCE:
+        buf.pk_ring[p] += 1
+    elif mode == MODE_UPDOWN or (mode == MODE_TABLE and esc):
+        if mode == MODE_TABLE:
+            buf.pk_state[p] |= ST_ESCAPED
+        if net.arc_up[a] == 0:
+            buf.pk_state[p] |= ST_DOWN
+
+
+# =========================================================================
+# delivery, end of run
+# =========================================================================
+@njit(**HELPER)
+def delivered(p, u, tdel, net, buf, trf, ctl, out):
+    """Packet ``p`` was consumed at router ``u`` at ``tdel``: statistics
+    (measured packets), its message (trace mode) and the free stack."""
+    stats = out.stats
+    ctl[C_DELIVERED] += 1
+    ctl[C_IN_FLIGHT] -= 1
+    tg = buf.pk_tgen[p]
+    if tg >= trf.warmup and tg < trf.end_measure:
+        lg = tdel - tg
+        li = tdel - buf.pk_tinj[p]
+        stats[S_TAG_DELIVERED] += 1
+        stats[S_SUM_LAT_GEN] += lg
+        stats[S_SUM_LAT_INJ] += li
+        stats[S_SUM_HOPS] += buf.pk_hops[p]
+        stats[S_SUM_MINHOPS] += net.min_dist[buf.pk_src[p], u]
+        if lg > stats[S_MAX_LAT_GEN]:
+            stats[S_MAX_LAT_GEN] = lg
+        if li > stats[S_MAX_LAT_INJ]:
+            stats[S_MAX_LAT_INJ] = li
+        if out.pairs:
+            out.pair_sum[buf.pk_src[p], u] += li
+            out.pair_cnt[buf.pk_src[p], u] += 1
+        HB = out.hist_gen.shape[0] - 1
+        out.hist_gen[min(lg, HB)] += 1
+        out.hist_inj[min(li, HB)] += 1
+    if trf.trace_mode:
+        m = buf.pk_msg[p]
+        trf.msg_got[m] += buf.pk_len[p]
+        if trf.msg_got[m] == trf.msg_phits[m]:
+            trf.msg_done[m] = tdel
+            ctl[C_MSGS_OUT] -= 1
+    nf = ctl[C_NFREE]
+    buf.free[nf] = p
+    ctl[C_NFREE] = nf + 1
+
+
+@njit(**HELPER)
+def finished(now, trf, ctl, stats):
+    """Whether the run ends after cycle ``now - 1``: a trace when every
+    process finished and every message arrived (or at ``max_cycles``); a
+    synthetic run once the measured packets all arrived after the window
+    (or the drain limit passed)."""
+    if trf.trace_mode:
+        if ctl[C_PROCS_LEFT] == 0 and ctl[C_MSGS_OUT] == 0 and ctl[C_IN_FLIGHT] == 0:
+            stats[S_TRACE_DONE] = 1
+            stats[S_DRAINED] = 1
+            return True
+        return now >= trf.max_cycles
+    if now >= trf.end_measure:
+        if stats[S_TAG_DELIVERED] >= stats[S_TAG_GENERATED]:
+            stats[S_DRAINED] = 1
+            return True
+        return now >= trf.limit
+    return False
+
+
+@njit(**HELPER)
+def final_stats(held, expect, ctl, stats):
+    """The run-state totals into the statistics vector; a violation unless
+    the buffers hold ``held == expect`` (packets for VCT, flits for
+    wormhole) and the packet counters add up."""
+    stats[S_CYCLES] = ctl[C_NOW]
+    stats[S_DEADLOCK] = 1 if ctl[C_DEADLOCK] != 0 else 0
+    stats[S_DEADLOCK_KIND] = ctl[C_DEADLOCK]
+    stats[S_STALL_VC] = ctl[C_STALL_VC]
+    stats[S_INJECTED] = ctl[C_INJECTED]
+    stats[S_DELIVERED] = ctl[C_DELIVERED]
+    stats[S_IN_FLIGHT] = ctl[C_IN_FLIGHT]
+    stats[S_LAST_PROGRESS] = ctl[C_LAST_PROGRESS]
+    if held != expect or ctl[C_INJECTED] - ctl[C_DELIVERED] != ctl[C_IN_FLIGHT]:
+        stats[S_VIOLATIONS] += 1

@@ -1,0 +1,248 @@
+"""Building and running the simple-router kernels (VCT and wormhole).
+
+:func:`build` allocates the structures of :mod:`sim._core` (network and
+routing tables, buffers and packets, workload, statistics) for one run --
+synthetic traffic or a trace -- and :func:`execute` advances the kernel of
+the configuration's switching mode (:mod:`sim._vct` or
+:mod:`sim._wormhole`) in chunks of cycles until the run ends. Both
+:func:`sim.simulate` and :func:`sim.run_trace` go through here.
+
+The kernels are compiled on first use and cached on disk; a cold cache
+costs some seconds, announced on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from candidates import Topology
+
+from . import _core as K
+from . import _vct, _wormhole
+from .config import SimConfig
+from .errors import SimError
+from .traffic import Destinations, terminal_offsets, terminal_router
+
+__all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
+
+HIST_BINS = 1 << 16
+CHUNK = 1 << 16        # cycles per kernel call (the kernel cannot be interrupted)
+_DL_CODES = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}
+
+
+@dataclass(frozen=True)
+class TraceArrays:
+    """A trace as the kernels read it: process ``r`` runs on terminal
+    ``term[r]``, its events are ``ev_ptr[r] .. ev_ptr[r + 1] - 1`` (kind,
+    compute cycles, message id); message ``m`` goes to terminal
+    ``msg_dst[m]`` with ``msg_phits[m]`` phits; the messages of process
+    ``r`` are ``sq_ptr[r] .. sq_ptr[r + 1] - 1``."""
+
+    term: np.ndarray
+    ev_ptr: np.ndarray
+    ev_kind: np.ndarray
+    ev_a: np.ndarray
+    ev_msg: np.ndarray
+    msg_dst: np.ndarray
+    msg_phits: np.ndarray
+    sq_ptr: np.ndarray
+    max_cycles: int
+
+
+@dataclass
+class KernelRun:
+    """The state of one run and the kernel entry point that advances it."""
+
+    net: Any
+    buf: Any
+    trf: Any
+    out: Any
+    ctl: np.ndarray
+    kernel: Any
+
+
+def _i64(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+def _twin(tabs) -> tuple:
+    if tabs.tw_next is not None:
+        vc = np.stack([tabs.tw_first, tabs.tw_step, tabs.tw_count], axis=2)
+        return (np.ascontiguousarray(tabs.tw_next, dtype=np.int32), np.ascontiguousarray(tabs.tw_code, dtype=np.int8),
+                _i64(vc), np.int64(tabs.tw_m), np.int64(tabs.tw_by_source))
+    return (np.full((1, 1, 1), -1, dtype=np.int32), np.zeros((1, 1, 1), dtype=np.int8),
+            np.zeros((1, 4, 3), dtype=np.int64), np.int64(-1), np.int64(0))
+
+
+def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
+    """VCs per distance class (routing ``distance``): the VCs split evenly
+    over the classes 0 .. diameter - 1."""
+    if tabs.mode != K.MODE_DISTANCE:
+        return 1
+    diam = int(tabs.min_dist.max())
+    if cfg.vcs < diam:
+        raise SimError(f"routing distance needs one virtual channel per hop of the longest route: "
+                       f"{topo!r} has diameter {diam}, got vcs={cfg.vcs} (use --vcs {diam} or more)")
+    return cfg.vcs // max(diam, 1)
+
+
+def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, slots: int):
+    n = topo.n
+    in_arcs = np.argsort(topo.arc_dst, kind="stable").astype(np.int64)
+    in_indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(topo.arc_dst, minlength=n), out=in_indptr[1:])
+    ties = tabs.rec_count is not None
+    rec_count = tabs.rec_count if ties else np.ones((1, 1), dtype=np.int8)
+    return K.Net(
+        np.int64(n), np.int64(topo.num_arcs), np.int64(topo.num_terminals), np.int64(V),
+        np.int64(tabs.out_arc.shape[1]),
+        _i64(topo.arc_src), _i64(topo.arc_dst), _i64(topo.arc_dim), _i64(tabs.arc_dir), _i64(tabs.arc_wrap),
+        _i64(tabs.arc_up), np.repeat(_i64(topo.arc_src), V), in_indptr, in_arcs, _i64(terminal_router(topo)),
+        _i64(terminal_offsets(topo)),
+        _i64(tabs.out_arc), np.ascontiguousarray(tabs.records, dtype=np.int16),
+        np.ascontiguousarray(rec_count, dtype=np.int8), np.int64(1 if ties else 0),
+        np.int64(tabs.mode in (K.MODE_DOR, K.MODE_ADAPTIVE)), _i64(tabs.min_dist),
+        _i64(topo.indptr), _i64(topo.arc_id), np.ascontiguousarray(tabs.next_mask, dtype=np.uint64),
+        np.ascontiguousarray(tabs.ud_up, dtype=np.uint64), np.ascontiguousarray(tabs.ud_down, dtype=np.uint64),
+        np.int64(_distance_width(topo, tabs, cfg)),
+        *_twin(tabs),
+        np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0),
+        np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),
+        np.int64(cap), np.int64(slots), np.int64(cfg.injection_queue), np.int64(cfg.injectors),
+        np.int64(cfg.ejectors), np.int64(cfg.watchdog), np.int64(1 if cfg.check else 0),
+        np.int64(max(cfg.watchdog // 4, 1)),
+    )
+
+
+def _buf(net, wormhole: bool, W: int):
+    """Buffers, packets and router state, empty (the fields of the other
+    switching mode are 1-element dummies)."""
+    A, T, V, D = int(net.A), int(net.T), int(net.V), int(net.D)
+    NVC = A * V
+    cap, slots, inj_cap = int(net.cap), int(net.slots), int(net.inj_cap)
+    Q = T * int(net.n_inj)
+    NEJ = T * int(net.n_ej)
+    P = NVC * slots + Q * inj_cap + 1
+    w_on, v_on = wormhole, not wormhole
+
+    def only(on: bool, k: int) -> int:
+        return k if on else 1
+
+    def z32(k: int) -> np.ndarray:
+        return np.zeros(k, np.int32)
+
+    def z64(k: int) -> np.ndarray:
+        return np.zeros(k, np.int64)
+
+    NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
+    return K.Buf(
+        z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
+        np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.arange(P - 1, -1, -1, dtype=np.int32),
+        np.zeros((NVC, slots), np.int32), np.zeros((only(w_on, NVC), only(w_on, cap)), np.int32),
+        np.zeros((only(w_on, NVC), only(w_on, cap)), np.int64),
+        z32(NVC), z32(NVC), z64(NVC), np.full(only(w_on, NVC), -1, np.int64), np.full(NVC, cap, np.int64),
+        np.full(only(w_on, NVC), -1, np.int32),
+        z64(only(v_on, A)), z64(only(v_on, A)), z64(only(v_on, Q)), z64(only(v_on, NEJ)),
+        np.full(only(w_on, A), -1, np.int64), np.full(only(w_on, A), -1, np.int64),
+        np.full(only(w_on, NEJ), -1, np.int64), np.full(only(w_on, NEJ), -1, np.int32),
+        np.zeros((Q, inj_cap), np.int32), z32(Q), z32(Q), np.full(Q, inj_cap, np.int32), z32(only(w_on, Q)),
+        np.full(only(w_on, Q), -1, np.int64),
+        z32(W), np.zeros((W, max(A, 1) if wormhole else A + T), np.int64),
+        np.zeros((W, 1 if wormhole else A + T), np.int32),
+        z64(int(net.n)), z64(int(net.n)), z64(int(net.n)), z64(int(net.n)),
+        z64(NC), z64(NC), z64(NC), z64(NC), np.zeros(NVC, np.bool_), z64(NVC),
+    )
+
+
+_NO_EVENTS = np.zeros(1, dtype=np.int64)
+
+
+def _trf(cfg: SimConfig, T: int, dests: Destinations, rate: np.ndarray, warmup: int, measure: int, drain: int,
+         trace: TraceArrays | None):
+    lo, hi = cfg.length_range
+    src_cap = int(cfg.source_queue)
+    if trace is None:
+        NP, M = 0, 0
+        tr = TraceArrays(np.zeros(0, np.int64), _NO_EVENTS, _NO_EVENTS, _NO_EVENTS, _NO_EVENTS, _NO_EVENTS,
+                         _NO_EVENTS, _NO_EVENTS, 0)
+    else:
+        NP, M, tr = len(trace.term), len(trace.msg_phits), trace
+    proc_finish = np.full(NP, -1, np.int64)
+    end = warmup + measure
+    return K.Trf(
+        np.int64(dests.mode), _i64(dests.perm), np.ascontiguousarray(dests.cdf, dtype=np.float64),
+        np.int64(dests.hot_count), float(dests.hot_prob), np.ascontiguousarray(rate, dtype=np.float64),
+        np.int64(cfg.injection == "poisson"), np.int64(lo), np.int64(hi),
+        np.full(T, np.inf), np.zeros((T, src_cap), np.int64), np.zeros((T, src_cap), np.int32),
+        np.zeros(T, np.int32), np.zeros(T, np.int32),
+        np.int64(warmup), np.int64(end), np.int64(end + drain),
+        np.int64(0 if trace is None else 1), _i64(tr.term), _i64(tr.ev_ptr), _i64(tr.ev_kind), _i64(tr.ev_a),
+        _i64(tr.ev_msg), _i64(tr.msg_dst), _i64(tr.msg_phits), _i64(tr.sq_ptr), np.int64(tr.max_cycles),
+        _i64(tr.ev_ptr[:NP]).copy(), np.zeros(NP, np.int64), np.zeros(NP, np.int64), np.zeros(NP, np.int64),
+        np.zeros(NP, np.int64), np.zeros(max(M, 1), np.int64), proc_finish,
+        np.full(max(M, 1), -1, np.int64), np.full(max(M, 1), -1, np.int64),
+    )
+
+
+def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinations, rate: np.ndarray, *,
+          warmup: int, measure: int, drain: int, seed: int, trace: TraceArrays | None = None,
+          pair_latency: bool = False) -> KernelRun:
+    """The state of one run, allocated before any cycle runs (the kernel
+    seeds its generator and draws the first arrivals when it starts)."""
+    dl_code = _DL_CODES[deadlock]
+    wormhole = cfg.switching == "wormhole"
+    if wormhole:
+        kernel = _wormhole
+        cap, slots = _wormhole.buffer_sizes(cfg, tabs.mode, dl_code)
+    else:
+        kernel = _vct
+        cap, slots = _vct.buffer_sizes(cfg)
+    V = tabs.vcs if tabs.tw_next is not None else cfg.vcs
+    net = _net(topo, cfg, tabs, dl_code, V, cap, slots)
+    buf = _buf(net, wormhole, kernel.wheel_size(cfg))
+    trf = _trf(cfg, topo.num_terminals, dests, rate, warmup, measure, drain, trace)
+    n = topo.n
+    pairs = (n, n) if pair_latency else (1, 1)
+    out = K.Out(np.zeros(K.NSTATS, np.int64), np.zeros(HIST_BINS + 1, np.int64), np.zeros(HIST_BINS + 1, np.int64),
+                np.zeros(topo.num_arcs, np.int64), np.int64(1 if pair_latency else 0), np.zeros(pairs, np.int64),
+                np.zeros(pairs, np.int64))
+    ctl = np.zeros(K.NCTL, np.int64)
+    ctl[K.C_NFREE] = buf.free.shape[0]
+    ctl[K.C_STALL_VC] = -1
+    ctl[K.C_PROCS_LEFT] = len(trf.tr_term)
+    ctl[K.C_SEED] = seed
+    return KernelRun(net, buf, trf, out, ctl, kernel.run if trace is None else kernel.run_trace)
+
+
+def execute(run: KernelRun) -> tuple[float, float]:
+    """Advance ``run`` until it ends; returns the wall and CPU seconds it took."""
+    _announce_compile(run.kernel)
+    t0, c0 = time.perf_counter(), time.process_time()
+    while not run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(run.ctl[K.C_NOW] + CHUNK)):
+        pass
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+_announced = False
+
+
+def _cold(dispatcher) -> bool:
+    """No compiled code for ``dispatcher`` in this process nor a fresh entry in its on-disk cache."""
+    if dispatcher.overloads:
+        return False
+    try:
+        return not dispatcher._cache._cache_file._load_index()
+    except (AttributeError, OSError, EOFError, ValueError):
+        return False
+
+
+def _announce_compile(kernel) -> None:
+    global _announced
+    if not _announced and _cold(kernel):
+        _announced = True
+        print("compiling the simulator (first run only) ...", file=sys.stderr, flush=True)
