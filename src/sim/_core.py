@@ -197,12 +197,12 @@ def begin(trf, ctl):
     generator and draw every terminal's first arrival."""
     if ctl[C_STARTED] == 0:
         ctl[C_STARTED] = 1
-        _start(ctl[C_SEED], trf)
+        start(ctl[C_SEED], trf)
     return ctl[C_NOW]
 
 
 @njit(**HELPER)
-def _start(seed, trf):
+def start(seed, trf):
     np.random.seed(seed)
     for t in range(trf.next_gen.shape[0]):
         if trf.rate[t] > 0.0:
@@ -219,8 +219,9 @@ def _draw_len(len_min, len_max):
 
 
 @njit(**HELPER)
-def draw_dest(t, T, trf):
-    """A destination terminal for a packet of terminal ``t``."""
+def draw_dest(t, T, trf, self_ok):
+    """A destination terminal for a packet of terminal ``t``; with ``self_ok``
+    (BookSim2's convention) uniform and hot-region draws may pick ``t`` itself."""
     mode = trf.dest_mode
     if mode == DEST_PERM:
         return trf.perm[t]
@@ -240,8 +241,10 @@ def draw_dest(t, T, trf):
         if np.random.random() < trf.hot_prob:
             while True:
                 d = trf.perm[np.random.randint(0, trf.hot_count)]
-                if d != t or trf.hot_count == 1:
+                if d != t or trf.hot_count == 1 or self_ok:
                     return d
+    if self_ok:
+        return np.random.randint(0, T)
     # uniform over the other terminals
     if T == 1:
         return 0
@@ -347,7 +350,7 @@ def inject_synthetic(now, in_window, net, buf, trf, ctl, stats):
             ctl[C_NFREE] = nf
             trf.src_head[t] = h + 1 if h + 1 < src_cap else 0
             trf.src_cnt[t] -= 1
-            d = draw_dest(t, net.T, trf)
+            d = draw_dest(t, net.T, trf, False)
             u = net.term_router[t]
             new_packet(p, u, d, trf.src_l[t, h], trf.src_t[t, h], now, net, buf)
             enqueue(q, p, u, buf)

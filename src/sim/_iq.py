@@ -50,10 +50,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-# Every function here runs with ``_nrt=False``: the kernel allocates nothing,
-# and without the runtime numba stops reference-counting the ~80 arrays of the
-# structures on every call and attribute access, which made the router step
-# 5-6x slower (bench: 0.45 -> 2.5 M router-cycles/s, 8x8x8 torus, load 0.1).
+from ._core import HELPER, KERNEL, draw_dest, gap, start
+
+# The compile conventions of sim._core: KERNEL entry points and HELPERs
+# inlined by LLVM, all with ``_nrt=False`` (the kernel allocates nothing;
+# with numba's runtime every call and attribute access reference-counted the
+# ~80 arrays of the structures: 5-6x slower).
 
 # ------------------------------------------------------------ control vector
 C_NOW = 0          # next cycle to simulate
@@ -133,50 +135,7 @@ Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
 # =========================================================================
 # traffic
 # =========================================================================
-@njit(cache=True, inline="always", _nrt=False)
-def _gap(q, poisson):
-    u = 1.0 - np.random.random()
-    if poisson:
-        return -np.log(u) / q
-    if q >= 1.0:
-        return 1.0
-    return np.floor(np.log(u) / np.log(1.0 - q)) + 1.0
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _dest(t, trf, T, self_ok):
-    """A destination terminal for a packet of terminal ``t``."""
-    mode = trf.dest_mode
-    if mode == DEST_PERM:
-        return trf.perm[t]
-    if mode == DEST_TABLE:
-        r = np.random.random() * trf.cdf[t, T - 1]
-        lo = 0
-        hi = T - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if trf.cdf[t, mid] > r:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-    if mode == DEST_HOT:
-        if np.random.random() < trf.hot_prob:
-            while True:
-                d = trf.perm[np.random.randint(0, trf.hot_count)]
-                if d != t or trf.hot_count == 1 or self_ok:
-                    return d
-    if self_ok:
-        return np.random.randint(0, T)
-    if T == 1:
-        return 0
-    d = np.random.randint(0, T - 1)
-    if d >= t:
-        d += 1
-    return d
-
-
-@njit(cache=True, _nrt=False)
+@njit(**HELPER)
 def _generate(now, trf, acc, counting):
     """Packets generated this cycle join their terminal's source queue."""
     cap = trf.src_t.shape[1]
@@ -198,13 +157,13 @@ def _generate(now, trf, acc, counting):
                 trf.src_cnt[t] += 1
             else:
                 a[A_OVERFLOW] += 1
-            trf.next_gen[t] += _gap(trf.rate[t], trf.poisson)
+            trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
 
 
 # =========================================================================
 # routing
 # =========================================================================
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _add(g, op, v0, v1, pri, net, buf):
     """Add (port, VC range) to the route set of ``g``. BookSim2's OutputSet is
     a ``std::set`` ordered by priority alone, so a second entry of the same
@@ -222,7 +181,7 @@ def _add(g, op, v0, v1, pri, net, buf):
     buf.rt_n[g] = k + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _dor_next(p, u, tr, turning, net, buf):
     """BookSim2's ``dor_next_torus`` / ``dor_next_mesh`` from router ``u``
     towards router ``tr``: the output port; on entering a dimension (or with
@@ -256,7 +215,7 @@ def _dor_next(p, u, tr, turning, net, buf):
     return net.out_op[u, k, buf.pk_dir[p]]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _route(g, p, u, net, buf):
     """The route set of the head of input VC ``g`` (packet ``p`` at router
     ``u``): output ports with a VC range each, as BookSim2's routing
@@ -350,7 +309,7 @@ def _route(g, p, u, net, buf):
                 _add(g, net.out_op[u, k, 0 if cur < dst else 1], 1, V - 1, 1, net, buf)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _min_hops(a, b, net):
     h = 0
     for k in range(net.D):
@@ -364,7 +323,7 @@ def _min_hops(a, b, net):
 # =========================================================================
 # buffers and credits
 # =========================================================================
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _credit_later(t, o, buf):
     """Output VC ``o`` gets one credit back at cycle ``t``."""
     W = buf.wh_cnt.shape[0]
@@ -374,7 +333,7 @@ def _credit_later(t, o, buf):
     buf.wh_cnt[s] = c + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _head_front(g, now_min, net, buf):
     """The flit at the front of ``g`` is a head: it may ask for an output VC
     from ``max(now_min, its arrival) + routing_delay``. Its route is computed
@@ -392,7 +351,7 @@ def _head_front(g, now_min, net, buf):
     buf.npend[0] = k + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**HELPER)
 def _route_pending(net, buf):
     """Route the heads that reached the front of their VC this cycle."""
     for k in range(buf.npend[0]):
@@ -401,7 +360,7 @@ def _route_pending(net, buf):
     buf.npend[0] = 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _push(g, p, fi, arr, net, buf):
     """Flit ``fi`` of packet ``p`` enters input VC ``g`` (arriving at ``arr``)."""
     B = net.B
@@ -420,7 +379,7 @@ def _push(g, p, fi, arr, net, buf):
 # =========================================================================
 # terminals: injection and ejection
 # =========================================================================
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _take(t, now, net, buf, trf, acc, phase, drain_t):
     """Terminal ``t`` takes the packet at the head of its source queue (BookSim2
     generates it then: destination drawn, measured if taken while running)."""
@@ -433,7 +392,7 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     nf = buf.nfree[0] - 1
     p = buf.free[nf]
     buf.nfree[0] = nf
-    d = _dest(t, trf, net.T, net.self_ok)
+    d = draw_dest(t, net.T, trf, net.self_ok != 0)
     u = net.term_router[t]
     buf.pk_dst[p] = d
     buf.pk_len[p] = L
@@ -458,7 +417,7 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     return p
 
 
-@njit(cache=True, _nrt=False)
+@njit(**HELPER)
 def _inject(now, net, buf, trf, acc, phase, drain_t):
     """Every terminal sends at most one flit into its injection port; a head
     takes the first idle injection VC with a credit, round robin from the
@@ -507,7 +466,7 @@ def _inject(now, net, buf, trf, acc, phase, drain_t):
             trf.inj_f[t] = fi + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _eject(p, fi, t_read, net, buf, acc, phase):
     """The terminal reads flit ``fi`` of ``p`` at ``t_read``."""
     a = acc.v
@@ -542,7 +501,7 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
 # =========================================================================
 # the router
 # =========================================================================
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _vc_alloc(u, now, net, buf):
     """Separable iSLIP VC allocation at router ``u``: every routed head asks
     for every idle output VC of its range."""
@@ -643,7 +602,7 @@ def _vc_alloc(u, now, net, buf):
                 buf.req_g[k] = -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _first_from(mask, start, size):
     """The first set bit of ``mask`` at or after ``start``, wrapping (-1 if none)."""
     hi = mask >> np.uint64(start)
@@ -661,7 +620,7 @@ def _first_from(mask, start, size):
     return -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _sw_alloc(u, now, net, buf, acc, phase):
     """Separable iSLIP switch allocation at router ``u`` and the moves of the
     winning flits. Requests are kept as bit masks (input ports of every
@@ -754,7 +713,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     return moved
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(**HELPER)
 def _move(g, t_out, net, buf, acc, phase):
     """The front flit of input VC ``g`` leaves its buffer at ``t_out``."""
     V = net.V
@@ -802,7 +761,7 @@ def _move(g, t_out, net, buf, acc, phase):
 # =========================================================================
 # the driver step
 # =========================================================================
-@njit(cache=True, _nrt=False)
+@njit(**HELPER)
 def _routers(now, net, buf, acc, phase):
     """One cycle of every router that holds a flit; the flits moved."""
     moved = 0
@@ -815,13 +774,12 @@ def _routers(now, net, buf, acc, phase):
     return moved
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL)
 def run(net, buf, trf, acc, ctl, until):
     """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock).
-    Returns the number of cycles simulated. The stages of a cycle are
-    separate functions called once per cycle: numba passes the structures
-    by value, which is cheap once per cycle and costly per router or flit,
-    and each helper inlined at one site keeps compilation short."""
+    Returns the number of cycles simulated. Every helper has one call site
+    (a head's route is computed once, at the end of its cycle), so LLVM's
+    inlining stays small and compiling takes seconds."""
     now = ctl[C_NOW]
     start = now
     phase = ctl[C_PHASE]
@@ -849,7 +807,7 @@ def run(net, buf, trf, acc, ctl, until):
     return now - start
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL)
 def backlog_before(trf, t_limit):
     """Source-queued packets generated before ``t_limit`` (BookSim2 drains
     until every terminal has generated past the drain time)."""
@@ -870,12 +828,7 @@ def wheel_size(max_delay: int) -> int:
     return W
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL)
 def seed_and_start(seed, trf):
     """Seed the kernel's generator and draw every terminal's first arrival."""
-    np.random.seed(seed)
-    for t in range(trf.next_gen.shape[0]):
-        if trf.rate[t] > 0.0:
-            trf.next_gen[t] = _gap(trf.rate[t], trf.poisson) - (0.0 if trf.poisson else 1.0)
-        else:
-            trf.next_gen[t] = np.inf
+    start(seed, trf)
