@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         ("deadlock", f"{r.deadlock} ({r.deadlock_kind})" if r.deadlock else "no"),
         ("cycles", f"{r.cycles} in {r.seconds:.3g} s ({r.router_cycles_per_second / 1e6:.3g} M router-cycles/s)"),
     ]
-    if not r.stable and not r.deadlock:
+    if not r.stable and not r.deadlock and cfg.measurement == "booksim":
         rows.append(("note", "unstable: the mean latency passed the latency threshold (beyond saturation)"))
     elif not r.drained and not r.deadlock:
         rows.append(("note", "the window's packets did not all arrive within the drain limit (saturated)"))

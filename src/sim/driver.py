@@ -219,13 +219,35 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     return KernelRun(net, buf, trf, out, ctl, kernel.run if trace is None else kernel.run_trace)
 
 
-def execute(run: KernelRun) -> tuple[float, float]:
-    """Advance ``run`` until it ends; returns the wall and CPU seconds it took."""
+def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[float, float, list[float]]:
+    """Advance ``run`` until it ends; returns the wall and CPU seconds it
+    took and, with ``batch = (warmup, measure, period)``, the mean latency
+    (from generation) of the measured packets delivered in every period of
+    the window (batch means for :func:`sim.confidence.ci95`)."""
     _announce_compile(run.kernel)
     t0, c0 = time.perf_counter(), time.process_time()
-    while not run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(run.ctl[K.C_NOW] + CHUNK)):
-        pass
-    return time.perf_counter() - t0, time.process_time() - c0
+    means: list[float] = []
+    bounds: list[int] = []
+    if batch is not None:
+        w, m, per = batch
+        bounds = list(range(w + per, w + m + 1, per))
+    st = run.out.stats
+    prev = (st[K.S_SUM_LAT_GEN], st[K.S_TAG_DELIVERED])
+    k = 0
+    while True:
+        until = run.ctl[K.C_NOW] + CHUNK
+        if k < len(bounds):
+            until = min(until, bounds[k])
+        done = run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(until))
+        if k < len(bounds) and run.ctl[K.C_NOW] >= bounds[k]:
+            k += 1
+            cur = (st[K.S_SUM_LAT_GEN], st[K.S_TAG_DELIVERED])
+            if cur[1] > prev[1]:
+                means.append(float(cur[0] - prev[0]) / float(cur[1] - prev[1]))
+            prev = cur
+        if done:
+            break
+    return time.perf_counter() - t0, time.process_time() - c0, means
 
 
 _announced = False

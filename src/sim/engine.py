@@ -56,6 +56,7 @@ from candidates import Topology
 
 from . import _core as K
 from . import driver, iq
+from .confidence import ci95
 from .config import SimConfig, preset
 from .errors import SimError
 from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
@@ -118,8 +119,9 @@ class SimResult:
     #: half-width of the 95% confidence interval of ``latency_generation``
     #: (batch means over sample periods; None with fewer than two)
     latency_ci95: float | None = None
-    #: False when BookSim2's latency threshold ended the run (``measurement="booksim"``)
-    #: or the network deadlocked: the offered load is beyond saturation
+    #: False when the offered load is beyond saturation: the network deadlocked,
+    #: BookSim2's latency threshold ended the run (``measurement="booksim"``),
+    #: or (``router="simple"``) the window's packets did not all arrive within ``drain``
     stable: bool = True
     cpu_seconds: float = 0.0
 
@@ -257,9 +259,12 @@ def simulate(
     tabs = tables_for(topo, cfg, routing)
     run = driver.build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
                        drain=cfg.drain, seed=seed, pair_latency=pair_latency)
-    seconds, _ = driver.execute(run)
+    seconds, cpu, means = driver.execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period))
     o = run.out
     res = _result(topo, cfg, pat, routing, load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
+    res.latency_ci95 = ci95(means)
+    res.cpu_seconds = cpu
+    res.stable = not res.deadlock and res.drained
     if pair_latency:
         with np.errstate(invalid="ignore", divide="ignore"):
             res.pair_latency = np.where(o.pair_cnt > 0, o.pair_sum / np.maximum(o.pair_cnt, 1), np.nan)

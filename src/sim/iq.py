@@ -39,7 +39,6 @@ from batch means over the measured sample periods, and ``stable``.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -48,6 +47,7 @@ import numpy as np
 from candidates import Topology
 
 from . import _iq as Q
+from .confidence import ci95
 from .config import SimConfig
 from .errors import SimError
 from .routing import build_tables
@@ -59,18 +59,6 @@ __all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
 ROUTING_CODES = {"dor": Q.RT_DOR, "min_adapt": Q.RT_MIN_ADAPT, "valiant": Q.RT_VALIANT}
 
 HIST_BINS = 1 << 16
-# Student t quantiles (0.975) for the batch-means interval, by degrees of freedom
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-         10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
-
-
-def _t975(df: int) -> float:
-    for k in sorted(_T975, reverse=True):
-        if df >= k:
-            return _T975[k] if df <= 30 else 1.96
-    return _T975[1]
-
-
 class IQRun:
     """The state of one run of the IQ router model (numba named tuples)."""
 
@@ -320,10 +308,7 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
     v = run.acc.v
     cnt = v[Q.A_PLAT_CNT]
     lat = v[Q.A_PLAT_SUM] / cnt if cnt else None
-    ci = None
-    if len(batches) >= 2:
-        b = np.asarray(batches)
-        ci = _t975(len(b) - 1) * float(b.std(ddof=1)) / math.sqrt(len(b))
+    ci = ci95(batches)
     figures.update({
         "latency_generation": lat,
         "latency": v[Q.A_NLAT_SUM] / cnt if cnt else None,

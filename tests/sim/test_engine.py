@@ -103,7 +103,7 @@ def test_same_seed_same_numbers_different_seed_different():
     b = simulate(t, "default", "uniform", 0.3, seed=11).to_dict()
     c = simulate(t, "default", "uniform", 0.3, seed=12).to_dict()
     for d in (a, b, c):
-        d.pop("seconds"), d.pop("router_cycles_per_second")
+        d.pop("seconds"), d.pop("router_cycles_per_second"), d.pop("cpu_seconds")
     assert a == b
     assert a != c
 
@@ -266,3 +266,16 @@ def test_config_validation():
     with pytest.raises(SimError):
         sim.preset("default", bogus=1)
     assert SimConfig(packet_length=(4, 4)).packet_length == 4
+
+
+def test_latency_confidence_interval_shrinks_with_the_window():
+    """Batch means over 1000-cycle sample periods: a window 16 times longer
+    gives an interval about 4 times narrower (1/sqrt(batches)); a short run at
+    a low load shows a wide one."""
+    t = cd.torus((8, 8))
+    short = simulate(t, SimConfig(routing="dor", measure=4000), "uniform", 0.05, seed=1)
+    long = simulate(t, SimConfig(routing="dor", measure=64000), "uniform", 0.05, seed=1)
+    assert short.latency_ci95 is not None and long.latency_ci95 is not None
+    assert long.latency_ci95 < short.latency_ci95 / 2
+    assert abs(long.latency_generation - short.latency_generation) < 3 * short.latency_ci95
+    assert short.cpu_seconds > 0 and short.stable
