@@ -155,8 +155,9 @@ ZERO_LOAD = 0.005
 ZERO_LOAD_SAMPLE_PERIOD = 10000
 SPEED_LOAD = 0.1
 TOL = {"zero_load": 0.02, "latency": 0.05, "saturation": 0.05}
+# BookSim2's `neighbor` (every coordinate + 1) is toposynth's `diagonal`
 TOPOSYNTH_PATTERN = {"uniform": "uniform", "bitcomp": "bitcomplement", "transpose": "transpose",
-                     "tornado": "tornado", "shuffle": "shuffle", "neighbor": "neighbor"}
+                     "tornado": "tornado", "shuffle": "shuffle", "neighbor": "diagonal"}
 
 
 class BenchError(Exception):
@@ -465,8 +466,13 @@ def figures(runner: Runner, case: Case, seeds: tuple[int, ...], resolution: floa
     log: list[Run] = []
     zl = mean_latency(zero_load_runner or runner, ZERO_LOAD, seeds[:1], log)
     sats, brackets, bracket = [], [], None
+    if sat_ref is not None:
+        # compared with a known saturation: bracket it and bisect to 1% of it
+        bracket = (round(0.9 * sat_ref, 6), round(min(1.0, 1.1 * sat_ref), 6))
+        resolution = min(resolution, 0.01 * sat_ref)
     for s in seeds:
-        lo, hi = saturation(runner, s, resolution if bracket is None else min(resolution, 0.0025), bracket, log)
+        lo, hi = saturation(runner, s, resolution if bracket is None or sat_ref is not None
+                            else min(resolution, 0.0025), bracket, log)
         sats.append(lo)
         brackets.append([lo, hi])
         if bracket is None:
@@ -512,6 +518,35 @@ def speed_booksim(binary: str) -> dict[str, object]:
         print(f"  speed {case.name}: {out[case.name]['router_cycles_per_cpu_second']:.4g} router-cycles/CPU s",
               flush=True)
     return out
+
+
+def speed_interleaved(binary: str, repeats: int = 3) -> tuple[str, list[list[object]]]:
+    """BookSim2 and toposynth on the 8x8x8 torus at load 0.1 (1- and 16-flit
+    packets, the booksim preset), run A B A B ...: router-cycles per CPU
+    second of each run, the minimum time (maximum speed) of each compared."""
+    import candidates as cd
+    import sim
+
+    rows = []
+    for p in (1, 16):
+        case = Case("torus", 8, 3, 2, p, "uniform", seeds=(1,))
+        warm_toposynth(case)
+        topo = cd.from_spec("torus:8x8x8")
+        cfg = toposynth_config(case)
+        bs, ts = [], []
+        for _ in range(repeats):
+            r = run_booksim(binary, booksim_config(case, SPEED_LOAD, 1), SPEED_LOAD, 1)
+            bs.append((case.routers * r.cycles / r.cpu, r.cpu, r.wall))
+            t = sim.simulate(topo, cfg, "uniform", SPEED_LOAD, seed=1)
+            ts.append((case.routers * t.cycles / t.cpu_seconds, t.cpu_seconds, t.seconds))
+        b, t = max(bs), max(ts)
+        rows.append([case.name, SPEED_LOAD, repeats, round(b[0] / 1e6, 3), round(b[1], 2), round(b[2], 2),
+                     round(t[0] / 1e6, 3), round(t[1], 2), round(t[2], 2), round(t[0] / b[0], 1)])
+        print(rows[-1], flush=True)
+    from _record import table
+
+    return table(["case", "load", "runs each", "BookSim2 M router-cycles/CPU s", "BookSim2 CPU s", "BookSim2 wall s",
+                  "toposynth M router-cycles/CPU s", "toposynth CPU s", "toposynth wall s", "ratio"], rows), rows
 
 
 def reference(binary: str, cases: list[Case], quick: bool) -> dict[str, object]:
@@ -687,6 +722,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference-only", action="store_true",
                     help="run only BookSim2 and write benchmarks/booksim_reference.json")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--speed", action="store_true",
+                    help="only the interleaved speed comparison (8x8x8 torus, load 0.1; needs --booksim)")
     a = ap.parse_args(argv)
     cases = CASES
     if a.list:
@@ -710,6 +747,19 @@ def main(argv: list[str] | None = None) -> int:
             doc = reference(a.booksim, cases, a.quick)
             print(reference_table(doc))
             print(f"BookSim2 total: {doc['elapsed_seconds']} s; written {REFERENCE}")
+            return 0
+        if a.speed:
+            if not a.booksim:
+                raise BenchError("--speed needs --booksim PATH")
+            body, _ = speed_interleaved(a.booksim)
+            print(body)
+            if a.record:
+                from _record import record_subsection
+
+                record_subsection(SECTION, "Speed, interleaved",
+                                  "Each simulator run in turn (BookSim2, toposynth, 3 times), full runs with "
+                                  "BookSim2's measurement; CPU time of each run (BookSim2's from the child "
+                                  "process's rusage), the fastest of each compared.\n\n" + body)
             return 0
         if not a.booksim and not REFERENCE.exists():
             raise BenchError(f"no --booksim PATH and no {REFERENCE.name} to compare with")
