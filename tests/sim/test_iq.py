@@ -9,6 +9,9 @@ and every other option at its default (seed 0); the figure is the last
 whole comparison.
 """
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -178,3 +181,26 @@ def test_diagonal_is_booksims_neighbor():
     assert all(((c[perm[i]] - c[i]) % 8 == 1).all() for i in range(T88.n))
     r = simulate(T88, _fixed(), "diagonal", 0.002, seed=1)
     assert r.hops == 2.0 and r.latency_generation == pytest.approx(19.0111, abs=0.1)
+
+
+# ------------------------------------- against benchmarks/booksim_reference.json
+REFERENCE = Path(__file__).resolve().parents[2] / "benchmarks" / "booksim_reference.json"
+
+
+@pytest.mark.parametrize("name,spec,routing,vcs,length,pattern", [
+    ("torus8x8-dor-vc4-p1-uniform", "torus:8x8", "dor", 4, 1, "uniform"),
+    ("torus8x8-dor-vc2-p1-bitcomp", "torus:8x8", "dor", 2, 1, "bitcomplement"),
+    ("torus8x8-dor-vc2-p1-shuffle", "torus:8x8", "dor", 2, 1, "shuffle"),
+    ("mesh8x8-dor-vc2-p4-uniform", "mesh:8x8", "dor", 2, 4, "uniform"),
+    ("mesh8x8-minadapt-vc4-p1-transpose", "mesh:8x8", "min_adapt", 4, 1, "transpose"),
+])
+def test_latency_at_half_saturation_matches_the_recorded_booksim(name, spec, routing, vcs, length, pattern):
+    """BookSim2's mean latency at half its saturation (booksim_reference.json,
+    recorded by `bench_booksim.py --reference-only` with the config text stored
+    there), within the benchmark's 5%."""
+    ref = json.loads(REFERENCE.read_text())["cases"][name]
+    load = ref["latency_50"]["load"]
+    cfg = sim.preset("booksim", routing=routing, vcs=vcs, packet_length=length)
+    r = simulate(cd.from_spec(spec), cfg, pattern, load, seed=1)
+    assert r.stable
+    assert r.latency_generation == pytest.approx(ref["latency_50"]["mean"], rel=0.05)
