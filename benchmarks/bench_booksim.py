@@ -774,7 +774,8 @@ def main(argv: list[str] | None = None) -> int:
             src = "BookSim2 run alongside" if a.booksim else f"BookSim2 from {REFERENCE.name}"
             record_subsection(SECTION, "Latency and saturation per case",
                               f"{src}; tolerances: zero load 2%, latencies 5%, saturation 5%. "
-                              f"Speed: {spd}.\n\n{body}")
+                              f"Speed: {spd} (mean over every stable run of the comparison, all loads; the "
+                              f"like-for-like figure is --speed).\n\n{body}")
         return 0
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
