@@ -137,6 +137,10 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
                        f"min_adapt, valiant), got {routing!r}; use --router simple for the others")
     tabs = build_tables(topo, "dor", cfg.updown_root, cfg.vcs)
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, topo.ndim, cfg.vcs
+    moved = topo.coords[topo.arc_dst] != topo.coords[topo.arc_src]
+    if (moved.sum(axis=1) != 1).any() or (moved.argmax(axis=1) != topo.arc_dim).any():
+        raise SimError(f"router iq routes k-ary n-cubes (torus, mesh, ring, hypercube, rt, pt) from coordinates; "
+                       f"{topo!r} has links that shift other coordinates (twisted wraparound): use --router simple")
     B = cfg.buffer_flits if cfg.buffer_flits > 0 else cfg.buffer_packets * cfg.length_range[1]
     wrap = np.zeros(D, dtype=np.int64)
     for k in range(D):

@@ -204,3 +204,17 @@ def test_latency_at_half_saturation_matches_the_recorded_booksim(name, spec, rou
     r = simulate(cd.from_spec(spec), cfg, pattern, load, seed=1)
     assert r.stable
     assert r.latency_generation == pytest.approx(ref["latency_50"]["mean"], rel=0.05)
+
+
+@pytest.mark.parametrize("spec", ["rtt:a=4", "ptt:a=2", "twisted:8x4:t1=2"])
+def test_twisted_tori_are_refused(spec):
+    """The model routes BookSim2's k-ary n-cubes from coordinates; a twisted
+    wraparound link would make those routes and the dateline classes wrong."""
+    with pytest.raises(SimError, match="twisted wraparound"):
+        simulate(cd.from_spec(spec), "booksim", "uniform", 0.1)
+
+
+@pytest.mark.parametrize("spec", ["hypercube:4", "ring:8", "torus:4x4:c=2", "mesh:4x4x4", "rt:a=4"])
+def test_other_cubes_route_minimally(spec):
+    r = simulate(cd.from_spec(spec), _fixed(), "uniform", 0.05, seed=1)
+    assert not r.deadlock and r.drained and r.hops == pytest.approx(r.min_hops)
