@@ -117,7 +117,10 @@ class SimConfig:
         n-cube channels: 2 cycles on a torus (its folded layout), 1 on a mesh.
     routing_delay, vc_alloc_delay, sw_alloc_delay, st_delay, credit_delay : int
         ``router="iq"``: the stage delays in cycles (BookSim2's defaults:
-        1, 1, 1, 1 and 0).
+        1, 1, 1, 1 and 0). An allocation delay above 1 keeps the grant
+        decided in its first cycle (BookSim2 re-checks the granted VC's
+        availability in the later ones; not modelled, nor lookahead routing
+        with ``routing_delay = 0``).
     alloc_iters : int
         ``router="iq"``: iSLIP iterations of both allocators (BookSim2: 1).
     self_traffic : bool
