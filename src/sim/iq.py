@@ -148,7 +148,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     need = {"min_adapt": 4 if wrap.any() else 2, "valiant": 4 if wrap.any() else 2}.get(routing, 1)
     if V < need:
         raise SimError(f"routing {routing} on {topo!r} needs at least {need} virtual channels (BookSim2's VC "
-                       f"classes), got vcs={V}")
+                       f"classes), got vcs={V}: add --vcs {need}")
     link = cfg.link_latency if cfg.link_latency > 0 else (2 if wrap.any() else 1)
     dim_order = np.arange(D - 1, -1, -1, dtype=np.int64)
     r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local = _lattice_ports(topo, tabs, dim_order)
