@@ -493,6 +493,26 @@ def trace_idle(now, trf, ctl, stats):
 # routing
 # =========================================================================
 @njit(**HELPER)
+def _mask_candidates(m, base, v0, v1, tier, L, nc, net, buf):
+    """Append VCs ``v0 .. v1 - 1`` of every channel in next-hop mask ``m``
+    (bit ``b``: the router's ``b``-th out-arc, from CSR offset ``base``) as
+    candidates of tier ``tier`` needing ``L`` phits; returns the new count."""
+    bit = 0
+    while m != 0:
+        if m & np.uint64(1):
+            a = net.csr_arc[base + bit]
+            for v in range(v0, v1):
+                buf.cand_a[nc] = a
+                buf.cand_v[nc] = v
+                buf.cand_n[nc] = L
+                buf.cand_t[nc] = tier
+                nc += 1
+        m = m >> np.uint64(1)
+        bit += 1
+    return nc
+
+
+@njit(**HELPER)
 def candidates(p, u, dr, L, net, buf):
     """Every (channel, VC) the routing allows packet ``p`` at router ``u``
     (destination router ``dr``): ``cand_a``/``cand_v`` the channel and VC,
@@ -585,55 +605,17 @@ def candidates(p, u, dr, L, net, buf):
     if mode == MODE_DISTANCE:
         # pk_ring counts the hops taken: hop h uses class h, so a channel
         # only waits on channels of a higher class (acyclic)
-        m = net.next_mask[u, dr]
         v0 = buf.pk_ring[p] * net.dc_width
-        bit = 0
-        while m != 0:
-            if m & np.uint64(1):
-                a = net.csr_arc[base + bit]
-                for v in range(v0, v0 + net.dc_width):
-                    ca[nc] = a
-                    cv[nc] = v
-                    cn[nc] = L
-                    ct[nc] = 0
-                    nc += 1
-            m = m >> np.uint64(1)
-            bit += 1
-        return nc
+        return _mask_candidates(net.next_mask[u, dr], base, v0, v0 + net.dc_width, 0, L, nc, net, buf)
     if mode == MODE_MINTABLE or (mode == MODE_TABLE and (st & ST_ESCAPED) == 0):
-        m = net.next_mask[u, dr]
-        v0 = 1 if mode == MODE_TABLE else 0
-        bit = 0
-        while m != 0:
-            if m & np.uint64(1):
-                a = net.csr_arc[base + bit]
-                for v in range(v0, V):
-                    ca[nc] = a
-                    cv[nc] = v
-                    cn[nc] = L
-                    ct[nc] = 0
-                    nc += 1
-            m = m >> np.uint64(1)
-            bit += 1
+        nc = _mask_candidates(net.next_mask[u, dr], base, 1 if mode == MODE_TABLE else 0, V, 0, L, nc, net, buf)
     if mode == MODE_TABLE or mode == MODE_UPDOWN:
         if (st & ST_DOWN) != 0:
             m = net.ud_down[u, dr]
         else:
             m = net.ud_up[u, dr]
-        v1 = 1 if mode == MODE_TABLE else V
-        tier = 1 if mode == MODE_TABLE else 0
-        bit = 0
-        while m != 0:
-            if m & np.uint64(1):
-                a = net.csr_arc[base + bit]
-                for v in range(0, v1):
-                    ca[nc] = a
-                    cv[nc] = v
-                    cn[nc] = L
-                    ct[nc] = tier
-                    nc += 1
-            m = m >> np.uint64(1)
-            bit += 1
+        nc = _mask_candidates(m, base, 0, 1 if mode == MODE_TABLE else V, 1 if mode == MODE_TABLE else 0, L, nc,
+                              net, buf)
     return nc
 
 
