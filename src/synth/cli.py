@@ -228,6 +228,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------- run
 def cmd_run(args: argparse.Namespace) -> int:
+    from .answer import units
     from .run import run
     from .study import builtin_study, load_study
 
@@ -249,18 +250,38 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"  {v['variant']}: winner {v['winner']}, latency {lat}, best capacity {v['best_capacity']:.4g}")
         print(f"report: {out}/report.html")
         return 0
-    print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s")
+    print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s; "
+          f"machine: {res.pes} PEs")
+    _print_answers(res)
+    u = units(study)
+    print(f"ranking ({res.pes} PEs; lambda in {u['capacity_short']}, latency in {u['latency_short']}):")
     for k, spec in enumerate(res.ranking[:10], 1):
         r = res.record(spec)
         lat = r.get("latency") or []
-        extra = "".join(f", latency@{x['scale']:g} {x['average_latency']:.4g}" for x in lat
+        extra = "".join(f", latency@{x['scale']:g} {x['average_latency']:.4g}" for x in lat[:2]
                         if x["average_latency"] is not None)
-        print(f"  {k:>2}. {spec}: lambda {r['capacity']['lambda']:.4g}{extra}")
+        c = r["cost"]
+        print(f"  {k:>2}. {spec}: lambda {r['capacity']['lambda']:.4g}{extra}; {c['links']} links, radix {c['radix']}")
+    for pes, ranked in res.classes.items():
+        if pes != res.pes:
+            print(f"other size ({pes} PEs, ranked apart): " + ", ".join(ranked[:5]) + (" ..." if len(ranked) > 5 else ""))
     for c in res.cross_check:
         print(f"  LP check {c['spec']}: PTAS {c['ptas_lambda']:.5g}, LP {c['lp_lambda']:.5g} "
               f"({'within eps' if c['within_eps'] else 'NOT within eps'})")
     print(f"report: {out}/report.html")
     return 0
+
+
+def _print_answers(res) -> None:
+    import textwrap
+
+    from .answer import units
+
+    u = units(res.study)
+    for a in res.answers:
+        head = "answer: " if a.label == "best" else f"at the baseline's cost ({a.cost_measure} <= " \
+            f"{a.baseline_cost.get(a.cost_measure):g}): "
+        print(textwrap.fill(head + a.sentence(u), width=110, subsequent_indent="    "))
 
 
 def cmd_studies(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ with ``status = "failed"`` and the reason, never as an exception.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from typing import Any
 
@@ -19,9 +20,11 @@ from candidates.errors import ToposynthError
 from candidates.placement import block_placement
 from candidates.topology import Topology
 
+from .machine import Cost, physical_cost, structural_cost
 from .study import Study, StudyError
 
-__all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds", "problem_bounds"]
+__all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds", "problem_bounds",
+           "candidate_cost", "packaging_and_technology"]
 
 LEVELS = ("compute_card", "node_card", "midplane")
 
@@ -44,16 +47,26 @@ def study_demands(topo: Topology, study: Study):
     from flows import Demands, FlowError
 
     if study.pattern == "uniform":
-        return Demands.uniform(topo.n)
+        # every PE sends one unit (lambda = injection rate per PE), concentrated or not
+        return Demands.uniform(topo.n, None if (topo.terminals == 1).all() else topo.terminals)
     if study.pattern.startswith("sim:"):
         import sim
 
         # the simulator's pattern as a demand matrix: one unit offered per processing element
         return Demands.from_matrix(sim.traffic(study.pattern[4:]).demand_matrix(topo, 1.0))
     if study.pattern == "random":
-        return Demands.random(topo.n, study.count, seed=study.seed)
+        if (topo.terminals == 1).all():
+            return Demands.random(topo.n, study.count, seed=study.seed)
+        # between PEs, so that machines of equal PE count but other router counts get the same demands
+        pe = Demands.random(topo.num_terminals, study.count, seed=study.seed)
+        return _on_routers(pe, topo)
     if study.pattern == "file":
-        return Demands.read_csv(study.demand_file)
+        d = Demands.read_csv(study.demand_file)
+        top = int(max(d.src.max(), d.dst.max())) if len(d) else -1
+        if top >= topo.n:
+            raise FlowError(f"the demand file names router {top}, but {topo.spec or topo.family} has {topo.n} routers "
+                            "(0..{}); a demand file fits one machine size".format(topo.n - 1))
+        return d
     if study.pattern == "app":
         return app_demands(topo, study)
     if study.pattern == "mixed":
@@ -76,6 +89,18 @@ def study_demands(topo: Topology, study: Study):
         raise FlowError(f"traffic.shares has {levels + 1} entries but the placement has only "
                         f"{topo.placement.unit.shape[1]} levels")
     return Demands.random_local(topo.placement.unit[:, :levels], study.count, study.shares, seed=study.seed)
+
+
+def _on_routers(pe_demands, topo: Topology):
+    """PE-to-PE demands on the routers holding the PEs (PE p on router
+    p // c for concentration c); demands inside one router use no link and
+    are dropped."""
+    from flows import Demands
+
+    router = np.repeat(np.arange(topo.n), topo.terminals)
+    s, d = router[pe_demands.src], router[pe_demands.dst]
+    keep = s != d
+    return Demands(s[keep], d[keep], pe_demands.amount[keep])
 
 
 def app_demands(topo: Topology, study: Study):
@@ -106,12 +131,22 @@ def app_demands(topo: Topology, study: Study):
 
 
 def build_problem(topo: Topology, study: Study):
+    """The flow problem of a candidate under the study's traffic and
+    physical model (the candidate's own wiring: ``Study.wiring_for``)."""
     import flows
-    from flows.physical import Board, Packaging, RouterDelay, Technology, physical_problem
+    from flows.physical import physical_problem
 
     dem = study_demands(topo, study)
     if study.packaging == "none":
         return flows.FlowProblem.from_topology(topo, dem)
+    pk, tech = packaging_and_technology(study)
+    return physical_problem(topo, dem, tech, pk, wiring=study.wiring_for(topo.spec))
+
+
+def packaging_and_technology(study: Study):
+    """The study's :class:`flows.Packaging` and :class:`flows.Technology` (packaging bgl or custom)."""
+    from flows.physical import Board, Packaging, RouterDelay, Technology
+
     if study.packaging == "custom":
         pk = Packaging(tuple(Board(**b) for b in study.boards), study.pins_per_wire, study.router_pins)
     else:
@@ -124,16 +159,28 @@ def build_problem(topo: Topology, study: Study):
     tech = Technology(tk.get("wire_delay_ns_per_m", 7.1), RouterDelay(
         tk.get("fo4_ns", 0.032), tk.get("router_base", 40.0), tk.get("router_arbiter", 23.0),
         tk.get("router_crossbar", 9.0)))
-    return physical_problem(topo, dem, tech, pk, wiring=study.wiring)
+    return pk, tech
 
 
-def evaluate(spec: str, study: Study, routers: int | None = None, best: float | None = None) -> dict[str, Any]:
-    """The record of one candidate: structure, capacity (PTAS, certified),
-    and the minimum latency at each demand scale. ``routers``: the machine
-    size every candidate must have (non-uniform demands name routers).
-    ``best``: the best value of the ranking objective so far (lambda, or the
-    latency at the first scale); a candidate whose cheap certified bound
-    (:func:`bounds`) cannot beat it is pruned before the PTAS.
+def candidate_cost(topo: Topology, study: Study, problem=None, arc_flow=None) -> Cost:
+    """What the candidate costs (:mod:`synth.machine`): structure alone, or
+    with the packaging's wires, wire length and pins once a problem (and
+    for flexible wiring the capacity flow) is known."""
+    if study.packaging == "none" or problem is None:
+        return structural_cost(topo)
+    from flows.physical import physical_model
+
+    pk, tech = packaging_and_technology(study)
+    return physical_cost(topo, physical_model(topo, tech, pk), problem, arc_flow)
+
+
+def evaluate(spec: str, study: Study, best: float | None = None) -> dict[str, Any]:
+    """The record of one candidate: structure and cost, capacity (PTAS,
+    certified), and the minimum latency at each demand scale. ``best``: the
+    best value of the ranking objective so far (lambda, or the latency at
+    the first scale) among candidates of the same PE count; a candidate
+    whose cheap certified bound (:func:`bounds`) cannot beat it is pruned
+    before the PTAS, and so is one over a budget of ``[machine]``.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "traffic": {"pattern": "uniform"},
@@ -141,6 +188,8 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
     >>> r = evaluate("ring:6", s)
     >>> r["status"], r["capacity"]["lambda"] <= 10 / 9 <= r["capacity"]["upper_bound"]   # LP optimum 10/9
     ('ok', True)
+    >>> r["cost"]["links"], r["cost"]["radix"]                 # 2 network ports + 1 PE per router
+    (6, 3)
     """
     import flows
 
@@ -149,13 +198,16 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
     try:
         topo = build_topology(spec, study)
         deg = topo.degree
-        rec.update(routers=topo.n, links=topo.num_links, max_degree=int(deg.max()), family=topo.family)
-        if routers is not None and topo.n != routers and study.pattern in ("random", "local", "file"):
-            rec.update(status="failed", reason=f"{topo.n} routers, but the study's {study.pattern} demands are "
-                                               f"for {routers} (the first candidate's size)")
-            return rec
+        cost = candidate_cost(topo, study)
+        rec.update(routers=topo.n, pes=topo.num_terminals, links=topo.num_links, max_degree=int(deg.max()),
+                   radix=cost.radix, family=topo.family, wiring=study.wiring_for(topo.spec) if study.packaging != "none"
+                   else None, cost=cost.to_dict())
         if study.max_degree is not None and deg.max() > study.max_degree:
             rec.update(status="pruned", reason=f"router degree {int(deg.max())} > max_degree {study.max_degree}")
+            return rec
+        over = study.machine.over_budget(cost)
+        if over:
+            rec.update(status="pruned", reason=f"over budget: {over}")
             return rec
         ds = distance_stats(topo)
         if not ds.connected:
@@ -172,10 +224,16 @@ def evaluate(spec: str, study: Study, routers: int | None = None, best: float | 
                 rec.update(status="pruned", bound=b, reason="its latency bound cannot beat the best latency so far")
                 return rec
         cap = flows.max_concurrent_flow(problem, eps=study.eps)
-        rec["capacity"] = _summary(cap, problem)
+        rec["capacity"] = _summary(cap, problem, topo)
+        if study.packaging != "none":
+            cost = candidate_cost(topo, study, problem, cap.arc_flow)
+            rec["cost"] = cost.to_dict()
         if study.objective in ("latency", "both"):
             cols = flows.lp_columns(problem, "latency")
             rec["latency"] = [_latency_at(problem, s, cap, study, cols) for s in study.scales]
+        over = study.machine.over_budget(cost)
+        if over:  # the wire-length budget: known only once the flow has chosen the wires
+            rec.update(status="pruned", reason=f"over budget: {over}")
     except ToposynthError as exc:
         rec.update(status="failed", reason=str(exc))
     except Exception as exc:  # a solver error must not stop the sweep
@@ -236,13 +294,45 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
     return out
 
 
-def _summary(r, problem) -> dict[str, Any]:
+def _summary(r, problem, topo: Topology) -> dict[str, Any]:
     order = np.argsort(-r.utilisation, kind="stable")[:5]
     return {
         "lambda": r.lam, "upper_bound": r.upper_bound, "gap": r.gap, "seconds": r.seconds, "status": r.status,
-        "bottlenecks": [{"resource": problem.resource_names[i], "utilisation": float(r.utilisation[i])}
-                        for i in order.tolist()],
+        "bottlenecks": [{"resource": problem.resource_names[i], "where": resource_position(problem.resource_names[i], topo),
+                         "utilisation": float(r.utilisation[i])} for i in order.tolist()],
     }
+
+
+_ARC = re.compile(r"(\d+)->(\d+)")
+_ROUTER = re.compile(r"router (\d+)")
+
+
+def router_position(topo: Topology, v: int) -> str:
+    """Where router ``v`` is, for a person: its lattice coordinates, its
+    packaging units (``node_card 3 / compute_card 12``), or its number."""
+    parts = []
+    if topo.coords is not None:
+        parts.append("(" + ",".join(str(int(x)) for x in topo.coords[v]) + ")")
+    if topo.placement is not None:
+        pl = topo.placement
+        parts.append(" / ".join(f"{lv} {int(pl.unit[v, l])}" for l, lv in reversed(list(enumerate(pl.levels)))
+                                if l < len(pl.levels) - 1 or pl.unit[:, l].max() > 0))
+    return " ".join(p for p in parts if p) or f"router {v}"
+
+
+def resource_position(name: str, topo: Topology) -> str:
+    """A resource name with router numbers replaced by positions:
+    ``"25->17"`` on an 8x4 torus becomes ``"(6,1)->(4,1)"``."""
+    m = _ARC.search(name)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        if max(a, b) < topo.n:
+            link = f"{router_position(topo, a)} -> {router_position(topo, b)}"
+            return link if name == m.group(0) else f"{name[:m.start()]}{link}{name[m.end():]}"
+    m = _ROUTER.search(name)
+    if m and int(m.group(1)) < topo.n:
+        return name[:m.start()] + "router " + router_position(topo, int(m.group(1))) + name[m.end():]
+    return name
 
 
 def _pair_dist(problem, length: np.ndarray) -> np.ndarray:

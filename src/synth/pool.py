@@ -14,7 +14,7 @@ from candidates.errors import ToposynthError
 
 from .study import Study, StudyError
 
-__all__ = ["candidate_specs"]
+__all__ = ["candidate_specs", "candidate_sizes"]
 
 
 def _sweep_specs(entry: dict) -> list[str]:
@@ -72,14 +72,20 @@ def _hierarchy_specs(h: dict) -> list[str]:
 
 
 def candidate_specs(study: Study) -> list[str]:
-    """Every candidate of the study, canonical specs, in a fixed order
-    (specs, sweeps, enumerated graphs, files), duplicates removed.
+    """Every candidate of the study (see :func:`candidate_sizes`), canonical specs in pool order."""
+    return list(candidate_sizes(study))
+
+
+def candidate_sizes(study: Study) -> dict[str, int]:
+    """Every candidate of the study with its number of processing elements:
+    canonical specs in a fixed order (specs, sweeps, enumerated graphs,
+    hierarchy, files), duplicates removed.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["torus:8x4"],
     ...                      "sweep": [{"family": "rtt", "a": [2, 3]}]}})
-    >>> candidate_specs(s)
-    ['torus:8x4', 'rtt:a=2', 'rtt:a=3']
+    >>> candidate_sizes(s)          # spec -> processing elements
+    {'torus:8x4': 32, 'rtt:a=2': 8, 'rtt:a=3': 18}
     """
     raw: list[str] = list(study.specs)
     for entry in study.sweep:
@@ -93,11 +99,11 @@ def candidate_specs(study: Study) -> list[str]:
     if study.hierarchy:
         raw += _hierarchy_specs(study.hierarchy)
     raw += ["graph:" + f for f in study.files]
-    seen: dict[str, None] = {}
+    seen: dict[str, int] = {}
     for s in raw:
         try:
             t = from_spec(s)
         except ToposynthError as exc:
             raise StudyError(f"study field candidates: {s!r}: {exc}") from None
-        seen.setdefault(t.spec or s, None)
-    return list(seen)
+        seen.setdefault(t.spec or s, t.num_terminals)
+    return seen

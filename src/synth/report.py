@@ -38,24 +38,40 @@ def _slug(spec: str) -> str:
 
 
 def _write_csv(d: dict[str, Any], path: Path) -> None:
+    """One row per candidate: rank in its size class, structure, cost,
+    capacity and latency with their certificates, simulated saturation,
+    baseline and Pareto flags."""
     scales = d["study"]["traffic"]["scales"]
-    cols = ["rank", "spec", "status", "routers", "links", "max_degree", "diameter", "average_distance", "lambda",
-            "upper_bound", "gap"] + [f"latency@{s:g}" for s in scales] + \
-        [f"latency_bound@{s:g}" for s in scales] + [f"latency_solver@{s:g}" for s in scales] + ["seconds", "reason"]
-    rank = {s: i + 1 for i, s in enumerate(d["ranking"])}
+    cost_cols = ["pes", "routers", "radix", "ports", "links", "wire_length", "wires", "pins", "cables"]
+    cols = (["rank", "size_class", "spec", "status", "baseline", "max_degree", "diameter", "average_distance"]
+            + [f"cost_{c}" for c in cost_cols] + ["wiring", "lambda", "upper_bound", "gap"]
+            + [f"latency@{s:g}" for s in scales] + [f"latency_bound@{s:g}" for s in scales]
+            + [f"latency_solver@{s:g}" for s in scales]
+            + ["pareto_capacity", "pareto_latency", "sim_saturation", "sim_routing", "seconds", "reason"])
+    classes = {int(k): v for k, v in (d.get("classes") or {}).items()} or {d.get("pes"): d["ranking"]}
+    rank = {s: i + 1 for ranked in classes.values() for i, s in enumerate(ranked)}
+    order = {s: (k, i) for k, ranked in enumerate(classes.values()) for i, s in enumerate(ranked)}
+    base = d["study"]["ranking"]["baseline"]
+    sims = {x["spec"]: x for x in d.get("simulation", [])}
+    pareto = d.get("pareto") or {}
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(cols)
-        for r in sorted(d["records"], key=lambda r: rank.get(r["spec"], 10 ** 9)):
+        for r in sorted(d["records"], key=lambda r: order.get(r["spec"], (10 ** 9, 0))):
             cap = r.get("capacity") or {}
             lat = r.get("latency") or [{} for _ in scales]
-            w.writerow([rank.get(r["spec"], ""), r["spec"], r["status"], r.get("routers", ""), r.get("links", ""),
-                        r.get("max_degree", ""), r.get("diameter", ""), r.get("average_distance", ""),
-                        cap.get("lambda", ""), cap.get("upper_bound", ""), cap.get("gap", "")]
+            cost = r.get("cost") or {}
+            sm = sims.get(r["spec"], {})
+            w.writerow([rank.get(r["spec"], ""), r.get("pes", ""), r["spec"], r["status"], int(r["spec"] == base),
+                        r.get("max_degree", ""), r.get("diameter", ""), r.get("average_distance", "")]
+                       + ["" if cost.get(c) is None else cost[c] for c in cost_cols]
+                       + [r.get("wiring") or "", cap.get("lambda", ""), cap.get("upper_bound", ""), cap.get("gap", "")]
                        + [x.get("average_latency", "") if x.get("average_latency") is not None else "" for x in lat]
                        + [x.get("latency_bound", "") if x.get("latency_bound") is not None else "" for x in lat]
                        # records written before the LP fallback existed have no solver: theirs was the PTAS
                        + [x.get("solver", "ptas") if x.get("average_latency") is not None else "" for x in lat]
+                       + [int(r["spec"] in pareto.get("capacity", [])), int(r["spec"] in pareto.get("latency", [])),
+                          sm.get("saturation", "") if sm.get("status") == "ok" else "", sm.get("routing", "")]
                        + [f"{r.get('seconds', 0):.3f}", r.get("reason", "")])
 
 

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .answer import Answer, study_answers
 from .evaluate import build_problem, build_topology, evaluate
-from .pool import candidate_specs
+from .machine import check_machine, pareto_front
+from .pool import candidate_sizes
 from .study import Study, StudyError
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS"]
@@ -29,7 +31,14 @@ BACKENDS = ("loky", "dask")
 
 @dataclass
 class StudyResult:
-    """Records of every candidate (in pool order), the ranking, the cross-check."""
+    """Records of every candidate (in pool order), the ranking of the
+    machine's candidates, the cross-check, the simulations, and the answer.
+
+    ``pes``: the machine's processing elements; ``classes``: with
+    ``machine.compare_sizes``, the ranking of every size class (PEs ->
+    specs), never mixed; ``pareto``: per performance measure, the specs on
+    the front of that measure against the cost ``study.cost``.
+    """
 
     study: Study
     records: list[dict[str, Any]]
@@ -38,6 +47,10 @@ class StudyResult:
     seconds: float = 0.0
     resumed: int = 0
     simulation: list[dict[str, Any]] = field(default_factory=list)
+    pes: int | None = None
+    classes: dict[int, list[str]] = field(default_factory=dict)
+    pareto: dict[str, list[str]] = field(default_factory=dict)
+    answers: list[Answer] = field(default_factory=list)
 
     def record(self, spec: str) -> dict[str, Any]:
         for r in self.records:
@@ -49,9 +62,12 @@ class StudyResult:
         """For every demand scale, the candidate of least latency (the
         paper's Fig. 3 curve), and the largest scale any candidate carries."""
         out = []
+        ranked = set(self.ranking)
         for i, s in enumerate(self.study.scales):
             best = None
             for r in self.records:
+                if r["spec"] not in ranked:
+                    continue
                 lat = r.get("latency")
                 if r["status"] == "ok" and lat and lat[i]["average_latency"] is not None:
                     if best is None or lat[i]["average_latency"] < best[1]:
@@ -60,8 +76,11 @@ class StudyResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"study": self.study.to_dict(), "fingerprint": self.study.fingerprint(), "records": self.records,
-                "ranking": self.ranking, "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
+        return {"study": self.study.to_dict(), "fingerprint": self.study.fingerprint(), "pes": self.pes,
+                "answers": [a.to_dict() for a in self.answers],
+                "records": self.records, "ranking": self.ranking,
+                "classes": {str(k): v for k, v in self.classes.items()}, "pareto": self.pareto,
+                "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
                 "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed}
 
 
@@ -166,15 +185,15 @@ def _parallel_map(fn: Callable, items: list, jobs: int, backend: str, scheduler:
 
 
 class _Evaluate:
-    """Picklable closure: evaluate(spec, study)."""
+    """Picklable closure: evaluate(spec, study) with the best value so far of the candidate's size class."""
 
-    def __init__(self, study: Study, routers: int | None, best: float | None = None):
+    def __init__(self, study: Study, sizes: dict[str, int], best: dict[int, float]):
         self.study = study
-        self.routers = routers
+        self.sizes = sizes
         self.best = best
 
     def __call__(self, spec: str) -> dict[str, Any]:
-        return evaluate(spec, self.study, self.routers, self.best)
+        return evaluate(spec, self.study, self.best.get(self.sizes[spec]))
 
 
 #: Candidates are evaluated in waves of this many, in pool order; pruning uses
@@ -226,8 +245,10 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
             write_sweep_outputs(sweep_res, Path(out))
         return sweep_res
     t0 = time.perf_counter()
-    specs = candidate_specs(study)
-    routers = build_topology(specs[0], study).n
+    sizes = candidate_sizes(study)
+    specs = list(sizes)
+    base = _canonical(study.baseline)
+    pes = check_machine(study.machine, sizes, base)
     fp = study.fingerprint()
     done: dict[str, dict[str, Any]] = {}
     log = None
@@ -250,8 +271,14 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
             pending = [s for s in wave if s not in done]
             if not pending:
                 continue
-            best = _best(study, [done[s] for s in specs[: w * WAVE] if s in done]) if study.prune else None
-            for rec in _parallel_map(_Evaluate(study, routers, best), pending, jobs, backend, scheduler):
+            best: dict[int, float] = {}
+            if study.prune:
+                earlier = [done[s] for s in specs[: w * WAVE] if s in done]
+                for size in set(sizes.values()):
+                    b = _best(study, [r for r in earlier if sizes[r["spec"]] == size])
+                    if b is not None:
+                        best[size] = b
+            for rec in _parallel_map(_Evaluate(study, sizes, best), pending, jobs, backend, scheduler):
                 k += 1
                 _log(rec, fp, done, log, progress, resumed + k, len(specs))
     except (StudyError, KeyboardInterrupt):
@@ -264,15 +291,60 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
             log.close()
     records = [done[s] for s in specs]
 
-    ranking = rank(study, records)
+    classes = {size: rank(study, [r for r in records if sizes[r["spec"]] == size])
+               for size in sorted(set(sizes.values()), key=lambda x: (x != pes, x))}
+    ranking = classes[pes]
     checks = cross_check(study, ranking[: study.cross_check_top], done)
     sims = simulate_winners(study, ranking, records, out, fp, jobs, backend, scheduler, progress)
-    res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims)
+    res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
+                      classes=classes if len(classes) > 1 else {},
+                      pareto=pareto(study, [r for r in records if sizes[r["spec"]] == pes]),
+                      answers=study_answers(study, ranking, records, sims, pes))
     if out is not None:
         from .report import write_outputs
 
         write_outputs(res, out)
     return res
+
+
+def _canonical(spec: str | None) -> str | None:
+    if spec is None:
+        return None
+    from candidates import from_spec
+
+    return from_spec(spec).spec or spec
+
+
+def pareto(study: Study, records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The candidates on the Pareto front of capacity (higher is better)
+    and of latency at the first demand scale (lower is better) against the
+    study's cost measure (``ranking.cost``, lower is better)."""
+    ok = [r for r in records if r["status"] == "ok" and (r.get("cost") or {}).get(study.cost) is not None]
+    out = {"cost": study.cost,
+           "capacity": pareto_front([(r["spec"], r["cost"][study.cost], r["capacity"]["lambda"]) for r in ok])}
+    lat = [(r["spec"], r["cost"][study.cost], -_latency_key(r)) for r in ok if _latency_key(r) != float("inf")]
+    if lat:
+        out["latency"] = pareto_front(lat)
+    return out
+
+
+def simulation_routing(topo, study: Study) -> str:
+    """The routing a candidate is simulated with: ``simulation.routing``,
+    or with ``auto`` the preset's own routing where the candidate supports
+    it (lattices with routing records) and otherwise ``table`` (adaptive
+    over shortest-path next hops with an up*/down* escape VC: deadlock-free
+    on any connected graph)."""
+    import sim
+
+    from sim import SimError
+
+    if study.sim_routing != "auto":
+        return sim.resolve_routing(topo, study.sim_routing)
+    wanted = sim.PRESETS[study.sim_preset].routing
+    try:
+        return sim.resolve_routing(topo, wanted)
+    except SimError:
+        return "table"
 
 
 class _Simulate:
@@ -301,11 +373,12 @@ class _Simulate:
                 M = np.zeros((topo.n, topo.n))
                 np.add.at(M, (dem.src, dem.dst), dem.amount)
                 pattern = sim.demand(M)
-            sw = sim.saturation(topo, study.sim_preset, pattern, step=study.sim_step, max_load=study.sim_max_load,
-                                seed=study.seed)
+            routing = simulation_routing(topo, study)
+            sw = sim.saturation(topo, sim.preset(study.sim_preset, routing=routing), pattern, step=study.sim_step,
+                                max_load=study.sim_max_load, seed=study.seed)
             pts = [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
                     "deadlock": p.deadlock, "load": p.load} for p in sw.points]
-            return {"spec": spec, "status": "ok", "saturation": sw.saturation, "points": pts,
+            return {"spec": spec, "status": "ok", "saturation": sw.saturation, "routing": routing, "points": pts,
                     "seconds": time.perf_counter() - t0}
         except Exception as exc:  # recorded, the study goes on
             return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}",

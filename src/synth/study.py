@@ -67,6 +67,8 @@ from typing import Any
 
 from candidates.errors import ToposynthError
 
+from .machine import COST_MEASURES, Machine, machine_from_table
+
 __all__ = ["Study", "StudyError", "load_study", "DEFAULT_STUDY", "BUILTIN_STUDIES", "builtin_study"]
 
 
@@ -80,14 +82,15 @@ WIRINGS = ("flexible", "uniform")
 OBJECTIVES = ("capacity", "latency", "both")
 
 _SECTIONS = {
-    "": {"name", "seed", "description", "candidates", "traffic", "physical", "ranking", "cross_check", "simulation"},
+    "": {"name", "seed", "description", "machine", "candidates", "traffic", "physical", "ranking", "cross_check",
+         "simulation"},
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
     "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
                  "technology"},
-    "ranking": {"objective", "eps", "baseline", "prune", "lp_limit"},
+    "ranking": {"objective", "eps", "baseline", "prune", "lp_limit", "cost"},
     "cross_check": {"top"},
-    "simulation": {"top", "preset", "step", "max_load"},
+    "simulation": {"top", "preset", "step", "max_load", "routing"},
 }
 
 
@@ -131,10 +134,20 @@ class Study:
     sim_preset: str = "tpds2010"
     sim_step: float = 0.05
     sim_max_load: float = 1.0
+    sim_routing: str = "auto"
+    machine: Machine = field(default_factory=Machine)
+    cost: str = "links"
+    #: per-candidate wiring (canonical spec -> "flexible" | "uniform"), over ``wiring``
+    wiring_of: dict = field(default_factory=dict)
+
+    def wiring_for(self, spec: str | None) -> str:
+        """The wiring of one candidate: its own entry in ``physical.wiring``, else the default."""
+        return self.wiring_of.get(spec, self.wiring) if spec else self.wiring
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "seed": self.seed, "description": self.description,
+            "machine": {k: v for k, v in self.machine.to_dict().items() if v is not None},
             "candidates": {"specs": list(self.specs), "sweep": [dict(s) for s in self.sweep],
                            "enumerate": self.enumerate, "hierarchy": self.hierarchy, "files": list(self.files),
                            "max_degree": self.max_degree},
@@ -143,16 +156,17 @@ class Study:
                         **({"mapping": self.mapping, "alpha": self.alpha} if self.pattern == "mixed" else {}),
                         **({"app": self.app, "app_class": self.app_class, "mapping": self.mapping}
                            if self.pattern == "app" else {})},
-            "physical": {"packaging": self.packaging, "wiring": self.wiring,
+            "physical": {"packaging": self.packaging,
+                         "wiring": {"default": self.wiring, **self.wiring_of} if self.wiring_of else self.wiring,
                          "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins),
                          **({"boards": [dict(b) for b in self.boards], "pins_per_wire": self.pins_per_wire,
                              "router_pins": self.router_pins} if self.packaging == "custom" else {}),
                          **({"technology": dict(self.technology)} if self.technology else {})},
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune,
-                        "lp_limit": self.lp_limit},
+                        "lp_limit": self.lp_limit, "cost": self.cost},
             "cross_check": {"top": self.cross_check_top},
-            "simulation": {"top": self.sim_top, "preset": self.sim_preset, "step": self.sim_step,
-                           "max_load": self.sim_max_load},
+            "simulation": {"top": self.sim_top, "preset": self.sim_preset, "routing": self.sim_routing,
+                           "step": self.sim_step, "max_load": self.sim_max_load},
         }
 
     def variants(self) -> list[tuple[str, "Study"]]:
@@ -426,7 +440,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
 
     p = _table(d, "physical")
     packaging = _choice(p, "packaging", "physical.", PACKAGINGS, "none")
-    wiring = _choice(p, "wiring", "physical.", WIRINGS, "flexible")
+    wiring, wiring_of = _wiring(p.get("wiring", "flexible"))
     blocks = p.get("blocks", [])
     if not isinstance(blocks, list) or not all(isinstance(b, list) and b and all(isinstance(x, int) and x > 0 for x in b)
                                                for b in blocks):
@@ -452,7 +466,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                                                       f"{', '.join(levels)}")
         if blocks and len(blocks) != len(levels):
             raise _err("physical.blocks", f"one block per packaging level ({', '.join(levels)}), got {len(blocks)}")
-    if packaging == "none" and (wiring != "flexible" or pins or blocks or tech):
+    if packaging == "none" and (wiring != "flexible" or wiring_of or pins or blocks or tech):
         raise _err("physical.packaging", "wiring, blocks, connector_pins and technology need a packaging (bgl or custom)")
     if pattern == "local" and packaging == "none" and not blocks:
         pass  # candidates must carry their own placement; checked per candidate
@@ -490,6 +504,19 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err(f"simulation.{k}", f"must be a load in (0, 4] phits/cycle/PE, got {v!r}")
     if step > max_load:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
+    from sim.routing import ROUTINGS
+
+    sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
+    cost = _choice(r, "cost", "ranking.", tuple(COST_MEASURES), "links")
+    if cost in ("wire_length", "wires", "pins") and packaging == "none":
+        raise _err("ranking.cost", f"{cost} needs a packaging (physical.packaging = \"bgl\" or \"custom\"); "
+                                   "without one use links, ports, radix or routers")
+    try:
+        machine = machine_from_table(d.get("machine", {}))
+    except ToposynthError as exc:
+        raise StudyError(str(exc)) from None
+    if machine.wire_length is not None and packaging == "none":
+        raise _err("machine.wire_length", "a wire-length budget needs a packaging (physical.packaging)")
     return Study(name=name, seed=seed, description=desc, specs=specs, sweep=tuple(sweep), enumerate=en, hierarchy=hier,
                  files=files, max_degree=max_degree, pattern=pattern, count=count, shares=tuple(shares),
                  demand_file=dfile, scales=tuple(float(s) for s in scales), mapping=str(mapping), alpha=float(alpha),
@@ -497,7 +524,36 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                  pins_per_wire=pins_per_wire, router_pins=router_pins, technology=tech,
                  blocks=tuple(tuple(b) for b in blocks), connector_pins=dict(pins), objective=objective,
                  eps=float(eps), baseline=baseline, cross_check_top=top, prune=prune, lp_limit=lp_limit, sim_top=sim_top,
-                 sim_preset=sim_preset, sim_step=float(step), sim_max_load=float(max_load))
+                 sim_preset=sim_preset, sim_step=float(step), sim_max_load=float(max_load), sim_routing=sim_routing,
+                 machine=machine, cost=cost, wiring_of=wiring_of)
+
+
+def _wiring(w: Any) -> tuple[str, dict[str, str]]:
+    """``physical.wiring``: one mode for every candidate, or a table with a
+    ``default`` and modes for single candidates (spec = mode)."""
+    from candidates import from_spec
+
+    if isinstance(w, str):
+        if w not in WIRINGS:
+            raise _err("physical.wiring", f"must be one of {', '.join(WIRINGS)}; got {w!r}")
+        return w, {}
+    if not isinstance(w, dict):
+        raise _err("physical.wiring", f"must be flexible, uniform, or a table {{default = \"flexible\", "
+                                      f"\"torus:8x8x8\" = \"uniform\"}}; got {w!r}")
+    default = "flexible"
+    out: dict[str, str] = {}
+    for k, v in w.items():
+        if v not in WIRINGS:
+            raise _err(f"physical.wiring.{k}", f"must be one of {', '.join(WIRINGS)}; got {v!r}")
+        if k == "default":
+            default = v
+            continue
+        try:
+            spec = from_spec(k).spec or k
+        except ToposynthError as exc:
+            raise _err("physical.wiring", f"{k!r} is not a candidate spec: {exc}") from None
+        out[spec] = v
+    return default, out
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")
@@ -561,6 +617,7 @@ DEFAULT_STUDY = {
                    "by capacity and minimum latency under 128 random demands, unit link capacities; the best 3 "
                    "checked against the exact LP, the best 2 and the baseline simulated to saturation.",
     "seed": 1,
+    "machine": {"pes": 32},
     "candidates": {
         "specs": ["torus:8x4", "torus:4x4x2", "rt:a=4", "rtt:a=4", "mesh:8x4", "hypercube:5", "ring:32",
                   "ndt:4x2x2", "product:ring:8*path:4", "twisted:8x4:t1=2"],
@@ -587,6 +644,7 @@ BGL_MIDPLANE_STUDY = {
         "also varied the column and upper graphs: widen candidates.hierarchy to do the same. No LP "
         "cross-check by default: HiGHS needs minutes per 512-router instance."),
     "seed": 1,
+    "machine": {"pes": 512},
     "candidates": {
         "specs": ["torus:8x8x8"],
         "hierarchy": {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"],
@@ -621,8 +679,9 @@ TWISTED_TORI_STUDY = {
         "(the simulator's patterns as demand matrices) with unit link capacities (one phit per cycle per link "
         "direction): lambda is the injection rate per PE each topology sustains; under uniform traffic the LP "
         "gives exactly the analytic bounds 4/a, 6/a, 4/a, 6/a and 48/(7a) up to their approximation. No "
-        "physical model."),
+        "physical model. Two machines, ranked apart: 128 PEs, and RT(4)/RTT(4) at 32 PEs."),
     "seed": 1,
+    "machine": {"pes": 128, "compare_sizes": True},
     "candidates": {"specs": ["rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4", "mesh:16x8", "rt:a=4", "rtt:a=4"]},
     "traffic": {"pattern": ["uniform", "sim:bitcomplement", "sim:bitreversal", "sim:shuffle"],
                 "scales": [0.2, 0.4, 0.6]},
@@ -638,6 +697,7 @@ TWIN_TORUS_STUDY = {
         "uniform traffic, unit link capacities, one unit of latency per hop (internal hops included, as in "
         "the paper)."),
     "seed": 1,
+    "machine": {"pes": 256},
     "candidates": {"specs": ["torus:8x8x4", "ndt:4x4x2x2x2"]},
     "traffic": {"pattern": "uniform", "scales": [0.1, 0.2, 0.3]},
     "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x8x4"},

@@ -1,0 +1,180 @@
+"""The answer of a study, stated: which network, by how much, at what cost.
+
+A ranking alone is not an answer. :func:`study_answer` turns the records of
+one size class into the sentence an architect can defend: the winner, its
+capacity and latency against the baseline with the certified intervals the
+solvers give (capacity: the PTAS's feasible lambda and its dual upper
+bound; latency: the feasible flow's latency and its certified lower
+bound), the simulated saturation of both when the study simulated them,
+and what each costs.
+
+Intervals are worst and best cases of the ratio over the two brackets:
+the capacity gain lies in ``[lam_w / ub_b, ub_w / lam_b]``; the latency
+change in ``[bound_w / lat_b, lat_w / bound_b]`` (minus one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Answer", "study_answer", "study_answers", "units"]
+
+
+def units(study) -> dict[str, str]:
+    """What the numbers of a study are in."""
+    per_pe = study.pattern == "uniform" or str(study.pattern).startswith("sim:")
+    capacity = ("phits/cycle/PE (injection rate every PE sustains)" if per_pe and study.packaging == "none"
+                else "x the demand set (largest multiple of every demand carried at once)")
+    if study.packaging != "none":
+        capacity += "; flow in wires"
+    return {"capacity": capacity, "capacity_short": "phits/cycle/PE" if per_pe and study.packaging == "none"
+            else "x demands",
+            "latency": "ns (router and wire delay per hop)" if study.packaging != "none" else "hops per unit of flow",
+            "latency_short": "ns" if study.packaging != "none" else "hops",
+            "saturation": "phits/cycle/PE (offered load where accepted < 95%)"}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The stated result of one size class of a study (see the module docstring)."""
+
+    winner: str | None
+    baseline: str | None
+    objective: str
+    pes: int | None
+    #: "best" (the ranking's winner) or "at the baseline's cost" (the best candidate costing no more than the
+    #: baseline in ``cost_measure``)
+    label: str = "best"
+    cost_measure: str = "links"
+    capacity: tuple[float, float] | None = None                 # winner: (lambda, upper bound)
+    baseline_capacity: tuple[float, float] | None = None
+    capacity_gain: tuple[float, float, float] | None = None     # (point, low, high) ratios
+    scale: float | None = None                                  # the demand scale of the latency figures
+    latency: tuple[float, float] | None = None                  # winner: (latency, certified lower bound)
+    baseline_latency: tuple[float, float] | None = None
+    latency_change: tuple[float, float, float] | None = None    # (point, low, high) relative changes
+    saturation: float | None = None                             # simulated
+    baseline_saturation: float | None = None
+    cost: dict[str, Any] = field(default_factory=dict)
+    baseline_cost: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sentence(self, u: dict[str, str] | None = None) -> str:
+        """The answer in one paragraph."""
+        if self.winner is None:
+            return "No candidate could be evaluated: see the ranking's notes."
+        u = u or {"capacity_short": "", "latency_short": ""}
+        parts = [f"{self.winner} ({self.cost.get('routers')} routers, {self.cost.get('links')} links, "
+                 f"radix {self.cost.get('radix')})"]
+        if self.baseline is None or self.baseline == self.winner:
+            if self.baseline == self.winner:
+                parts.append("is the baseline itself: no candidate beats it")
+            if self.capacity:
+                parts.append(f"carries lambda = {self.capacity[0]:.4g} {u['capacity_short']} "
+                             f"(certified <= {self.capacity[1]:.4g})")
+            return ", ".join(parts) + "."
+        if self.capacity_gain:
+            g, lo, hi = self.capacity_gain
+            parts.append(f"carries {_pct(g - 1)} capacity than {self.baseline} "
+                         f"({self.capacity[0]:.4g} vs {self.baseline_capacity[0]:.4g} {u['capacity_short']}; "
+                         + _interval(lo - 1, hi - 1, "less", "more") + ")")
+        if self.latency_change:
+            c, lo, hi = self.latency_change
+            parts.append(f"{_pct(c, 'lower', 'higher')} latency at demand scale {self.scale:g} "
+                         f"({self.latency[0]:.4g} vs {self.baseline_latency[0]:.4g} {u['latency_short']}; "
+                         + _interval(lo, hi, "lower", "higher") + ")")
+        if self.saturation is not None and self.baseline_saturation:
+            parts.append(f"simulated saturation {self.saturation:.3g} vs {self.baseline_saturation:.3g} phits/cycle/PE "
+                         f"({_pct(self.saturation / self.baseline_saturation - 1)})")
+        if self.baseline_cost:
+            diff = [f"{k} {self.cost[k]:g} vs {self.baseline_cost[k]:g}" for k in ("links", "radix", "wire_length")
+                    if self.cost.get(k) is not None and self.baseline_cost.get(k) is not None
+                    and self.cost[k] != self.baseline_cost[k]]
+            parts.append("at the same cost" if not diff else "at a different cost: " + ", ".join(diff))
+        return "; ".join(parts) + "."
+
+
+def _interval(lo: float, hi: float, down: str, up: str) -> str:
+    if abs(hi - lo) < 5e-4:
+        return "both certified optimal"
+    return f"certified between {_pct(lo, down, up)} and {_pct(hi, down, up)}"
+
+
+def _pct(x: float, down: str = "less", up: str = "more") -> str:
+    """+12.3% -> '12.3% more', -4% -> '4% less' (or the words given)."""
+    if up == "more":
+        return f"{abs(x) * 100:.1f}% {'more' if x >= 0 else 'less'}"
+    return f"{abs(x) * 100:.1f}% {down if x < 0 else up}"
+
+
+def _first_latency(rec: dict[str, Any]) -> tuple[float, float, float] | None:
+    for x in rec.get("latency") or []:
+        if x.get("average_latency") is not None:
+            bound = x.get("latency_bound")
+            return x["scale"], x["average_latency"], bound if bound is not None else x["average_latency"]
+    return None
+
+
+def study_answers(study, ranking: list[str], records: list[dict[str, Any]], simulation: list[dict[str, Any]],
+                  pes: int | None) -> list[Answer]:
+    """The answer of one size class, and -- when the winner costs more than
+    the baseline in the study's cost measure -- the best candidate that
+    costs no more than the baseline (performance at equal cost)."""
+    best = study_answer(study, ranking, records, simulation, pes)
+    out = [best]
+    m = study.cost
+    bc = best.baseline_cost.get(m) if best.baseline_cost else None
+    wc = best.cost.get(m) if best.cost else None
+    if bc is not None and wc is not None and wc > bc:
+        by = {r["spec"]: r for r in records}
+        cheap = [s for s in ranking if (by[s].get("cost") or {}).get(m) is not None and by[s]["cost"][m] <= bc]
+        if cheap:
+            out.append(study_answer(study, cheap, records, simulation, pes, label="at the baseline's cost"))
+    return out
+
+
+def study_answer(study, ranking: list[str], records: list[dict[str, Any]], simulation: list[dict[str, Any]],
+                 pes: int | None, label: str = "best") -> Answer:
+    """The answer for the candidates ranked in ``ranking`` (one size class)."""
+    by = {r["spec"]: r for r in records}
+    winner = ranking[0] if ranking else None
+    base = study.baseline
+    if base is not None:
+        from candidates import from_spec
+
+        base = from_spec(base).spec or base
+    notes = []
+    brec = by.get(base) if base else None
+    if base is not None and (brec is None or brec["status"] != "ok"):
+        why = "not in the pool" if brec is None else f"{brec['status']}: {brec.get('reason', '')}"
+        notes.append(f"the baseline {base} has no result ({why}); gains are not stated")
+        brec = None
+    if winner is None:
+        return Answer(None, base, study.objective, pes, label, study.cost, notes=tuple(notes))
+    w = by[winner]
+    sims = {x["spec"]: x for x in simulation if x.get("status") == "ok"}
+    kw: dict[str, Any] = dict(capacity=(w["capacity"]["lambda"], w["capacity"]["upper_bound"]),
+                              cost=w.get("cost") or {}, saturation=sims.get(winner, {}).get("saturation"))
+    if brec is not None:
+        bl, bu = brec["capacity"]["lambda"], brec["capacity"]["upper_bound"]
+        wl, wu = kw["capacity"]
+        kw.update(baseline_capacity=(bl, bu), capacity_gain=(wl / bl, wl / bu, wu / bl),
+                  baseline_cost=brec.get("cost") or {}, baseline_saturation=sims.get(base, {}).get("saturation"))
+        lw = _first_latency(w)
+        # the same scale for both: the first the winner is feasible at
+        lb = None
+        if lw is not None:
+            lb = next(((x["average_latency"], x.get("latency_bound") or x["average_latency"])
+                       for x in brec.get("latency") or [] if x["scale"] == lw[0] and x.get("average_latency") is not None),
+                      None)
+        if lw is not None and lb is not None:
+            s, lat, bound = lw
+            kw.update(scale=s, latency=(lat, bound), baseline_latency=lb,
+                      latency_change=(lat / lb[0] - 1, bound / lb[0] - 1, lat / lb[1] - 1))
+        elif lw is not None:
+            notes.append(f"the baseline carries no demand scale the winner is measured at ({lw[0]:g})")
+    return Answer(winner, base, study.objective, pes, label, study.cost, notes=tuple(notes), **kw)
