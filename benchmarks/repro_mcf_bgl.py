@@ -164,7 +164,7 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
     curves = {}
     data = {}
     for label, res in sw.variants:
-        T = res.study.count
+        T = res.study.traffic.count
         ok = [r for r in res.records if r["status"] == "ok"]
         torus = res.record(TORUS)
         others = [r for r in ok if r["spec"] != TORUS]

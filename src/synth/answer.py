@@ -23,15 +23,15 @@ __all__ = ["Answer", "study_answer", "study_answers", "units"]
 
 def units(study) -> dict[str, str]:
     """What the numbers of a study are in."""
-    per_pe = study.pattern == "uniform" or str(study.pattern).startswith("sim:")
-    capacity = ("phits/cycle/PE (injection rate every PE sustains)" if per_pe and study.packaging == "none"
+    pattern, packaged = study.traffic.pattern, study.physical.packaging != "none"
+    per_pe = pattern == "uniform" or str(pattern).startswith("sim:")
+    capacity = ("phits/cycle/PE (injection rate every PE sustains)" if per_pe and not packaged
                 else "x the demand set (largest multiple of every demand carried at once)")
-    if study.packaging != "none":
+    if packaged:
         capacity += "; flow in wires"
-    return {"capacity": capacity, "capacity_short": "phits/cycle/PE" if per_pe and study.packaging == "none"
-            else "x demands",
-            "latency": "ns (router and wire delay per hop)" if study.packaging != "none" else "hops per unit of flow",
-            "latency_short": "ns" if study.packaging != "none" else "hops",
+    return {"capacity": capacity, "capacity_short": "phits/cycle/PE" if per_pe and not packaged else "x demands",
+            "latency": "ns (router and wire delay per hop)" if packaged else "hops per unit of flow",
+            "latency_short": "ns" if packaged else "hops",
             "saturation": "phits/cycle/PE (offered load where accepted < 95%)"}
 
 

@@ -77,84 +77,54 @@ def cmd_describe(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- flow
-def _demands(args, topo):
-    from flows import Demands, FlowError
-
-    if args.demands:
-        d = Demands.read_csv(args.demands)
-    elif args.traffic == "uniform":
-        d = Demands.uniform(topo.n, topo.terminals if topo.num_terminals != topo.n else None)
-    elif args.traffic.startswith("random:"):
-        try:
-            count = int(args.traffic.split(":", 1)[1])
-        except ValueError:
-            raise FlowError(f"--traffic random:COUNT needs an integer count, got {args.traffic!r}") from None
-        d = Demands.random(topo.n, count, seed=args.seed)
-    elif args.traffic.startswith("local:"):
-        # local:COUNT[:s0,s1,...]: random demands with the share of each packaging level
-        parts = args.traffic.split(":")
-        try:
-            count = int(parts[1])
-            shares = [float(x) for x in parts[2].split(",")] if len(parts) > 2 else [0.4, 0.5, 0.1]
-        except (ValueError, IndexError):
-            raise FlowError(f"--traffic local:COUNT[:SHARES] needs an integer count and comma-separated shares, "
-                            f"got {args.traffic!r}") from None
-        if topo.placement is None:
-            raise FlowError("--traffic local: needs a placed topology (bgl:..., or --blocks for a lattice)")
-        levels = len(shares) - 1
-        if not 1 <= levels <= topo.placement.unit.shape[1]:
-            raise FlowError(f"--traffic local: give between 2 and {topo.placement.unit.shape[1] + 1} shares "
-                            "(one per packaging level from the innermost, plus 'across')")
-        d = Demands.random_local(topo.placement.unit[:, :levels], count, shares, seed=args.seed)
-    else:
-        raise FlowError(f"unknown traffic {args.traffic!r}; use uniform, random:COUNT or local:COUNT[:SHARES] "
-                        "(or --demands FILE.csv)")
-    return d.scaled(args.scale)
-
-
-def _placed(args, topo):
-    from candidates.placement import block_placement
+def _workload(args):
+    """The flow command's traffic and physical model, spelled as a study's."""
     from flows import FlowError
 
-    if not args.blocks:
-        return topo
-    try:
-        blocks = [tuple(int(x) for x in b.split("x")) for b in args.blocks.split(",")]
-    except ValueError:
-        raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {args.blocks!r}") from None
-    names = ("compute_card", "node_card", "midplane") if len(blocks) == 3 else None
-    placed = block_placement(topo, blocks, names)
-    if args.packaging == "bgl" and len(blocks) != 3:
-        raise FlowError(f"--blocks: the bgl packaging has 3 levels (compute_card, node_card, midplane); "
-                        f"give 3 block shapes, got {len(blocks)}")
-    return placed
+    from .errors import StudyError
+    from .workload import Physical, Traffic, physical_from_table
 
-
-def _problem(args, topo):
-    import flows
-    from flows.physical import Packaging, Technology, physical_problem
-
-    demands = _demands(args, topo)
+    traffic = Traffic.parse("file:" + args.demands if args.demands else args.traffic, seed=args.seed)
     if args.packaging is None:
         if args.wiring != "flexible" or args.connector_pins:
-            raise flows.FlowError("--wiring and --connector-pins need --packaging")
-        return flows.FlowProblem.from_topology(topo, demands)
-    pk = Packaging.bluegene_l()
+            raise FlowError("--wiring and --connector-pins need --packaging")
+        if args.blocks:
+            return traffic, Physical(blocks=_blocks(args.blocks))
+        return traffic, Physical()
+    pins = {}
     for item in args.connector_pins or []:
-        level, _, pins = item.partition("=")
+        level, _, n = item.partition("=")
         try:
-            pk = pk.with_connector_pins(level, int(pins))
+            pins[level] = int(n)
         except ValueError:
-            raise flows.FlowError(f"--connector-pins needs LEVEL=PINS (e.g. node_card=240), got {item!r}") from None
-    return physical_problem(topo, demands, Technology(), pk, wiring=args.wiring)
+            raise FlowError(f"--connector-pins needs LEVEL=PINS (e.g. node_card=240), got {item!r}") from None
+    table = {"packaging": args.packaging, "wiring": args.wiring, "connector_pins": pins}
+    if args.blocks:
+        table["blocks"] = [list(b) for b in _blocks(args.blocks)]
+    try:
+        return traffic, physical_from_table(table)
+    except StudyError as exc:
+        # the study's field names, spelled as this command's options
+        msg = str(exc).replace("study field physical.", "--").replace("connector_pins", "connector-pins")
+        raise FlowError(msg) from None
+
+
+def _blocks(text: str) -> tuple[tuple[int, ...], ...]:
+    from flows import FlowError
+
+    try:
+        return tuple(tuple(int(x) for x in b.split("x")) for b in text.split(","))
+    except ValueError:
+        raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {text!r}") from None
 
 
 def cmd_flow(args: argparse.Namespace) -> int:
     import flows
     from candidates import from_spec
 
-    topo = _placed(args, from_spec(args.spec))
-    problem = _problem(args, topo)
+    traffic, physical = _workload(args)
+    topo = physical.place(from_spec(args.spec))
+    problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
     results = {}
     if args.solver in ("ptas", "both"):
         results["ptas"] = (flows.min_latency(problem, eps=args.eps) if args.latency
@@ -358,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     g = fl.add_mutually_exclusive_group()
     g.add_argument("--traffic", default="uniform",
                    help="uniform (every PE sends one unit over the others; lambda = injection rate), random:COUNT, "
-                        "or local:COUNT[:S0,S1,S2] (random with shares per packaging level; default 0.4,0.5,0.1)")
+                        "local:COUNT[:S0,S1,S2] (random with shares per packaging level; default 0.4,0.5,0.1), "
+                        "app:KERNEL[:CLASS] (a NAS skeleton) or sim:NAME (a simulator pattern); as a study's [traffic]")
     g.add_argument("--demands", metavar="FILE.csv", help="demands as CSV with header src,dst,amount")
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
     fl.add_argument("--eps", type=float, default=0.05, help="PTAS accuracy (default 0.05)")

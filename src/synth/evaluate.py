@@ -17,161 +17,28 @@ import numpy as np
 
 from candidates import distance_stats, from_spec
 from candidates.errors import ToposynthError
-from candidates.placement import block_placement
 from candidates.topology import Topology
 
-from .machine import Cost, physical_cost, structural_cost
-from .study import Study, StudyError
+from .study import Study
 
 __all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds", "problem_bounds",
-           "candidate_cost", "packaging_and_technology"]
-
-LEVELS = ("compute_card", "node_card", "midplane")
-
+           "resource_position", "router_position"]
 
 def build_topology(spec: str, study: Study) -> Topology:
     """The candidate with the study's placement (``physical.blocks``) applied
     to lattices that have none."""
-    t = from_spec(spec)
-    if study.blocks and t.placement is None and t.coords is not None and t.shape is not None:
-        if study.packaging == "custom":
-            names = tuple(b["level"] for b in study.boards)
-        else:
-            names = LEVELS if len(study.blocks) == 3 else None
-        t = block_placement(t, study.blocks, names)
-    return t
+    return study.physical.place(from_spec(spec))
 
 
 def study_demands(topo: Topology, study: Study):
     """The study's demands on this candidate's routers (same seed, same demands)."""
-    from flows import Demands, FlowError
-
-    if study.pattern == "uniform":
-        # every PE sends one unit (lambda = injection rate per PE), concentrated or not
-        return Demands.uniform(topo.n, None if (topo.terminals == 1).all() else topo.terminals)
-    if study.pattern.startswith("sim:"):
-        import sim
-
-        # the simulator's pattern as a demand matrix: one unit offered per processing element
-        return Demands.from_matrix(sim.traffic(study.pattern[4:]).demand_matrix(topo, 1.0))
-    if study.pattern == "random":
-        if (topo.terminals == 1).all():
-            return Demands.random(topo.n, study.count, seed=study.seed)
-        # between PEs, so that machines of equal PE count but other router counts get the same demands
-        pe = Demands.random(topo.num_terminals, study.count, seed=study.seed)
-        return _on_routers(pe, topo)
-    if study.pattern == "file":
-        d = Demands.read_csv(study.demand_file)
-        top = int(max(d.src.max(), d.dst.max())) if len(d) else -1
-        if top >= topo.n:
-            raise FlowError(f"the demand file names router {top}, but {topo.spec or topo.family} has {topo.n} routers "
-                            "(0..{}); a demand file fits one machine size".format(topo.n - 1))
-        return d
-    if study.pattern == "app":
-        return app_demands(topo, study)
-    if study.pattern == "mixed":
-        from .mapping import anneal, map_demands, mixed_traffic, place
-
-        if study.mapping.startswith("anneal"):
-            # "anneal[:START]": simulated annealing on the estimated latency from the START mapping
-            start = study.mapping.partition(":")[2] or "id"
-            p0 = place(start, topo)
-            tasks = mixed_traffic(p0.task_shape, study.alpha)
-            p = anneal(tasks, topo, seed=study.seed, start=p0).placement
-        else:
-            p = place(study.mapping, topo)
-            tasks = mixed_traffic(p.task_shape, study.alpha)
-        return map_demands(tasks, p)
-    if topo.placement is None:
-        raise FlowError("local traffic needs a placed candidate (a bgl/hierarchical one, or physical.blocks)")
-    levels = len(study.shares) - 1
-    if levels > topo.placement.unit.shape[1]:
-        raise FlowError(f"traffic.shares has {levels + 1} entries but the placement has only "
-                        f"{topo.placement.unit.shape[1]} levels")
-    return Demands.random_local(topo.placement.unit[:, :levels], study.count, study.shares, seed=study.seed)
-
-
-def _on_routers(pe_demands, topo: Topology):
-    """PE-to-PE demands on the routers holding the PEs (PE p on router
-    p // c for concentration c); demands inside one router use no link and
-    are dropped."""
-    from flows import Demands
-
-    router = np.repeat(np.arange(topo.n), topo.terminals)
-    s, d = router[pe_demands.src], router[pe_demands.dst]
-    keep = s != d
-    return Demands(s[keep], d[keep], pe_demands.amount[keep])
-
-
-def app_demands(topo: Topology, study: Study):
-    """The bytes a NAS skeleton sends between its processes (one per PE),
-    placed by identity or by simulated annealing, as router demands scaled
-    to one unit per process on average."""
-    from flows import Demands
-
-    from sim.nas import nas
-    from sim.trace import SEND
-
-    from .mapping import anneal, map_demands, placement_from_routers
-
-    P = topo.num_terminals
-    tr = nas(study.app, P, study.app_class, seed=study.seed)
-    send = tr.kind == SEND
-    src, dst, nb = tr.rank_of_event()[send], tr.a[send], tr.nbytes[send].astype(np.float64)
-    M = np.zeros((P, P))
-    np.add.at(M, (src, dst), nb)
-    np.fill_diagonal(M, 0.0)
-    M *= P / M.sum()
-    tasks = Demands.from_matrix(M)
-    router = np.repeat(np.arange(topo.n), topo.terminals)     # process p on PE p
-    p = placement_from_routers(router, topo)
-    if study.mapping == "anneal":
-        p = anneal(tasks, topo, seed=study.seed, start=p).placement
-    return map_demands(tasks, p)
+    return study.traffic.demands(topo)
 
 
 def build_problem(topo: Topology, study: Study):
     """The flow problem of a candidate under the study's traffic and
-    physical model (the candidate's own wiring: ``Study.wiring_for``)."""
-    import flows
-    from flows.physical import physical_problem
-
-    dem = study_demands(topo, study)
-    if study.packaging == "none":
-        return flows.FlowProblem.from_topology(topo, dem)
-    pk, tech = packaging_and_technology(study)
-    return physical_problem(topo, dem, tech, pk, wiring=study.wiring_for(topo.spec))
-
-
-def packaging_and_technology(study: Study):
-    """The study's :class:`flows.Packaging` and :class:`flows.Technology` (packaging bgl or custom)."""
-    from flows.physical import Board, Packaging, RouterDelay, Technology
-
-    if study.packaging == "custom":
-        pk = Packaging(tuple(Board(**b) for b in study.boards), study.pins_per_wire, study.router_pins)
-    else:
-        pk = Packaging.bluegene_l()
-    for level, pins in study.connector_pins.items():
-        if isinstance(pins, list):
-            raise StudyError(f"connector_pins.{level} is a sweep ({pins}); run the study's variants()")
-        pk = pk.with_connector_pins(level, pins)
-    tk = study.technology
-    tech = Technology(tk.get("wire_delay_ns_per_m", 7.1), RouterDelay(
-        tk.get("fo4_ns", 0.032), tk.get("router_base", 40.0), tk.get("router_arbiter", 23.0),
-        tk.get("router_crossbar", 9.0)))
-    return pk, tech
-
-
-def candidate_cost(topo: Topology, study: Study, problem=None, arc_flow=None) -> Cost:
-    """What the candidate costs (:mod:`synth.machine`): structure alone, or
-    with the packaging's wires, wire length and pins once a problem (and
-    for flexible wiring the capacity flow) is known."""
-    if study.packaging == "none" or problem is None:
-        return structural_cost(topo)
-    from flows.physical import physical_model
-
-    pk, tech = packaging_and_technology(study)
-    return physical_cost(topo, physical_model(topo, tech, pk), problem, arc_flow)
+    physical model (the candidate's own wiring: ``Physical.wiring_for``)."""
+    return study.physical.problem(topo, study.traffic.demands(topo))
 
 
 def evaluate(spec: str, study: Study, best: float | None = None) -> dict[str, Any]:
@@ -198,10 +65,11 @@ def evaluate(spec: str, study: Study, best: float | None = None) -> dict[str, An
     try:
         topo = build_topology(spec, study)
         deg = topo.degree
-        cost = candidate_cost(topo, study)
+        phys = study.physical
+        cost = phys.cost(topo)
         rec.update(routers=topo.n, pes=topo.num_terminals, links=topo.num_links, max_degree=int(deg.max()),
-                   radix=cost.radix, family=topo.family, wiring=study.wiring_for(topo.spec) if study.packaging != "none"
-                   else None, cost=cost.to_dict())
+                   radix=cost.radix, family=topo.family,
+                   wiring=phys.wiring_for(topo.spec) if phys.packaging != "none" else None, cost=cost.to_dict())
         if study.max_degree is not None and deg.max() > study.max_degree:
             rec.update(status="pruned", reason=f"router degree {int(deg.max())} > max_degree {study.max_degree}")
             return rec
@@ -225,8 +93,8 @@ def evaluate(spec: str, study: Study, best: float | None = None) -> dict[str, An
                 return rec
         cap = flows.max_concurrent_flow(problem, eps=study.eps)
         rec["capacity"] = _summary(cap, problem, topo)
-        if study.packaging != "none":
-            cost = candidate_cost(topo, study, problem, cap.arc_flow)
+        if phys.packaging != "none":
+            cost = phys.cost(topo, problem, cap.arc_flow)
             rec["cost"] = cost.to_dict()
         if study.objective in ("latency", "both"):
             cols = flows.lp_columns(problem, "latency")

@@ -101,7 +101,7 @@ class SweepStudyResult:
             rec = res.record(top) if top else None
             lat = (rec.get("latency") or [{}])[0].get("average_latency") if rec else None
             best_cap = max((r["capacity"]["lambda"] for r in res.records if r["status"] == "ok"), default=None)
-            out.append({"variant": label, "pins": {k: v for k, v in res.study.connector_pins.items()},
+            out.append({"variant": label, "pins": dict(res.study.physical.connector_pins),
                         "winner": top, "latency": lat, "best_capacity": best_cap})
         return out
 
@@ -364,15 +364,7 @@ class _Simulate:
         study = self.study
         try:
             topo = build_topology(spec, study)
-            if study.pattern == "uniform":
-                pattern = "uniform"
-            elif study.pattern.startswith("sim:"):
-                pattern = study.pattern[4:]
-            else:
-                dem = study_demands(topo, study)
-                M = np.zeros((topo.n, topo.n))
-                np.add.at(M, (dem.src, dem.dst), dem.amount)
-                pattern = sim.demand(M)
+            pattern = study.traffic.sim_pattern(topo)
             routing = simulation_routing(topo, study)
             sw = sim.saturation(topo, sim.preset(study.sim_preset, routing=routing), pattern, step=study.sim_step,
                                 max_load=study.sim_max_load, seed=study.seed)

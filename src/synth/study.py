@@ -67,18 +67,13 @@ from typing import Any
 
 from candidates.errors import ToposynthError
 
+from .errors import StudyError
 from .machine import COST_MEASURES, Machine, machine_from_table
+from .workload import Physical, Traffic, _choice, _err, _int, physical_from_table, traffic_from_table
 
 __all__ = ["Study", "StudyError", "load_study", "DEFAULT_STUDY", "BUILTIN_STUDIES", "builtin_study"]
 
 
-class StudyError(ToposynthError):
-    """A study file or study dict is malformed."""
-
-
-PATTERNS = ("uniform", "random", "local", "file", "mixed", "app")
-PACKAGINGS = ("none", "bgl", "custom")
-WIRINGS = ("flexible", "uniform")
 OBJECTIVES = ("capacity", "latency", "both")
 
 _SECTIONS = {
@@ -107,23 +102,10 @@ class Study:
     hierarchy: dict | None = None
     files: tuple[str, ...] = ()
     max_degree: int | None = None
-    pattern: Any = "uniform"
-    count: Any = None
-    shares: tuple[float, ...] = (0.4, 0.5, 0.1)
-    demand_file: str | None = None
+    traffic: Traffic = field(default_factory=Traffic)
+    #: demand scales of the latency objective (given in [traffic])
     scales: tuple[float, ...] = ()
-    mapping: str = "id"
-    alpha: float = 0.5
-    app: str = ""
-    app_class: str = "S"
-    packaging: str = "none"
-    wiring: str = "flexible"
-    boards: tuple[dict, ...] = ()
-    pins_per_wire: int = 2
-    router_pins: int | None = None
-    technology: dict = field(default_factory=dict)
-    blocks: tuple[tuple[int, ...], ...] = ()
-    connector_pins: dict = field(default_factory=dict)
+    physical: Physical = field(default_factory=Physical)
     objective: str = "both"
     eps: float = 0.05
     baseline: str | None = None
@@ -137,12 +119,6 @@ class Study:
     sim_routing: str = "auto"
     machine: Machine = field(default_factory=Machine)
     cost: str = "links"
-    #: per-candidate wiring (canonical spec -> "flexible" | "uniform"), over ``wiring``
-    wiring_of: dict = field(default_factory=dict)
-
-    def wiring_for(self, spec: str | None) -> str:
-        """The wiring of one candidate: its own entry in ``physical.wiring``, else the default."""
-        return self.wiring_of.get(spec, self.wiring) if spec else self.wiring
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,17 +127,8 @@ class Study:
             "candidates": {"specs": list(self.specs), "sweep": [dict(s) for s in self.sweep],
                            "enumerate": self.enumerate, "hierarchy": self.hierarchy, "files": list(self.files),
                            "max_degree": self.max_degree},
-            "traffic": {"pattern": self.pattern, "count": self.count, "shares": list(self.shares),
-                        "file": self.demand_file, "scales": list(self.scales),
-                        **({"mapping": self.mapping, "alpha": self.alpha} if self.pattern == "mixed" else {}),
-                        **({"app": self.app, "app_class": self.app_class, "mapping": self.mapping}
-                           if self.pattern == "app" else {})},
-            "physical": {"packaging": self.packaging,
-                         "wiring": {"default": self.wiring, **self.wiring_of} if self.wiring_of else self.wiring,
-                         "blocks": [list(b) for b in self.blocks], "connector_pins": dict(self.connector_pins),
-                         **({"boards": [dict(b) for b in self.boards], "pins_per_wire": self.pins_per_wire,
-                             "router_pins": self.router_pins} if self.packaging == "custom" else {}),
-                         **({"technology": dict(self.technology)} if self.technology else {})},
+            "traffic": {**self.traffic.to_dict(), "scales": list(self.scales)},
+            "physical": self.physical.to_dict(),
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune,
                         "lp_limit": self.lp_limit, "cost": self.cost},
             "cross_check": {"top": self.cross_check_top},
@@ -178,16 +145,16 @@ class Study:
         from dataclasses import replace
 
         axes: list[tuple[str, list]] = []
-        if isinstance(self.pattern, (list, tuple)):
-            axes.append(("pattern", list(self.pattern)))
-        if isinstance(self.count, (list, tuple)):
-            axes.append(("count", list(self.count)))
-        axes += [(k, v) for k, v in self.connector_pins.items() if isinstance(v, list)]
+        if isinstance(self.traffic.pattern, (list, tuple)):
+            axes.append(("pattern", list(self.traffic.pattern)))
+        if isinstance(self.traffic.count, (list, tuple)):
+            axes.append(("count", list(self.traffic.count)))
+        axes += [(k, v) for k, v in self.physical.connector_pins.items() if isinstance(v, list)]
         if not axes:
             return [("", self)]
         out = []
         for combo in itertools.product(*(vals for _, vals in axes)):
-            pins = dict(self.connector_pins)
+            pins = dict(self.physical.connector_pins)
             changes: dict[str, Any] = {}
             for (k, _), v in zip(axes, combo):
                 if k in ("pattern", "count"):
@@ -195,7 +162,9 @@ class Study:
                 else:
                     pins[k] = v
             label = ",".join(f"{k}={v}" for (k, _), v in zip(axes, combo)).replace(":", "-")
-            out.append((label, replace(self, connector_pins=pins, name=f"{self.name} [{label}]", **changes)))
+            out.append((label, replace(self, traffic=replace(self.traffic, **changes),
+                                       physical=replace(self.physical, connector_pins=pins),
+                                       name=f"{self.name} [{label}]")))
         return out
 
     def fingerprint(self) -> str:
@@ -205,7 +174,7 @@ class Study:
         d.pop("description")
         # the contents of the files the study reads, not just their names: a
         # resumed run must not reuse records computed from an older version
-        d["file_contents"] = {f: _file_digest(f) for f in (*self.files, self.demand_file) if f}
+        d["file_contents"] = {f: _file_digest(f) for f in (*self.files, self.traffic.file) if f}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -214,89 +183,6 @@ def _file_digest(path: str) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return "unreadable"
-
-
-_TECH = {"wire_delay_ns_per_m": "wire delay (ns per metre)", "fo4_ns": "FO4 delay (ns)",
-         "router_base": "fixed router delay (FO4)", "router_arbiter": "arbiter delay per log4(radix) (FO4)",
-         "router_crossbar": "crossbar delay per log2(radix) (FO4)"}
-
-
-def _packaging_fields(p: dict, packaging: str) -> tuple[tuple[dict, ...], int, int | None, dict]:
-    """Validated custom boards, pins per wire, router pins and technology overrides."""
-    from flows import FlowError
-    from flows.physical import Board
-
-    boards = p.get("boards")
-    if packaging != "custom":
-        for k in ("boards", "pins_per_wire", "router_pins"):
-            if k in p:
-                raise _err(f"physical.{k}", "belongs to packaging = \"custom\"")
-        out_boards: tuple[dict, ...] = ()
-    else:
-        if not isinstance(boards, list) or not boards or not all(isinstance(b, dict) for b in boards):
-            raise _err("physical.boards", "a custom packaging needs boards = [{level = ..., width_m = ..., height_m = ..., "
-                                          "signal_layers = ..., wire_pitch_m = ..., connectors = ..., "
-                                          "pins_per_connector = ...}, ...], innermost level first")
-        for i, b in enumerate(boards):
-            try:
-                Board(**b)
-            except TypeError as exc:
-                raise _err(f"physical.boards[{i}]", f"{exc}; fields: level, width_m, height_m, signal_layers, "
-                                                    "wire_pitch_m, connectors, pins_per_connector, connector_run_m") from None
-            except FlowError as exc:
-                raise _err(f"physical.boards[{i}]", str(exc)) from None
-        out_boards = tuple(dict(b) for b in boards)
-    ppw = p.get("pins_per_wire", 2)
-    if isinstance(ppw, bool) or not isinstance(ppw, int) or ppw < 1:
-        raise _err("physical.pins_per_wire", f"must be a positive integer (2 for differential pairs), got {ppw!r}")
-    rp = p.get("router_pins")
-    if rp is not None and (isinstance(rp, bool) or not isinstance(rp, int) or rp < 1):
-        raise _err("physical.router_pins", f"must be a positive integer, got {rp!r}")
-    tech = p.get("technology", {})
-    if not isinstance(tech, dict):
-        raise _err("physical.technology", "must be a table")
-    for k, v in tech.items():
-        if k not in _TECH:
-            raise _err(f"physical.technology.{k}", f"unknown field; valid: {', '.join(_TECH)}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-            raise _err(f"physical.technology.{k}", f"the {_TECH[k]} must be a non-negative number, got {v!r}")
-    return out_boards, ppw, rp, dict(tech)
-
-
-def _check_pattern(pat: Any) -> None:
-    if isinstance(pat, str) and pat.startswith("sim:"):
-        import sim
-
-        try:
-            sim.traffic(pat[4:])
-        except ToposynthError as exc:
-            raise _err("traffic.pattern", f"{pat!r}: {exc}") from None
-        if pat[4:].split(":")[0] in ("matrix", "permutation"):
-            raise _err("traffic.pattern", f"{pat!r} needs a matrix; use pattern = \"file\" with a demand CSV")
-        return
-    if pat not in PATTERNS:
-        raise _err("traffic.pattern", f"must be one of {', '.join(PATTERNS)} or sim:NAME (a sim pattern such as "
-                                      f"sim:bitcomplement), or a list of them to sweep; got {pat!r}")
-
-
-def _err(field_: str, msg: str) -> StudyError:
-    return StudyError(f"study field {field_}: {msg}")
-
-
-def _int(d: dict, key: str, where: str, *, minimum: int, default: Any = None) -> Any:
-    v = d.get(key, default)
-    if v is default and key not in d:
-        return default
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise _err(f"{where}{key}", f"must be an integer >= {minimum}, got {v!r}")
-    return v
-
-
-def _choice(d: dict, key: str, where: str, valid: tuple[str, ...], default: str) -> str:
-    v = d.get(key, default)
-    if v not in valid:
-        raise _err(f"{where}{key}", f"must be one of {', '.join(valid)}; got {v!r}")
-    return v
 
 
 def _str_list(d: dict, key: str, where: str) -> tuple[str, ...]:
@@ -373,103 +259,13 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise _err("candidates", "the pool is empty: give specs, sweep, enumerate or files")
 
     t = _table(d, "traffic")
-    raw_pattern = t.get("pattern", "uniform")
-    patterns = raw_pattern if isinstance(raw_pattern, list) and raw_pattern else [raw_pattern]
-    for pat in patterns:
-        _check_pattern(pat)
-    pattern = list(patterns) if isinstance(raw_pattern, list) else patterns[0]
-    raw_count = t.get("count")
-    if isinstance(raw_count, list):
-        if not raw_count or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in raw_count):
-            raise _err("traffic.count", f"must be a positive integer or a list of them to sweep, got {raw_count!r}")
-        count = list(raw_count)
-    else:
-        count = _int(t, "count", "traffic.", minimum=1)
-    for pat in patterns:
-        if pat in ("random", "local") and count is None:
-            raise _err("traffic.count", f"the {pat} pattern needs a number of demands")
-    for single in ("mixed", "app"):
-        if single in patterns and isinstance(raw_pattern, list):
-            raise _err("traffic.pattern", f"the {single} pattern cannot be swept with others; give it its own study")
-    pattern_for_checks = patterns[0] if len(patterns) == 1 else ""
-    shares = t.get("shares", [0.4, 0.5, 0.1])
-    if (not isinstance(shares, list) or len(shares) < 2 or not all(isinstance(x, (int, float)) and x >= 0 for x in shares)
-            or abs(sum(shares) - 1) > 1e-9):
-        raise _err("traffic.shares", f"must be at least 2 non-negative fractions adding up to 1, got {shares!r}")
-    dfile = t.get("file")
-    if "file" in patterns:
-        if not isinstance(dfile, str):
-            raise _err("traffic.file", "the file pattern needs a CSV file name (header src,dst,amount)")
-        if base is not None and not Path(dfile).is_absolute():
-            dfile = str((base / dfile).resolve())
-        if not Path(dfile).is_file():
-            raise _err("traffic.file", f"{dfile!r} is not a file")
-    mapping = t.get("mapping", "id")
-    alpha = t.get("alpha", 0.5)
-    app = t.get("app", "")
-    app_class = t.get("app_class", "S")
-    if pattern_for_checks == "app":
-        from sim.nas import NAS_CLASSES, NAS_KERNELS
-
-        if not isinstance(app, str) or app.lower() not in NAS_KERNELS:
-            raise _err("traffic.app", f"must be one of {', '.join(NAS_KERNELS)} (a NAS kernel skeleton), got {app!r}")
-        if app_class not in NAS_CLASSES:
-            raise _err("traffic.app_class", f"must be one of {', '.join(NAS_CLASSES)}, got {app_class!r}")
-        if t.get("mapping", "id") not in ("id", "anneal"):
-            raise _err("traffic.mapping", f"for an application: id (process p on PE p) or anneal, got {t['mapping']!r}")
-        if "alpha" in t:
-            raise _err("traffic.alpha", "alpha belongs to the mixed pattern")
-    elif "app" in t or "app_class" in t:
-        raise _err("traffic.app", "app and app_class belong to the app pattern (pattern = \"app\")")
-    if pattern_for_checks not in ("mixed", "app") and ("mapping" in t or "alpha" in t):
-        raise _err("traffic.mapping", "mapping and alpha belong to the mixed pattern (pattern = \"mixed\")")
-    if pattern_for_checks == "mixed":
-        from .mapping import MappingError, grid_map
-
-        try:
-            if not isinstance(mapping, str):
-                raise MappingError(f"must be a mapping name such as 'fv2', or 'anneal[:START]', got {mapping!r}")
-            grid_map(mapping.partition(":")[2] or "id" if mapping.startswith("anneal") else mapping)
-        except MappingError as exc:
-            raise _err("traffic.mapping", str(exc)) from None
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-            raise _err("traffic.alpha", f"must be a share in [0, 1], got {alpha!r}")
+    traffic = traffic_from_table({k: v for k, v in t.items() if k != "scales"}, seed, base)
     scales = t.get("scales", [])
     if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and x > 0 for x in scales):
         raise _err("traffic.scales", f"must be a list of positive numbers, got {scales!r}")
 
-    p = _table(d, "physical")
-    packaging = _choice(p, "packaging", "physical.", PACKAGINGS, "none")
-    wiring, wiring_of = _wiring(p.get("wiring", "flexible"))
-    blocks = p.get("blocks", [])
-    if not isinstance(blocks, list) or not all(isinstance(b, list) and b and all(isinstance(x, int) and x > 0 for x in b)
-                                               for b in blocks):
-        raise _err("physical.blocks", f"must be a list of block shapes like [[1,1,2],[4,4,2],[8,8,8]], got {blocks!r}")
-    pins = p.get("connector_pins", {})
-
-    def _pins_ok(v: Any) -> bool:
-        one = lambda x: isinstance(x, int) and not isinstance(x, bool) and x > 0  # noqa: E731
-        return one(v) or (isinstance(v, list) and len(v) > 0 and all(one(x) for x in v))
-
-    if not isinstance(pins, dict) or not all(_pins_ok(v) for v in pins.values()):
-        raise _err("physical.connector_pins", "must be a table level = pins (or a list of pin counts to sweep), "
-                                              f"e.g. {{node_card = 240}} or {{node_card = [200, 240, 320]}}, got {pins!r}")
-    boards, pins_per_wire, router_pins, tech = _packaging_fields(p, packaging)
-    if packaging in ("bgl", "custom"):
-        from flows.physical import Packaging
-
-        levels = ([b.level for b in Packaging.bluegene_l().boards] if packaging == "bgl"
-                  else [b["level"] for b in boards])
-        for lv in pins:
-            if lv not in levels:
-                raise _err("physical.connector_pins", f"unknown level {lv!r}; the {packaging} packaging has "
-                                                      f"{', '.join(levels)}")
-        if blocks and len(blocks) != len(levels):
-            raise _err("physical.blocks", f"one block per packaging level ({', '.join(levels)}), got {len(blocks)}")
-    if packaging == "none" and (wiring != "flexible" or wiring_of or pins or blocks or tech):
-        raise _err("physical.packaging", "wiring, blocks, connector_pins and technology need a packaging (bgl or custom)")
-    if pattern == "local" and packaging == "none" and not blocks:
-        pass  # candidates must carry their own placement; checked per candidate
+    physical = physical_from_table(_table(d, "physical"))
+    packaging = physical.packaging
 
     r = _table(d, "ranking")
     objective = _choice(r, "objective", "ranking.", OBJECTIVES, "both" if scales else "capacity")
@@ -518,42 +314,10 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     if machine.wire_length is not None and packaging == "none":
         raise _err("machine.wire_length", "a wire-length budget needs a packaging (physical.packaging)")
     return Study(name=name, seed=seed, description=desc, specs=specs, sweep=tuple(sweep), enumerate=en, hierarchy=hier,
-                 files=files, max_degree=max_degree, pattern=pattern, count=count, shares=tuple(shares),
-                 demand_file=dfile, scales=tuple(float(s) for s in scales), mapping=str(mapping), alpha=float(alpha),
-                 app=str(app).lower(), app_class=str(app_class), packaging=packaging, wiring=wiring, boards=boards,
-                 pins_per_wire=pins_per_wire, router_pins=router_pins, technology=tech,
-                 blocks=tuple(tuple(b) for b in blocks), connector_pins=dict(pins), objective=objective,
-                 eps=float(eps), baseline=baseline, cross_check_top=top, prune=prune, lp_limit=lp_limit, sim_top=sim_top,
-                 sim_preset=sim_preset, sim_step=float(step), sim_max_load=float(max_load), sim_routing=sim_routing,
-                 machine=machine, cost=cost, wiring_of=wiring_of)
-
-
-def _wiring(w: Any) -> tuple[str, dict[str, str]]:
-    """``physical.wiring``: one mode for every candidate, or a table with a
-    ``default`` and modes for single candidates (spec = mode)."""
-    from candidates import from_spec
-
-    if isinstance(w, str):
-        if w not in WIRINGS:
-            raise _err("physical.wiring", f"must be one of {', '.join(WIRINGS)}; got {w!r}")
-        return w, {}
-    if not isinstance(w, dict):
-        raise _err("physical.wiring", f"must be flexible, uniform, or a table {{default = \"flexible\", "
-                                      f"\"torus:8x8x8\" = \"uniform\"}}; got {w!r}")
-    default = "flexible"
-    out: dict[str, str] = {}
-    for k, v in w.items():
-        if v not in WIRINGS:
-            raise _err(f"physical.wiring.{k}", f"must be one of {', '.join(WIRINGS)}; got {v!r}")
-        if k == "default":
-            default = v
-            continue
-        try:
-            spec = from_spec(k).spec or k
-        except ToposynthError as exc:
-            raise _err("physical.wiring", f"{k!r} is not a candidate spec: {exc}") from None
-        out[spec] = v
-    return default, out
+                 files=files, max_degree=max_degree, traffic=traffic, scales=tuple(float(s) for s in scales),
+                 physical=physical, objective=objective, eps=float(eps), baseline=baseline, cross_check_top=top,
+                 prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
+                 sim_max_load=float(max_load), sim_routing=sim_routing, machine=machine, cost=cost)
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

@@ -153,7 +153,7 @@ def test_flow_with_bluegene_packaging(capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["flow", "torus:8x8x8", "--packaging", "bgl", "--traffic", "local:64"], "needs a placed topology"),
-    (["flow", "torus:8x8x8", "--blocks", "3x3x3", "--packaging", "bgl"], "is not a multiple|does not tile"),
+    (["flow", "torus:8x8x8", "--blocks", "1x1x3,4x4x2,8x8x8", "--packaging", "bgl"], "is not a multiple|does not tile"),
     (["flow", "torus:4x4", "--wiring", "uniform"], "need --packaging"),
     (["flow", "torus:4x4", "--packaging", "bgl", "--blocks", "2x2"], "the bgl packaging has 3 levels"),
 ])

@@ -119,7 +119,7 @@ def test_cost_columns_with_a_packaging_follow_the_physical_model():
                       "wiring": {"default": "flexible", "torus:4x4": "uniform"}},
          "ranking": {"objective": "capacity", "baseline": "torus:4x4", "cost": "pins"}, "cross_check": {"top": 0}}
     s = study_from_dict(d)
-    assert s.wiring_for("torus:4x4") == "uniform" and s.wiring_for("mesh:4x4") == "flexible"
+    assert s.physical.wiring_for("torus:4x4") == "uniform" and s.physical.wiring_for("mesh:4x4") == "flexible"
     rec = evaluate("torus:4x4", s)
     assert rec["wiring"] == "uniform" and rec["status"] == "ok"
     t = build_topology("torus:4x4", s)
