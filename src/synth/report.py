@@ -83,7 +83,7 @@ def _write_csv(d: dict[str, Any], path: Path) -> None:
                        + [f"{r.get('seconds', 0):.3f}", r.get("reason", "")])
 
 
-_CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}"
+_CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.4}"
         "table{border-collapse:collapse;font-size:13px;margin:0.5em 0}"
         "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}"
         "th{background:#f3f3f3}td.l,th.l{text-align:left}tr.base td{background:#fff3f0}"
@@ -192,7 +192,7 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
     if not cols:
         return ""
     scales = {a.get("scale") for _, a in cols if a is not None and a.get("scale") is not None}
-    one_scale = len(scales) == 1
+    one_scale = len(scales) <= 1
 
     rows: list[list[Any]] = []
 
@@ -201,8 +201,8 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
 
     cap = [f"capacity \u03bb ({u['capacity_short']})"]
     capd = ["capacity vs baseline (certified interval)"]
-    lat = [f"min average latency ({u['latency_short']})" + (f" at demand scale {next(iter(scales)):g}" if one_scale
-                                                            else "")]
+    lat = [f"min average latency ({u['latency_short']})" + (f" at demand scale {next(iter(scales)):g}"
+                                                            if len(scales) == 1 else "")]
     latd = ["latency vs baseline (certified interval)"]
     sat = ["simulated saturation (phits/cycle/PE)"]
     satd = ["saturation vs baseline"]
@@ -212,7 +212,7 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
         g = a.get("capacity_gain") if a else None
         capd.append(f"{_pct(g[0] - 1)} ({_interval(g[1] - 1, g[2] - 1)})" if g else "")
         lt = val(a, "baseline_latency") if a is None else a.get("latency")
-        sc = "" if one_scale or a is None else f" at scale {a.get('scale'):g}"
+        sc = "" if one_scale or a is None or a.get("scale") is None else f" at scale {a['scale']:g}"
         lat.append(f"{lt[0]:.4g} (certified \u2265 {lt[1]:.4g}){sc}" if lt else "")
         ch = a.get("latency_change") if a else None
         latd.append(f"{_pct(ch[0])} ({_interval(ch[1], ch[2])})" if ch else "")
@@ -367,7 +367,9 @@ def render_report(out: str | Path) -> Path:
                  + f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s. "
                  f"Fingerprint <code>{d['fingerprint']}</code>.</p>")
     winners = [a["winner"] for a in d.get("answers") or [] if a.get("winner")]
-    cost_label = f"{pareto.get('cost', 'links')} ({_cost_unit(pareto.get('cost', 'links'))}, lower is cheaper)"
+    measure = pareto.get("cost", "links")
+    unit = _cost_unit(measure)
+    cost_label = f"{measure.replace('_', ' ')} ({'' if unit == measure else unit + ', '}lower is cheaper)"
     main_records = [r for r in d["records"] if r["spec"] in set(ranking)]
     fig = pareto_figure(main_records, pareto, base, winners, scales[0] if scales else None, u, cost_label) \
         if pareto else None
@@ -469,6 +471,7 @@ def write_sweep_outputs(res, out: Path) -> Path:
     # units of the first variant: a swept pattern can change them, and each variant's own report says its own
     u = units(res.variants[0][1].study) if res.variants else units(res.study)
     scale = res.study.scales[0] if res.study.scales else None
+    pins = any(isinstance(v, list) for v in res.study.connector_pins.values())
     img = _img(sweep_figure(summ, scale, u), "sweep")
     rows = []
     for s, (_, vres) in zip(summ, res.variants):
@@ -481,7 +484,7 @@ def write_sweep_outputs(res, out: Path) -> Path:
     lat_head = f"winner's min avg latency{f' at scale {scale:g}' if scale is not None else ''} ({u['latency_short']})"
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>toposynth sweep "
             f"{html.escape(res.study.name)}</title><style>{_CSS}</style></head><body>"
-            f"<h1>Sweep: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
+            f"<h1>{'Physical sweep' if pins else 'Sweep'}: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
             f"<figure>{img}<figcaption>Per variant: the winner's minimum average latency (blue, left axis) and the "
             f"best certified capacity \u03bb of any candidate (red, right axis).</figcaption></figure>"
             + _table(rows, ["variant", "winner", "capacity vs baseline (certified interval)", lat_head,
