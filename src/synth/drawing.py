@@ -27,7 +27,7 @@ included.
 >>> from candidates import from_spec
 >>> d = draw_topology(from_spec("torus:4x4x2"))
 >>> d.kind, d.nodes, d.links, d.stubs, d.hidden
-('small multiples', 32, 32, 16, 16)
+('small multiples', 32, 48, 16, 32)
 """
 
 from __future__ import annotations
