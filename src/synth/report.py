@@ -1,13 +1,21 @@
 """Study outputs: results.json, results.csv, winners/*.graphml and a
-self-contained report.html (figures embedded as PNG data URIs)."""
+self-contained report.html (figures embedded as PNG data URIs).
+
+The report reads as an architect defends a choice: the answer first (the
+winner, its gains over the baseline with units and certified intervals,
+the simulated confirmation, the cost), then performance against cost, the
+ranking with units in every header, the evidence behind it, the winners
+drawn (:mod:`synth.drawing`), and the study itself last as TOML.
+Figures live in :mod:`synth.report_figures`.
+"""
 
 from __future__ import annotations
 
 import base64
 import csv
 import html
-import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -75,224 +83,373 @@ def _write_csv(d: dict[str, Any], path: Path) -> None:
                        + [f"{r.get('seconds', 0):.3f}", r.get("reason", "")])
 
 
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _figures(d: dict[str, Any]) -> dict[str, str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figs = {}
-    ok = [r for r in d["records"] if r["status"] == "ok"]
-    order = {s: i for i, s in enumerate(d["ranking"])}
-    ok.sort(key=lambda r: order[r["spec"]])
-    baseline = d["study"]["ranking"]["baseline"]
-    if ok:
-        fig, ax = plt.subplots(figsize=(7, 0.35 * len(ok) + 1))
-        names = [r["spec"] for r in ok][::-1]
-        lam = [r["capacity"]["lambda"] for r in ok][::-1]
-        ub = [r["capacity"]["upper_bound"] for r in ok][::-1]
-        colors = ["tab:red" if n == baseline else "tab:blue" for n in names]
-        ax.barh(names, lam, color=colors)
-        ax.errorbar(ub, names, fmt="|", color="k", label="certified upper bound")
-        ax.set_xlabel("capacity lambda (demand multiple carried)")
-        ax.legend(loc="lower right")
-        figs["capacity"] = _png(fig)
-    scales = d["study"]["traffic"]["scales"]
-    if scales and ok and any(r.get("latency") for r in ok):
-        fig, ax = plt.subplots(figsize=(7, 4))
-        show = ok[:6] + [r for r in ok[6:] if r["spec"] == baseline]
-        for r in show:
-            pts = [(x["scale"], x["average_latency"]) for x in r["latency"] if x["average_latency"] is not None]
-            if pts:
-                xs, ys = zip(*pts)
-                ax.plot(xs, ys, "o-" if r["spec"] != baseline else "s--", label=r["spec"], alpha=0.8)
-        best = [(t["scale"], t["average_latency"]) for t in d["tradeoff"] if t["best"]]
-        if best:
-            xs, ys = zip(*best)
-            ax.plot(xs, ys, "k-", lw=3, alpha=0.3, label="best at each demand")
-        ax.set_xlabel("demand scale (throughput per demand)")
-        ax.set_ylabel("minimum average latency")
-        if ax.get_legend_handles_labels()[0]:  # every point can be infeasible (no curve drawn)
-            ax.legend(fontsize=7)
-        figs["tradeoff"] = _png(fig)
-    sims = [x for x in d.get("simulation", []) if x["status"] == "ok"]
-    if sims:
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
-        for x in sims:
-            off = [p["offered"] for p in x["points"]]
-            style = "s--" if x["spec"] == baseline else "o-"
-            a1.plot(off, [p["accepted"] for p in x["points"]], style, label=x["spec"])
-            lat = [(p["offered"], p["latency"]) for p in x["points"] if p["latency"] is not None]
-            if lat:
-                a2.plot(*zip(*lat), style, label=x["spec"])
-        a1.plot([0, max(p["offered"] for x in sims for p in x["points"])] * 1, [0, max(
-            p["offered"] for x in sims for p in x["points"])], "k:", lw=0.8)
-        a1.set_xlabel("offered load (phits/cycle/PE)")
-        a1.set_ylabel("accepted load")
-        a2.set_xlabel("offered load (phits/cycle/PE)")
-        a2.set_ylabel("mean packet latency (cycles)")
-        a2.set_yscale("log")
-        a1.legend(fontsize=7)
-        figs["simulation"] = _png(fig)
-    return figs
+_CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.4}"
+        "table{border-collapse:collapse;font-size:13px;margin:0.5em 0}"
+        "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}"
+        "th{background:#f3f3f3}td.l,th.l{text-align:left}tr.base td{background:#fff3f0}"
+        ".answer{border:2px solid #2a6;border-radius:6px;padding:0.6em 1em;margin:1em 0;background:#f6fbf7}"
+        ".answer p{font-size:16px;margin:0.3em 0}.answer h3{margin:0.2em 0;font-size:15px;color:#264}"
+        ".note{color:#555;font-size:13px}.meta{color:#555;font-size:13px}figure{margin:1em 0}"
+        "figcaption{font-size:13px;color:#444;max-width:900px}img{max-width:100%}"
+        "td{white-space:nowrap}.figs{display:flex;flex-wrap:wrap;gap:1em}.figs figure{margin:0.5em 0}"
+        "pre{background:#f6f6f6;padding:1em;overflow:auto;white-space:pre-wrap;font-size:12px}")
 
 
-def _drawing(spec: str, study) -> str:
-    import matplotlib
+def _img(fig, ident: str) -> str:
+    from .report_figures import png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import networkx as nx
-
-    from .evaluate import build_topology
-
-    topo = build_topology(spec, study)
-    G = topo.to_networkx(multigraph=False)
-    if topo.coords is not None and topo.shape is not None:
-        pos = _nested_grid(topo.coords, topo.shape)
-    elif topo.n <= 200:
-        pos = nx.spring_layout(G, seed=0)
-    else:  # a force layout of a large graph costs more than the whole evaluation
-        pos = nx.circular_layout(G)
-    fig, ax = plt.subplots(figsize=(4, 3.2))
-    nx.draw_networkx(G, pos, ax=ax, node_size=40, with_labels=False, width=0.6)
-    ax.set_title(spec, fontsize=8)
-    ax.axis("off")
-    return _png(fig)
+    data = base64.b64encode(png(fig)).decode("ascii")
+    return f"<img id='{ident}' alt='{html.escape(ident)}' src='data:image/png;base64,{data}'>"
 
 
-def _nested_grid(coords, shape) -> dict[int, tuple[float, float]]:
-    """2-D positions of lattice coordinates: dimensions alternate between x
-    and y, each outer one a grid of blocks of the inner ones (with a gap)."""
-    import numpy as np
-
-    D = len(shape)
-    x = np.zeros(len(coords))
-    y = np.zeros(len(coords))
-    sx = sy = 1.0
-    for k in range(D - 1, -1, -1):          # innermost = last dimension
-        if (D - 1 - k) % 2 == 0:
-            x += coords[:, k] * sx
-            sx *= shape[k] + 0.5
-        else:
-            y += coords[:, k] * sy
-            sy *= shape[k] + 0.5
-    return {v: (float(x[v]), float(y[v])) for v in range(len(coords))}
+def _cell(x: Any, left: bool = False) -> str:
+    cls = " class='l'" if left else ""
+    return f"<td{cls}>{html.escape(_fmt(x))}</td>"
 
 
-def _table(rows: list[list[Any]], head: list[str]) -> str:
-    h = "".join(f"<th>{html.escape(str(x))}</th>" for x in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(x))}</td>" for x in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+def _table(rows: list[list[Any]], head: list[str], left: tuple[int, ...] = (0, 1), row_class=None) -> str:
+    h = "".join(f"<th{' class=l' if i in left else ''}>{html.escape(str(x))}</th>" for i, x in enumerate(head))
+    body = []
+    for k, r in enumerate(rows):
+        cls = row_class(k) if row_class else None
+        body.append(f"<tr{f' class={cls}' if cls else ''}>" + "".join(_cell(x, i in left) for i, x in enumerate(r))
+                    + "</tr>")
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _fmt(x: Any) -> str:
+    if isinstance(x, bool):
+        return "yes" if x else "no"
     if isinstance(x, float):
         return f"{x:.4g}"
     return "" if x is None else str(x)
 
 
+def _pct(x: float) -> str:
+    return f"{x * 100:+.1f}%"
+
+
+def _load(out: Path) -> dict[str, Any]:
+    from .study import StudyError
+
+    try:
+        return json.loads((out / "results.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StudyError(f"{str(out)!r} holds no readable results.json ({exc}); run `toposynth run --out DIR` "
+                         "first") from None
+
+
+def _classes(d: dict[str, Any]) -> list[tuple[int | None, list[str]]]:
+    """(PEs, ranking) of every size class, the machine's first."""
+    cl = d.get("classes") or {}
+    if cl:
+        return [(int(k), v) for k, v in cl.items()]
+    return [(d.get("pes"), d["ranking"])]
+
+
+def _cost_unit(measure: str) -> str:
+    from .machine import COST_MEASURES
+
+    return COST_MEASURES.get(measure, measure)
+
+
+#: cost columns of the answer and ranking tables: field, header with unit
+_COSTS = [("routers", "routers"), ("links", "links"), ("radix", "radix (ports/router)"), ("ports", "ports"),
+          ("wire_length", "wire length (m)"), ("wires", "wires"), ("pins", "connector pins"), ("cables", "cables")]
+
+
+def _answer_section(d: dict[str, Any], u: dict[str, str]) -> str:
+    """The answer first: each Answer's sentence, then winner(s) against the baseline, measure by measure."""
+    from .answer import Answer
+
+    answers = d.get("answers") or []
+    if not answers:
+        return "<h2>Answer</h2><p>These results predate stated answers: re-run the study to get one.</p>"
+    parts = ["<h2 id='answer'>Answer</h2><div class='answer'>"]
+    for a in answers:
+        ans = Answer(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in a.items()})
+        head = "Best" if a["label"] == "best" else "Best " + a["label"]
+        parts.append(f"<h3>{html.escape(head)}</h3><p>{html.escape(ans.sentence(u))}</p>")
+        for n in a.get("notes") or []:
+            parts.append(f"<p class='note'>Note: {html.escape(n)}</p>")
+    parts.append("</div>")
+    parts.append(_answer_table(d, answers, u))
+    return "".join(parts)
+
+
+def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str, str]) -> str:
+    """Measures as rows; the baseline and each answer's winner as columns; changes with certified intervals."""
+    first = answers[0]
+    base = first.get("baseline") if first.get("baseline_capacity") else None
+    cols: list[tuple[str, dict[str, Any] | None]] = []
+    if base is not None and base != first.get("winner"):
+        cols.append((f"baseline: {base}", None))
+    for a in answers:
+        # a winner that is the baseline is already its column
+        if a.get("winner") is None or (a.get("winner") == base and cols):
+            continue
+        cols.append((("winner" if a["label"] == "best" else a["label"]) + f": {a['winner']}", a))
+    if not cols:
+        return ""
+    scales = {a.get("scale") for _, a in cols if a is not None and a.get("scale") is not None}
+    one_scale = len(scales) <= 1
+
+    rows: list[list[Any]] = []
+
+    def val(a, which):
+        return (first if a is None else a).get(which)
+
+    cap = [f"capacity \u03bb ({u['capacity_short']})"]
+    capd = ["capacity vs baseline (certified interval)"]
+    lat = [f"min average latency ({u['latency_short']})" + (f" at demand scale {next(iter(scales)):g}"
+                                                            if len(scales) == 1 else "")]
+    latd = ["latency vs baseline (certified interval)"]
+    sat = ["simulated saturation (phits/cycle/PE)"]
+    satd = ["saturation vs baseline"]
+    for _, a in cols:
+        c = val(a, "baseline_capacity") if a is None else a.get("capacity")
+        cap.append(f"{c[0]:.4g} (certified \u2264 {c[1]:.4g})" if c else "")
+        g = a.get("capacity_gain") if a else None
+        capd.append(f"{_pct(g[0] - 1)} ({_interval(g[1] - 1, g[2] - 1)})" if g else "")
+        lt = val(a, "baseline_latency") if a is None else a.get("latency")
+        sc = "" if one_scale or a is None or a.get("scale") is None else f" at scale {a['scale']:g}"
+        lat.append(f"{lt[0]:.4g} (certified \u2265 {lt[1]:.4g}){sc}" if lt else "")
+        ch = a.get("latency_change") if a else None
+        latd.append(f"{_pct(ch[0])} ({_interval(ch[1], ch[2])})" if ch else "")
+        s = val(a, "baseline_saturation") if a is None else a.get("saturation")
+        sat.append(f"{s:.3g}" if s is not None else "not simulated")
+        bs = a.get("baseline_saturation") if a else None
+        satd.append(_pct(s / bs - 1) if a and s is not None and bs else "")
+    rows += [cap, capd, lat, latd, sat, satd]
+    measure = first.get("cost_measure")
+    for key, label in _COSTS:
+        vals = [(val(a, "baseline_cost") if a is None else a.get("cost") or {}).get(key) for _, a in cols]
+        if all(v is None for v in vals):
+            continue
+        rows.append([label + (" \u2014 the Pareto cost" if key == measure else "")]
+                    + ["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in vals])
+    rows = [r for r in rows if any(x not in ("", None) for x in r[1:])]
+    return _table(rows, ["measure"] + [c for c, _ in cols], left=(0,))
+
+
+def _interval(lo: float, hi: float) -> str:
+    if abs(hi - lo) < 5e-4:
+        return "exact: both certified optimal"
+    return f"certified {_pct(lo)} \u2026 {_pct(hi)}"
+
+
+def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pareto: dict[str, Any]) -> str:
+    by = {r["spec"]: r for r in d["records"]}
+    sd = d["study"]
+    base = sd["ranking"].get("baseline")
+    scales = sd["traffic"]["scales"] if any(by[s].get("latency") for s in ranked) else []
+    sims = {x["spec"]: x for x in d.get("simulation", []) if x.get("status") == "ok"}
+    measure = pareto.get("cost")
+    cost_cols = [(k, h) for k, h in _COSTS if k not in ("routers", "ports")
+                 and any((by[s].get("cost") or {}).get(k) is not None for s in ranked)]
+    # a column that is the same for every candidate says nothing: the routers of one machine often are
+    show_routers = len({by[s].get("routers") for s in ranked}) > 1
+    head = (["rank", "candidate"] + (["routers"] if show_routers else []) + [h for _, h in cost_cols]
+            + ["diameter (hops)", "avg distance (hops)", f"capacity \u03bb ({u['capacity_short']})",
+               f"certified \u2264 ({u['capacity_short']})"]
+            + [f"latency @ {s:g} ({u['latency_short']})" for s in scales]
+            + (["simulated saturation (phits/cycle/PE)"] if sims else [])
+            + ([f"Pareto vs {measure}"] if pareto.get("capacity") is not None else []))
+    rows = []
+    for i, spec in enumerate(ranked, 1):
+        r = by[spec]
+        cap = r.get("capacity") or {}
+        cost = r.get("cost") or {}
+        lat = r.get("latency") or []
+        fronts = [k for k in ("capacity", "latency") if spec in (pareto.get(k) or [])]
+        rows.append([i, spec + (" (baseline)" if spec == base else "")] + ([r.get("routers")] if show_routers else [])
+                    + [cost.get(k) for k, _ in cost_cols]
+                    + [r.get("diameter"), r.get("average_distance"), cap.get("lambda"), cap.get("upper_bound")]
+                    + [_fmt(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
+                    + ([sims[spec]["saturation"] if spec in sims else ""] if sims else [])
+                    + (["\u03bb, latency" if len(fronts) == 2 else "\u03bb" if fronts == ["capacity"] else
+                        ", ".join(fronts)] if pareto.get("capacity") is not None else []))
+    note = "" if show_routers else f"<p class='note'>Every candidate has {by[ranked[0]].get('routers')} routers.</p>"
+    return note + _table(rows, head, row_class=lambda k: "base" if ranked[k] == base else None)
+
+
+def _not_ranked(records: list[dict[str, Any]]) -> str:
+    """Pruned and failed candidates: one line per pruning reason, a small table for the rest."""
+    out = []
+    pruned = [r for r in records if r["status"] == "pruned"]
+    if pruned:
+        reasons: dict[str, list[str]] = {}
+        for r in pruned:
+            reasons.setdefault(r.get("reason", ""), []).append(r["spec"])
+        out.append("<p>Pruned before the PTAS: " + "; ".join(
+            f"{len(v)} x {html.escape(k)} ({html.escape(', '.join(v[:6]) + (', ...' if len(v) > 6 else ''))})"
+            for k, v in reasons.items()) + ".</p>")
+    other = [r for r in records if r["status"] not in ("ok", "pruned")]
+    if other:
+        out.append(_table([[r["spec"], r["status"], r.get("reason", "")] for r in other],
+                          ["candidate", "status", "reason"], left=(0, 1, 2)))
+    return "".join(out)
+
+
+def _bottlenecks(d: dict[str, Any], specs: list[str]) -> str:
+    by = {r["spec"]: r for r in d["records"]}
+    rows = []
+    for spec in specs:
+        r = by.get(spec)
+        if r is None or r["status"] != "ok":
+            continue
+        for b in r["capacity"].get("bottlenecks", [])[:3]:
+            res = b["resource"]
+            # a bare arc "a->b" names routers by number: its position says more
+            where = b.get("where") or res
+            kind = _resource_kind(res, where)
+            rows.append([spec + (" (baseline)" if spec == d["study"]["ranking"].get("baseline") else ""),
+                         where, kind, b["utilisation"]])
+    if not rows:
+        return ""
+    return ("<h2>Bottleneck resources</h2><p>The resources the flow saturates at the certified \u03bb, named by where "
+            "they are (lattice coordinates of the link's ends, or packaging units).</p>"
+            + _table(rows, ["candidate", "where", "resource", "utilisation at \u03bb"], left=(0, 1, 2)))
+
+
+def _resource_kind(resource: str, where: str) -> str:
+    """What kind of resource a bottleneck is, its position aside: "link" for
+    an arc ("24->20"), "connector pins" for "node_card 13 connector pins"."""
+    if resource.replace("->", "").isdigit():
+        return "link"
+    m = re.match(r"^[A-Za-z_]+ \d+ (.+)$", resource)
+    if m:
+        return m.group(1)
+    return resource.replace(where, "").strip() or resource
+
+
+def _study_toml(sd: dict[str, Any]) -> str:
+    from .toml_out import dumps, prune
+
+    return dumps(prune(sd))
+
+
 def render_report(out: str | Path) -> Path:
-    """(Re)write ``out/report.html`` from ``out/results.json``."""
-    from .study import StudyError, study_from_dict
+    """(Re)write ``out/report.html`` from ``out/results.json``: the answer
+    first, then the Pareto figure, the ranking, the figures behind it, the
+    winners drawn, and the study as TOML last."""
+    from .answer import units
+    from .drawing import draw_topology
+    from .evaluate import build_topology
+    from .report_figures import capacity_figure, pareto_figure, simulation_figure, tradeoff_figure
+    from .study import study_from_dict
+    from .toml_out import prune
 
     out = Path(out)
-    try:
-        d = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise StudyError(f"{str(out)!r} holds no readable results.json ({exc}); run `toposynth run --out DIR` first") from None
+    d = _load(out)
     sd = d["study"]
-    study = study_from_dict({k: v for k, v in {
-        "name": sd["name"], "seed": sd["seed"], "description": sd["description"],
-        "candidates": {k2: v2 for k2, v2 in sd["candidates"].items() if v2 not in (None, [], {})},
-        "traffic": {k2: v2 for k2, v2 in sd["traffic"].items() if v2 is not None},
-        "physical": {k2: v2 for k2, v2 in sd["physical"].items() if v2 not in ([], {})},
-        "ranking": {k2: v2 for k2, v2 in sd["ranking"].items() if v2 is not None},
-        "cross_check": sd["cross_check"], "simulation": sd.get("simulation", {})}.items()})
-    figs = _figures(d)
+    study = study_from_dict(prune(sd))
+    u = units(study)
+    base = sd["ranking"].get("baseline")
+    if base:
+        from candidates import from_spec
+
+        base = from_spec(base).spec or base
     scales = sd["traffic"]["scales"]
-    rank = {s: i + 1 for i, s in enumerate(d["ranking"])}
-    rows = []
-    for r in sorted(d["records"], key=lambda r: rank.get(r["spec"], 10 ** 9)):
-        cap = r.get("capacity") or {}
-        lat = r.get("latency") or []
-        rows.append([rank.get(r["spec"], "-"), r["spec"] + (" (baseline)" if r["spec"] == sd["ranking"]["baseline"] else ""),
-                     r["status"], r.get("routers"), r.get("links"), r.get("max_degree"), r.get("diameter"),
-                     r.get("average_distance"), cap.get("lambda"), cap.get("gap")]
-                    + [_fmt(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
-                    + [r.get("reason", "")])
-    head = ["rank", "candidate", "status", "routers", "links", "degree", "diameter", "avg distance", "lambda", "gap"] + \
-        [f"latency @ {s:g}" for s in (scales if any(r.get("latency") for r in d["records"]) else [])] + ["note"]
-    statuses = {}
+    classes = _classes(d)
+    main_pes, ranking = classes[0]
+    pareto = d.get("pareto") or {}
+    statuses: dict[str, int] = {}
     for r in d["records"]:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-    pruned = [r for r in d["records"] if r["status"] == "pruned"]
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>toposynth study {html.escape(sd['name'])}</title>",
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
-        "td:nth-child(2){text-align:left}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>",
-        f"<h1>Study {html.escape(sd['name'])}</h1><p>{html.escape(sd['description'])}</p>",
-        f"<p>{len(d['records'])} candidates: " + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items())) +
-        f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s. "
-        f"Fingerprint <code>{d['fingerprint']}</code>.</p>",
-        "<h2>The study</h2><pre>" + html.escape(json.dumps(sd, indent=1)) + "</pre>",
-        "<h2>Ranking</h2>", _table(rows, head),
-    ]
+    parts = ["<!doctype html><html><head><meta charset='utf-8'>",
+             f"<title>toposynth study {html.escape(sd['name'])}</title><style>{_CSS}</style></head><body>",
+             f"<h1>Study {html.escape(sd['name'])}</h1><p>{html.escape(sd['description'])}</p>"]
+    parts.append(_answer_section(d, u))
+    parts.append(f"<p class='meta'>Machine: {main_pes} PEs. Capacity \u03bb in {html.escape(u['capacity'])}; latency in "
+                 f"{html.escape(u['latency'])}. {len(d['records'])} candidates: "
+                 + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items()))
+                 + f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s. "
+                 f"Fingerprint <code>{d['fingerprint']}</code>.</p>")
+    winners = [a["winner"] for a in d.get("answers") or [] if a.get("winner")]
+    measure = pareto.get("cost", "links")
+    unit = _cost_unit(measure)
+    cost_label = f"{measure.replace('_', ' ')} ({'' if unit == measure else unit + ', '}lower is cheaper)"
+    main_records = [r for r in d["records"] if r["spec"] in set(ranking)]
+    fig = pareto_figure(main_records, pareto, base, winners, scales[0] if scales else None, u, cost_label) \
+        if pareto else None
+    if fig is not None:
+        parts.append("<h2>Performance against cost</h2><figure>" + _img(fig, "pareto") +
+                     f"<figcaption>Every ranked candidate of the {main_pes}-PE machine against the study's cost "
+                     f"measure ({html.escape(pareto['cost'])}, <code>ranking.cost</code>). Blue: the Pareto front "
+                     "(no other candidate is at least as good for no more cost); red square: the baseline; star: "
+                     "the winner (violet: the best at the baseline's cost).</figcaption></figure>")
+    # the ranking, one table per size class; what was not ranked apart from it
+    parts.append("<h2>Ranking</h2>")
+    objective = sd["ranking"]["objective"]
+    parts.append("<p>Ranked by " + ("capacity \u03bb" if objective == "capacity" else
+                                    f"minimum average latency at demand scale {scales[0]:g}, ties by capacity"
+                                    if scales else "capacity") + ". Capacity: the certified feasible \u03bb (PTAS) "
+                 "and its certified upper bound (dual); latencies are the minimum average latency at each demand "
+                 "scale (blank: that scale is not carried).</p>")
+    for pes, ranked in classes:
+        if len(classes) > 1:
+            parts.append(f"<h3>{pes} PEs" + (" (the machine)" if pes == main_pes else " (another size, ranked apart)")
+                         + "</h3>")
+        if ranked:
+            parts.append(_ranking_table(d, ranked, u, pareto if pes == main_pes else {}))
     if any(x.get("solver") == "lp" for r in d["records"] for x in r.get("latency") or []):
-        parts.append("<p>Latencies marked (LP) are exact optima from HiGHS, solved where the PTAS search stopped "
-                     "short of eps or the load sat inside the capacity's certified bracket (near a candidate's capacity); the others are within eps of the optimum.</p>")
-    if pruned:
-        reasons: dict[str, int] = {}
-        for r in pruned:
-            reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
-        parts.append("<p>Pruned before the PTAS: " + "; ".join(f"{v} x {html.escape(k)}" for k, v in reasons.items()) + "</p>")
-    if "capacity" in figs:
-        parts.append(f"<h2>Capacity</h2><p>Bars: certified feasible lambda (PTAS); ticks: its dual upper bound.</p>"
-                     f"<img src='{figs['capacity']}'>")
-    if "tradeoff" in figs:
+        parts.append("<p class='note'>Latencies marked (LP) are exact optima from HiGHS, solved where the PTAS "
+                     "search stopped short of eps or the load sat inside the capacity's certified bracket (near a "
+                     "candidate's capacity); the others are within eps of the optimum.</p>")
+    nr = _not_ranked(d["records"])
+    if nr:
+        parts.append("<h3>Not ranked</h3>" + nr)
+    fig = capacity_figure(d["records"], ranking, base, u)
+    if fig is not None:
+        from .report_figures import MAX_BARS
+
+        more = f" The first {MAX_BARS} of {len(ranking)} ranked are drawn." if len(ranking) > MAX_BARS else ""
+        parts.append("<h2>Capacity</h2><figure>" + _img(fig, "capacity") + "<figcaption>Bars: certified feasible "
+                     "\u03bb (PTAS); ticks: its certified upper bound; the true capacity lies between." + more
+                     + "</figcaption></figure>")
+    if scales and any(r.get("latency") for r in main_records):
+        # one demand scale makes a column of dots, not a trade-off: the table says it all
+        fig = tradeoff_figure(d["records"], ranking, d["tradeoff"], base, u) if len(scales) > 1 else None
         tr = [[t["scale"], t["best"] or "none feasible", t["average_latency"]] for t in d["tradeoff"]]
-        parts.append("<h2>Latency–throughput trade-off</h2>"
-                     f"<img src='{figs['tradeoff']}'>" + _table(tr, ["demand scale", "best candidate", "min avg latency"]))
-    btl = []
-    for spec in d["ranking"][:WINNERS]:
-        r = next(x for x in d["records"] if x["spec"] == spec)
-        for b in r["capacity"]["bottlenecks"][:3]:
-            btl.append([spec, b["resource"], b["utilisation"]])
-    if btl:
-        parts.append("<h2>Bottleneck resources of the winners</h2>" + _table(btl, ["candidate", "resource", "utilisation at lambda"]))
+        parts.append("<h2>Latency\u2013throughput trade-off</h2>" + (_img(fig, "tradeoff") if fig else "")
+                     + _table(tr, ["demand scale", "best candidate", f"min avg latency ({u['latency_short']})"],
+                              left=(1,)))
+    parts.append(_bottlenecks(d, ranking[:WINNERS] + ([base] if base and base not in ranking[:WINNERS] else [])))
     if d["cross_check"]:
         cc = [[c["spec"], c["ptas_lambda"], c["ptas_upper_bound"], c["lp_lambda"], c["relative_difference"],
                "yes" if c["within_eps"] else "NO", c["lp_seconds"]] for c in d["cross_check"]]
+        cu = u["capacity_short"]
         parts.append("<h2>Exact LP cross-check (HiGHS)</h2>" + _table(
-            cc, ["candidate", "PTAS lambda", "PTAS upper bound", "LP lambda", "relative difference", "within eps",
-                 "LP seconds"]))
-    if d["ranking"]:
-        parts.append("<h2>Winners</h2>")
-        for spec in d["ranking"][:WINNERS]:
-            parts.append(f"<img src='{_drawing(spec, study)}'>")
+            cc, ["candidate", f"PTAS \u03bb ({cu})", f"PTAS upper bound ({cu})", f"LP \u03bb ({cu})",
+                 "relative difference", "within eps", "LP time (s)"], left=(0,)))
     simd = d.get("simulation", [])
     if simd:
-        sm = d["study"]["simulation"]
-        rows_s = [[x["spec"] + (" (baseline)" if x["spec"] == sd["ranking"]["baseline"] else ""), x["status"],
+        sm = sd["simulation"]
+        fig = simulation_figure(simd, base)
+        rows_s = [[x["spec"] + (" (baseline)" if x["spec"] == base else ""), x["status"], x.get("routing", ""),
                    x.get("saturation"), len(x.get("points", [])), x.get("reason", ""), x["seconds"]] for x in simd]
         parts.append(f"<h2>Simulation of the winners</h2><p>Cycle-level simulation (preset {html.escape(sm['preset'])}, "
                      f"load step {sm['step']:g} up to {sm['max_load']:g} phits/cycle/PE, the study's traffic as a "
                      "destination distribution) until the accepted load falls below 95% of the offered.</p>"
-                     + (f"<img src='{figs['simulation']}'>" if "simulation" in figs else "")
-                     + _table(rows_s, ["candidate", "status", "saturation (phits/cycle/PE)", "loads", "note", "seconds"]))
+                     + (_img(fig, "simulation") if fig is not None else "")
+                     + _table(rows_s, ["candidate", "status", "routing", "saturation (phits/cycle/PE)", "loads",
+                                       "note", "time (s)"], left=(0, 1, 2, 5)))
     else:
-        parts.append("<p>Simulation of the winners: not requested (set [simulation] top).</p>")
+        parts.append("<p class='note'>Simulation of the winners: not requested (set [simulation] top).</p>")
+    shown = list(dict.fromkeys(ranking[:WINNERS] + winners + ([base] if base in ranking else [])))
+    if shown:
+        parts.append("<h2>Winners</h2><p>The best ranked, the answers' winners and the baseline, drawn so that "
+                     "a torus of three or more dimensions or a hypercube is not mistaken for a mesh; each caption "
+                     "says which links are not drawn.</p><div class='figs'>")
+        for spec in shown:
+            dr = draw_topology(build_topology(spec, study),
+                               title=spec + (" (baseline)" if spec == base else ""))
+            parts.append("<figure>" + _img(dr.figure, "drawing") + f"<figcaption>{html.escape(dr.caption)}"
+                         "</figcaption></figure>")
+        parts.append("</div>")
+    parts.append("<h2>The study</h2><p>As TOML: save it as a file and <code>toposynth run FILE</code> "
+                 "repeats the study.</p><pre id='study'>" + html.escape(_study_toml(sd)) + "</pre>")
     parts.append("</body></html>")
     path = out / "report.html"
     path.write_text("\n".join(parts), encoding="utf-8")
@@ -300,39 +457,40 @@ def render_report(out: str | Path) -> Path:
 
 
 def write_sweep_outputs(res, out: Path) -> Path:
-    """``out/sweep.json`` and ``out/report.html`` of a physical sweep: the
-    winner's latency and the best capacity against the swept pin counts
-    (the paper's Fig. 4), the winner of each variant (its Fig. 5), links to
-    the variants' own reports."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """``out/sweep.json`` and ``out/report.html`` of a sweep: each variant's
+    winner, its gain over the baseline, its latency and the best capacity
+    (for a pins sweep, the paper's Figs. 4 and 5), with links to the
+    variants' own reports."""
+    from .answer import units
+    from .report_figures import sweep_figure
 
     out = Path(out)
     summ = res.summary()
     (out / "sweep.json").write_text(json.dumps({"study": res.study.to_dict(), "summary": summ,
                                                 "seconds": res.seconds}, indent=1) + "\n", encoding="utf-8")
-    x = list(range(len(summ)))
-    fig, a1 = plt.subplots(figsize=(7, 3.8))
-    lat = [s["latency"] for s in summ]
-    a1.plot([i for i, v in zip(x, lat) if v is not None], [v for v in lat if v is not None], "o-", label="latency")
-    a1.set_xticks(x, [s["variant"] for s in summ], rotation=30, fontsize=7)
-    a1.set_ylabel(f"winner's min latency at scale {res.study.scales[0]:g}" if res.study.scales else "latency")
-    a2 = a1.twinx()
-    a2.plot(x, [s["best_capacity"] for s in summ], "s--", color="tab:red", label="best capacity")
-    a2.set_ylabel("best capacity lambda")
-    fig.legend(loc="upper right", fontsize=7)
-    img = _png(fig)
-    rows = [[s["variant"], s["winner"], s["latency"], s["best_capacity"]] for s in summ]
+    # units of the first variant: a swept pattern can change them, and each variant's own report says its own
+    u = units(res.variants[0][1].study) if res.variants else units(res.study)
+    scale = res.study.scales[0] if res.study.scales else None
+    pins = any(isinstance(v, list) for v in res.study.connector_pins.values())
+    img = _img(sweep_figure(summ, scale, u), "sweep")
+    rows = []
+    for s, (_, vres) in zip(summ, res.variants):
+        a = vres.answers[0] if vres.answers else None
+        gain = a.capacity_gain if a is not None else None
+        rows.append([s["variant"], s["winner"], _pct(gain[0] - 1) + f" ({_interval(gain[1] - 1, gain[2] - 1)})"
+                     if gain else "", s["latency"], s["best_capacity"]])
     links = "".join(f"<li><a href='{html.escape(s['variant'])}/report.html'>{html.escape(s['variant'])}</a></li>"
                     for s in summ)
+    lat_head = f"winner's min avg latency{f' at scale {scale:g}' if scale is not None else ''} ({u['latency_short']})"
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>toposynth sweep "
-            f"{html.escape(res.study.name)}</title><style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}"
-            "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px}</style></head><body>"
-            f"<h1>Physical sweep: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
-            f"<img src='{img}'>" + _table(rows, ["variant", "winner", "winner's latency", "best capacity"]) +
-            f"<h2>Variants</h2><ul>{links}</ul><p>{res.seconds:.1f} s.</p></body></html>")
+            f"{html.escape(res.study.name)}</title><style>{_CSS}</style></head><body>"
+            f"<h1>{'Physical sweep' if pins else 'Sweep'}: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
+            f"<figure>{img}<figcaption>Per variant: the winner's minimum average latency (blue, left axis) and the "
+            f"best certified capacity \u03bb of any candidate (red, right axis).</figcaption></figure>"
+            + _table(rows, ["variant", "winner", "capacity vs baseline (certified interval)", lat_head,
+                            f"best capacity \u03bb ({u['capacity_short']})"], left=(0, 1))
+            + f"<h2>Variants</h2><ul>{links}</ul><p class='meta'>{res.seconds:.1f} s.</p>"
+            "<h2>The study</h2><pre id='study'>" + html.escape(_study_toml(res.study.to_dict())) + "</pre></body></html>")
     path = out / "report.html"
     path.write_text(page, encoding="utf-8")
     return path

@@ -1,0 +1,460 @@
+"""Drawings of candidate topologies that do not lie about their structure.
+
+A nested 2-D grid makes a 3-D torus or a hypercube look like a mesh: the
+links of the outer dimensions run on top of each other and the wrap-around
+links vanish. Here every drawing says what it shows and what it leaves out:
+
+- a ring (one lattice dimension, or a graph whose routers all have degree
+  2) on a circle, other links as chords;
+- a 2-D lattice as one grid: neighbour links as lines coloured by
+  dimension, wrap-around links as dashed stubs at both ends (labelled with
+  the far end when the wrap is twisted, i.e. shifts another coordinate);
+- a lattice of 3 or more dimensions as small multiples: one grid panel per
+  slice of the outer dimensions; the links between slices are not drawn and
+  the caption states their rule (including twisted wraps);
+- a hypercube (every dimension of size 2) projected with one direction and
+  colour per dimension, every link drawn;
+- a lattice whose links are not all unit steps (a product with arbitrary
+  factor graphs, as the Blue Gene/L compositions) as its factor graphs, one
+  panel per dimension, when it is their Cartesian product;
+- any other graph with a force layout (Kamada-Kawai) when small, its
+  spectral layout when large, coloured by packaging unit when placed.
+
+Every drawing is a :class:`Drawing` (a matplotlib figure with counts of what
+was drawn and the caption); each costs well under a second, 512 routers
+included.
+
+>>> from candidates import from_spec
+>>> d = draw_topology(from_spec("torus:4x4x2"))
+>>> d.kind, d.nodes, d.links, d.stubs, d.hidden
+('small multiples', 32, 48, 16, 32)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Drawing", "draw_topology", "MAX_PANELS"]
+
+#: Most slices drawn as panels; a lattice with more draws the first ones and says so.
+MAX_PANELS = 16
+_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan",
+           "tab:gray", "tab:red"]
+
+
+@dataclass
+class Drawing:
+    """One topology drawn: ``kind`` of drawing, ``nodes`` router markers
+    drawn, ``links`` drawn as lines, ``stubs`` wrap-around links drawn as a
+    stub at each end, ``hidden`` links not drawn (the caption says which and
+    how they run), ``figure`` the matplotlib figure."""
+
+    spec: str
+    kind: str
+    nodes: int
+    links: int
+    stubs: int
+    hidden: int
+    caption: str
+    figure: Any = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("spec", "kind", "nodes", "links", "stubs", "hidden", "caption")}
+
+
+def draw_topology(topo, title: str | None = None) -> Drawing:
+    """Draw ``topo`` in the form that shows its structure (see the module docstring)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    title = title or topo.spec or topo.family
+    if topo.coords is not None and topo.shape is not None:
+        shape = tuple(int(s) for s in topo.shape)
+        lat = _Lattice(topo, shape)
+        if len(shape) == 1:
+            d = _ring(topo, title, order=np.argsort(topo.coords[:, 0], kind="stable"))
+        elif all(s == 2 for s in shape) and len(shape) >= 3:
+            d = _hypercube(topo, lat, title)
+        elif all(lat.regular):
+            d = _panels(topo, lat, title)
+        elif lat.is_product():
+            d = _factors(topo, lat, title)
+        else:
+            d = _graph(topo, title)
+    elif topo.n > 2 and np.all(topo.degree == 2) and _connected(topo):
+        d = _ring(topo, title, order=_cycle_order(topo))
+    else:
+        d = _graph(topo, title)
+    c = np.unique(np.asarray(topo.terminals))
+    if len(c) == 1 and c[0] > 1:
+        d.caption += f" Every router serves {int(c[0])} PEs."
+    return d
+
+
+class _Lattice:
+    """How the links of a lattice run: per link its displacement and whether
+    it is a unit step; per dimension whether it is regular (unit steps and
+    wrap-arounds from the last slice to the first) and product-like (its
+    links change only its own coordinate)."""
+
+    def __init__(self, topo, shape: tuple[int, ...]):
+        C = np.asarray(topo.coords)
+        L = np.asarray(topo.links)
+        self.C, self.L, self.shape = C, L, shape
+        self.dim = np.asarray(topo.link_dim)
+        self.delta = C[L[:, 1]] - C[L[:, 0]]
+        D = len(shape)
+        self.step = np.abs(self.delta).sum(axis=1) == 1
+        own = np.array([self.delta[i, self.dim[i]] if self.dim[i] < D else 0 for i in range(len(L))], dtype=np.int64)
+        self.own = own
+        others = np.abs(self.delta).sum(axis=1) - np.abs(own)
+        self.regular = []
+        self.product_like = []
+        for k in range(D):
+            m = self.dim == k
+            ok = np.abs(own[m]) == 1
+            wrap = np.abs(own[m]) == shape[k] - 1
+            self.regular.append(bool(np.all(ok | wrap)))
+            self.product_like.append(bool(np.all(others[m] == 0)))
+        self.wrap = ~self.step
+
+    def is_product(self) -> bool:
+        """Every dimension's links change only its coordinate, and every fibre
+        (line along a dimension) carries the same graph."""
+        if not all(self.product_like) or np.any(self.dim >= len(self.shape)):
+            return False
+        n = len(self.C)
+        for k, s in enumerate(self.shape):
+            m = self.dim == k
+            pairs = {(int(a), int(b)) for a, b in np.sort(self.C[self.L[m]][:, :, k], axis=1)}
+            if m.sum() != (n // s) * len(pairs):
+                return False
+        return True
+
+    def fibre(self, k: int) -> list[tuple[int, int]]:
+        """The links of dimension ``k`` along the line through the origin, as pairs of its coordinate."""
+        m = (self.dim == k) & np.all(np.delete(self.C[self.L[:, 0]], k, axis=1) == 0, axis=1)
+        return [(int(self.C[a, k]), int(self.C[b, k])) for a, b in self.L[m]]
+
+
+def _figure(w: float, h: float, ncols: int = 1, nrows: int = 1):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False)
+    return fig, axes.ravel()
+
+
+def _dim_name(topo, k: int) -> str:
+    return str(topo.dims[k]) if k < len(topo.dims) else f"class {k}"
+
+
+def _lines(ax, P: np.ndarray, pairs: np.ndarray, color, **kw) -> None:
+    from matplotlib.collections import LineCollection
+
+    if len(pairs):
+        ax.add_collection(LineCollection(np.stack([P[pairs[:, 0]], P[pairs[:, 1]]], axis=1), colors=color, **kw))
+
+
+def _panels(topo, lat: _Lattice, title: str) -> Drawing:
+    """A 2-D lattice as one grid; 3-D and up as one panel per slice of the outer dimensions."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+
+    C, L, shape = lat.C, lat.L, lat.shape
+    D = len(shape)
+    outer = shape[2:]
+    P_all = int(np.prod(outer)) if outer else 1
+    P = min(P_all, MAX_PANELS)
+    slice_of = np.ravel_multi_index(C[:, 2:].T, outer) if outer else np.zeros(len(C), dtype=np.int64)
+    ncols = max(1, min(P, 4 if shape[0] <= 8 else 2 if shape[0] <= 12 else 1))
+    nrows = -(-P // ncols)
+    cell = min(0.42, (3.2 if P == 1 else 2.2) / max(shape[0], shape[1]))
+    pw, ph = shape[0] * cell + 0.9, shape[1] * cell + 0.9
+    fig, axes = _figure(pw * ncols + 0.3, ph * nrows + 0.9, ncols, nrows)
+    pos = C[:, :2].astype(float)
+    same = slice_of[L[:, 0]] == slice_of[L[:, 1]]
+    in_panel = same & (lat.dim < 2)
+    drawn_line = in_panel & lat.step
+    stub = in_panel & ~lat.step
+    hidden = ~in_panel
+    twisted = stub & (np.abs(lat.delta[:, :2]).sum(axis=1) != np.abs(lat.own))
+    label_stubs = bool(np.any(twisted))
+    shown = slice_of < P
+    for p, ax in enumerate(axes):
+        ax.set_axis_off()
+        if p >= P:
+            continue
+        ax.set_aspect("equal")
+        on = slice_of == p
+        for k in (0, 1):
+            m = drawn_line & (lat.dim == k) & on[L[:, 0]]
+            _lines(ax, pos, L[m], _COLORS[k], linewidths=1.2, zorder=1)
+            ms = np.where(stub & (lat.dim == k) & on[L[:, 0]])[0]
+            if not len(ms):
+                continue
+            # at end 0 the link leaves against the sign of its own-coordinate jump, at end 1 along it
+            direction = np.zeros((len(ms), 2, 2))
+            direction[:, 0, k] = -np.sign(lat.own[ms])
+            direction[:, 1, k] = np.sign(lat.own[ms])
+            base = pos[L[ms]]                       # (m, 2 ends, 2)
+            tips = base + 0.42 * direction
+            ax.add_collection(LineCollection(np.stack([base, tips], axis=2).reshape(-1, 2, 2), colors=_COLORS[k],
+                                             linewidths=1.2, linestyles=(0, (2, 1)), zorder=1))
+            if label_stubs:
+                far = L[ms][:, ::-1]
+                for j in range(len(ms)):
+                    for e in (0, 1):
+                        f = far[j, e]
+                        t = tips[j, e] + 0.14 * direction[j, e]
+                        ax.text(t[0], t[1], f"{C[f, 0]},{C[f, 1]}", fontsize=5.5, ha="center", va="center",
+                                color=_COLORS[k])
+        ax.scatter(pos[on, 0], pos[on, 1], s=18, c="k", zorder=2)
+        ax.set_xlim(-0.9, shape[0] - 0.1)
+        ax.set_ylim(-1.2, shape[1] - 0.1)
+        if outer:
+            idx = np.unravel_index(p, outer)
+            ax.set_title(", ".join(f"{_dim_name(topo, 2 + j)}={int(i)}" for j, i in enumerate(idx)), fontsize=8)
+        ax.text(shape[0] / 2 - 0.5, -1.15, f"{_dim_name(topo, 0)} \u2192 0..{shape[0] - 1}", fontsize=6,
+                ha="center", va="bottom")
+        ax.text(-0.85, shape[1] / 2 - 0.5, f"{_dim_name(topo, 1)} \u2192 0..{shape[1] - 1}", fontsize=6,
+                ha="left", va="center", rotation=90)
+    handles = [Line2D([], [], color=_COLORS[k], lw=1.2, label=f"{_dim_name(topo, k)} link") for k in (0, 1)]
+    if stub.any():
+        handles.append(Line2D([], [], color="k", lw=1.2, ls=(0, (2, 1)),
+                              label="wrap-around link (stub at each end" + (", labelled with the far end)"
+                                                                             if label_stubs else ")")))
+    handles.append(Line2D([], [], color="k", marker="o", ls="", markersize=4, label="router"))
+    if hidden.any():
+        handles.append(Line2D([], [], ls="", label=f"not drawn: {int(hidden.sum())} links between panels (caption)"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=6, frameon=False)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    caption = [f"{topo.n} routers, {len(L)} links"]
+    if outer:
+        caption.append(f"one panel per slice of {', '.join(_dim_name(topo, k) for k in range(2, D))}"
+                       + (f" (the first {P} of {P_all} slices)" if P < P_all else ""))
+    caption += _wrap_rules(topo, lat, stub, range(2), "drawn as stubs")
+    if hidden.any():
+        caption.append(f"{int(hidden.sum())} links between slices are not drawn")
+        caption += _wrap_rules(topo, lat, hidden, range(2, D), None)
+    return Drawing(topo.spec, "grid" if not outer else "small multiples", int(shown.sum()),
+                   int((drawn_line & shown[L[:, 0]]).sum()), int((stub & shown[L[:, 0]]).sum()), int(hidden.sum()),
+                   "; ".join(caption) + ".", fig)
+
+
+def _coord_text(topo, shape, fixed: dict[int, str]) -> str:
+    return "(" + ",".join(fixed.get(k, _dim_name(topo, k)) for k in range(len(shape))) + ")"
+
+
+def _wrap_rules(topo, lat: _Lattice, mask: np.ndarray, dims, what: str | None) -> list[str]:
+    """Per dimension, how its links in ``mask`` run: neighbour steps, and
+    the wrap from the last slice to the first with the shift of any other
+    coordinate (a twist)."""
+    out = []
+    shape = lat.shape
+    for k in dims:
+        m = mask & (lat.dim == k)
+        if not m.any():
+            continue
+        name = _dim_name(topo, k)
+        steps = int((m & lat.step).sum())
+        wraps = np.where(m & (np.abs(lat.own) == shape[k] - 1) & ~lat.step)[0]
+        odd = int(m.sum()) - steps - len(wraps)
+        parts = []
+        if what is None and steps:
+            parts.append(f"{steps} {name} links join each router to the same position in the neighbouring {name} slice")
+        if len(wraps):
+            shifts = set()
+            for i in wraps:
+                a, b = lat.L[i]
+                if lat.C[a, k] < lat.C[b, k]:
+                    a, b = b, a                      # a in the last slice, b in the first
+                sh = (lat.C[b] - lat.C[a]) % np.array(shape)
+                sh = np.where(2 * sh > np.array(shape), sh - np.array(shape), sh)   # +6 of 8 reads as -2
+                sh[k] = 0
+                shifts.add(tuple(int(x) for x in sh))
+            rule = f"{len(wraps)} {name} wrap-around links{' ' + what if what else ''}: "
+            last = {k: str(shape[k] - 1)}
+            if len(shifts) == 1:
+                sh = next(iter(shifts))
+                first = {j: (f"{_dim_name(topo, j)}{s:+d}" if j != k else "0") for j, s in enumerate(sh) if s or j == k}
+                twist = any(sh)
+                rule += (f"{_coord_text(topo, shape, last)} \u2014 {_coord_text(topo, shape, first)}"
+                         + (" (twisted)" if twist else ""))
+            else:
+                rule += f"slice {shape[k] - 1} to slice 0 with {len(shifts)} different shifts of the other coordinates"
+            parts.append(rule)
+        if odd:
+            parts.append(f"{odd} other {name} links")
+        out += parts
+    return out
+
+
+def _hypercube(topo, lat: _Lattice, title: str) -> Drawing:
+    from matplotlib.lines import Line2D
+
+    D = len(lat.shape)
+    ang = np.pi * np.arange(D) / D
+    # unequal lengths keep the 2^D projected corners apart (equal ones make some coincide)
+    vec = np.stack([np.cos(ang), np.sin(ang)], axis=1) * (1 + 0.18 * np.arange(D))[:, None]
+    P = lat.C.astype(float) @ vec
+    size = 4.2 if D <= 6 else 6
+    fig, axes = _figure(size, size * 0.8)
+    ax = axes[0]
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    for k in range(D):
+        _lines(ax, P, lat.L[lat.dim == k], _COLORS[k % len(_COLORS)], linewidths=1.0 if D <= 6 else 0.4,
+               alpha=0.85, zorder=1)
+    ax.scatter(P[:, 0], P[:, 1], s=14 if D <= 6 else 4, c="k", zorder=2)
+    ax.autoscale_view()
+    handles = [Line2D([], [], color=_COLORS[k % len(_COLORS)], lw=1.2, label=f"{_dim_name(topo, k)} link")
+               for k in range(D)] + [Line2D([], [], color="k", marker="o", ls="", markersize=4, label="router")]
+    ax.legend(handles=handles, fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    caption = (f"{topo.n} routers, {len(lat.L)} links, all drawn: a {D}-dimensional hypercube projected with one "
+               f"direction and colour per dimension (lines cross in the projection, not in the network)")
+    return Drawing(topo.spec, "hypercube", topo.n, len(lat.L), 0, 0, caption + ".", fig)
+
+
+def _circle(n: int, order: np.ndarray) -> np.ndarray:
+    t = 2 * np.pi * np.arange(n) / n
+    P = np.zeros((n, 2))
+    P[order] = np.stack([np.cos(t), np.sin(t)], axis=1)
+    return P
+
+
+def _ring(topo, title: str, order: np.ndarray) -> Drawing:
+    from matplotlib.lines import Line2D
+
+    n = topo.n
+    P = _circle(n, order)
+    L = np.asarray(topo.links)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    gap = np.abs(rank[L[:, 0]] - rank[L[:, 1]])
+    around = (gap == 1) | (gap == n - 1)
+    fig, axes = _figure(3.6, 3.4)
+    ax = axes[0]
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    _lines(ax, P, L[around], _COLORS[0], linewidths=1.2)
+    _lines(ax, P, L[~around], _COLORS[1], linewidths=0.8)
+    ax.scatter(P[:, 0], P[:, 1], s=14, c="k", zorder=2)
+    ax.autoscale_view()
+    handles = [Line2D([], [], color=_COLORS[0], lw=1.2, label="ring link")]
+    if (~around).any():
+        handles.append(Line2D([], [], color=_COLORS[1], lw=0.8, label="chord"))
+    handles.append(Line2D([], [], color="k", marker="o", ls="", markersize=4, label="router"))
+    ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    cap = f"{n} routers on a circle in ring order, {len(L)} links, all drawn"
+    if (~around).any():
+        cap += f" ({int((~around).sum())} chords)"
+    return Drawing(topo.spec, "ring", n, len(L), 0, 0, cap + ".", fig)
+
+
+def _factors(topo, lat: _Lattice, title: str) -> Drawing:
+    """A Cartesian product drawn as its factor graphs, one panel each."""
+    D = len(lat.shape)
+    fig, axes = _figure(1.9 * D + 0.2, 2.3, D, 1)
+    nodes = links = 0
+    for k, ax in enumerate(axes):
+        s = lat.shape[k]
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        pairs = np.array(lat.fibre(k), dtype=np.int64).reshape(-1, 2)
+        P = _circle(s, np.arange(s)) if s > 2 else np.array([[-1.0, 0.0], [1.0, 0.0]])[:s]
+        _lines(ax, P, pairs, _COLORS[k % len(_COLORS)], linewidths=1.2)
+        ax.scatter(P[:, 0], P[:, 1], s=16, c="k", zorder=2)
+        for v in range(s):
+            ax.annotate(str(v), P[v] * 1.22, fontsize=6, ha="center", va="center")
+        ax.set_xlim(-1.45, 1.45)
+        ax.set_ylim(-1.45, 1.45)
+        ax.set_title(f"{_dim_name(topo, k)}: {s} positions, {len(pairs)} links", fontsize=7,
+                     color=_COLORS[k % len(_COLORS)])
+        nodes += s
+        links += len(pairs)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    sizes = " x ".join(str(s) for s in lat.shape)
+    caption = (f"{topo.n} routers = {sizes}: the Cartesian product of the {D} graphs drawn (a router is one position "
+               f"in each; it links to the routers that differ in one position along that graph's link). "
+               f"The {len(lat.L)} links of the product are not drawn one by one")
+    if topo.placement is not None:
+        caption += f"; packaged as {', '.join(topo.placement.levels)}"
+    return Drawing(topo.spec, "factors", nodes, links, 0, len(lat.L), caption + ".", fig)
+
+
+def _connected(topo) -> bool:
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    L = np.asarray(topo.links)
+    A = csr_matrix((np.ones(len(L)), (L[:, 0], L[:, 1])), shape=(topo.n, topo.n))
+    return connected_components(A, directed=False)[0] == 1
+
+
+def _cycle_order(topo) -> np.ndarray:
+    nb: dict[int, list[int]] = {v: [] for v in range(topo.n)}
+    for a, b in np.asarray(topo.links):
+        nb[int(a)].append(int(b))
+        nb[int(b)].append(int(a))
+    order, prev, v = [0], -1, 0
+    while len(order) < topo.n:
+        nxt = nb[v][0] if nb[v][0] != prev else nb[v][1]
+        prev, v = v, nxt
+        order.append(v)
+    return np.array(order)
+
+
+def _graph(topo, title: str) -> Drawing:
+    """Kamada-Kawai up to 100 routers (it shows symmetry and clusters), the
+    spectral layout beyond (cheap, and places the graph by its slowest
+    modes); nodes coloured by their card when the topology is placed."""
+    import networkx as nx
+    from matplotlib.lines import Line2D
+
+    G = topo.to_networkx(multigraph=False)
+    n = topo.n
+    if n <= 2:
+        pos = {v: (float(v), 0.0) for v in range(n)}
+        how = "in a row"
+    elif len(G.edges) >= 0.4 * n * (n - 1) / 2:
+        pos = dict(enumerate(_circle(n, np.arange(n))))
+        how = "on a circle (dense: most pairs are linked)"
+    elif n <= 100:
+        pos = nx.kamada_kawai_layout(G)
+        how = "Kamada-Kawai layout (graph distances as lengths)"
+    else:
+        pos = nx.spectral_layout(G)
+        how = "spectral layout (the Laplacian's two slowest eigenvectors)"
+    P = np.array([pos[v] for v in range(n)], dtype=float)
+    L = np.asarray(topo.links)
+    fig, axes = _figure(4.2, 3.6)
+    ax = axes[0]
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    _lines(ax, P, L, "tab:blue", linewidths=0.8 if n <= 100 else 0.3, alpha=0.8)
+    handles = [Line2D([], [], color="tab:blue", lw=1, label="link")]
+    caption = f"{n} routers, {len(L)} links, all drawn; {how}"
+    pl = topo.placement
+    if pl is not None and len(pl.levels) > 1:
+        units = np.unique(pl.unit[:, 1], return_inverse=True)[1]
+        ax.scatter(P[:, 0], P[:, 1], s=12, c=units, cmap="tab20", zorder=2)
+        handles.append(Line2D([], [], color="gray", marker="o", ls="", markersize=4,
+                              label=f"router (colour: its {pl.levels[1].replace('_', ' ')})"))
+        caption += f"; colour: the {pl.levels[1].replace('_', ' ')} holding the router"
+    else:
+        ax.scatter(P[:, 0], P[:, 1], s=12 if n <= 100 else 4, c="k", zorder=2)
+        handles.append(Line2D([], [], color="k", marker="o", ls="", markersize=4, label="router"))
+    ax.autoscale_view()
+    ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return Drawing(topo.spec, "graph", n, len(L), 0, 0, caption + ".", fig)

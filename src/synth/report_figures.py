@@ -1,0 +1,238 @@
+"""The figures of a study report, from the dict of ``results.json``.
+
+Every figure names its units on the axes and has a legend entry for every
+kind of mark it draws (the baseline included). Each returns a matplotlib
+figure or ``None`` when the results hold nothing to plot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["pareto_figure", "capacity_figure", "tradeoff_figure", "simulation_figure", "sweep_figure", "png",
+           "MAX_BARS"]
+
+#: Most candidates drawn as bars in the capacity figure (the baseline is added when it falls outside).
+MAX_BARS = 30
+
+_BASE = dict(color="tab:red", marker="s", markersize=8, markerfacecolor="none", markeredgewidth=1.6, ls="")
+#: line colours of candidates: tab10 without its red, which marks the baseline
+_PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:gray", "tab:olive",
+            "tab:cyan"]
+_WIN = dict(color="goldenrod", marker="*", markersize=12, ls="", markeredgecolor="k", markeredgewidth=0.5)
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def png(fig, dpi: int = 90) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    _plt().close(fig)
+    return buf.getvalue()
+
+
+def _first_latency(r: dict[str, Any]) -> float | None:
+    lat = r.get("latency") or []
+    return lat[0].get("average_latency") if lat else None
+
+
+def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baseline: str | None, winners: list[str],
+                  scale: float | None, u: dict[str, str], cost_label: str):
+    """Capacity and latency (at the first demand scale) against the study's
+    cost measure: every candidate, the Pareto front of each, the baseline
+    and the winners marked."""
+    m = pareto.get("cost")
+    ok = [r for r in records if r["status"] == "ok" and (r.get("cost") or {}).get(m) is not None]
+    if not ok:
+        return None
+    plt = _plt()
+    panels = [("capacity", f"capacity \u03bb ({u['capacity_short']}, higher is better)",
+               lambda r: r["capacity"]["lambda"])]
+    if any(_first_latency(r) is not None for r in ok) and scale is not None:
+        panels.append(("latency", f"min average latency at demand scale {scale:g}\n({u['latency_short']}, "
+                                  "lower is better)", _first_latency))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.9), squeeze=False)
+    labelled = set(winners) | ({baseline} if baseline else set())
+    for ax, (key, ylabel, value) in zip(axes[0], panels):
+        pts = [(r["spec"], r["cost"][m], value(r)) for r in ok if value(r) is not None]
+        front = set(pareto.get(key) or [])
+        others = [p for p in pts if p[0] not in front]
+        ax.plot([p[1] for p in others], [p[2] for p in others], "o", color="0.6", ms=5, label="candidate")
+        fr = sorted((p for p in pts if p[0] in front), key=lambda p: p[1])
+        if fr:
+            # the front as a staircase: what the best design at each cost achieves
+            xs, ys = [fr[0][1]], [fr[0][2]]
+            for p in fr[1:]:
+                xs += [p[1], p[1]]
+                ys += [ys[-1], p[2]]
+            ax.plot(xs, ys, "-", color="tab:blue", lw=1, alpha=0.6)
+            ax.plot([p[1] for p in fr], [p[2] for p in fr], "o-", color="tab:blue", ms=6, lw=0, label="Pareto front")
+        for spec, x, y in pts:
+            if spec == baseline:
+                ax.plot([x], [y], label=f"baseline ({spec})", **_BASE)
+            if spec in winners:
+                ax.plot([x], [y], label="winner" if spec == winners[0] else "best at the baseline's cost", **(
+                    _WIN if spec == winners[0] else dict(_WIN, color="orchid")))
+        named = [p for p in pts if p[0] in labelled] + [p for p in pts if p[0] in front and p[0] not in labelled]
+        if len(pts) <= 12:
+            named += [p for p in pts if p[0] not in front and p[0] not in labelled]
+        _labels(ax, named)
+        ax.set_xlabel(cost_label)
+        ax.set_ylabel(ylabel, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.margins(x=0.12, y=0.1)
+        # one entry per kind of mark, in drawing order (a spec on the front and marked adds no duplicate)
+        h, lab = ax.get_legend_handles_labels()
+        seen: dict[str, Any] = {}
+        for hh, ll in zip(h, lab):
+            seen.setdefault(ll, hh)
+        ax.legend(seen.values(), seen.keys(), fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def _labels(ax, pts: list[tuple[str, float, float]]) -> None:
+    """Name the points, first ones first, moving a label up or down (in
+    points) until it clears the labels already placed: candidates of equal
+    cost and near-equal performance otherwise print on top of each other."""
+    fig = ax.figure
+    fig.canvas.draw()           # the data-to-display transform needs the final limits
+    tr = ax.transData
+    scale = fig.dpi / 72
+    placed: list[tuple[float, float, float, float]] = []
+    for spec, x, y in pts:
+        px, py = tr.transform((x, y))
+        w, h = 3.6 * len(spec) * scale, 8 * scale
+        for dy in (2, -10, 11, -19, 20, -28, 29, -37, 38):
+            box = (px + 4 * scale, py + dy * scale, px + 4 * scale + w, py + dy * scale + h)
+            if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in placed):
+                break
+        placed.append(box)
+        ax.annotate(spec, (x, y), xytext=(4, dy), textcoords="offset points", fontsize=6.5, va="bottom")
+
+
+def capacity_figure(records: list[dict[str, Any]], ranking: list[str], baseline: str | None, u: dict[str, str]):
+    """Certified capacity of the ranked candidates (bars, in ranking order) with their dual upper bounds."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    by = {r["spec"]: r for r in records}
+    show = [s for s in ranking if by[s]["status"] == "ok"][:MAX_BARS]
+    if baseline in by and by[baseline]["status"] == "ok" and baseline not in show:
+        show.append(baseline)
+    if not show:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 0.3 * len(show) + 1.3))
+    names = show[::-1]
+    lam = [by[s]["capacity"]["lambda"] for s in names]
+    ub = [by[s]["capacity"]["upper_bound"] for s in names]
+    colors = ["tab:red" if s == baseline else "tab:blue" for s in names]
+    ax.barh(names, lam, color=colors)
+    ax.plot(ub, names, "|", color="k", ms=10, mew=1.5)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_xlabel(f"capacity \u03bb ({u['capacity_short']})")
+    handles = [Patch(color="tab:blue", label="certified \u03bb (feasible flow, PTAS)"),
+               Line2D([], [], color="k", marker="|", ls="", ms=10, mew=1.5, label="certified upper bound (dual)")]
+    if baseline in show:
+        handles.insert(1, Patch(color="tab:red", label=f"baseline ({baseline})"))
+    ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def tradeoff_figure(records: list[dict[str, Any]], ranking: list[str], tradeoff: list[dict[str, Any]],
+                    baseline: str | None, u: dict[str, str], top: int = 6):
+    """Minimum average latency against the demand scale for the first
+    ``top`` ranked candidates and the baseline, and the best at each scale."""
+    by = {r["spec"]: r for r in records}
+    show = [s for s in ranking[:top]] + ([baseline] if baseline in ranking[top:] else [])
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    palette = iter(_PALETTE * 2)
+    for s in show:
+        pts = [(x["scale"], x["average_latency"]) for x in by[s].get("latency") or [] if x["average_latency"] is not None]
+        if pts:
+            xs, ys = zip(*pts)
+            if s == baseline:
+                ax.plot(xs, ys, "s--", color="tab:red", label=f"{s} (baseline)")
+            else:
+                ax.plot(xs, ys, "o-", label=s, alpha=0.85, color=next(palette))
+    best = [(t["scale"], t["average_latency"]) for t in tradeoff if t.get("best")]
+    if best:
+        xs, ys = zip(*best)
+        ax.plot(xs, ys, "k-", lw=4, alpha=0.25, label="best at each demand scale")
+    if not ax.get_legend_handles_labels()[0]:  # every point infeasible: nothing to show
+        plt.close(fig)
+        return None
+    ax.set_xlabel(f"demand scale (multiple of the demand set carried, {u['capacity_short']})")
+    ax.set_ylabel(f"min average latency ({u['latency_short']})")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
+    """Accepted load and packet latency against offered load, per simulated candidate."""
+    sims = [x for x in sims if x.get("status") == "ok"]
+    if not sims:
+        return None
+    plt = _plt()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    top = max(p["offered"] for x in sims for p in x["points"])
+    palette = iter(_PALETTE * 2)
+    a1.plot([0, top], [0, top], "k:", lw=0.8, label="accepted = offered")
+    for x in sims:
+        off = [p["offered"] for p in x["points"]]
+        kw = dict(ls="--", marker="s", color="tab:red") if x["spec"] == baseline else dict(
+            ls="-", marker="o", color=next(palette))
+        label = x["spec"] + (" (baseline)" if x["spec"] == baseline else "")
+        line, = a1.plot(off, [p["accepted"] for p in x["points"]], label=label, **kw)
+        lat = [(p["offered"], p["latency"]) for p in x["points"] if p["latency"] is not None]
+        if lat:
+            a2.plot(*zip(*lat), label=label, **dict(kw, color=line.get_color()))
+        if x.get("saturation") is not None:
+            a1.axvline(x["saturation"], color=line.get_color(), lw=0.6, alpha=0.5)
+    a1.plot([], [], color="0.5", lw=0.6, label="saturation (accepted < 95% of offered)")
+    a1.set_xlabel("offered load (phits/cycle/PE)")
+    a1.set_ylabel("accepted load (phits/cycle/PE)")
+    a2.set_xlabel("offered load (phits/cycle/PE)")
+    a2.set_ylabel("mean packet latency (cycles)")
+    a2.set_yscale("log")
+    a1.legend(fontsize=7)
+    a2.legend(fontsize=7)
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def sweep_figure(summary: list[dict[str, Any]], scale: float | None, u: dict[str, str]):
+    """The winner's latency and the best capacity of every variant of a sweep."""
+    plt = _plt()
+    x = list(range(len(summary)))
+    fig, a1 = plt.subplots(figsize=(7, 3.8))
+    lat = [s["latency"] for s in summary]
+    a1.plot([i for i, v in zip(x, lat) if v is not None], [v for v in lat if v is not None], "o-", color="tab:blue",
+            label="winner's min average latency" + (f" at demand scale {scale:g}" if scale is not None else ""))
+    a1.set_xticks(x, [s["variant"] for s in summary], rotation=30, fontsize=7, ha="right")
+    a1.set_xlabel("variant")
+    a1.set_ylabel(f"min average latency ({u['latency_short']})", color="tab:blue")
+    a2 = a1.twinx()
+    a2.plot(x, [s["best_capacity"] for s in summary], "s--", color="tab:red", label="best certified capacity \u03bb")
+    a2.set_ylabel(f"capacity \u03bb ({u['capacity_short']})", color="tab:red")
+    h1, l1 = a1.get_legend_handles_labels()
+    h2, l2 = a2.get_legend_handles_labels()
+    a1.legend(h1 + h2, l1 + l2, fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig

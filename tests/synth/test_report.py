@@ -1,0 +1,185 @@
+"""The study report: the answer first and consistent with the records, units
+in the headers, unranked candidates apart, the study as TOML that reads
+back, drawings that count and mark what they leave out."""
+
+import html as htmllib
+import json
+import re
+import tomllib
+
+import numpy as np
+import pytest
+
+from candidates import from_spec
+from synth.drawing import draw_topology
+from synth.run import run
+from synth.study import BUILTIN_STUDIES, study_from_dict
+from synth.toml_out import dumps, prune
+
+STUDY = {
+    "name": "report",
+    "seed": 2,
+    "candidates": {"specs": ["mesh:4x4", "torus:4x4", "twisted:4x4:t1=2", "ring:16", "complete:16"], "max_degree": 6},
+    "traffic": {"pattern": "random", "count": 40, "scales": [0.1, 0.3]},
+    "ranking": {"objective": "both", "baseline": "mesh:4x4"},
+    "cross_check": {"top": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    res = run(study_from_dict(STUDY), out, jobs=1)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    return res, json.loads((out / "results.json").read_text()), page
+
+
+def _section(page: str, start: str, stop: str = "<h2") -> str:
+    i = page.index(start)
+    j = page.find(stop, i + len(start))
+    return page[i: j if j >= 0 else len(page)]
+
+
+def _text(fragment: str) -> str:
+    return htmllib.unescape(re.sub(r"<[^>]+>", " ", fragment))
+
+
+def test_answer_comes_first_and_states_the_gains_of_the_records(report):
+    res, d, page = report
+    order = [page.index(h) for h in ("<h2 id='answer'>Answer", "<h2>Performance against cost", "<h2>Ranking",
+                                     "<h2>Capacity", "<h2>Winners", "<h2>The study")]
+    assert order == sorted(order)
+    assert page.index("<h2") == order[0]                  # nothing before the answer but the title
+    by = {r["spec"]: r for r in d["records"]}
+    winner = res.ranking[0]
+    assert winner != "mesh:4x4"          # wrap-around links beat the mesh
+    w, b = by[winner]["capacity"], by["mesh:4x4"]["capacity"]
+    gain = w["lambda"] / b["lambda"] - 1
+    low, high = w["lambda"] / b["upper_bound"] - 1, w["upper_bound"] / b["lambda"] - 1
+    answer = _text(_section(page, "<h2 id='answer'>"))
+    c = by[winner]["cost"]
+    assert f"{winner} ({c['routers']} routers, {c['links']} links, radix {c['radix']})" in answer
+    assert f"carries {abs(gain) * 100:.1f}% {'more' if gain >= 0 else 'less'} capacity than mesh:4x4" in answer
+    # the table: the gain with its certified interval, the capacities with their units
+    assert f"{gain * 100:+.1f}% (certified {low * 100:+.1f}% \u2026 {high * 100:+.1f}%)" in answer
+    assert f"{w['lambda']:.4g} (certified \u2264 {w['upper_bound']:.4g})" in answer
+    assert "capacity \u03bb (x demands)" in answer
+    lw, lb = by[winner]["latency"][0]["average_latency"], by["mesh:4x4"]["latency"][0]["average_latency"]
+    change = lw / lb - 1
+    assert f"{abs(change) * 100:.1f}% {'lower' if change < 0 else 'higher'} latency at demand scale 0.1" in answer
+    assert "min average latency (hops) at demand scale 0.1" in answer
+
+
+def test_ranking_headers_carry_units_and_unranked_candidates_stay_out(report):
+    res, d, page = report
+    ranking = _section(page, "<h2>Ranking", "<h3>Not ranked")
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", ranking)
+    for h in ("capacity \u03bb (x demands)", "certified \u2264 (x demands)", "latency @ 0.1 (hops)",
+              "latency @ 0.3 (hops)", "diameter (hops)", "avg distance (hops)", "radix (ports/router)"):
+        assert htmllib.escape(h) in heads or h in heads
+    rows = re.findall(r"<tr[^>]*><td[^>]*>(\d+)</td><td[^>]*>([^<]*)</td>", ranking)
+    assert [spec.removesuffix(" (baseline)") for _, spec in rows] == res.ranking
+    assert [int(k) for k, _ in rows] == list(range(1, len(res.ranking) + 1))
+    # complete:16 (degree 15 > max_degree 6) is pruned: listed apart, not a row of the ranking
+    assert "complete:16" not in ranking
+    apart = _section(page, "<h3>Not ranked")
+    assert "Pruned before the PTAS: 1 x router degree 15" in apart and "complete:16" in apart
+
+
+def test_figures_have_legends_for_the_baseline(report):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from synth.answer import units
+    from synth.report_figures import capacity_figure, pareto_figure
+
+    res, d, _ = report
+    u = units(res.study)
+    fig = capacity_figure(d["records"], d["ranking"], "mesh:4x4", u)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "baseline (mesh:4x4)" in labels and "certified upper bound (dual)" in labels
+    assert fig.axes[0].get_xlabel() == "capacity \u03bb (x demands)"
+    fig = pareto_figure(d["records"], d["pareto"], "mesh:4x4", [d["ranking"][0]], 0.1, u, "links")
+    assert len(fig.axes) == 2                            # capacity and latency against links
+    for ax in fig.axes:
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert {"Pareto front", "baseline (mesh:4x4)", "winner"} <= set(labels)
+
+
+def test_the_reports_study_reads_back_as_the_same_study(report):
+    res, d, page = report
+    toml = htmllib.unescape(re.search(r"<pre id='study'>(.*?)</pre>", page, re.S).group(1))
+    again = study_from_dict(tomllib.loads(toml))
+    assert again.fingerprint() == d["fingerprint"] == res.study.fingerprint()
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_STUDIES))
+def test_toml_round_trip_of_every_builtin_study(name):
+    d = BUILTIN_STUDIES[name]
+    assert tomllib.loads(dumps(d)) == d
+    s = study_from_dict(d)
+    assert study_from_dict(tomllib.loads(dumps(prune(s.to_dict())))) == s
+
+
+def test_toml_strings_keys_and_floats():
+    d = {"a": 'say "hi"\\\n\tok', "x": {"torus:8x4": "uniform", "y": {"z": [1.5e-07, 1e16, -0.0, True]}},
+         "t": [{"k": [[1, 2], []]}]}
+    assert tomllib.loads(dumps(d)) == d
+    with pytest.raises(TypeError):
+        dumps({"a": None})
+
+
+def _panel_links(topo):
+    """Independently: links that are unit steps in x or y inside one z slice, wrap-arounds in x or y, z links."""
+    C, L = topo.coords, topo.links
+    dl = np.abs(C[L[:, 1]] - C[L[:, 0]])
+    same_z = dl[:, 2] == 0
+    unit = same_z & (dl[:, :2].sum(axis=1) == 1)
+    return int(unit.sum()), int((same_z & ~unit).sum()), int((~same_z).sum())
+
+
+def test_a_3d_torus_is_drawn_as_slices_with_its_wraparounds_marked():
+    t = from_spec("torus:4x4x3")
+    dr = draw_topology(t)
+    lines, wraps, between = _panel_links(t)
+    assert dr.kind == "small multiples" and dr.nodes == t.n == 48
+    assert (dr.links, dr.stubs, dr.hidden) == (lines, wraps, between) == (72, 24, 48)
+    assert len(dr.figure.axes) >= 3                       # one panel per z slice
+    assert "(3,y,z) \u2014 (0,y,z)" in dr.caption and "(x,y,2) \u2014 (x,y,0)" in dr.caption
+    assert "48 links between slices are not drawn" in dr.caption
+
+
+def test_twisted_wraparounds_are_stated():
+    # PDTT(4): the Y and the Z wrap-around each shift x by a = 4 (DESIGN.md)
+    dr = draw_topology(from_spec("pdtt:a=4"))
+    assert "(x,3,z) \u2014 (x+4,0,z) (twisted)" in dr.caption and "(x,y,3) \u2014 (x+4,y,0) (twisted)" in dr.caption
+    assert "(7,y,z) \u2014 (0,y,z);" in dr.caption       # the x wrap is plain
+    # RTT(4): vertical wrap (x, 0)-((x + a) mod 2a, a - 1)
+    dr = draw_topology(from_spec("rtt:a=4"))
+    assert dr.kind == "grid" and "(x,3) \u2014 (x+4,0) (twisted)" in dr.caption and dr.hidden == 0
+
+
+def test_a_hypercube_is_not_drawn_as_a_grid():
+    t = from_spec("hypercube:5")
+    dr = draw_topology(t)
+    assert (dr.kind, dr.nodes, dr.links, dr.hidden) == ("hypercube", 32, 80, 0)
+    pts = dr.figure.axes[0].collections[-1].get_offsets()
+    assert len({(round(x, 6), round(y, 6)) for x, y in pts}) == 32      # no two routers drawn on one spot
+
+
+def test_a_product_with_an_irregular_factor_is_drawn_as_its_factors():
+    import networkx as nx
+
+    t = from_spec("bgl:g6:GiCG_C*ring:4*ring:4*ring:4")
+    dr = draw_topology(t)
+    row = nx.from_graph6_bytes(b"GiCG_C")
+    assert dr.kind == "factors" and dr.nodes == 4 + 4 + 4 + 8
+    assert dr.links == 4 + 4 + 4 + row.number_of_edges() and dr.hidden == t.num_links
+    assert "512 routers = 4 x 4 x 4 x 8" in dr.caption
+
+
+def test_rings_and_dense_graphs_on_a_circle():
+    dr = draw_topology(from_spec("ring:12"))
+    assert (dr.kind, dr.nodes, dr.links) == ("ring", 12, 12)
+    dr = draw_topology(from_spec("complete:6"))
+    assert dr.kind == "graph" and dr.links == 15 and "circle" in dr.caption
