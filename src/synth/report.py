@@ -471,7 +471,7 @@ def write_sweep_outputs(res, out: Path) -> Path:
     # units of the first variant: a swept pattern can change them, and each variant's own report says its own
     u = units(res.variants[0][1].study) if res.variants else units(res.study)
     scale = res.study.scales[0] if res.study.scales else None
-    pins = any(isinstance(v, list) for v in res.study.connector_pins.values())
+    pins = any(isinstance(v, list) for v in res.study.physical.connector_pins.values())
     img = _img(sweep_figure(summ, scale, u), "sweep")
     rows = []
     for s, (_, vres) in zip(summ, res.variants):
