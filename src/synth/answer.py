@@ -70,9 +70,11 @@ class Answer:
         u = u or {"capacity_short": "", "latency_short": ""}
         parts = [f"{self.winner} ({self.cost.get('routers')} routers, {self.cost.get('links')} links, "
                  f"radix {self.cost.get('radix')})"]
-        if self.baseline is None or self.baseline == self.winner:
-            if self.baseline == self.winner:
-                parts.append("is the baseline itself: no candidate beats it")
+        if self.baseline == self.winner:
+            lam = (f"; it carries lambda = {self.capacity[0]:.4g} {u['capacity_short']} "
+                   f"(certified <= {self.capacity[1]:.4g})") if self.capacity else ""
+            return f"no candidate beats the baseline {parts[0]}{lam}."
+        if self.baseline is None:
             if self.capacity:
                 parts.append(f"carries lambda = {self.capacity[0]:.4g} {u['capacity_short']} "
                              f"(certified <= {self.capacity[1]:.4g})")
@@ -91,7 +93,9 @@ class Answer:
             parts.append(f"simulated saturation {self.saturation:.3g} vs {self.baseline_saturation:.3g} phits/cycle/PE "
                          f"({_pct(self.saturation / self.baseline_saturation - 1)})")
         if self.baseline_cost:
-            diff = [f"{k} {self.cost[k]:g} vs {self.baseline_cost[k]:g}" for k in ("links", "radix", "wire_length")
+            diff = [f"{name} {self.cost[k]:.4g}{unit} vs {self.baseline_cost[k]:.4g}{unit}"
+                    for k, name, unit in (("links", "links", ""), ("radix", "radix", ""),
+                                          ("wire_length", "wire length", " m"))
                     if self.cost.get(k) is not None and self.baseline_cost.get(k) is not None
                     and self.cost[k] != self.baseline_cost[k]]
             parts.append("at the same cost" if not diff else "at a different cost: " + ", ".join(diff))

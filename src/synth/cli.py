@@ -255,8 +255,15 @@ def _print_answers(res) -> None:
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    from .study import BUILTIN_STUDIES
+    from .study import BUILTIN_STUDIES, builtin_study
+    from .toml_out import dumps, prune
 
+    if args.show:
+        # the validated study, every default spelled out: a file to start from
+        study = builtin_study(args.show)
+        print(f"# built-in study {args.show!r}; run it with: toposynth run FILE.toml --out DIR")
+        print(dumps(prune(study.to_dict())), end="")
+        return 0
     if args.json:
         _print_json(BUILTIN_STUDIES)
         return 0
@@ -265,7 +272,8 @@ def cmd_studies(args: argparse.Namespace) -> int:
     for name, d in BUILTIN_STUDIES.items():
         print(name)
         print(textwrap.fill(d.get("description", ""), width=100, initial_indent="    ", subsequent_indent="    "))
-    print("\nRun one with: toposynth run builtin:NAME --out DIR")
+    print("\nRun one with: toposynth run builtin:NAME --out DIR; start a study file from one with: "
+          "toposynth studies --show NAME > my-study.toml")
     return 0
 
 
@@ -359,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
 
     st = sub.add_parser("studies", help="the built-in studies")
+    st.add_argument("--show", metavar="NAME", help="print the built-in study NAME as a TOML file to start from")
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=cmd_studies)
 

@@ -1,0 +1,63 @@
+"""Shipped study files (studies/*.toml), the built-in studies, `toposynth studies --show`, and the
+README's study example: every one loads, and each compares like with like."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from synth.cli import main
+from synth.machine import check_machine
+from synth.pool import candidate_sizes
+from synth.study import BUILTIN_STUDIES, builtin_study, load_study, study_from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted((ROOT / "studies").glob("*.toml"))
+
+
+def test_studies_are_shipped():
+    assert {p.name for p in SHIPPED} >= {"example.toml", "concentration.toml", "enumerated-8.toml"}
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_study_loads_and_is_one_machine(path):
+    s = load_study(path)
+    sizes = candidate_sizes(s)
+    pes = check_machine(s.machine, sizes, s.baseline)        # raises if sizes are mixed
+    assert pes == s.machine.pes and set(sizes.values()) == {pes}
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_STUDIES))
+def test_every_builtin_study_loads_and_show_prints_it_as_toml(name, capsys):
+    s = builtin_study(name)
+    assert main(["studies", "--show", name]) == 0
+    text = capsys.readouterr().out
+    again = study_from_dict(tomllib.loads(text))
+    assert again.fingerprint() == s.fingerprint() and again.name == s.name
+    if name in ("bgl-midplane", "bgl-pins"):
+        return       # hundreds of 512-router compositions: the pool is checked by the machine test below
+    sizes = candidate_sizes(s)
+    check_machine(s.machine, sizes, s.baseline)
+
+
+def test_the_twisted_tori_study_declares_its_two_sizes():
+    s = builtin_study("twisted-tori")
+    assert s.machine.compare_sizes and s.machine.pes == 128
+    assert set(candidate_sizes(s).values()) == {128, 32}
+
+
+def test_the_readme_example_is_the_shipped_file():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", readme, flags=re.S)
+    assert blocks, "the README shows a study file"
+    for b in blocks:
+        tomllib.loads(b)                                      # every TOML block of the README is valid TOML
+    example = (ROOT / "studies" / "example.toml").read_text()
+    assert any(tomllib.loads(b) == tomllib.loads(example) for b in blocks)
+
+
+def test_show_refuses_an_unknown_study(capsys):
+    assert main(["studies", "--show", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no built-in study 'nope'" in err
