@@ -42,8 +42,8 @@ def main() -> None:
             res = run(study, out, jobs=args.jobs)
             wall = time.perf_counter() - t0
         n = len(res.records)
-        ok = [r["seconds"] for r in res.records if r["status"] == "ok"]
-        pruned = sum(r["status"] == "pruned" for r in res.records)
+        ok = [r.seconds for r in res.records if r.ok]
+        pruned = sum(r.status == "pruned" for r in res.records)
         rows.append(["bgl-midplane", "on" if prune else "off", n, pruned, args.jobs, f"{wall:.1f}",
                      f"{60 * n / wall:.1f}", f"{statistics.median(ok):.2f}", f"{max(ok):.2f}"])
     body = table(["study", "pruning", "candidates", "pruned", "jobs", "wall s", "candidates / minute",

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .records import CandidateRecord
+
 __all__ = ["Answer", "study_answer", "study_answers", "units"]
 
 
@@ -115,15 +117,15 @@ def _pct(x: float, down: str = "less", up: str = "more") -> str:
     return f"{abs(x) * 100:.1f}% {down if x < 0 else up}"
 
 
-def _first_latency(rec: dict[str, Any]) -> tuple[float, float, float] | None:
-    for x in rec.get("latency") or []:
-        if x.get("average_latency") is not None:
-            bound = x.get("latency_bound")
-            return x["scale"], x["average_latency"], bound if bound is not None else x["average_latency"]
+def _first_latency(rec: CandidateRecord) -> tuple[float, float, float] | None:
+    for x in rec.latency:
+        if x.average_latency is not None:
+            bound = x.latency_bound
+            return x.scale, x.average_latency, bound if bound is not None else x.average_latency
     return None
 
 
-def study_answers(study, ranking: list[str], records: list[dict[str, Any]], simulation: list[dict[str, Any]],
+def study_answers(study, ranking: list[str], records: list[CandidateRecord], simulation: list[dict[str, Any]],
                   pes: int | None) -> list[Answer]:
     """The answer of one size class, and -- when the winner costs more than
     the baseline in the study's cost measure -- the best candidate that
@@ -134,17 +136,18 @@ def study_answers(study, ranking: list[str], records: list[dict[str, Any]], simu
     bc = best.baseline_cost.get(m) if best.baseline_cost else None
     wc = best.cost.get(m) if best.cost else None
     if bc is not None and wc is not None and wc > bc:
-        by = {r["spec"]: r for r in records}
-        cheap = [s for s in ranking if (by[s].get("cost") or {}).get(m) is not None and by[s]["cost"][m] <= bc]
+        by = {r.spec: r for r in records}
+        cheap = [s for s in ranking if by[s].cost is not None and by[s].cost.measure(m) is not None
+                 and by[s].cost.measure(m) <= bc]
         if cheap:
             out.append(study_answer(study, cheap, records, simulation, pes, label="at the baseline's cost"))
     return out
 
 
-def study_answer(study, ranking: list[str], records: list[dict[str, Any]], simulation: list[dict[str, Any]],
+def study_answer(study, ranking: list[str], records: list[CandidateRecord], simulation: list[dict[str, Any]],
                  pes: int | None, label: str = "best") -> Answer:
     """The answer for the candidates ranked in ``ranking`` (one size class)."""
-    by = {r["spec"]: r for r in records}
+    by = {r.spec: r for r in records}
     winner = ranking[0] if ranking else None
     base = study.baseline
     if base is not None:
@@ -153,28 +156,28 @@ def study_answer(study, ranking: list[str], records: list[dict[str, Any]], simul
         base = from_spec(base).spec or base
     notes = []
     brec = by.get(base) if base else None
-    if base is not None and (brec is None or brec["status"] != "ok"):
-        why = "not in the pool" if brec is None else f"{brec['status']}: {brec.get('reason', '')}"
+    if base is not None and (brec is None or not brec.ok):
+        why = "not in the pool" if brec is None else f"{brec.status}: {brec.reason}"
         notes.append(f"the baseline {base} has no result ({why}); gains are not stated")
         brec = None
     if winner is None:
         return Answer(None, base, study.objective, pes, label, study.cost, notes=tuple(notes))
     w = by[winner]
     sims = {x["spec"]: x for x in simulation if x.get("status") == "ok"}
-    kw: dict[str, Any] = dict(capacity=(w["capacity"]["lambda"], w["capacity"]["upper_bound"]),
-                              cost=w.get("cost") or {}, saturation=sims.get(winner, {}).get("saturation"))
+    kw: dict[str, Any] = dict(capacity=(w.capacity.lam, w.capacity.upper_bound),
+                              cost=w.cost.to_dict() if w.cost else {}, saturation=sims.get(winner, {}).get("saturation"))
     if brec is not None:
-        bl, bu = brec["capacity"]["lambda"], brec["capacity"]["upper_bound"]
+        bl, bu = brec.capacity.lam, brec.capacity.upper_bound
         wl, wu = kw["capacity"]
         kw.update(baseline_capacity=(bl, bu), capacity_gain=(wl / bl, wl / bu, wu / bl),
-                  baseline_cost=brec.get("cost") or {}, baseline_saturation=sims.get(base, {}).get("saturation"))
+                  baseline_cost=brec.cost.to_dict() if brec.cost else {},
+                  baseline_saturation=sims.get(base, {}).get("saturation"))
         lw = _first_latency(w)
         # the same scale for both: the first the winner is feasible at
         lb = None
         if lw is not None:
-            lb = next(((x["average_latency"], x.get("latency_bound") or x["average_latency"])
-                       for x in brec.get("latency") or [] if x["scale"] == lw[0] and x.get("average_latency") is not None),
-                      None)
+            lb = next(((x.average_latency, x.latency_bound if x.latency_bound is not None else x.average_latency)
+                       for x in brec.latency if x.scale == lw[0] and x.average_latency is not None), None)
         if lw is not None and lb is not None:
             s, lat, bound = lw
             kw.update(scale=s, latency=(lat, bound), baseline_latency=lb,

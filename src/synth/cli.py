@@ -227,11 +227,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"ranking ({res.pes} PEs; lambda in {u['capacity_short']}, latency in {u['latency_short']}):")
     for k, spec in enumerate(res.ranking[:10], 1):
         r = res.record(spec)
-        lat = r.get("latency") or []
-        extra = "".join(f", latency@{x['scale']:g} {x['average_latency']:.4g}" for x in lat[:2]
-                        if x["average_latency"] is not None)
-        c = r["cost"]
-        print(f"  {k:>2}. {spec}: lambda {r['capacity']['lambda']:.4g}{extra}; {c['links']} links, radix {c['radix']}")
+        extra = "".join(f", latency@{x.scale:g} {x.average_latency:.4g}" for x in r.latency[:2]
+                        if x.average_latency is not None)
+        print(f"  {k:>2}. {spec}: lambda {r.capacity.lam:.4g}{extra}; {r.cost.links} links, radix {r.cost.radix}")
     for pes, ranked in res.classes.items():
         if pes != res.pes:
             print(f"other size ({pes} PEs, ranked apart): " + ", ".join(ranked[:5]) + (" ..." if len(ranked) > 5 else ""))

@@ -19,6 +19,7 @@ from candidates import distance_stats, from_spec
 from candidates.errors import ToposynthError
 from candidates.topology import Topology
 
+from .records import CandidateRecord
 from .study import Study
 
 __all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds", "problem_bounds",
@@ -41,7 +42,7 @@ def build_problem(topo: Topology, study: Study):
     return study.physical.problem(topo, study.traffic.demands(topo))
 
 
-def evaluate(spec: str, study: Study, best: float | None = None) -> dict[str, Any]:
+def evaluate(spec: str, study: Study, best: float | None = None) -> CandidateRecord:
     """The record of one candidate: structure and cost, capacity (PTAS,
     certified), and the minimum latency at each demand scale. ``best``: the
     best value of the ranking objective so far (lambda, or the latency at
@@ -53,11 +54,15 @@ def evaluate(spec: str, study: Study, best: float | None = None) -> dict[str, An
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "traffic": {"pattern": "uniform"},
     ...                      "ranking": {"objective": "capacity"}})
     >>> r = evaluate("ring:6", s)
-    >>> r["status"], r["capacity"]["lambda"] <= 10 / 9 <= r["capacity"]["upper_bound"]   # LP optimum 10/9
+    >>> r.status, r.capacity.lam <= 10 / 9 <= r.capacity.upper_bound     # LP optimum 10/9
     ('ok', True)
-    >>> r["cost"]["links"], r["cost"]["radix"]                 # 2 network ports + 1 PE per router
+    >>> r.cost.links, r.cost.radix                       # 2 network ports + 1 PE per router
     (6, 3)
     """
+    return CandidateRecord.from_dict(_evaluate(spec, study, best))
+
+
+def _evaluate(spec: str, study: Study, best: float | None) -> dict[str, Any]:
     import flows
 
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,6 +22,7 @@ from .answer import Answer, study_answers
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_sizes
+from .records import CandidateRecord
 from .study import Study, StudyError
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS"]
@@ -41,7 +42,7 @@ class StudyResult:
     """
 
     study: Study
-    records: list[dict[str, Any]]
+    records: list[CandidateRecord]
     ranking: list[str]
     cross_check: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
@@ -52,9 +53,9 @@ class StudyResult:
     pareto: dict[str, list[str]] = field(default_factory=dict)
     answers: list[Answer] = field(default_factory=list)
 
-    def record(self, spec: str) -> dict[str, Any]:
+    def record(self, spec: str) -> CandidateRecord:
         for r in self.records:
-            if r["spec"] == spec:
+            if r.spec == spec:
                 return r
         raise KeyError(spec)
 
@@ -66,19 +67,18 @@ class StudyResult:
         for i, s in enumerate(self.study.scales):
             best = None
             for r in self.records:
-                if r["spec"] not in ranked:
+                if r.spec not in ranked or not r.ok:
                     continue
-                lat = r.get("latency")
-                if r["status"] == "ok" and lat and lat[i]["average_latency"] is not None:
-                    if best is None or lat[i]["average_latency"] < best[1]:
-                        best = (r["spec"], lat[i]["average_latency"])
+                lat = r.latency_at(i)
+                if lat is not None and (best is None or lat < best[1]):
+                    best = (r.spec, lat)
             out.append({"scale": s, "best": best[0] if best else None, "average_latency": best[1] if best else None})
         return out
 
     def to_dict(self) -> dict[str, Any]:
         return {"study": self.study.to_dict(), "fingerprint": self.study.fingerprint(), "pes": self.pes,
                 "answers": [a.to_dict() for a in self.answers],
-                "records": self.records, "ranking": self.ranking,
+                "records": [r.to_dict() for r in self.records], "ranking": self.ranking,
                 "classes": {str(k): v for k, v in self.classes.items()}, "pareto": self.pareto,
                 "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
                 "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed}
@@ -98,9 +98,8 @@ class SweepStudyResult:
         out = []
         for label, res in self.variants:
             top = res.ranking[0] if res.ranking else None
-            rec = res.record(top) if top else None
-            lat = (rec.get("latency") or [{}])[0].get("average_latency") if rec else None
-            best_cap = max((r["capacity"]["lambda"] for r in res.records if r["status"] == "ok"), default=None)
+            lat = res.record(top).latency_at(0) if top else None
+            best_cap = max((r.capacity.lam for r in res.records if r.ok), default=None)
             out.append({"variant": label, "pins": dict(res.study.physical.connector_pins),
                         "winner": top, "latency": lat, "best_capacity": best_cap})
         return out
@@ -110,25 +109,25 @@ class SweepStudyResult:
                 "variants": {label: res.to_dict() for label, res in self.variants}}
 
 
-def _latency_key(r: dict[str, Any]) -> float:
-    lat = r.get("latency") or []
-    v = lat[0]["average_latency"] if lat else None
+def _latency_key(r: CandidateRecord) -> float:
+    v = r.latency_at(0)
     return float("inf") if v is None else v
 
 
-def rank(study: Study, records: list[dict[str, Any]]) -> list[str]:
+def rank(study: Study, records: list[CandidateRecord]) -> list[str]:
     """Specs of the evaluated candidates, best first: by capacity lambda
     (``capacity``), or by the minimum latency at the first demand scale,
     ties by capacity (``latency``, ``both``). Ties keep pool order."""
-    ok = [r for r in records if r["status"] == "ok"]
+    ok = [r for r in records if r.ok]
     if study.objective == "capacity":
-        ok.sort(key=lambda r: -r["capacity"]["lambda"])
+        ok.sort(key=lambda r: -r.capacity.lam)
     else:
-        ok.sort(key=lambda r: (_latency_key(r), -r["capacity"]["lambda"]))
-    return [r["spec"] for r in ok]
+        ok.sort(key=lambda r: (_latency_key(r), -r.capacity.lam))
+    return [r.spec for r in ok]
 
 
 def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
+    """The JSON records of ``path`` computed for this study fingerprint, by spec."""
     done: dict[str, dict[str, Any]] = {}
     if not path.exists():
         return done
@@ -147,21 +146,26 @@ def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
 
 
 def _keep(rec: dict[str, Any], fp: str, done: dict, log) -> None:
-    """Remember a finished record and make it durable at once (resumability)."""
-    rec["fingerprint"] = fp
+    """Remember a finished simulation record and make it durable at once (resumability)."""
+    rec = {**rec, "fingerprint": fp}
     done[rec["spec"]] = rec
+    _write(rec, log)
+
+
+def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
+    rec = replace(rec, fingerprint=fp)
+    done[rec.spec] = rec
+    _write(rec.to_dict(), log)
+    if progress:
+        what = f"lambda {rec.capacity.lam:.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
+        print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s)", file=sys.stderr)
+
+
+def _write(d: dict[str, Any], log) -> None:
     if log is not None:
-        log.write(json.dumps(rec) + "\n")
+        log.write(json.dumps(d) + "\n")
         log.flush()
         os.fsync(log.fileno())
-
-
-def _log(rec: dict[str, Any], fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
-    _keep(rec, fp, done, log)
-    if progress:
-        what = (f"lambda {rec['capacity']['lambda']:.4g}" if rec["status"] == "ok"
-                else f"{rec['status']}: {rec.get('reason', '')}")
-        print(f"  [{k}/{total}] {rec['spec']}: {what} ({rec['seconds']:.2f} s)", file=sys.stderr)
 
 
 def _parallel_map(fn: Callable, items: list, jobs: int, backend: str, scheduler: str | None):
@@ -192,7 +196,7 @@ class _Evaluate:
         self.sizes = sizes
         self.best = best
 
-    def __call__(self, spec: str) -> dict[str, Any]:
+    def __call__(self, spec: str) -> CandidateRecord:
         return evaluate(spec, self.study, self.best.get(self.sizes[spec]))
 
 
@@ -202,10 +206,10 @@ class _Evaluate:
 WAVE = 16
 
 
-def _best(study: Study, records: list[dict[str, Any]]) -> float | None:
-    ok = [r for r in records if r["status"] == "ok"]
+def _best(study: Study, records: list[CandidateRecord]) -> float | None:
+    ok = [r for r in records if r.ok]
     if study.objective == "capacity":
-        return max((r["capacity"]["lambda"] for r in ok), default=None)
+        return max((r.capacity.lam for r in ok), default=None)
     vals = [_latency_key(r) for r in ok]
     vals = [v for v in vals if v != float("inf")]
     return min(vals, default=None)
@@ -250,13 +254,13 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
     base = _canonical(study.baseline)
     pes = check_machine(study.machine, sizes, base)
     fp = study.fingerprint()
-    done: dict[str, dict[str, Any]] = {}
+    done: dict[str, CandidateRecord] = {}
     log = None
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         path = out / "records.jsonl"
-        done = _load_records(path, fp)
+        done = {s: CandidateRecord.from_dict(d) for s, d in _load_records(path, fp).items()}
         (out / "study.json").write_text(json.dumps(study.to_dict(), indent=2) + "\n", encoding="utf-8")
         log = path.open("a", encoding="utf-8")
     resumed = sum(1 for s in specs if s in done)
@@ -275,7 +279,7 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
             if study.prune:
                 earlier = [done[s] for s in specs[: w * WAVE] if s in done]
                 for size in set(sizes.values()):
-                    b = _best(study, [r for r in earlier if sizes[r["spec"]] == size])
+                    b = _best(study, [r for r in earlier if sizes[r.spec] == size])
                     if b is not None:
                         best[size] = b
             for rec in _parallel_map(_Evaluate(study, sizes, best), pending, jobs, backend, scheduler):
@@ -291,14 +295,14 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
             log.close()
     records = [done[s] for s in specs]
 
-    classes = {size: rank(study, [r for r in records if sizes[r["spec"]] == size])
+    classes = {size: rank(study, [r for r in records if sizes[r.spec] == size])
                for size in sorted(set(sizes.values()), key=lambda x: (x != pes, x))}
     ranking = classes[pes]
     checks = cross_check(study, ranking[: study.cross_check_top], done)
     sims = simulate_winners(study, ranking, records, out, fp, jobs, backend, scheduler, progress)
     res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
                       classes=classes if len(classes) > 1 else {},
-                      pareto=pareto(study, [r for r in records if sizes[r["spec"]] == pes]),
+                      pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
                       answers=study_answers(study, ranking, records, sims, pes))
     if out is not None:
         from .report import write_outputs
@@ -315,14 +319,14 @@ def _canonical(spec: str | None) -> str | None:
     return from_spec(spec).spec or spec
 
 
-def pareto(study: Study, records: list[dict[str, Any]]) -> dict[str, list[str]]:
+def pareto(study: Study, records: list[CandidateRecord]) -> dict[str, list[str]]:
     """The candidates on the Pareto front of capacity (higher is better)
     and of latency at the first demand scale (lower is better) against the
     study's cost measure (``ranking.cost``, lower is better)."""
-    ok = [r for r in records if r["status"] == "ok" and (r.get("cost") or {}).get(study.cost) is not None]
+    ok = [r for r in records if r.ok and r.cost is not None and r.cost.measure(study.cost) is not None]
     out = {"cost": study.cost,
-           "capacity": pareto_front([(r["spec"], r["cost"][study.cost], r["capacity"]["lambda"]) for r in ok])}
-    lat = [(r["spec"], r["cost"][study.cost], -_latency_key(r)) for r in ok if _latency_key(r) != float("inf")]
+           "capacity": pareto_front([(r.spec, r.cost.measure(study.cost), r.capacity.lam) for r in ok])}
+    lat = [(r.spec, r.cost.measure(study.cost), -_latency_key(r)) for r in ok if _latency_key(r) != float("inf")]
     if lat:
         out["latency"] = pareto_front(lat)
     return out
@@ -377,14 +381,14 @@ class _Simulate:
                     "seconds": time.perf_counter() - t0}
 
 
-def simulate_winners(study: Study, ranking: list[str], records: list[dict[str, Any]], out: Path | None, fp: str,
+def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRecord], out: Path | None, fp: str,
                      jobs: int, backend: str, scheduler: str | None, progress: bool) -> list[dict[str, Any]]:
     """Saturation sweeps of the top ``simulation.top`` candidates and the
     baseline, resumable through ``out/simulation.jsonl``."""
     if study.sim_top == 0:
         return []
     specs = list(ranking[: study.sim_top])
-    ok = {r["spec"] for r in records if r["status"] == "ok"}
+    ok = {r.spec for r in records if r.ok}
     base = study.baseline
     if base is not None:
         from candidates import from_spec
@@ -410,14 +414,14 @@ def simulate_winners(study: Study, ranking: list[str], records: list[dict[str, A
     return [done[s] for s in specs]
 
 
-def cross_check(study: Study, specs: list[str], records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def cross_check(study: Study, specs: list[str], records: dict[str, CandidateRecord]) -> list[dict[str, Any]]:
     """Re-solve the capacity of the given candidates exactly (HiGHS) and
     compare with the certified PTAS interval already in their records."""
     import flows
 
     out = []
     for spec in specs:
-        lam, upper = records[spec]["capacity"]["lambda"], records[spec]["capacity"]["upper_bound"]
+        lam, upper = records[spec].capacity.lam, records[spec].capacity.upper_bound
         lp = flows.solve_lp(build_problem(build_topology(spec, study), study))
         out.append({"spec": spec, "ptas_lambda": lam, "ptas_upper_bound": upper,
                     "lp_lambda": lp.lam, "relative_difference": (lp.lam - lam) / lp.lam,

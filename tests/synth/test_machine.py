@@ -74,13 +74,13 @@ def _csv(res):
 def test_concentration_realises_the_machine_with_demands_between_pes():
     s = _study(["torus:8x4", "torus:4x4:c=2"], machine={"pes": 32})
     res = run(s)
-    lam = {r["spec"]: r["capacity"] for r in res.records}
+    lam = {r.spec: r.capacity for r in res.records}
     # uniform per PE on 4x4 routers with 2 PEs each: every router injects 2 lambda, spread over the 15
     # others, so lambda is half the 4x4 torus's uniform injection bound (which is its exact LP optimum)
     half = cd.uniform_load(cd.from_spec("torus:4x4")).injection_bound / 2
     full = cd.uniform_load(cd.from_spec("torus:8x4")).injection_bound
-    assert lam["torus:4x4:c=2"]["lambda"] <= half * (1 + 1e-9) <= lam["torus:4x4:c=2"]["upper_bound"] * (1 + 1e-9)
-    assert lam["torus:8x4"]["lambda"] <= full * (1 + 1e-9) <= lam["torus:8x4"]["upper_bound"] * (1 + 1e-9)
+    assert lam["torus:4x4:c=2"].lam <= half * (1 + 1e-9) <= lam["torus:4x4:c=2"].upper_bound * (1 + 1e-9)
+    assert lam["torus:8x4"].lam <= full * (1 + 1e-9) <= lam["torus:8x4"].upper_bound * (1 + 1e-9)
     # random demands are drawn between the 32 PEs, then mapped to routers (PE p on router p // 2)
     sr = study_from_dict({"candidates": {"specs": ["torus:4x4:c=2"]}, "traffic": {"pattern": "random", "count": 200},
                           "seed": 5})
@@ -99,9 +99,9 @@ def test_cost_columns_structural():
         "torus:4x4x2": (96, 7, 224, 32),       # the size-2 ring is a double link: degree 6
         "torus:4x4:c=2": (32, 6, 96, 16),      # 4 ports + 2 PEs
     }.items():
-        c = evaluate(spec, s)["cost"]
-        assert (c["links"], c["radix"], c["ports"], c["routers"], c["pes"]) == (links, radix, ports, routers, 32)
-        assert c["wire_length"] is None and c["wires"] is None        # no packaging: no wires priced
+        c = evaluate(spec, s).cost
+        assert (c.links, c.radix, c.ports, c.routers, c.pes) == (links, radix, ports, routers, 32)
+        assert c.wire_length is None and c.wires is None        # no packaging: no wires priced
 
 
 BOARDS = [{"level": "card", "width_m": 0.1, "height_m": 0.1, "signal_layers": 2, "wire_pitch_m": 0.001,
@@ -121,36 +121,36 @@ def test_cost_columns_with_a_packaging_follow_the_physical_model():
     s = study_from_dict(d)
     assert s.physical.wiring_for("torus:4x4") == "uniform" and s.physical.wiring_for("mesh:4x4") == "flexible"
     rec = evaluate("torus:4x4", s)
-    assert rec["wiring"] == "uniform" and rec["status"] == "ok"
+    assert rec.wiring == "uniform" and rec.status == "ok"
     t = build_topology("torus:4x4", s)
     pk = Packaging(tuple(Board(**b) for b in BOARDS), 2)
     m = physical_model(t, Technology(), pk)
     cap = m.uniform_capacity()
-    c = rec["cost"]
-    assert c["wires"] == pytest.approx(cap.sum())
-    assert c["wire_length"] == pytest.approx(float(cap @ m.length))
-    assert c["pins"] == pytest.approx(float(sum(cap[a] * 2 * 2 * m.level[a] for a in range(t.num_arcs))))
-    assert c["cables"] == 0                                          # one board: no cables
+    c = rec.cost
+    assert c.wires == pytest.approx(cap.sum())
+    assert c.wire_length == pytest.approx(float(cap @ m.length))
+    assert c.pins == pytest.approx(float(sum(cap[a] * 2 * 2 * m.level[a] for a in range(t.num_arcs))))
+    assert c.cables == 0                                          # one board: no cables
     # the uniform-wired torus's capacity brackets the exact LP of the uniform problem
     lp = flows.solve_lp(physical_problem(t, study_demands(t, s), Technology(), pk, wiring="uniform")).lam
-    assert rec["capacity"]["lambda"] <= lp * (1 + 1e-9) <= rec["capacity"]["upper_bound"] * (1 + 1e-9)
+    assert rec.capacity.lam <= lp * (1 + 1e-9) <= rec.capacity.upper_bound * (1 + 1e-9)
     # flexible wiring: the wires are the capacity flow's, within the resources
     mesh = evaluate("mesh:4x4", s)
     tm = build_topology("mesh:4x4", s)
     pm = physical_problem(tm, study_demands(tm, s), Technology(), pk)
     cap_m = flows.max_concurrent_flow(pm, eps=s.eps)
-    assert mesh["wiring"] == "flexible" and mesh["cost"]["wires"] == pytest.approx(cap_m.arc_flow.sum())
+    assert mesh.wiring == "flexible" and mesh.cost.wires == pytest.approx(cap_m.arc_flow.sum())
     assert (pm.R @ cap_m.arc_flow <= pm.capacity * (1 + 1e-9)).all()
 
 
 def test_budgets_prune_with_the_reason():
     s = _study(["torus:8x4", "hypercube:5", "torus:4x4x2"], machine={"links": 64})
     res = run(s)
-    st = {r["spec"]: (r["status"], r.get("reason", "")) for r in res.records}
+    st = {r.spec: (r.status, r.reason) for r in res.records}
     assert st["hypercube:5"] == ("pruned", "over budget: links 80 > machine.links 64")
     assert st["torus:4x4x2"][0] == "pruned" and res.ranking == ["torus:8x4"]
     s2 = _study(["torus:8x4", "hypercube:5"], machine={"radix": 5})
-    assert evaluate("hypercube:5", s2)["reason"] == "over budget: radix 6 > machine.radix 5"
+    assert evaluate("hypercube:5", s2).reason == "over budget: radix 6 > machine.radix 5"
     with pytest.raises(StudyError, match="machine.wire_length: a wire-length budget needs a packaging"):
         _study(["torus:8x4"], machine={"wire_length": 10.0})
     with pytest.raises(StudyError, match="machine.pes: must be a positive integer"):
@@ -164,13 +164,13 @@ def test_budgets_prune_with_the_reason():
 def test_pareto_front_against_brute_force():
     s = _study(["torus:8x4", "hypercube:5", "torus:4x4x2", "ring:32", "mesh:8x4", "rtt:a=4", "product:ring:8*path:4"])
     res = run(s)
-    ok = [r for r in res.records if r["status"] == "ok"]
+    ok = [r for r in res.records if r.status == "ok"]
     front = []
     for r in ok:
-        c, p = r["cost"]["links"], r["capacity"]["lambda"]
-        if not any(q["cost"]["links"] <= c and q["capacity"]["lambda"] >= p
-                   and (q["cost"]["links"] < c or q["capacity"]["lambda"] > p) for q in ok):
-            front.append(r["spec"])
+        c, p = r.cost.links, r.capacity.lam
+        if not any(q.cost.links <= c and q.capacity.lam >= p
+                   and (q.cost.links < c or q.capacity.lam > p) for q in ok):
+            front.append(r.spec)
     assert sorted(res.pareto["capacity"]) == sorted(front) and res.pareto["cost"] == "links"
     assert "torus:8x4" not in front            # rtt:a=4 has the same 64 links and carries more
     pts = [("a", 1, 1.0), ("b", 1, 1.0), ("c", 2, 0.5)]
@@ -181,10 +181,9 @@ def test_the_answer_states_certified_gains_and_the_best_at_the_baseline_cost():
     s = _study(["torus:8x4", "hypercube:5", "rtt:a=4"], ranking={"objective": "capacity", "baseline": "torus:8x4"})
     res = run(s)
     best, cheap = res.answers
-    w, b = res.record("hypercube:5")["capacity"], res.record("torus:8x4")["capacity"]
+    w, b = res.record("hypercube:5").capacity, res.record("torus:8x4").capacity
     assert best.winner == "hypercube:5" and best.baseline == "torus:8x4"
-    assert best.capacity_gain == pytest.approx((w["lambda"] / b["lambda"], w["lambda"] / b["upper_bound"],
-                                                w["upper_bound"] / b["lambda"]))
+    assert best.capacity_gain == pytest.approx((w.lam / b.lam, w.lam / b.upper_bound, w.upper_bound / b.lam))
     # the hypercube costs 80 links against the torus's 64: the answer also names the best at 64 links
     assert cheap.label == "at the baseline's cost" and cheap.winner == "rtt:a=4"
     assert "at a different cost: links 80 vs 64" in best.sentence()

@@ -25,6 +25,7 @@ SMALL = {
 
 
 def strip(records):
+    records = [r.to_dict() for r in records]
     return [{k: v for k, v in r.items() if k != "seconds"} | (
         {"capacity": {k: v for k, v in r["capacity"].items() if k != "seconds"}} if "capacity" in r else {}) | (
         {"latency": [{k: v for k, v in x.items() if k != "seconds"} for x in r["latency"]]} if "latency" in r else {})
@@ -39,20 +40,20 @@ def small_run(tmp_path_factory):
 
 def test_ranking_and_pruning(small_run):
     res, _ = small_run
-    st = {r["spec"]: r["status"] for r in res.records}
+    st = {r.spec: r.status for r in res.records}
     assert st["complete:16"] == "pruned"                   # degree 15 > max_degree 6
     # 8 routers with 2 PEs each realise the 16-PE machine: the random demands are drawn between PEs
-    assert st["rtt:a=2:c=2"] == "ok" and res.record("rtt:a=2:c=2")["pes"] == 16
+    assert st["rtt:a=2:c=2"] == "ok" and res.record("rtt:a=2:c=2").pes == 16
     assert all(s == "ok" for k, s in st.items() if k != "complete:16")
     # every capacity is certified: the exact LP lies inside [lambda, upper_bound]
     study = res.study
     for r in res.records:
-        if r["status"] != "ok" or r["spec"] not in ("ring:16", "mesh:4x4"):
+        if r.status != "ok" or r.spec not in ("ring:16", "mesh:4x4"):
             continue
-        lp = flows.solve_lp(build_problem(from_spec(r["spec"]), study)).lam
-        assert r["capacity"]["lambda"] <= lp * (1 + 1e-9) <= r["capacity"]["upper_bound"] * (1 + 1e-9)
+        lp = flows.solve_lp(build_problem(from_spec(r.spec), study)).lam
+        assert r.capacity.lam <= lp * (1 + 1e-9) <= r.capacity.upper_bound * (1 + 1e-9)
     # ranked by latency at the first scale: non-decreasing
-    lat = [res.record(s)["latency"][0]["average_latency"] or float("inf") for s in res.ranking]
+    lat = [res.record(s).latency[0].average_latency or float("inf") for s in res.ranking]
     assert lat == sorted(lat)
     assert all(c["within_eps"] for c in res.cross_check) and len(res.cross_check) == 2
 
@@ -60,11 +61,11 @@ def test_ranking_and_pruning(small_run):
 def test_latency_never_below_average_distance(small_run):
     res, _ = small_run
     for r in res.records:
-        if r["status"] == "ok":
-            for x in r["latency"]:
-                if x["average_latency"] is not None:
-                    assert x["latency_bound"] <= x["average_latency"] * (1 + 1e-9)
-                    assert x["latency_bound"] >= 1.0 - 1e-9   # every demand needs at least one hop
+        if r.status == "ok":
+            for x in r.latency:
+                if x.average_latency is not None:
+                    assert x.latency_bound <= x.average_latency * (1 + 1e-9)
+                    assert x.latency_bound >= 1.0 - 1e-9   # every demand needs at least one hop
 
 
 def test_outputs(small_run):
@@ -74,7 +75,7 @@ def test_outputs(small_run):
     rows = list(csv.DictReader((out / "results.csv").open()))
     assert [r["spec"] for r in rows[: len(res.ranking)]] == res.ranking
     for r in rows:
-        rec = next(x for x in res.records if x["spec"] == r["spec"])
+        rec = next(x.to_dict() for x in res.records if x.spec == r["spec"])
         for k, lat in enumerate(rec.get("latency") or []):
             s = f"{SMALL['traffic']['scales'][k]:g}"
             if lat["average_latency"] is None:
@@ -123,7 +124,7 @@ def test_failures_are_recorded_and_the_sweep_goes_on(tmp_path):
     s = study_from_dict({"candidates": {"specs": ["ring:4"], "files": [str(g)]},
                          "traffic": {"pattern": "uniform"}, "cross_check": {"top": 0}})
     res = run(s)
-    st = {r["spec"]: (r["status"], r.get("reason", "")) for r in res.records}
+    st = {r.spec: (r.status, r.reason) for r in res.records}
     assert st["ring:4"][0] == "ok"
     assert st[f"graph:{g}"] == ("failed", "disconnected topology")
 
@@ -194,13 +195,13 @@ def test_bgl_midplane_study_reduced(tmp_path):
     res = run(s, tmp_path, jobs=2)
     res = res.variants[0][1]
     tmp_path = tmp_path / "count=256"
-    assert [r["status"] for r in res.records] == ["ok"] * 3 and res.records[0]["spec"] == "torus:8x8x8"
+    assert [r.status for r in res.records] == ["ok"] * 3 and res.records[0].spec == "torus:8x8x8"
     for r in res.records:
-        assert r["routers"] == 512
+        assert r.routers == 512
         # flow is in wires: the binding resources are connector pins, as the paper reports for its boards
-        assert "connector pins" in r["capacity"]["bottlenecks"][0]["resource"]
-        lat = r["latency"][0]
-        assert lat["average_latency"] >= lat["latency_bound"] > 3.0    # ns: at least one router delay
+        assert "connector pins" in r.capacity.bottlenecks[0].resource
+        lat = r.latency[0]
+        assert lat.average_latency >= lat.latency_bound > 3.0    # ns: at least one router delay
     html = (tmp_path / "report.html").read_text()
     assert "torus:8x8x8 (baseline)" in html and "connector pins" in html
 
@@ -211,24 +212,24 @@ def test_twisted_tori_study_matches_the_analytic_bounds():
     s = _reduced("twisted-tori", cross_check__top=0, traffic__scales=[0.2], traffic__pattern="uniform")
     res = run(s)
     big = ["pdtt:a=4", "ptt:a=4", "pt:a=4", "rtt:a=8", "rt:a=8", "mesh:16x8"]       # the 128-router ones
-    assert sorted(big, key=lambda s: -res.record(s)["capacity"]["lambda"]) == big
+    assert sorted(big, key=lambda s: -res.record(s).capacity.lam) == big
     # two machines ranked apart (machine.compare_sizes): the 32-router RTT(4) never outranks a 128-router one
     assert sorted(res.ranking) == sorted(big) and list(res.classes) == [128, 32]
     assert res.classes[32] == ["rtt:a=4", "rt:a=4"]      # by latency: RTT(4) has the shorter paths
     # by latency at 0.2: the shortest average distance of the 128-router machines wins (pdtt 4.06 hops)
     assert res.ranking[0] == min(big, key=lambda s: cd.distance_stats(cd.from_spec(s)).average_distance)
     for spec in ("rt:a=8", "rtt:a=8", "pt:a=4", "ptt:a=4", "pdtt:a=4"):
-        cap = res.record(spec)["capacity"]
+        cap = res.record(spec).capacity
         bound = cd.uniform_load(cd.from_spec(spec)).injection_bound       # equals the exact LP for these
-        assert cap["lambda"] <= bound * (1 + 1e-9) <= cap["upper_bound"] * (1 + 1e-9)
+        assert cap.lam <= bound * (1 + 1e-9) <= cap.upper_bound * (1 + 1e-9)
         # uncongested latency = average distance over distinct pairs (one unit per hop)
         ad = cd.distance_stats(cd.from_spec(spec)).average_distance
-        assert res.record(spec)["latency"][0]["average_latency"] == pytest.approx(ad, rel=0.05)
+        assert res.record(spec).latency[0].average_latency == pytest.approx(ad, rel=0.05)
 
 
 def test_twin_torus_study():
     res = run(_reduced("5dt-vs-3d", traffic__scales=[0.1]))
-    a, b = (res.record(s)["latency"][0]["average_latency"] for s in ("ndt:4x4x2x2x2", "torus:8x8x4"))
+    a, b = (res.record(s).latency[0].average_latency for s in ("ndt:4x4x2x2x2", "torus:8x8x4"))
     assert a < b        # 5DT: shorter average path than the 3D torus with the same cards (11.6% at 256 PEs)
     assert res.ranking[0] == "ndt:4x4x2x2x2"
 
@@ -292,13 +293,13 @@ def test_pruning_by_certified_bounds_is_sound_and_deterministic(monkeypatch):
     d = {"candidates": {"specs": ["hypercube:4", "complete:16", "ring:16", "path:16", "torus:4x4"]},
          "traffic": {"pattern": "uniform"}, "ranking": {"objective": "capacity"}, "cross_check": {"top": 0}}
     res = run(study_from_dict(d))
-    st = {r["spec"]: r["status"] for r in res.records}
+    st = {r.spec: r.status for r in res.records}
     # wave 1 meets the complete graph's lambda = 15: ring, path and torus cannot reach it
     assert st == {"hypercube:4": "ok", "complete:16": "ok", "ring:16": "pruned", "path:16": "pruned",
                   "torus:4x4": "pruned"}
-    best = res.record("complete:16")["capacity"]["lambda"]
+    best = res.record("complete:16").capacity.lam
     for s in ("ring:16", "path:16", "torus:4x4"):
-        b = res.record(s)["bound"]["capacity"]
+        b = res.record(s).bound["capacity"]
         assert b < best
         # the bound is certified: the exact LP optimum lies below it
         lp = flows.solve_lp(build_problem(from_spec(s), res.study)).lam
@@ -306,13 +307,13 @@ def test_pruning_by_certified_bounds_is_sound_and_deterministic(monkeypatch):
     assert strip(run(study_from_dict(d), None, jobs=2).records) == strip(res.records)
     # without pruning everything is evaluated and the ranking head is the same
     full = run(study_from_dict(d | {"ranking": {"objective": "capacity", "prune": False}}))
-    assert all(r["status"] == "ok" for r in full.records) and full.ranking[0] == res.ranking[0]
+    assert all(r.status == "ok" for r in full.records) and full.ranking[0] == res.ranking[0]
     # latency objective: prunes on the latency lower bound
     dl = d | {"traffic": {"pattern": "uniform", "scales": [0.05]}, "ranking": {"objective": "latency"}}
     resl = run(study_from_dict(dl))
     for r in resl.records:
-        if r["status"] == "pruned":
-            assert r["bound"]["latency"] > resl.record("complete:16")["latency"][0]["average_latency"]
+        if r.status == "pruned":
+            assert r.bound["latency"] > resl.record("complete:16").latency[0].average_latency
     assert bounds("ring:16", study_from_dict(dl))["latency"] == pytest.approx(64 / 15)
 
 
@@ -327,10 +328,10 @@ def test_pins_sweep_reduced(tmp_path):
     for spec in ("torus:8x8x8",):
         a, b = few.record(spec), many.record(spec)
         # more pins never hurt: certified bounds of the richer packaging against the poorer one's answers
-        assert b["capacity"]["upper_bound"] >= a["capacity"]["lambda"]
-        if a["latency"][0]["average_latency"] is not None:
-            assert b["latency"][0]["latency_bound"] <= a["latency"][0]["average_latency"] * (1 + 1e-9)
-    assert max(r["capacity"]["lambda"] for r in many.records) > max(r["capacity"]["lambda"] for r in few.records)
+        assert b.capacity.upper_bound >= a.capacity.lam
+        if a.latency[0].average_latency is not None:
+            assert b.latency[0].latency_bound <= a.latency[0].average_latency * (1 + 1e-9)
+    assert max(r.capacity.lam for r in many.records) > max(r.capacity.lam for r in few.records)
     summ = json.loads((tmp_path / "sweep.json").read_text())["summary"]
     assert [v["variant"] for v in summ] == ["node_card=160", "node_card=320"]
     assert "Physical sweep" in (tmp_path / "report.html").read_text()
@@ -411,12 +412,12 @@ def test_pattern_sweep_with_simulator_patterns(tmp_path):
     assert [label for label, _ in s.variants()] == ["pattern=uniform", "pattern=sim-bitcomplement"]
     res = run(s, tmp_path)
     uni, bc = (r for _, r in res.variants)
-    assert {r["status"] for r in uni.records} == {r["status"] for r in bc.records} == {"ok"}
+    assert {r.status for r in uni.records} == {r.status for r in bc.records} == {"ok"}
     # bit complement on RT(4) (8 x 4 = 32 PEs): every PE sends to its complement; the exact LP agrees
     assert all(c["within_eps"] for c in bc.cross_check)
     p = build_problem(from_spec("rt:a=4"), bc.study)
     assert len(p.demands) == 32 and set(p.demands.amount.tolist()) == {1.0}
-    assert bc.record("rtt:a=4")["capacity"]["lambda"] > bc.record("rt:a=4")["capacity"]["lambda"]
+    assert bc.record("rtt:a=4").capacity.lam > bc.record("rt:a=4").capacity.lam
     assert (tmp_path / "pattern=sim-bitcomplement" / "report.html").exists()
     with pytest.raises(StudyError, match="unknown traffic pattern 'zipf'"):
         study_from_dict({"candidates": {"specs": ["ring:4"]}, "traffic": {"pattern": "sim:zipf"}})
@@ -438,9 +439,9 @@ def test_application_skeleton_traffic():
     assert cost(sa) <= cost(ident) + 1e-9       # annealing never ends worse than its start
     res = run(study_from_dict({"candidates": {"specs": ["rtt:a=4", "torus:16x8"]}, "machine": {"compare_sizes": True},
                                "traffic": {"pattern": "app", "app": "ft"}, "cross_check": {"top": 0}}))
-    st = {r["spec"]: r for r in res.records}
-    assert st["rtt:a=4"]["status"] == "ok"
-    assert st["torus:16x8"]["status"] == "failed" and "FT" in st["torus:16x8"]["reason"]   # 128 does not divide nz = 64
+    st = {r.spec: r for r in res.records}
+    assert st["rtt:a=4"].status == "ok"
+    assert st["torus:16x8"].status == "failed" and "FT" in st["torus:16x8"].reason   # 128 does not divide nz = 64
     with pytest.raises(StudyError, match="traffic.app: must be one of cg, mg, ft, is, lu, bt, sp"):
         study_from_dict(base | {"traffic": {"pattern": "app", "app": "hpl"}})
 
@@ -524,7 +525,7 @@ def test_latency_inside_the_capacity_bracket_is_decided_by_the_lp_when_it_fits(t
     exact = {s: flows.solve_lp(p.scaled(s), "latency").average_latency for s in (far, below)}
     res = run(study_from_dict(base | {"traffic": base["traffic"] | {"scales": [far, below, above]},
                                       "cross_check": {"top": 0}}), tmp_path, jobs=1)
-    lat = res.records[0]["latency"]
+    lat = [x.to_dict() for x in res.records[0].latency]
     assert [x["solver"] for x in lat] == ["ptas", "lp", "lp"]
     assert lat[0]["latency_bound"] <= exact[far] * (1 + 1e-7)
     assert exact[far] <= lat[0]["average_latency"] * (1 + 1e-7)
@@ -533,6 +534,6 @@ def test_latency_inside_the_capacity_bracket_is_decided_by_the_lp_when_it_fits(t
     assert lat[2]["status"] == "infeasible" and lat[2]["average_latency"] is None
     assert f"{exact[below]:.4g} (LP)</td>" in (tmp_path / "report.html").read_text()
     off = evaluate("torus:4x4", study_from_dict(base | {"traffic": base["traffic"] | {"scales": [below]},
-                                                       "ranking": {"lp_limit": 0}}))["latency"][0]
-    assert off["status"] == "undecided"
-    assert f"raise ranking.lp_limit to {flows.lp_columns(p, 'latency')} to decide" in off["reason"]
+                                                       "ranking": {"lp_limit": 0}})).latency[0]
+    assert off.status == "undecided"
+    assert f"raise ranking.lp_limit to {flows.lp_columns(p, 'latency')} to decide" in off.reason
