@@ -215,9 +215,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     if hasattr(res, "summary"):
         print(f"study {study.name!r}: {len(res.variants)} variants, {res.seconds:.1f} s")
+        base = study.baseline
         for v in res.summary():
             lat = "-" if v["latency"] is None else f"{v['latency']:.4g}"
-            print(f"  {v['variant']}: winner {v['winner']}, latency {lat}, best capacity {v['best_capacity']:.4g}")
+            g = v["capacity_gain"]
+            vs = "" if g is None or base is None else \
+                f" ({(g[0] - 1) * 100:+.1f}% capacity vs {base}, certified {(g[1] - 1) * 100:+.1f}% to {(g[2] - 1) * 100:+.1f}%)"
+            print(f"  {v['variant']}: winner {v['winner']}{vs}, latency {lat}, best capacity {v['best_capacity']:.4g}")
         print(f"report: {out}/report.html")
         return 0
     print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s; "

@@ -93,15 +93,19 @@ class SweepStudyResult:
     seconds: float = 0.0
 
     def summary(self) -> list[dict[str, Any]]:
-        """Per variant: the winner, its latency at the first scale and the best capacity
-        (the paper's Figs. 4 and 5)."""
+        """Per variant: the winner, its latency at the first scale, the best
+        capacity of the machine's candidates (the paper's Figs. 4 and 5) and
+        the winner's capacity gain over the baseline (point, low, high)."""
         out = []
         for label, res in self.variants:
             top = res.ranking[0] if res.ranking else None
             lat = res.record(top).latency_at(0) if top else None
-            best_cap = max((r.capacity.lam for r in res.records if r.ok), default=None)
+            ranked = set(res.ranking)
+            best_cap = max((r.capacity.lam for r in res.records if r.spec in ranked), default=None)
+            gain = res.answers[0].capacity_gain if res.answers else None
             out.append({"variant": label, "pins": dict(res.study.physical.connector_pins),
-                        "winner": top, "latency": lat, "best_capacity": best_cap})
+                        "winner": top, "latency": lat, "best_capacity": best_cap,
+                        "capacity_gain": None if gain is None else list(gain)})
         return out
 
     def to_dict(self) -> dict[str, Any]:
