@@ -91,6 +91,10 @@ NACC = 18
 VS_IDLE = 0
 VS_VA = 1          # head at the front, routed: waiting for an output VC
 VS_ACTIVE = 2      # output VC held: flits request the switch
+# ``vc_rdy``: the cycle from which input VC ``g`` may request (VS_VA: the
+# output VC; VS_ACTIVE: the switch, its front flit arrived and past the
+# previous one), so each allocator's scan reads one number per idle VC
+NEVER = np.int64(1) << np.int64(62)
 
 # ----------------------------------------------------------------- routings
 RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
@@ -114,7 +118,7 @@ Net = namedtuple("Net", [
 ])
 
 Buf = namedtuple("Buf", [
-    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_out", "rt_n", "rt_op", "rt_v0",
+    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_rdy", "vc_out", "rt_n", "rt_op", "rt_v0",
     "rt_v1", "rt_pri",
     "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
     "wh_cnt", "wh_o", "r_flits",
@@ -346,6 +350,7 @@ def _head_front(g, now_min, net, buf):
     buf.vc_state[g] = VS_VA
     buf.r_va[u] += 1
     buf.vc_t[g] = start + net.rd
+    buf.vc_rdy[g] = start + net.rd
     k = buf.npend[0]
     buf.pend[k] = g
     buf.npend[0] = k + 1
@@ -372,8 +377,12 @@ def _push(g, p, fi, arr, net, buf):
     buf.fb_arr[g, k] = arr
     buf.vc_cnt[g] += 1
     buf.r_flits[net.ip_router[g // net.V]] += 1
-    if buf.vc_cnt[g] == 1 and buf.vc_state[g] == VS_IDLE:
-        _head_front(g, arr, net, buf)
+    if buf.vc_cnt[g] == 1:
+        if buf.vc_state[g] == VS_IDLE:
+            _head_front(g, arr, net, buf)
+        elif buf.vc_state[g] == VS_ACTIVE:
+            t = buf.vc_t[g]
+            buf.vc_rdy[g] = arr if arr > t else t
 
 
 # =========================================================================
@@ -517,7 +526,7 @@ def _vc_alloc(u, now, net, buf):
         ip = net.r_ip[ii]
         for v in range(V):
             g = ip * V + v
-            if buf.vc_state[g] != VS_VA or buf.vc_t[g] > now:
+            if buf.vc_rdy[g] > now or buf.vc_state[g] != VS_VA:
                 continue
             for e in range(buf.rt_n[g]):
                 op = buf.rt_op[g, e]
@@ -591,6 +600,7 @@ def _vc_alloc(u, now, net, buf):
             buf.vc_state[g] = VS_ACTIVE
             buf.r_va[u] -= 1
             buf.vc_t[g] = now + net.va
+            buf.vc_rdy[g] = now + net.va
             if it == 0:
                 buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
                 buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
@@ -643,9 +653,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         rr = buf.sw_rr[ip]
         for v in range(V):
             g = ip * V + v
-            if buf.vc_state[g] != VS_ACTIVE or buf.vc_t[g] > now or buf.vc_cnt[g] == 0:
-                continue
-            if buf.fb_arr[g, buf.vc_head[g]] > now:
+            if buf.vc_rdy[g] > now or buf.vc_state[g] != VS_ACTIVE:
                 continue
             o = buf.vc_out[g]
             if buf.ov_cred[o] <= 0:
@@ -754,8 +762,14 @@ def _move(g, t_out, net, buf, acc, phase):
             _head_front(g, t_out + 1, net, buf)
         else:
             buf.vc_state[g] = VS_IDLE
+            buf.vc_rdy[g] = NEVER
     else:
         buf.vc_t[g] = t_out + 1
+        if buf.vc_cnt[g] > 0:
+            a = buf.fb_arr[g, buf.vc_head[g]]
+            buf.vc_rdy[g] = a if a > t_out + 1 else t_out + 1
+        else:
+            buf.vc_rdy[g] = NEVER
 
 
 # =========================================================================

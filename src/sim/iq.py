@@ -184,7 +184,8 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     buf = Q.Buf(
         np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
         np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
-        np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64), np.zeros((NVC, R), np.int64),
+        np.full(NVC, Q.NEVER, np.int64), np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64),
+        np.zeros((NVC, R), np.int64),
         np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
         np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
         np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
