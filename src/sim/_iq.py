@@ -121,7 +121,7 @@ Buf = namedtuple("Buf", [
     "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_rdy", "vc_out", "rt_n", "rt_op", "rt_v0",
     "rt_v1", "rt_pri",
     "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
-    "wh_cnt", "wh_o", "r_flits",
+    "wh_cnt", "wh_o", "wake",
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
     "pk_intm", "pk_vph",
     "free", "nfree",
@@ -328,6 +328,22 @@ def _min_hops(a, b, net):
 # buffers and credits
 # =========================================================================
 @njit(**HELPER)
+def _wake(u, t, buf):
+    """Router ``u`` may have a request at cycle ``t``."""
+    W = buf.wake.shape[0]
+    buf.wake[t & (W - 1), u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+
+
+@njit(**HELPER)
+def _ready(g, t, u, buf):
+    """Input VC ``g`` of router ``u`` may request from cycle ``t``: the router
+    is woken then (a bit in the wake-up wheel; routers are visited in index
+    order, as the routing's random draws depend on it)."""
+    buf.vc_rdy[g] = t
+    _wake(u, t, buf)
+
+
+@njit(**HELPER)
 def _credit_later(t, o, buf):
     """Output VC ``o`` gets one credit back at cycle ``t``."""
     W = buf.wh_cnt.shape[0]
@@ -350,7 +366,7 @@ def _head_front(g, now_min, net, buf):
     buf.vc_state[g] = VS_VA
     buf.r_va[u] += 1
     buf.vc_t[g] = start + net.rd
-    buf.vc_rdy[g] = start + net.rd
+    _ready(g, start + net.rd, u, buf)
     k = buf.npend[0]
     buf.pend[k] = g
     buf.npend[0] = k + 1
@@ -376,13 +392,12 @@ def _push(g, p, fi, arr, net, buf):
     buf.fb_idx[g, k] = fi
     buf.fb_arr[g, k] = arr
     buf.vc_cnt[g] += 1
-    buf.r_flits[net.ip_router[g // net.V]] += 1
     if buf.vc_cnt[g] == 1:
         if buf.vc_state[g] == VS_IDLE:
             _head_front(g, arr, net, buf)
         elif buf.vc_state[g] == VS_ACTIVE:
             t = buf.vc_t[g]
-            buf.vc_rdy[g] = arr if arr > t else t
+            _ready(g, arr if arr > t else t, net.ip_router[g // net.V], buf)
 
 
 # =========================================================================
@@ -522,12 +537,14 @@ def _vc_alloc(u, now, net, buf):
     NIV = (i1 - i0) * V
     NOV = (o1 - o0) * V
     nreq = 0
+    nready = 0
     for ii in range(i0, i1):
         ip = net.r_ip[ii]
         for v in range(V):
             g = ip * V + v
             if buf.vc_rdy[g] > now or buf.vc_state[g] != VS_VA:
                 continue
+            nready += 1
             for e in range(buf.rt_n[g]):
                 op = buf.rt_op[g, e]
                 for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
@@ -536,9 +553,10 @@ def _vc_alloc(u, now, net, buf):
                         buf.req_g[nreq] = g
                         buf.req_o[nreq] = o
                         nreq += 1
-    if nreq == 0:
-        return
+    granted = 0
     for it in range(net.iters):
+        if nreq == 0:
+            break
         # grant: every requested output VC picks the first requester from its pointer
         for k in range(nreq):
             o = buf.req_o[k]
@@ -561,7 +579,7 @@ def _vc_alloc(u, now, net, buf):
                 buf.sc_win[lo] = k
                 buf.sc_key[lo] = key
         if not any_req:
-            return
+            break
         # accept: every input VC picks the first granting output from its pointer
         for k in range(nreq):
             g = buf.req_g[k]
@@ -600,7 +618,8 @@ def _vc_alloc(u, now, net, buf):
             buf.vc_state[g] = VS_ACTIVE
             buf.r_va[u] -= 1
             buf.vc_t[g] = now + net.va
-            buf.vc_rdy[g] = now + net.va
+            _ready(g, now + net.va, u, buf)
+            granted += 1
             if it == 0:
                 buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
                 buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
@@ -610,6 +629,8 @@ def _vc_alloc(u, now, net, buf):
             g = buf.req_g[k]
             if g >= 0 and buf.vc_state[g] != VS_VA:
                 buf.req_g[k] = -1
+    if granted < nready:
+        _wake(u, now + 1, buf)          # the others ask again next cycle
 
 
 @njit(**HELPER)
@@ -648,6 +669,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     gmask = buf.gmask
     touched = buf.touched
     nt = 0
+    nreq = 0
     for li in range(NI):
         ip = net.r_ip[i0 + li]
         rr = buf.sw_rr[ip]
@@ -657,7 +679,8 @@ def _sw_alloc(u, now, net, buf, acc, phase):
                 continue
             o = buf.vc_out[g]
             if buf.ov_cred[o] <= 0:
-                continue
+                continue                        # the credit's return wakes the router
+            nreq += 1
             lo = net.op_local[o // V]
             bit = np.uint64(1) << np.uint64(li)
             if omask[lo] & bit:
@@ -718,6 +741,8 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         buf.sw_rr[ip] = v + 1 if v + 1 < V else 0
         _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase)
         moved += 1
+    if moved < nreq:
+        _wake(u, now + 1, buf)          # the losers ask again next cycle
     return moved
 
 
@@ -733,7 +758,6 @@ def _move(g, t_out, net, buf, acc, phase):
     buf.vc_head[g] = h + 1 if h + 1 < B else 0
     buf.vc_cnt[g] -= 1
     ip = g // V
-    buf.r_flits[net.ip_router[ip]] -= 1
     # the credit of the freed slot goes upstream
     up = net.ip_up[ip]
     if ip < A:
@@ -767,7 +791,7 @@ def _move(g, t_out, net, buf, acc, phase):
         buf.vc_t[g] = t_out + 1
         if buf.vc_cnt[g] > 0:
             a = buf.fb_arr[g, buf.vc_head[g]]
-            buf.vc_rdy[g] = a if a > t_out + 1 else t_out + 1
+            _ready(g, a if a > t_out + 1 else t_out + 1, net.ip_router[ip], buf)
         else:
             buf.vc_rdy[g] = NEVER
 
@@ -777,14 +801,25 @@ def _move(g, t_out, net, buf, acc, phase):
 # =========================================================================
 @njit(**HELPER)
 def _routers(now, net, buf, acc, phase):
-    """One cycle of every router that holds a flit; the flits moved."""
+    """One cycle of every router woken for it; the flits moved. A router
+    not woken has no request this cycle: visiting it would change nothing."""
     moved = 0
-    for u in range(net.n):
-        if buf.r_flits[u] == 0:
-            continue
-        if buf.r_va[u] > 0:
-            _vc_alloc(u, now, net, buf)
-        moved += _sw_alloc(u, now, net, buf, acc, phase)
+    W = buf.wake.shape[0]
+    slot = now & (W - 1)
+    for w in range(buf.wake.shape[1]):
+        bits = buf.wake[slot, w]
+        buf.wake[slot, w] = 0
+        b = 0
+        while bits != 0:
+            while (bits & np.uint64(1)) == 0:
+                bits >>= np.uint64(1)
+                b += 1
+            u = w * 64 + b
+            if buf.r_va[u] > 0:
+                _vc_alloc(u, now, net, buf)
+            moved += _sw_alloc(u, now, net, buf, acc, phase)
+            bits >>= np.uint64(1)
+            b += 1
     return moved
 
 
@@ -803,7 +838,11 @@ def run(net, buf, trf, acc, ctl, until):
     while now < until:
         slot = now & (W - 1)
         for e in range(buf.wh_cnt[slot]):
-            buf.ov_cred[buf.wh_o[slot, e]] += 1
+            o = buf.wh_o[slot, e]
+            c = buf.ov_cred[o]
+            buf.ov_cred[o] = c + 1
+            if c == 0:                  # a VC may have waited for this credit
+                _wake(net.op_router[o // net.V], now, buf)
         buf.wh_cnt[slot] = 0
         _generate(now, trf, acc, phase < 2)
         _inject(now, net, buf, trf, acc, phase, drain_t)

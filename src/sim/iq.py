@@ -181,6 +181,8 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     P = NVC * B + T + 1
     W = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + 2 * int(link) + cfg.credit_delay + 6)
     R = D + 1                          # route-set entries: every dimension plus an escape
+    # router wake-ups reach as far as a head's arrival at the next router plus routing
+    WW = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + int(link) + cfg.routing_delay + cfg.vc_alloc_delay + 2)
     buf = Q.Buf(
         np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
         np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
@@ -190,7 +192,8 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
         np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
         np.zeros(NIP, np.int64),
-        np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64), np.zeros(n, np.int64),
+        np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64),
+        np.zeros((WW, (n + 63) // 64), np.uint64),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
