@@ -125,7 +125,7 @@ Buf = namedtuple("Buf", [
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
     "pk_intm", "pk_vph",
     "free", "nfree",
-    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "r_va", "pend", "npend",
+    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo", "ov_req", "r_va", "pend", "npend",
 ])
 
 Trf = namedtuple("Trf", [
@@ -526,6 +526,24 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
 # the router
 # =========================================================================
 @njit(**HELPER)
+def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
+    """Input VC ``g`` (local index ``li``) gets output VC ``o`` (``lo``);
+    the round-robin pointers move on a first-iteration grant."""
+    buf.ov_owner[o] = g
+    buf.vc_out[g] = o
+    op = o // net.V
+    if op < net.A:
+        buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
+    buf.vc_state[g] = VS_ACTIVE
+    buf.r_va[u] -= 1
+    buf.vc_t[g] = now + net.va
+    _ready(g, now + net.va, u, buf)
+    if first:
+        buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
+        buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
+
+
+@njit(**HELPER)
 def _vc_alloc(u, now, net, buf):
     """Separable iSLIP VC allocation at router ``u``: every routed head asks
     for every idle output VC of its range."""
@@ -538,6 +556,8 @@ def _vc_alloc(u, now, net, buf):
     NOV = (o1 - o0) * V
     nreq = 0
     nready = 0
+    stamp = now * net.n + u             # marks the output VCs requested in this visit
+    shared = False                      # an output VC has two requests
     for ii in range(i0, i1):
         ip = net.r_ip[ii]
         for v in range(V):
@@ -545,15 +565,42 @@ def _vc_alloc(u, now, net, buf):
             if buf.vc_rdy[g] > now or buf.vc_state[g] != VS_VA:
                 continue
             nready += 1
+            li = (ii - i0) * V + v
             for e in range(buf.rt_n[g]):
                 op = buf.rt_op[g, e]
+                lop = net.op_local[op] * V
                 for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
                     o = op * V + ov
                     if buf.ov_owner[o] < 0:
+                        if buf.ov_req[o] == stamp:
+                            shared = True
+                        buf.ov_req[o] = stamp
                         buf.req_g[nreq] = g
                         buf.req_o[nreq] = o
+                        buf.req_li[nreq] = li
+                        buf.req_lo[nreq] = lop + ov
                         nreq += 1
     granted = 0
+    if not shared:
+        # every requested output VC grants its only request, every input VC
+        # accepts the first of its requests from its pointer, and no request
+        # is left for later iterations: iSLIP's result in one pass
+        k = 0
+        while k < nreq:
+            g = buf.req_g[k]
+            best = k
+            bkey = NOV
+            while k < nreq and buf.req_g[k] == g:
+                key = buf.req_lo[k] - buf.va_aptr[g]
+                if key < 0:
+                    key += NOV
+                if key < bkey:
+                    best = k
+                    bkey = key
+                k += 1
+            _va_grant(g, buf.req_o[best], buf.req_li[best], buf.req_lo[best], True, u, now, NIV, NOV, net, buf)
+            granted += 1
+        nreq = 0
     for it in range(net.iters):
         if nreq == 0:
             break
@@ -610,19 +657,8 @@ def _vc_alloc(u, now, net, buf):
                 continue
             o = buf.req_o[k]
             lo = net.op_local[o // V] * V + o % V
-            buf.ov_owner[o] = g
-            buf.vc_out[g] = o
-            op = o // V
-            if op < net.A:
-                buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
-            buf.vc_state[g] = VS_ACTIVE
-            buf.r_va[u] -= 1
-            buf.vc_t[g] = now + net.va
-            _ready(g, now + net.va, u, buf)
+            _va_grant(g, o, li, lo, it == 0, u, now, NIV, NOV, net, buf)
             granted += 1
-            if it == 0:
-                buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
-                buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
             buf.sc_in[li] = -2
         # matched inputs and outputs leave the next iterations
         for k in range(nreq):

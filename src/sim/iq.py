@@ -202,7 +202,9 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
         np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
         np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.zeros(n, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.full(NOV, -1, np.int64),
+        np.zeros(n, np.int64),
         np.zeros(NVC, np.int64), np.zeros(1, np.int64),
     )
     lo, hi = cfg.length_range
