@@ -91,9 +91,10 @@ NACC = 18
 VS_IDLE = 0
 VS_VA = 1          # head at the front, routed: waiting for an output VC
 VS_ACTIVE = 2      # output VC held: flits request the switch
-# ``vc_rdy``: the cycle from which input VC ``g`` may request (VS_VA: the
-# output VC; VS_ACTIVE: the switch, its front flit arrived and past the
-# previous one), so each allocator's scan reads one number per idle VC
+# ``va_at`` / ``sa_at``: the cycle from which an input VC asks for an output
+# VC (VS_VA) / for the switch (VS_ACTIVE, its front flit arrived and past the
+# previous one), NEVER otherwise; kept in router order (``net.vc_pos``), so
+# an allocator's scan of a router reads one contiguous row
 NEVER = np.int64(1) << np.int64(62)
 
 # ----------------------------------------------------------------- routings
@@ -112,20 +113,22 @@ Net = namedtuple("Net", [
     "ip_router", "ip_lat", "ip_up",        # per input port: router, latency of its channel, upstream output port
     "op_router", "op_lat", "op_term",      # per output port: router, channel latency, terminal (-1: a link)
     "r_ip", "r_ip_ptr", "ip_local",        # input ports of every router in allocation order, local index
+    "vc_pos", "pos_g",                     # input VC -> its place in that order (ip's place * V + v), and back
     "r_op", "r_op_ptr", "op_local",
     "term_router", "out_op", "op_dim", "op_dir", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
 ])
 
 Buf = namedtuple("Buf", [
-    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_rdy", "vc_out", "rt_n", "rt_op", "rt_v0",
-    "rt_v1", "rt_pri",
+    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "va_at", "sa_at", "vc_out", "rt_n",
+    "rt_op", "rt_v0", "rt_v1", "rt_pri",
     "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
     "wh_cnt", "wh_o", "wake",
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
     "pk_intm", "pk_vph",
     "free", "nfree",
-    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo", "ov_req", "r_va", "pend", "npend",
+    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo", "ov_req",
+    "r_va", "pend", "npend",
 ])
 
 Trf = namedtuple("Trf", [
@@ -335,11 +338,9 @@ def _wake(u, t, buf):
 
 
 @njit(**HELPER)
-def _ready(g, t, u, buf):
-    """Input VC ``g`` of router ``u`` may request from cycle ``t``: the router
-    is woken then (a bit in the wake-up wheel; routers are visited in index
-    order, as the routing's random draws depend on it)."""
-    buf.vc_rdy[g] = t
+def _sa_ready(g, t, u, net, buf):
+    """Input VC ``g`` of router ``u`` asks for the switch from cycle ``t``."""
+    buf.sa_at[net.vc_pos[g]] = t
     _wake(u, t, buf)
 
 
@@ -366,7 +367,8 @@ def _head_front(g, now_min, net, buf):
     buf.vc_state[g] = VS_VA
     buf.r_va[u] += 1
     buf.vc_t[g] = start + net.rd
-    _ready(g, start + net.rd, u, buf)
+    buf.va_at[net.vc_pos[g]] = start + net.rd
+    _wake(u, start + net.rd, buf)
     k = buf.npend[0]
     buf.pend[k] = g
     buf.npend[0] = k + 1
@@ -397,7 +399,7 @@ def _push(g, p, fi, arr, net, buf):
             _head_front(g, arr, net, buf)
         elif buf.vc_state[g] == VS_ACTIVE:
             t = buf.vc_t[g]
-            _ready(g, arr if arr > t else t, net.ip_router[g // net.V], buf)
+            _sa_ready(g, arr if arr > t else t, net.ip_router[g // net.V], net, buf)
 
 
 # =========================================================================
@@ -537,7 +539,8 @@ def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
     buf.vc_state[g] = VS_ACTIVE
     buf.r_va[u] -= 1
     buf.vc_t[g] = now + net.va
-    _ready(g, now + net.va, u, buf)
+    buf.va_at[net.vc_pos[g]] = NEVER
+    _sa_ready(g, now + net.va, u, net, buf)
     if first:
         buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
         buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
@@ -558,28 +561,26 @@ def _vc_alloc(u, now, net, buf):
     nready = 0
     stamp = now * net.n + u             # marks the output VCs requested in this visit
     shared = False                      # an output VC has two requests
-    for ii in range(i0, i1):
-        ip = net.r_ip[ii]
-        for v in range(V):
-            g = ip * V + v
-            if buf.vc_rdy[g] > now or buf.vc_state[g] != VS_VA:
-                continue
-            nready += 1
-            li = (ii - i0) * V + v
-            for e in range(buf.rt_n[g]):
-                op = buf.rt_op[g, e]
-                lop = net.op_local[op] * V
-                for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
-                    o = op * V + ov
-                    if buf.ov_owner[o] < 0:
-                        if buf.ov_req[o] == stamp:
-                            shared = True
-                        buf.ov_req[o] = stamp
-                        buf.req_g[nreq] = g
-                        buf.req_o[nreq] = o
-                        buf.req_li[nreq] = li
-                        buf.req_lo[nreq] = lop + ov
-                        nreq += 1
+    j0 = i0 * V
+    for li in range(NIV):
+        if buf.va_at[j0 + li] > now:
+            continue
+        g = net.pos_g[j0 + li]
+        nready += 1
+        for e in range(buf.rt_n[g]):
+            op = buf.rt_op[g, e]
+            lop = net.op_local[op] * V
+            for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
+                o = op * V + ov
+                if buf.ov_owner[o] < 0:
+                    if buf.ov_req[o] == stamp:
+                        shared = True
+                    buf.ov_req[o] = stamp
+                    buf.req_g[nreq] = g
+                    buf.req_o[nreq] = o
+                    buf.req_li[nreq] = li
+                    buf.req_lo[nreq] = lop + ov
+                    nreq += 1
     granted = 0
     if not shared:
         # every requested output VC grants its only request, every input VC
@@ -707,12 +708,12 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     nt = 0
     nreq = 0
     for li in range(NI):
-        ip = net.r_ip[i0 + li]
-        rr = buf.sw_rr[ip]
+        j0 = (i0 + li) * V
         for v in range(V):
-            g = ip * V + v
-            if buf.vc_rdy[g] > now or buf.vc_state[g] != VS_ACTIVE:
+            if buf.sa_at[j0 + v] > now:
                 continue
+            g = net.pos_g[j0 + v]
+            rr = buf.sw_rr[g // V]
             o = buf.vc_out[g]
             if buf.ov_cred[o] <= 0:
                 continue                        # the credit's return wakes the router
@@ -804,6 +805,7 @@ def _move(g, t_out, net, buf, acc, phase):
     op = o // V
     buf.ov_cred[o] -= 1
     tail = fi == buf.pk_len[p] - 1
+    buf.sa_at[net.vc_pos[g]] = NEVER
     if tail:
         buf.ov_owner[o] = -1
     t_send = t_out + net.st
@@ -822,14 +824,11 @@ def _move(g, t_out, net, buf, acc, phase):
             _head_front(g, t_out + 1, net, buf)
         else:
             buf.vc_state[g] = VS_IDLE
-            buf.vc_rdy[g] = NEVER
     else:
         buf.vc_t[g] = t_out + 1
         if buf.vc_cnt[g] > 0:
             a = buf.fb_arr[g, buf.vc_head[g]]
-            _ready(g, a if a > t_out + 1 else t_out + 1, net.ip_router[ip], buf)
-        else:
-            buf.vc_rdy[g] = NEVER
+            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ip_router[ip], net, buf)
 
 
 # =========================================================================
