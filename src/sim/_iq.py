@@ -49,6 +49,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._core import HELPER, KERNEL, draw_dest, gap, start
 
@@ -671,20 +672,19 @@ def _vc_alloc(u, now, net, buf):
 
 
 @njit(**HELPER)
+def _low_bit(mask):
+    """The index of the lowest set bit of a non-zero ``mask``."""
+    return np.int64(trailing_zeros(mask))
+
+
+@njit(**HELPER)
 def _first_from(mask, start, size):
     """The first set bit of ``mask`` at or after ``start``, wrapping (-1 if none)."""
     hi = mask >> np.uint64(start)
     if hi != 0:
-        b = start
-        while (hi & np.uint64(1)) == 0:
-            hi >>= np.uint64(1)
-            b += 1
-        return b
-    b = 0
-    while b < start:
-        if (mask >> np.uint64(b)) & np.uint64(1):
-            return b
-        b += 1
+        return start + _low_bit(hi)
+    if mask != 0:
+        return _low_bit(mask)
     return -1
 
 
@@ -739,22 +739,25 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     if nt == 0:
         return 0
     in_m = buf.sc_in
-    for li in range(NI):
-        in_m[li] = -1
-        gmask[li] = 0
+    matched = np.uint64(0)
     moved = 0
     for it in range(net.iters):
         # grant: every requested, unmatched output picks the first unmatched input from its pointer
+        granted = np.uint64(0)
         for k in range(nt):
             lo = touched[k]
             if omask[lo] == 0:
                 continue
             li = _first_from(omask[lo], buf.sa_gptr[net.r_op[o0 + lo]], NI)
             gmask[li] |= np.uint64(1) << np.uint64(lo)
+            granted |= np.uint64(1) << np.uint64(li)
+        if granted == 0:
+            break                               # nothing changes in later iterations
         # accept: every granted input picks the first granting output from its pointer
-        for li in range(NI):
-            if gmask[li] == 0:
-                continue
+        matched |= granted
+        while granted != 0:
+            li = _low_bit(granted)
+            granted &= granted - np.uint64(1)
             ip = net.r_ip[i0 + li]
             lo = _first_from(gmask[li], buf.sa_aptr[ip], NO)
             gmask[li] = 0
@@ -769,10 +772,10 @@ def _sw_alloc(u, now, net, buf, acc, phase):
                 omask[touched[k]] &= bit
     for k in range(nt):
         omask[touched[k]] = 0
-    for li in range(NI):
+    while matched != 0:
+        li = _low_bit(matched)
+        matched &= matched - np.uint64(1)
         lo = in_m[li]
-        if lo < 0:
-            continue
         ip = net.r_ip[i0 + li]
         v = sreq[li, lo]
         buf.sw_rr[ip] = v + 1 if v + 1 < V else 0
@@ -844,17 +847,12 @@ def _routers(now, net, buf, acc, phase):
     for w in range(buf.wake.shape[1]):
         bits = buf.wake[slot, w]
         buf.wake[slot, w] = 0
-        b = 0
         while bits != 0:
-            while (bits & np.uint64(1)) == 0:
-                bits >>= np.uint64(1)
-                b += 1
-            u = w * 64 + b
+            u = w * 64 + _low_bit(bits)
+            bits &= bits - np.uint64(1)
             if buf.r_va[u] > 0:
                 _vc_alloc(u, now, net, buf)
             moved += _sw_alloc(u, now, net, buf, acc, phase)
-            bits >>= np.uint64(1)
-            b += 1
     return moved
 
 
