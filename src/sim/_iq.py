@@ -49,6 +49,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._core import HELPER, KERNEL, draw_dest, gap, start
 
@@ -91,6 +92,11 @@ NACC = 18
 VS_IDLE = 0
 VS_VA = 1          # head at the front, routed: waiting for an output VC
 VS_ACTIVE = 2      # output VC held: flits request the switch
+# ``va_at`` / ``sa_at``: the cycle from which an input VC asks for an output
+# VC (VS_VA) / for the switch (VS_ACTIVE, its front flit arrived and past the
+# previous one), NEVER otherwise; kept in router order (``net.vc_pos``), so
+# an allocator's scan of a router reads one contiguous row
+NEVER = np.int64(1) << np.int64(62)
 
 # ----------------------------------------------------------------- routings
 RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
@@ -108,20 +114,22 @@ Net = namedtuple("Net", [
     "ip_router", "ip_lat", "ip_up",        # per input port: router, latency of its channel, upstream output port
     "op_router", "op_lat", "op_term",      # per output port: router, channel latency, terminal (-1: a link)
     "r_ip", "r_ip_ptr", "ip_local",        # input ports of every router in allocation order, local index
+    "vc_pos", "pos_g",                     # input VC -> its place in that order (ip's place * V + v), and back
     "r_op", "r_op_ptr", "op_local",
     "term_router", "out_op", "op_dim", "op_dir", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
 ])
 
 Buf = namedtuple("Buf", [
-    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "vc_out", "rt_n", "rt_op", "rt_v0",
-    "rt_v1", "rt_pri",
+    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "va_at", "sa_at", "vc_out", "rt_n",
+    "rt_op", "rt_v0", "rt_v1", "rt_pri",
     "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
-    "wh_cnt", "wh_o", "r_flits",
+    "wh_cnt", "wh_o", "wake",
     "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
     "pk_intm", "pk_vph",
     "free", "nfree",
-    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "r_va", "pend", "npend",
+    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo", "ov_req",
+    "r_va", "pend", "npend",
 ])
 
 Trf = namedtuple("Trf", [
@@ -324,6 +332,20 @@ def _min_hops(a, b, net):
 # buffers and credits
 # =========================================================================
 @njit(**HELPER)
+def _wake(u, t, buf):
+    """Router ``u`` may have a request at cycle ``t``."""
+    W = buf.wake.shape[0]
+    buf.wake[t & (W - 1), u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+
+
+@njit(**HELPER)
+def _sa_ready(g, t, u, net, buf):
+    """Input VC ``g`` of router ``u`` asks for the switch from cycle ``t``."""
+    buf.sa_at[net.vc_pos[g]] = t
+    _wake(u, t, buf)
+
+
+@njit(**HELPER)
 def _credit_later(t, o, buf):
     """Output VC ``o`` gets one credit back at cycle ``t``."""
     W = buf.wh_cnt.shape[0]
@@ -346,6 +368,8 @@ def _head_front(g, now_min, net, buf):
     buf.vc_state[g] = VS_VA
     buf.r_va[u] += 1
     buf.vc_t[g] = start + net.rd
+    buf.va_at[net.vc_pos[g]] = start + net.rd
+    _wake(u, start + net.rd, buf)
     k = buf.npend[0]
     buf.pend[k] = g
     buf.npend[0] = k + 1
@@ -371,9 +395,12 @@ def _push(g, p, fi, arr, net, buf):
     buf.fb_idx[g, k] = fi
     buf.fb_arr[g, k] = arr
     buf.vc_cnt[g] += 1
-    buf.r_flits[net.ip_router[g // net.V]] += 1
-    if buf.vc_cnt[g] == 1 and buf.vc_state[g] == VS_IDLE:
-        _head_front(g, arr, net, buf)
+    if buf.vc_cnt[g] == 1:
+        if buf.vc_state[g] == VS_IDLE:
+            _head_front(g, arr, net, buf)
+        elif buf.vc_state[g] == VS_ACTIVE:
+            t = buf.vc_t[g]
+            _sa_ready(g, arr if arr > t else t, net.ip_router[g // net.V], net, buf)
 
 
 # =========================================================================
@@ -502,6 +529,25 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
 # the router
 # =========================================================================
 @njit(**HELPER)
+def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
+    """Input VC ``g`` (local index ``li``) gets output VC ``o`` (``lo``);
+    the round-robin pointers move on a first-iteration grant."""
+    buf.ov_owner[o] = g
+    buf.vc_out[g] = o
+    op = o // net.V
+    if op < net.A:
+        buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
+    buf.vc_state[g] = VS_ACTIVE
+    buf.r_va[u] -= 1
+    buf.vc_t[g] = now + net.va
+    buf.va_at[net.vc_pos[g]] = NEVER
+    _sa_ready(g, now + net.va, u, net, buf)
+    if first:
+        buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
+        buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
+
+
+@njit(**HELPER)
 def _vc_alloc(u, now, net, buf):
     """Separable iSLIP VC allocation at router ``u``: every routed head asks
     for every idle output VC of its range."""
@@ -513,23 +559,53 @@ def _vc_alloc(u, now, net, buf):
     NIV = (i1 - i0) * V
     NOV = (o1 - o0) * V
     nreq = 0
-    for ii in range(i0, i1):
-        ip = net.r_ip[ii]
-        for v in range(V):
-            g = ip * V + v
-            if buf.vc_state[g] != VS_VA or buf.vc_t[g] > now:
-                continue
-            for e in range(buf.rt_n[g]):
-                op = buf.rt_op[g, e]
-                for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
-                    o = op * V + ov
-                    if buf.ov_owner[o] < 0:
-                        buf.req_g[nreq] = g
-                        buf.req_o[nreq] = o
-                        nreq += 1
-    if nreq == 0:
-        return
+    nready = 0
+    stamp = now * net.n + u             # marks the output VCs requested in this visit
+    shared = False                      # an output VC has two requests
+    j0 = i0 * V
+    for li in range(NIV):
+        if buf.va_at[j0 + li] > now:
+            continue
+        g = net.pos_g[j0 + li]
+        nready += 1
+        for e in range(buf.rt_n[g]):
+            op = buf.rt_op[g, e]
+            lop = net.op_local[op] * V
+            for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
+                o = op * V + ov
+                if buf.ov_owner[o] < 0:
+                    if buf.ov_req[o] == stamp:
+                        shared = True
+                    buf.ov_req[o] = stamp
+                    buf.req_g[nreq] = g
+                    buf.req_o[nreq] = o
+                    buf.req_li[nreq] = li
+                    buf.req_lo[nreq] = lop + ov
+                    nreq += 1
+    granted = 0
+    if not shared:
+        # every requested output VC grants its only request, every input VC
+        # accepts the first of its requests from its pointer, and no request
+        # is left for later iterations: iSLIP's result in one pass
+        k = 0
+        while k < nreq:
+            g = buf.req_g[k]
+            best = k
+            bkey = NOV
+            while k < nreq and buf.req_g[k] == g:
+                key = buf.req_lo[k] - buf.va_aptr[g]
+                if key < 0:
+                    key += NOV
+                if key < bkey:
+                    best = k
+                    bkey = key
+                k += 1
+            _va_grant(g, buf.req_o[best], buf.req_li[best], buf.req_lo[best], True, u, now, NIV, NOV, net, buf)
+            granted += 1
+        nreq = 0
     for it in range(net.iters):
+        if nreq == 0:
+            break
         # grant: every requested output VC picks the first requester from its pointer
         for k in range(nreq):
             o = buf.req_o[k]
@@ -552,7 +628,7 @@ def _vc_alloc(u, now, net, buf):
                 buf.sc_win[lo] = k
                 buf.sc_key[lo] = key
         if not any_req:
-            return
+            break
         # accept: every input VC picks the first granting output from its pointer
         for k in range(nreq):
             g = buf.req_g[k]
@@ -583,23 +659,22 @@ def _vc_alloc(u, now, net, buf):
                 continue
             o = buf.req_o[k]
             lo = net.op_local[o // V] * V + o % V
-            buf.ov_owner[o] = g
-            buf.vc_out[g] = o
-            op = o // V
-            if op < net.A:
-                buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
-            buf.vc_state[g] = VS_ACTIVE
-            buf.r_va[u] -= 1
-            buf.vc_t[g] = now + net.va
-            if it == 0:
-                buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
-                buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
+            _va_grant(g, o, li, lo, it == 0, u, now, NIV, NOV, net, buf)
+            granted += 1
             buf.sc_in[li] = -2
         # matched inputs and outputs leave the next iterations
         for k in range(nreq):
             g = buf.req_g[k]
             if g >= 0 and buf.vc_state[g] != VS_VA:
                 buf.req_g[k] = -1
+    if granted < nready:
+        _wake(u, now + 1, buf)          # the others ask again next cycle
+
+
+@njit(**HELPER)
+def _low_bit(mask):
+    """The index of the lowest set bit of a non-zero ``mask``."""
+    return np.int64(trailing_zeros(mask))
 
 
 @njit(**HELPER)
@@ -607,16 +682,9 @@ def _first_from(mask, start, size):
     """The first set bit of ``mask`` at or after ``start``, wrapping (-1 if none)."""
     hi = mask >> np.uint64(start)
     if hi != 0:
-        b = start
-        while (hi & np.uint64(1)) == 0:
-            hi >>= np.uint64(1)
-            b += 1
-        return b
-    b = 0
-    while b < start:
-        if (mask >> np.uint64(b)) & np.uint64(1):
-            return b
-        b += 1
+        return start + _low_bit(hi)
+    if mask != 0:
+        return _low_bit(mask)
     return -1
 
 
@@ -638,18 +706,18 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     gmask = buf.gmask
     touched = buf.touched
     nt = 0
+    nreq = 0
     for li in range(NI):
-        ip = net.r_ip[i0 + li]
-        rr = buf.sw_rr[ip]
+        j0 = (i0 + li) * V
         for v in range(V):
-            g = ip * V + v
-            if buf.vc_state[g] != VS_ACTIVE or buf.vc_t[g] > now or buf.vc_cnt[g] == 0:
+            if buf.sa_at[j0 + v] > now:
                 continue
-            if buf.fb_arr[g, buf.vc_head[g]] > now:
-                continue
+            g = net.pos_g[j0 + v]
+            rr = buf.sw_rr[g // V]
             o = buf.vc_out[g]
             if buf.ov_cred[o] <= 0:
-                continue
+                continue                        # the credit's return wakes the router
+            nreq += 1
             lo = net.op_local[o // V]
             bit = np.uint64(1) << np.uint64(li)
             if omask[lo] & bit:
@@ -671,22 +739,25 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     if nt == 0:
         return 0
     in_m = buf.sc_in
-    for li in range(NI):
-        in_m[li] = -1
-        gmask[li] = 0
+    matched = np.uint64(0)
     moved = 0
     for it in range(net.iters):
         # grant: every requested, unmatched output picks the first unmatched input from its pointer
+        granted = np.uint64(0)
         for k in range(nt):
             lo = touched[k]
             if omask[lo] == 0:
                 continue
             li = _first_from(omask[lo], buf.sa_gptr[net.r_op[o0 + lo]], NI)
             gmask[li] |= np.uint64(1) << np.uint64(lo)
+            granted |= np.uint64(1) << np.uint64(li)
+        if granted == 0:
+            break                               # nothing changes in later iterations
         # accept: every granted input picks the first granting output from its pointer
-        for li in range(NI):
-            if gmask[li] == 0:
-                continue
+        matched |= granted
+        while granted != 0:
+            li = _low_bit(granted)
+            granted &= granted - np.uint64(1)
             ip = net.r_ip[i0 + li]
             lo = _first_from(gmask[li], buf.sa_aptr[ip], NO)
             gmask[li] = 0
@@ -701,15 +772,17 @@ def _sw_alloc(u, now, net, buf, acc, phase):
                 omask[touched[k]] &= bit
     for k in range(nt):
         omask[touched[k]] = 0
-    for li in range(NI):
+    while matched != 0:
+        li = _low_bit(matched)
+        matched &= matched - np.uint64(1)
         lo = in_m[li]
-        if lo < 0:
-            continue
         ip = net.r_ip[i0 + li]
         v = sreq[li, lo]
         buf.sw_rr[ip] = v + 1 if v + 1 < V else 0
         _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase)
         moved += 1
+    if moved < nreq:
+        _wake(u, now + 1, buf)          # the losers ask again next cycle
     return moved
 
 
@@ -725,7 +798,6 @@ def _move(g, t_out, net, buf, acc, phase):
     buf.vc_head[g] = h + 1 if h + 1 < B else 0
     buf.vc_cnt[g] -= 1
     ip = g // V
-    buf.r_flits[net.ip_router[ip]] -= 1
     # the credit of the freed slot goes upstream
     up = net.ip_up[ip]
     if ip < A:
@@ -736,6 +808,7 @@ def _move(g, t_out, net, buf, acc, phase):
     op = o // V
     buf.ov_cred[o] -= 1
     tail = fi == buf.pk_len[p] - 1
+    buf.sa_at[net.vc_pos[g]] = NEVER
     if tail:
         buf.ov_owner[o] = -1
     t_send = t_out + net.st
@@ -756,6 +829,9 @@ def _move(g, t_out, net, buf, acc, phase):
             buf.vc_state[g] = VS_IDLE
     else:
         buf.vc_t[g] = t_out + 1
+        if buf.vc_cnt[g] > 0:
+            a = buf.fb_arr[g, buf.vc_head[g]]
+            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ip_router[ip], net, buf)
 
 
 # =========================================================================
@@ -763,14 +839,20 @@ def _move(g, t_out, net, buf, acc, phase):
 # =========================================================================
 @njit(**HELPER)
 def _routers(now, net, buf, acc, phase):
-    """One cycle of every router that holds a flit; the flits moved."""
+    """One cycle of every router woken for it; the flits moved. A router
+    not woken has no request this cycle: visiting it would change nothing."""
     moved = 0
-    for u in range(net.n):
-        if buf.r_flits[u] == 0:
-            continue
-        if buf.r_va[u] > 0:
-            _vc_alloc(u, now, net, buf)
-        moved += _sw_alloc(u, now, net, buf, acc, phase)
+    W = buf.wake.shape[0]
+    slot = now & (W - 1)
+    for w in range(buf.wake.shape[1]):
+        bits = buf.wake[slot, w]
+        buf.wake[slot, w] = 0
+        while bits != 0:
+            u = w * 64 + _low_bit(bits)
+            bits &= bits - np.uint64(1)
+            if buf.r_va[u] > 0:
+                _vc_alloc(u, now, net, buf)
+            moved += _sw_alloc(u, now, net, buf, acc, phase)
     return moved
 
 
@@ -789,7 +871,11 @@ def run(net, buf, trf, acc, ctl, until):
     while now < until:
         slot = now & (W - 1)
         for e in range(buf.wh_cnt[slot]):
-            buf.ov_cred[buf.wh_o[slot, e]] += 1
+            o = buf.wh_o[slot, e]
+            c = buf.ov_cred[o]
+            buf.ov_cred[o] = c + 1
+            if c == 0:                  # a VC may have waited for this credit
+                _wake(net.op_router[o // net.V], now, buf)
         buf.wh_cnt[slot] = 0
         _generate(now, trf, acc, phase < 2)
         _inject(now, net, buf, trf, acc, phase, drain_t)

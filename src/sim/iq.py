@@ -166,10 +166,13 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         raise SimError(f"router iq handles routers of at most 64 ports (the switch allocator's bit masks); "
                        f"{topo!r} has a router with {max(max_ni, max_no)}")
     shape = np.asarray(topo.shape, dtype=np.int64)
+    place = np.empty(NIP, dtype=np.int64)
+    place[r_ip] = np.arange(NIP)
+    vc_pos = (place[:, None] * V + np.arange(V)).ravel()
     net = Q.Net(
         np.int64(n), np.int64(A), np.int64(T), np.int64(V), np.int64(B), np.int64(D),
         ip_router, ip_lat, ip_up, op_router, op_lat, op_term,
-        r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local,
+        r_ip, r_ip_ptr, ip_local, vc_pos, np.argsort(vc_pos).astype(np.int64), r_op, r_op_ptr, op_local,
         term_r.astype(np.int64), np.ascontiguousarray(tabs.out_arc, dtype=np.int64),
         np.ascontiguousarray(topo.arc_dim, dtype=np.int64), np.where(tabs.arc_dir > 0, 0, 1).astype(np.int64),
         np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
@@ -181,15 +184,19 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     P = NVC * B + T + 1
     W = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + 2 * int(link) + cfg.credit_delay + 6)
     R = D + 1                          # route-set entries: every dimension plus an escape
+    # router wake-ups reach as far as a head's arrival at the next router plus routing
+    WW = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + int(link) + cfg.routing_delay + cfg.vc_alloc_delay + 2)
     buf = Q.Buf(
         np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
         np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
-        np.full(NVC, -1, np.int64), np.zeros(NVC, np.int64), np.zeros((NVC, R), np.int64),
-        np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
+        np.full(NVC, Q.NEVER, np.int64), np.full(NVC, Q.NEVER, np.int64), np.full(NVC, -1, np.int64),
+        np.zeros(NVC, np.int64), np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
+        np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
         np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
         np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
         np.zeros(NIP, np.int64),
-        np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64), np.zeros(n, np.int64),
+        np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64),
+        np.zeros((WW, (n + 63) // 64), np.uint64),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
         np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
@@ -198,7 +205,9 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
         np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
         np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.zeros(n, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.full(NOV, -1, np.int64),
+        np.zeros(n, np.int64),
         np.zeros(NVC, np.int64), np.zeros(1, np.int64),
     )
     lo, hi = cfg.length_range
