@@ -377,7 +377,11 @@ def gk_fleischer(
                         best_flow[a] = (total_flow[a] - chk_flow[c, a]) / cong
             if best_bound <= best_lam * (1.0 + target_gap):
                 break
-            if decide > 0.0 and (best_lam >= decide or best_bound < decide):
+            # decide by a margin: the caller re-derives lam and the bound
+            # in unscaled units, a few ulps off these; with decide equal to
+            # lambda* (to the last bit) the kernel stopped on a tie that the
+            # re-derived lam then missed, and the run ended undecided
+            if decide > 0.0 and (best_lam >= decide * (1.0 + 1e-9) or best_bound * (1.0 + 1e-9) < decide):
                 break
             # a cached tree up to `slack` longer than shortest can stall the
             # gap above eps (seen on 4-router instances at eps 0.02): past

@@ -116,6 +116,30 @@ def test_decide_stops_with_a_certified_answer(problem, frac):
     assert flow_conservation_ok(problem, r)
 
 
+def test_decide_at_exactly_the_optimum_is_certified():
+    # hypothesis drew decide = lambda* to the last bit (frac = 1.0): the
+    # kernel stopped on the tie in its scaled units, the re-derived lam came
+    # out an ulp below decide, and the run ended "stopped after 5 phases"
+    # with neither answer. A path 0-1-2-3, shortest paths optimal; resource
+    # 8 binds: 1.938 f(1->2) + 1.025 f(3->2) <= 1.283.
+    t = cd.Topology.from_networkx(nx.path_graph(4))
+    dem = Demands([0, 3, 3], [2, 0, 1], [1.1334886614506465, 1.7561070209565472, 2.055215143946688])
+    R = sp.csr_matrix(([1.0] * 6 + [0.7665388786429717, 1.4132774252668214, 0.7000936331775397, 1.4984861254486301,
+                        1.9378734291638708, 1.024906099733382],
+                       ([0, 1, 2, 3, 4, 5, 6, 6, 7, 7, 8, 8], [0, 1, 2, 3, 4, 5, 3, 5, 2, 4, 2, 5])), shape=(9, 6))
+    cap = [2.7555376992899707, 1.6928838095980157, 1.5762406943235328, 2.4723667938608234, 2.960382499827803,
+           1.424314481631072, 2.9670266094765987, 2.2425365957488106, 1.2831990137237559]
+    p = FlowProblem.from_topology(t, dem, R=R, capacity=np.array(cap))
+    lp = solve_lp(p).lam
+    exact = cap[8] / (1.9378734291638708 * dem.amount[0] + 1.024906099733382 * (dem.amount[1] + dem.amount[2]))
+    assert lp == pytest.approx(exact, rel=1e-12)
+    r = max_concurrent_flow(p, eps=0.01, decide=lp)
+    assert r.status in ("optimal", "decided")
+    if r.status == "decided":
+        assert r.lam >= lp or r.upper_bound < lp
+    assert r.lam <= lp * (1 + 1e-7) and r.upper_bound >= lp * (1 - 1e-7)
+
+
 def test_fleischer_cache_saves_dijkstras():
     t = cd.from_spec("torus:4x4x4")
     p = FlowProblem.from_topology(t, Demands.random(t.n, 4 * t.n, seed=3))
