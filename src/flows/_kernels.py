@@ -200,8 +200,10 @@ def gk_fleischer(
     flows routed since the checkpoints (each a feasible
     routing of every demand (phases - checkpoint) times, scaled by its
     congestion); checkpoints are taken at every check, so the early phases
-    routed under uninformed lengths can be dropped at a fine granularity. Returns (best flow, best lambda, phases, best bound,
-    Dijkstras, pool steps).
+    routed under uninformed lengths can be dropped at a fine granularity.
+    The step ``e`` and the ``slack`` shrink where the gap stops closing (see
+    the comments at the check). Returns (best flow, best lambda, phases,
+    best bound, Dijkstras, pool steps, final step, final slack).
     """
     A = len(tails)
     m = len(heads)
@@ -245,6 +247,11 @@ def gk_fleischer(
     phases = 0
     next_check = 1
     last_gap = np.inf
+    e_min = min(e, 0.25 * target_gap)
+    last_halving = 0
+    hist_gap = np.empty(256)
+    hist_phase = np.empty(256, dtype=np.int64)
+    nhist = 0
     while phases < max_phases:
         for g in range(G):
             remaining = 1.0
@@ -370,7 +377,11 @@ def gk_fleischer(
                         best_flow[a] = (total_flow[a] - chk_flow[c, a]) / cong
             if best_bound <= best_lam * (1.0 + target_gap):
                 break
-            if decide > 0.0 and (best_lam >= decide or best_bound < decide):
+            # decide by a margin: the caller re-derives lam and the bound
+            # in unscaled units, a few ulps off these; with decide equal to
+            # lambda* (to the last bit) the kernel stopped on a tie that the
+            # re-derived lam then missed, and the run ended undecided
+            if decide > 0.0 and (best_lam >= decide * (1.0 + 1e-9) or best_bound * (1.0 + 1e-9) < decide):
                 break
             # a cached tree up to `slack` longer than shortest can stall the
             # gap above eps (seen on 4-router instances at eps 0.02): past
@@ -378,6 +389,33 @@ def gk_fleischer(
             gap = best_bound / best_lam - 1.0 if best_lam > 0.0 else np.inf
             if phases >= 1000 and gap >= last_gap * (1.0 - 1e-3):
                 slack *= 0.5
+            # The step floors the gap too: with a fixed step e the lengths
+            # keep oscillating by a factor of about 1 + e, so the averaged
+            # primal and the bound from the current lengths each stay O(e)
+            # off the optimum however long it runs (a 7-router instance at
+            # eps 0.02, step 0.08: primal 0.991 and bound 1.014 of the LP
+            # optimum from phase 1500 to 100000, with slack 0 as well; step
+            # 0.04 closed it in 4200 phases). While that floor is far away
+            # the excess gap falls like 1/phases, nearly halving whenever
+            # the phases double; so past 1000 phases, where the gap is above
+            # 0.7 times the gap at half the phases, halve the step: at most
+            # once per doubling (the new step needs that long to show in the
+            # averaged primal) and not below eps/4. Halving at every check
+            # without progress, like the slack, drove the step to 1e-21 with
+            # check_div 16 and froze the lengths, and the bound, for good.
+            if nhist == len(hist_gap):
+                hist_gap = np.concatenate((hist_gap, np.empty(nhist)))
+                hist_phase = np.concatenate((hist_phase, np.empty(nhist, dtype=np.int64)))
+            hist_gap[nhist] = gap
+            hist_phase[nhist] = phases
+            nhist += 1
+            if phases >= 1000 and phases >= 2 * last_halving and e > e_min:
+                h = nhist - 1
+                while h > 0 and 2 * hist_phase[h] > phases:
+                    h -= 1
+                if gap > 0.7 * hist_gap[h]:
+                    e = max(0.5 * e, e_min)
+                    last_halving = phases
             last_gap = min(last_gap, gap)
             # checkpoint at every check; when full, thin out every other
             # one (keeping the first): spacing stays roughly geometric
@@ -396,7 +434,7 @@ def gk_fleischer(
         else:
             for a in range(A):
                 length[a] /= Dy
-    return best_flow, best_lam, phases, best_bound, dijkstras, pool_steps
+    return best_flow, best_lam, phases, best_bound, dijkstras, pool_steps, e, slack
 
 
 @njit(cache=True)

@@ -98,7 +98,9 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
     (``step``: GK's multiplicative step, default ``min(0.1, 4 eps)``;
     ``slack``: how much longer than shortest a cached tree may be, default
     ``min(0.5, 10 eps)`` and capped there; ``pool_size`` trees cached per group;
-    ``check_div``) change the speed, never the certificates. With
+    ``check_div``) change the speed, never the certificates; where the gap
+    stops closing the run halves the step (not below eps/4) and the slack,
+    whose final values ``extra`` reports. With
     ``decide``, the run also stops as soon as ``lam >= decide`` or
     ``upper_bound < decide`` (a certified yes/no, all a search needs).
 
@@ -135,7 +137,7 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
     # the slack also caps how far the gap can close (explicit slack 1.0 at
     # eps 0.02 stalled in tests), hence at most 10 eps
     sl = min(0.5, 10.0 * eps) if slack is None else min(float(slack), 10.0 * eps)
-    flow, lam_s, phases, bound, ndijk, npool = gk_fleischer(
+    flow, lam_s, phases, bound, ndijk, npool, e_end, sl_end = gk_fleischer(
         problem.n, indptr, heads, arcs, tails,
         Rc.indptr.astype(np.int64), Rc.indices.astype(np.int64), Rc.data.astype(np.float64),
         R.indptr.astype(np.int64), R.indices.astype(np.int64), R.data.astype(np.float64),
@@ -157,4 +159,5 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
         status = f"stopped after {phases} phases"
     return FlowResult("ptas", "concurrent", float(lam), float(max(upper, lam)), arc_flow, util,
                       problem.resource_names, time.perf_counter() - t0, status=status, iterations=int(phases),
-                      extra={"dijkstras": int(ndijk), "pool_steps": int(npool), "eps": eps})
+                      extra={"dijkstras": int(ndijk), "pool_steps": int(npool), "eps": eps,
+                             "step": float(e_end), "slack": float(sl_end)})
