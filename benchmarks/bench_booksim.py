@@ -170,7 +170,8 @@ Run times (2 cores shared with other jobs, so wall ~2x CPU): the first
 full ``--reference-only`` took 4828 s; re-recording the latency points with
 the latency seeds (``--latency-only``) took 650 s for the 11 8x8 cases
 (392 BookSim2 runs) and 907 s for torus8x8x8-dor-vc2-p16-uniform (24 runs
-of ~20 CPU s).
+of ~20 CPU s); the toposynth comparison of all 31 cases against the JSON
+1176 s.
 BookSim2 is a reference only: this script takes the path of a binary built
 elsewhere and contains none of its code.
 """
@@ -1022,8 +1023,8 @@ def main(argv: list[str] | None = None) -> int:
             record_subsection(SECTION, SUBSECTION,
                               f"{src}; tolerances: zero load 2%, latencies 5%, saturation 5%. Latencies at "
                               f"50%/80% of BookSim2's saturation: mean ± standard error over the case's "
-                              f"latency seeds (seeds 1..n, the same in both simulators; the docstring says how "
-                              f"many and why), the ratio ± its standard error, \"within\" judged on the mean "
+                              f"latency seeds (seeds 1..n, the same in both simulators; bench_booksim.py's "
+                              f"docstring says how many and why), the ratio ± its standard error, \"within\" judged on the mean "
                               f"ratio; the 8x8x8 1-flit cases run one seed (one run's scatter <= 0.6%), so "
                               f"their cells have no standard error. This command ran {len(rows)} case(s) in {elapsed:.0f} s wall"
                               + (f"; the {len(kept)} other rows are kept from earlier runs (column \"run\")"
