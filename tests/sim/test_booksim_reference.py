@@ -188,8 +188,15 @@ def test_case_integrity(name):
     for key, frac in (("latency_50", 0.5), ("latency_80", 0.8)):
         p = c[key]
         assert p["load"] == pytest.approx(frac * sat["mean"], abs=1e-6)
-        assert all(p["stable"]) and len(p["per_seed"]) == len(case.seeds)
+        # the case's latency seeds (records made before latency_seeds existed: its seeds)
+        assert p.get("seeds", c["seeds"]) == list(case.lat_seeds)
+        assert all(p["stable"]) and len(p["per_seed"]) == p["n"] == len(case.lat_seeds)
         assert all(a >= 0.95 * p["load"] for a in p["accepted"])
+        assert p["mean"] == pytest.approx(np.mean(p["per_seed"]))
+        if p["n"] > 1:
+            assert p["std"] == pytest.approx(np.std(p["per_seed"], ddof=1))
+        if "se" in p:
+            assert p["se"] == pytest.approx(bb.std_error(p))
     z = c["zero_load"]
     assert z["load"] == bb.ZERO_LOAD and all(z["stable"])
     assert z["mean"] < c["latency_50"]["mean"] < c["latency_80"]["mean"] < bb.LATENCY_THRES
@@ -243,6 +250,15 @@ def test_more_vcs_saturate_later(prefix):
     assert s[0]["max"] < s[1]["min"]
     assert s[1]["mean"] <= s[2]["mean"] * 1.02
     assert s[0]["mean"] < s[2]["mean"]
+
+
+@pytest.mark.parametrize("name", [n for n in CASE_NAMES if len(next(x for x in bb.CASES if x.name == n).lat_seeds) > 1])
+def test_latency_points_have_a_small_standard_error(name):
+    """The latency seeds were chosen for a standard error of about 1% of the
+    mean (bench_booksim's docstring); BookSim2's recorded scatter bears it out."""
+    for key in ("latency_50", "latency_80"):
+        p = cases()[name][key]
+        assert bb.std_error(p) <= 0.015 * p["mean"], (key, bb.std_error(p), p["mean"])
 
 
 def test_base_case_noise_recorded():
