@@ -188,6 +188,16 @@ class Trace:
     def rank_of_event(self) -> np.ndarray:
         return np.repeat(np.arange(self.processes, dtype=np.int64), np.diff(self.ptr))
 
+    def byte_matrix(self) -> np.ndarray:
+        """Bytes every process sends to every other (processes x processes;
+        sends to itself left out): the trace as a traffic matrix."""
+        P = self.processes
+        send = self.kind == SEND
+        M = np.zeros((P, P))
+        np.add.at(M, (self.rank_of_event()[send], self.a[send]), self.nbytes[send].astype(np.float64))
+        np.fill_diagonal(M, 0.0)
+        return M
+
     def events(self, rank: int) -> list[tuple]:
         """The events of one process as readable tuples.
 

@@ -188,17 +188,11 @@ class Traffic:
         from flows import Demands
 
         from sim.nas import nas
-        from sim.trace import SEND
 
         from .mapping import anneal, map_demands, placement_from_routers
 
         P = topo.num_terminals
-        tr = nas(self.app, P, self.app_class, seed=self.seed)
-        send = tr.kind == SEND
-        src, dst, nb = tr.rank_of_event()[send], tr.a[send], tr.nbytes[send].astype(np.float64)
-        M = np.zeros((P, P))
-        np.add.at(M, (src, dst), nb)
-        np.fill_diagonal(M, 0.0)
+        M = nas(self.app, P, self.app_class, seed=self.seed).byte_matrix()
         M *= P / M.sum()
         tasks = Demands.from_matrix(M)
         router = np.repeat(np.arange(topo.n), topo.terminals)     # process p on PE p

@@ -237,3 +237,19 @@ def test_cli_trace_file_and_nas(capsys, tmp_path):
     code = main(["simulate", "ring:4", "--trace", "nas:cg"])
     err = capsys.readouterr().err
     assert code == 2 and "nas:KERNEL:PROCS" in err
+
+
+def test_byte_matrix_sums_the_sends_between_processes():
+    from sim.trace import TraceBuilder
+
+    b = TraceBuilder(3)
+    b.send(0, 1, 100)
+    b.send(0, 1, 50)
+    b.send(2, 0, 7)
+    b.recv(1, 0)
+    b.recv(1, 0)
+    b.recv(0, 2)
+    M = b.build().byte_matrix()
+    expect = np.zeros((3, 3))
+    expect[0, 1], expect[2, 0] = 150, 7
+    assert np.array_equal(M, expect)
