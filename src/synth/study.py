@@ -648,10 +648,11 @@ BGL_MIDPLANE_STUDY = {
         "under the bgl packaging preset (flows.Packaging.bluegene_l: 200 connector pins per node card as in "
         "the paper; 120 per compute card, card sizes, 2/6/6 signal layers and 1 mm pitch per differential "
         "pair are our assumptions); latency in ns with 7.1 ns/m FR4 wires and the radix-dependent router "
-        "delay of flows.RouterDelay (90 nm, our coefficients). Run time: about 3-5 s per composition and "
-        "demand count on one core, 10-20 s for the uniform-wired torus: about 40 CPU-minutes in all (20 "
-        "minutes with --jobs 2 on an idle 2-core machine). No LP cross-check by default: HiGHS needs "
-        "minutes per 512-router instance."),
+        "delay of flows.RouterDelay (90 nm, our coefficients). Run time: 690 evaluations (230 candidates x 3 "
+        "demand counts, 3 scales each), 3-5 s each on a free core (10-20 s for the uniform-wired torus), so "
+        "about 45 CPU-minutes, 25 minutes with --jobs 2 on an idle 2-core machine (measured: 77 minutes for this "
+        "and bgl-pins together, with the 2 cores shared by three other jobs). No LP cross-check by default: HiGHS needs minutes per "
+        "512-router instance."),
     "seed": 1,
     "machine": {"pes": 512},
     "candidates": {
@@ -675,10 +676,11 @@ BGL_PINS_STUDY = {
     "description": (
         "The pins sweep of 'topology-synthesis-mcf-bgl' (its Figs. 4 and 5): the midplane study with the first "
         "24 row graphs of part (a) and all of part (b) (the 36 column and upper-level graphs) with "
-        "the uniform-wired torus: 61 candidates), 2048 demands at demand scale 1.6 (congested, as the paper's coefficient 1.6), "
+        "the uniform-wired torus: 61 candidates), 2048 demands at demand scale 1.6 (the paper's coefficient; near the capacity "
+        "of the rings-only compositions, 1.83, but not of those with complete upper levels, 2.43), "
         "and the network pins between a node card and the midplane raised from 200 (the paper's figure) to "
         "320; for each pin count the winner and its minimum latency. Same assumptions as bgl-midplane. Run "
-        "time: about 2-3 s per candidate and pin count on one core, about 15 CPU-minutes."),
+        "time: 305 evaluations, 2-3 s each on a free core, about 12 CPU-minutes."),
     "candidates": {**BGL_MIDPLANE_STUDY["candidates"],
                    "hierarchy": {**BGL_MIDPLANE_STUDY["candidates"]["hierarchy"], "limit": 24}},
     "traffic": {**BGL_MIDPLANE_STUDY["traffic"], "count": 2048, "scales": [1.6]},
