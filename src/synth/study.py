@@ -649,9 +649,9 @@ BGL_MIDPLANE_STUDY = {
         "the paper; 120 per compute card, card sizes, 2/6/6 signal layers and 1 mm pitch per differential "
         "pair are our assumptions); latency in ns with 7.1 ns/m FR4 wires and the radix-dependent router "
         "delay of flows.RouterDelay (90 nm, our coefficients). Run time: 690 evaluations (230 candidates x 3 "
-        "demand counts, 3 scales each), 3-5 s each on a free core (10-20 s for the uniform-wired torus), so "
-        "about 45 CPU-minutes, 25 minutes with --jobs 2 on an idle 2-core machine (measured: 77 minutes for this "
-        "and bgl-pins together, with the 2 cores shared by three other jobs). No LP cross-check by default: HiGHS needs minutes per "
+        "demand counts, 3 scales each), measured 1.3 s each (median) on a free core, 4-5 s for the "
+        "uniform-wired torus: about 15 CPU-minutes, 10 minutes with --jobs 2 on an idle 2-core machine (77 "
+        "minutes for this and bgl-pins together with the 2 cores shared by three other jobs). No LP cross-check by default: HiGHS needs minutes per "
         "512-router instance."),
     "seed": 1,
     "machine": {"pes": 512},
@@ -680,7 +680,7 @@ BGL_PINS_STUDY = {
         "of the rings-only compositions, 1.83, but not of those with complete upper levels, 2.43), "
         "and the network pins between a node card and the midplane raised from 200 (the paper's figure) to "
         "320; for each pin count the winner and its minimum latency. Same assumptions as bgl-midplane. Run "
-        "time: 305 evaluations, 2-3 s each on a free core, about 12 CPU-minutes."),
+        "time: 305 evaluations, measured 0.9 s each (median) on a free core, about 5 CPU-minutes."),
     "candidates": {**BGL_MIDPLANE_STUDY["candidates"],
                    "hierarchy": {**BGL_MIDPLANE_STUDY["candidates"]["hierarchy"], "limit": 24}},
     "traffic": {**BGL_MIDPLANE_STUDY["traffic"], "count": 2048, "scales": [1.6]},
