@@ -28,7 +28,8 @@ with all of part (b); full: all 194 row graphs (pins: the first 24; sensitivity:
 Table I and pins: 690 + 305 evaluations of about 1-1.5 s each on a free core (full: about 12
 minutes with --jobs 2 on an idle 2-core machine, 77 minutes measured with its cores shared by
 other jobs). Table II is dominated by the uniform-wired evaluations (1-4 minutes each; 15 in
-quick mode, 30 in full mode): quick mode took 77 minutes with --jobs 1 on the shared machine.
+quick mode, 30 in full mode): full mode took 18 minutes with --jobs 2 on a nearly idle 2-core
+machine, quick mode 77 minutes with --jobs 1 on the same machine shared by other jobs.
 ``--workdir`` keeps every study's
 records (synth.run resumes them: an interrupted run continues where it stopped). Writes a
 section of RESULTS.md with the paper's numbers beside ours, and figures/mcf_bgl_*.png.
