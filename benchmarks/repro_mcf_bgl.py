@@ -6,24 +6,33 @@
 Parts:
 
 - table1: the built-in Blue Gene/L midplane study (synth) at T = 2048, 3072, 4096 random demands
-  (40% inside a compute card, 50% inside a node card, 10% across) against the 8x8x8 torus, and
-  the trade-off curves (the paper's Table I and Fig. 3);
-- pins: the node-card pins sweep at demand scale 1.6 (Fig. 4) and the winner's row graph at each
-  pin count (Fig. 5: how many long links it has);
+  (40% inside a compute card, 50% inside a node card, 10% across) against the 8x8x8 torus with
+  uniform wiring (the real machine: its links all alike, as the paper's torus), the compositions
+  with flexible wiring; its pool varies the row graphs (part (a)) and the column and upper-level
+  graphs (part (b)); the trade-off curves (the paper's Table I and Fig. 3);
+- pins: the node-card pins sweep at demand scale 1.6 (Fig. 4; the bgl-pins pool) and the winner's
+  row graph at each pin count (Fig. 5: how many long links it has), beside the uniform-wired torus;
 - table2: the NAS skeletons BT, SP (121 processes), CG, LU, MG (128), class B, placed on the
   512-node midplane by simulated annealing on the packaging distance, as demands: per application
   the optimum of the pool, the optimum for the aggregate of the five (evaluated on each), the
-  optimum under uniform wiring, and the 8x8x8 torus (Table II); the aggregate's trade-off curve
-  against the torus (Fig. 6);
+  optimum under uniform wiring, and the 3D torus with uniform wiring (the paper's four columns;
+  the torus with flexible wiring beside them for reference), at fractions of the uniform-wired
+  torus's capacity (Table II); the aggregate's trade-off curve against the torus (Fig. 6);
 - sensitivity: the board data the paper does not publish, varied one assumption at a time
   (connector pins per compute card and per node card, cross-sections, router pins, wire and
-  router delays): best composition against the torus, capacity ratio and latency reduction.
+  router delays): the row graphs (rings of 4 elsewhere) against the torus, every design with
+  flexible wiring, capacity ratio and latency reduction.
 
-Quick: the first 8 row graphs (Table II: 6; sensitivity: 6 and fewer settings), a few minutes;
-full: all 194 row graphs (sensitivity: the first 24), about an hour on 2 cores. ``--workdir``
-keeps every study's records (synth.run resumes them: an interrupted run continues where it
-stopped). Writes a section of RESULTS.md with the paper's numbers beside ours, and
-figures/mcf_bgl_*.png.
+Quick: the first 8 row graphs of part (a) (Table II: 6; pins: 8; sensitivity: 6 and fewer settings)
+with all of part (b); full: all 194 row graphs (pins: the first 24; sensitivity: the first 24).
+Table I and pins: 690 + 305 evaluations of about 1-1.5 s each on a free core (full: about 12
+minutes with --jobs 2 on an idle 2-core machine, 77 minutes measured with its cores shared by
+other jobs). Table II is dominated by the uniform-wired evaluations (1-4 minutes each; 15 in
+quick mode, 30 in full mode): full mode took 18 minutes with --jobs 2 on a nearly idle 2-core
+machine, quick mode 77 minutes with --jobs 1 on the same machine shared by other jobs.
+``--workdir`` keeps every study's
+records (synth.run resumes them: an interrupted run continues where it stopped). Writes a
+section of RESULTS.md with the paper's numbers beside ours, and figures/mcf_bgl_*.png.
 
 The paper does not publish its board data; ours (flows.Packaging.bluegene_l) are assumptions,
 so absolute numbers (wires, ns) cannot match its (unnamed demand units, us). What can be
@@ -73,6 +82,19 @@ FIG6_LOADS = (0.1, 0.4, 0.8, 1.0, 1.2)
 FIGS = Path(__file__).with_name("figures")
 
 
+# the script works on the records' JSON form (the interchange format it also stores and compares)
+def _evaluate(spec: str, study) -> dict:
+    return evaluate(spec, study).to_dict()
+
+
+def _records(res) -> list[dict]:
+    return [r.to_dict() for r in res.records]
+
+
+def _record(res, spec: str) -> dict:
+    return res.record(spec).to_dict()
+
+
 def _base_study(rows_limit: int | None) -> dict:
     """The bgl-midplane study (our Table I pool: all 194 row graphs at their minimum cut width)."""
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
@@ -114,24 +136,42 @@ def _f(x: float | None, fmt: str = ".3f") -> str:
     return "-" if x is None else format(x, fmt)
 
 
-def _short(spec: str | None) -> str:
-    """The row graph of a midplane composition, the only part that varies in the pool.
+#: short names of the six connected 4-node graphs (the column and upper-level pools)
+GRAPH4 = {"path:4": "P4", "g6:Cs": "star", "ring:4": "C4", "g6:C{": "paw", "g6:C}": "diamond", "complete:4": "K4"}
 
-    >>> _short("bgl:g6:GpS_OK*ring:4*ring:4*ring:4"), _short(None)
-    ('g6:GpS_OK', '-')
+
+def _factors(spec: str) -> list[str] | None:
+    """The four factor specs (row, column, upper row, upper column) of a bgl composition."""
+    if not spec or not spec.startswith("bgl:"):
+        return None
+    return spec[4:].split("*")
+
+
+def _short(spec: str | None) -> str:
+    """A midplane composition by its row graph, and its column and upper-level graphs when they
+    are not the default rings of 4.
+
+    >>> _short("bgl:g6:GpS_OK*ring:4*ring:4*ring:4"), _short(None), _short("torus:8x8x8")
+    ('g6:GpS_OK', '-', 'torus:8x8x8')
+    >>> _short("bgl:g6:Gr`GpK*g6:C}*complete:4*complete:4")
+    'g6:Gr`GpK, columns diamond, upper K4 x K4'
     """
     if spec is None:
         return "-"
-    if spec.startswith("bgl:") and spec.endswith("*ring:4*ring:4*ring:4"):
-        return spec[4:-len("*ring:4*ring:4*ring:4")]
-    return spec
+    f = _factors(spec)
+    if f is None or len(f) != 4:
+        return spec
+    if f[1:] == ["ring:4"] * 3:
+        return f[0]
+    return f"{f[0]}, columns {GRAPH4.get(f[1], f[1])}, upper {GRAPH4.get(f[2], f[2])} x {GRAPH4.get(f[3], f[3])}"
 
 
 def row_graph_info(spec: str) -> dict:
     """Edges of a bgl candidate's row graph (vertex i at position i of the row) and its long links."""
     import networkx as nx
 
-    g6 = _short(spec)
+    f = _factors(spec)
+    g6 = f[0] if f else ""
     if not g6.startswith("g6:"):
         return {"edges": [], "long": 0, "span": 0, "max_span": 0}
     G = nx.from_graph6_bytes(g6[3:].encode())
@@ -157,45 +197,119 @@ def _plt():
 # ---------------------------------------------------------------------------------------------- Table I
 
 
+def _neck(rec: dict | None) -> str | None:
+    """The first bottleneck of a record's capacity, by kind (node-card pins, uniform share, ...)."""
+    b = (((rec or {}).get("capacity") or {}).get("bottlenecks") or [])
+    if not b:
+        return None
+    res = b[0]["resource"]
+    return "a channel's uniform share" if "uniform share" in res else _resource_kind(res)
+
+
+def _flexible_torus(d: dict, count: int) -> dict:
+    """The 8x8x8 torus with flexible wiring at one demand count (for reference beside the real,
+    uniform-wired one)."""
+    dt = copy.deepcopy(d)
+    dt["candidates"] = {"specs": [TORUS]}
+    dt["traffic"]["count"] = count
+    dt["physical"]["wiring"] = "flexible"
+    return _evaluate(TORUS, study_from_dict(dt))
+
+
+def _evaluations(sw) -> dict:
+    """How many candidate evaluations a sweep holds, how many were resumed, and their CPU seconds."""
+    recs = [r for _, res in sw.variants for r in _records(res)]
+    return {"records": len(recs), "resumed": sum(res.resumed for _, res in sw.variants),
+            "seconds": sum(r.get("seconds", 0.0) for r in recs)}
+
+
 def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str, dict]:
     d = _base_study(rows_limit)
     sw = _run(d, workdir, "table1", jobs)
-    rows = []
+    rows, grid_rows = [], []
     curves = {}
     data = {}
+    scales = d["traffic"]["scales"]
     for label, res in sw.variants:
         T = res.study.traffic.count
-        ok = [r for r in res.records if r["status"] == "ok"]
-        torus = res.record(TORUS)
+        ok = [r for r in _records(res) if r["status"] == "ok"]
+        torus = _record(res, TORUS)
+        assert torus["wiring"] == "uniform", "the baseline must be the uniform-wired torus"
+        ftorus = _flexible_torus(d, T)
         others = [r for r in ok if r["spec"] != TORUS]
-        best_cap = _best_capacity(others)
+        rings = [r for r in others if _factors(r["spec"])[1:] == ["ring:4"] * 3]
+        best_cap, best_ring = _best_capacity(others), _best_capacity(rings)
         lat_t = _lat(torus)
         best_lat = _best_latency(others)
         lat_best = _lat(best_lat)
         p = PAPER_TABLE1[T]
+        tr = [{"scale": sc, "best": b and b["spec"], "average_latency": b and _lat(b, i)}
+              for i, sc in enumerate(scales) for b in [_best_latency(others, i)]]
+        curves[T] = tr
+        lats = [x["average_latency"] for x in tr if x["average_latency"] is not None]
         rows.append([T, f"{_cap(best_cap):.3f}", f"{_cap(torus):.3f}", f"{_cap(best_cap) / _cap(torus):.2f}",
-                     f"{p[0] / p[1]:.2f}", f"{lat_best:.2f}", f"{lat_t:.2f}", f"{lat_t / lat_best:.2f}",
-                     f"{p[4] / p[2]:.2f}"])
-        curves[T] = res.tradeoff()
-        data[T] = {"best_capacity": _cap(best_cap), "torus_capacity": _cap(torus), "best_latency": lat_best,
-                   "torus_latency": lat_t, "best_spec": best_lat["spec"]}
+                     f"{p[0] / p[1]:.2f}", f"{_cap(best_ring) / _cap(torus):.2f}", f"{_cap(ftorus):.3f}",
+                     _f(lat_best, ".2f"), _f(lat_t, ".2f"),
+                     "-" if lat_t is None or lat_best is None else f"{lat_t / lat_best:.2f}", f"{p[4] / p[2]:.2f}"])
+        data[T] = {"best_capacity": _cap(best_cap), "best_capacity_spec": best_cap["spec"],
+                   "best_ring_capacity": _cap(best_ring), "best_ring_spec": best_ring["spec"],
+                   "torus_capacity": _cap(torus), "torus_flexible_capacity": _cap(ftorus),
+                   "torus_latencies": [_lat(torus, i) for i in range(len(scales))],
+                   "torus_bottleneck": _neck(torus), "best_bottleneck": _neck(best_cap),
+                   "best_latency": lat_best, "torus_latency": lat_t, "best_spec": best_lat["spec"],
+                   "tradeoff": tr, "min_latency": min(lats) if lats else None, "max_latency": max(lats) if lats else None,
+                   "evaluated": len(ok)}
+        grid_rows.append([T, _short(best_cap["spec"]), data[T]["best_bottleneck"], _short(best_ring["spec"]),
+                          _short(best_lat["spec"]), data[T]["torus_bottleneck"],
+                          " / ".join(_f(_lat(torus, i), ".2f") for i in range(len(scales))),
+                          " / ".join(_f(x["average_latency"], ".2f") for x in tr)])
+    pool = (f"the first {rows_limit} row graphs of part (a)" if rows_limit else "all 194 row graphs of part (a)") + \
+        " and the 36 column and upper-level graphs of part (b)"
     out = [
-        f"Table I ({'first %d row graphs' % rows_limit if rows_limit else 'all 194 row graphs'}; capacity in "
-        "demand multiples carried with flow in wires; latency in ns at demand scale "
-        f"{d['traffic']['scales'][0]}): best candidate against the 8x8x8 torus, and the same ratios in the "
-        "paper:\n\n" + table(
-            ["T", "best capacity", "torus capacity", "ratio", "paper ratio", "best latency", "torus latency",
-             "torus / best", "paper torus / best"], rows)]
+        f"Table I (bgl-midplane pool: {pool}; capacity in demand multiples, flow in wires; latency in ns at demand "
+        f"scale {scales[0]}). Baseline: the 8x8x8 torus with uniform wiring (its links all alike, as the real "
+        "machine's and the paper's torus); the compositions with flexible wiring (the paper's design flow). "
+        "'rings only': the best of part (a), columns and upper level rings of 4 (the pool recorded before); "
+        "'torus, flexible': the same torus if the flow could choose its wires (reference only).\n\n" + table(
+            ["T", "best capacity", "torus capacity", "best / torus", "paper", "rings only / torus",
+             "torus, flexible", "best latency", "torus latency", "torus / best", "paper torus / best (min)"], rows),
+        "Which candidates, and the trade-off (the paper's Fig. 3: the best latency at each demand scale "
+        f"{' / '.join(f'{x:g}' for x in scales)}; '-': nothing in the pool, or not the torus, carries that "
+        "load):\n\n" + table(
+            ["T", "best capacity", "bound by", "best with rings only", "best latency", "torus bound by",
+             "torus latency per scale", "best latency per scale"], grid_rows)]
+    # the column and upper-level graphs of part (b), at the first demand count
+    T0, res0 = sw.variants[0][1].study.traffic.count, sw.variants[0][1]
+    names = list(GRAPH4)
+    row = "g6:Gr`GpK"
+    grid = []
+    for c in names:
+        line = [GRAPH4[c]]
+        for u in names:
+            r = _record(res0, f"bgl:{row}*{c}*{u}*{u}")
+            line.append("-" if _cap(r) is None else f"{_cap(r):.2f} ({_f(_lat(r), '.2f')})")
+        grid.append(line)
+    data["evaluations"] = _evaluations(sw)
+    data["grid"] = {(c, u): (_cap(_record(res0, f"bgl:{row}*{c}*{u}*{u}")), _lat(_record(res0, f"bgl:{row}*{c}*{u}*{u}")))
+                    for c in names for u in names}
+    out.append(f"Part (b) at T = {T0}: row graph {row}, the column graph (rows of the table) and the upper-level "
+               "graph (columns; the same along the midplane's rows and columns) over the six connected 4-node graphs; "
+               f"capacity (latency in ns at scale {scales[0]}). Uniform-wired torus: "
+               f"{data[T0]['torus_capacity']:.2f} ({_f(data[T0]['torus_latency'], '.2f')}).\n\n"
+               + table(["columns \\ upper"] + [GRAPH4[u] for u in names], grid))
     try:
         plt = _plt()
         fig, ax = plt.subplots(figsize=(6, 4))
-        for T, tr in curves.items():
+        for k, (T, tr) in enumerate(curves.items()):
             pts = [(x["scale"], x["average_latency"]) for x in tr if x["average_latency"] is not None]
             if pts:
-                ax.plot(*zip(*pts), "o-", label=f"T = {T}")
+                ax.plot(*zip(*pts), "o-", color=f"C{k}", label=f"best, T = {T}")
+            tp = [(sc, lt) for sc, lt in zip(scales, data[T]["torus_latencies"]) if lt is not None]
+            if tp:
+                ax.plot(*zip(*tp), "s--", color=f"C{k}", label=f"torus (uniform), T = {T}")
         ax.set_xlabel("demand scale")
-        ax.set_ylabel("best minimum average latency (ns)")
-        ax.legend()
+        ax.set_ylabel("minimum average latency (ns)")
+        ax.legend(fontsize=7)
         fig.savefig(FIGS / _figname("tradeoff", rows_limit), dpi=90, bbox_inches="tight")
         plt.close(fig)
         out.append(f"Trade-off curves (the paper's Fig. 3): `benchmarks/figures/{_figname('tradeoff', rows_limit)}`.")
@@ -209,27 +323,38 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
 
 def pins_sweep(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str, list]:
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-pins"])
-    d["candidates"]["hierarchy"]["limit"] = rows_limit or 194
+    if rows_limit:
+        d["candidates"]["hierarchy"]["limit"] = rows_limit
+    lim = d["candidates"]["hierarchy"]["limit"]
     d["ranking"]["prune"] = False
     sw = _run(d, workdir, "pins", jobs)
     summ = sw.summary()
+    summ[0]["evaluations"] = _evaluations(sw)
     base = summ[0]["latency"]
     rows = []
-    for s in summ:
+    for s, (_, res) in zip(summ, sw.variants):
         info = row_graph_info(s["winner"]) if s["winner"] else {"edges": [], "long": 0, "span": 0}
         s["row_graph"] = info
+        torus = _record(res, TORUS)
+        s["torus_capacity"] = _cap(torus)
+        s["torus_latency"] = _lat(torus)
+        caps = [r for r in _records(res) if r["status"] == "ok" and r["spec"] != TORUS]
+        s["best_capacity_spec"] = _best_capacity(caps)["spec"]
+        s["winner_capacity"] = _cap(_record(res, s["winner"])) if s["winner"] else None
         rows.append([s["variant"], _short(s["winner"]), "-" if s["latency"] is None else f"{s['latency']:.3f}",
                      "-" if s["latency"] is None or base is None else f"{100 * (s['latency'] / base - 1):+.1f}%",
-                     f"{s['best_capacity']:.3f}", len(info["edges"]), info["long"], info["span"],
+                     f"{s['best_capacity']:.3f}", _short(s["best_capacity_spec"]), f"{s['torus_capacity']:.3f}",
+                     _f(s["torus_latency"], ".3f"), len(info["edges"]), info["long"], info["span"],
                      " ".join(f"{u}-{v}" for u, v in info["edges"])])
-    text = ("Pins sweep (the paper's Figs. 4 and 5; scale 1.6, T = 2048, "
-            f"{'first %d' % rows_limit if rows_limit else 'all 194'} row graphs): the winner (its row graph; "
-            "columns and the upper level are rings of 4), its minimum latency (ns), the change from 200 pins, "
-            "the best capacity, and the winner's row graph (Fig. 5): links, long links (joining routers more "
-            f"than one position apart), total span in positions, the links. Paper: {PAPER_FIG4}; its Fig. 5 "
-            "shows long links in the winner when pins are scarce and fewer as pins grow.\n\n" + table(
-                ["pins", "winner", "latency", "change", "best capacity", "links", "long links", "span",
-                 "row graph"], rows))
+    text = (f"Pins sweep (the paper's Figs. 4 and 5; scale 1.6, T = 2048; bgl-pins pool: the first {lim} row "
+            "graphs with rings of 4 and the 36 column and upper-level graphs of part (b)): the winner, its minimum "
+            "latency (ns), the change from 200 pins, the best capacity and which candidate has it, the uniform-wired "
+            "torus's capacity and latency ('-': it cannot carry scale 1.6), and the winner's row graph (Fig. 5): "
+            "links, long links (joining routers more than one position apart), total span in positions, the links. "
+            f"Paper: {PAPER_FIG4}; its Fig. 5 shows long links in the winner when pins are scarce and fewer as pins "
+            "grow.\n\n" + table(
+                ["pins", "winner", "latency", "change", "best capacity", "best capacity by", "torus capacity",
+                 "torus latency", "links", "long links", "span", "row graph"], rows))
     try:
         plt = _plt()
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -239,7 +364,9 @@ def pins_sweep(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple
         a1.set_ylabel("winner's minimum latency (ns)")
         a1.set_title("Fig. 4 (scale 1.6, T = 2048)")
         b = a1.twinx()
-        b.plot(pins, [s["best_capacity"] for s in summ], "s--", color="C1")
+        b.plot(pins, [s["best_capacity"] for s in summ], "s--", color="C1", label="best")
+        b.plot(pins, [s["torus_capacity"] for s in summ], "^:", color="C2", label="torus (uniform)")
+        b.legend(fontsize=7, loc="center right")
         b.set_ylabel("best capacity (demand multiples)", color="C1")
         for k, s in enumerate(summ):
             y = len(summ) - 1 - k
@@ -298,17 +425,12 @@ def app_location_matrix(app: str, seed: int = 1, steps: int | None = None) -> tu
     to one unit of demand per process on average."""
     from flows import Demands
     from sim.nas import nas
-    from sim.trace import SEND
 
     from synth.mapping import anneal
 
     P = APPS[app]
-    tr = nas(app, P, "B", seed=seed, iterations=2)   # every iteration sends the same: 2 of them suffice
-    send = tr.kind == SEND
-    src, dst, nb = tr.rank_of_event()[send], tr.a[send], tr.nbytes[send].astype(np.float64)
-    M = np.zeros((P, P))
-    np.add.at(M, (src, dst), nb)
-    np.fill_diagonal(M, 0.0)
+    # every iteration sends the same: 2 of them suffice
+    M = nas(app, P, "B", seed=seed, iterations=2).byte_matrix()
     M *= P / M.sum()
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
     ref = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d))
@@ -347,7 +469,8 @@ def _app_study(rows_limit: int | None, csv: str, scales: list[float], wiring: st
     if torus:
         d["candidates"] = {"specs": [TORUS]}
     else:
-        d["candidates"] = {"hierarchy": d["candidates"]["hierarchy"]}
+        d["candidates"] = {"specs": [x for x in d["candidates"]["specs"] if x != TORUS],
+                           "hierarchy": d["candidates"]["hierarchy"]}
     d["traffic"] = {"pattern": "file", "file": csv, "scales": list(scales)}
     d["physical"] = {**d["physical"], "wiring": wiring}
     # prune: a candidate whose zero-load latency bound cannot beat the best so far (at the first
@@ -358,36 +481,40 @@ def _app_study(rows_limit: int | None, csv: str, scales: list[float], wiring: st
 
 def _traffic_runs(name: str, L: np.ndarray, rows_limit: int | None, jobs: int, workdir: Path | None,
                   demand_dir: Path, fractions: tuple[float, ...], uniform: bool) -> dict:
-    """Torus capacity first (it fixes the demand scales), then the torus and the pool at those
-    scales, with flexible (and uniform) wiring."""
+    """The uniform-wired torus's capacity first (it fixes the demand scales), then the torus with
+    uniform and flexible wiring and the pool at those scales, with flexible wiring (and, for the
+    UNIFORM_TOP best of it, uniform wiring)."""
     d0 = _base_study(1)
     torus_t = build_topology(TORUS, study_from_dict(d0))
     bgl_t = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d0))
     csv_t = _demand_file(L, torus_t, demand_dir, f"{name}-torus")
     csv_b = _demand_file(L, bgl_t, demand_dir, f"{name}-bgl")
-    cap = evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, [], "flexible", True)))
+    cap = _evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, [], "uniform", True)))
     lam_t = _cap(cap)
     scales = [float(f"{f * lam_t:.4g}") for f in fractions]
     out = {"scales": scales, "torus_lambda": lam_t}
+    for wiring in ("uniform", "flexible"):    # the torus: the real machine's wiring, and the flow's
+        out[f"torus_{wiring}"] = _evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, scales, wiring, True)))
     for wiring in ("flexible", "uniform") if uniform else ("flexible",):
-        out[f"torus_{wiring}"] = evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, scales, wiring, True)))
         d = _app_study(rows_limit, csv_b, scales, wiring, False)
         tag = wiring
-        if wiring == "uniform" and rows_limit is None:
+        if wiring == "uniform":
             # uniform wiring costs 10-100x more per candidate in flows (measured: 7-80 s for capacity plus
-            # 5-110 s for latency): in full mode only the UNIFORM_TOP best candidates under flexible wiring
+            # 5-110 s for latency): only the best candidates under flexible wiring
+            top = UNIFORM_TOP if rows_limit is None else UNIFORM_TOP_QUICK
             ok = sorted((r for r in out["pool_flexible"] if _lat(r, 0) is not None), key=lambda r: _lat(r, 0))
-            d["candidates"] = {"specs": [r["spec"] for r in ok[:UNIFORM_TOP]]}
-            tag = f"uniform-top{UNIFORM_TOP}"
+            d["candidates"] = {"specs": [r["spec"] for r in ok[:top]]}
+            tag = f"uniform-top{top}"
         res = _run(d, workdir, f"table2-{name}-{tag}", jobs)
-        out[f"pool_{wiring}"] = res.records
+        out[f"pool_{wiring}"] = _records(res)
         out[f"resumed_{wiring}"] = res.resumed
         out[f"study_{wiring}"] = d
     return out
 
 
-#: full mode: candidates evaluated under uniform wiring in Table II (the best under flexible wiring)
-UNIFORM_TOP = 12
+#: candidates evaluated under uniform wiring in Table II (the best under flexible wiring), full and quick
+UNIFORM_TOP = 6
+UNIFORM_TOP_QUICK = 3
 
 
 def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: tuple[str, ...] = tuple(APPS),
@@ -418,7 +545,7 @@ def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: t
             uni = _best_latency(r["pool_uniform"], 0)
             agg_rec = next((x for x in r["pool_flexible"] if agg_opt and x["spec"] == agg_opt["spec"]), None)
             if agg_opt and (agg_rec is None or agg_rec["status"] != "ok"):   # pruned there: evaluate it
-                agg_rec = evaluate(agg_opt["spec"], study_from_dict(r["study_flexible"]))
+                agg_rec = _evaluate(agg_opt["spec"], study_from_dict(r["study_flexible"]))
             best = _best_capacity(r["pool_flexible"])
             best_u = _best_capacity(r["pool_uniform"])
             for i, f in enumerate(fractions):
@@ -432,9 +559,10 @@ def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: t
                     "uniform": uni and uni["spec"], "uniform_latency": uni and _lat(uni, i),
                     "uniform_capacity": uni and _cap(uni),
                     "best_uniform_capacity": best_u and _cap(best_u),
-                    "torus_latency": _lat(r["torus_flexible"], i), "torus_capacity": _cap(r["torus_flexible"]),
-                    "torus_uniform_latency": _lat(r["torus_uniform"], i),
-                    "torus_uniform_capacity": _cap(r["torus_uniform"]),
+                    # the paper's 3D torus: the real machine, links all alike (uniform wiring)
+                    "torus_latency": _lat(r["torus_uniform"], i), "torus_capacity": _cap(r["torus_uniform"]),
+                    "torus_flexible_latency": _lat(r["torus_flexible"], i),
+                    "torus_flexible_capacity": _cap(r["torus_flexible"]),
                     "evaluated": sum(1 for x in r["pool_flexible"] if x["status"] == "ok"),
                     "evaluated_uniform": sum(1 for x in r["pool_uniform"] if x["status"] == "ok"),
                 }
@@ -451,8 +579,9 @@ def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: t
 def table2_text(data: dict, rows_limit: int | None) -> str:
     tab = data["rows"]
     out = []
-    pool = (f"first {rows_limit} row graphs" if rows_limit else
-            f"all 194 row graphs; uniform wiring: the {UNIFORM_TOP} best under flexible wiring")
+    pool = (f"first {rows_limit} row graphs" if rows_limit else "all 194 row graphs") + \
+        " and the 36 column and upper-level graphs of part (b); uniform wiring: the " + \
+        f"{UNIFORM_TOP_QUICK if rows_limit else UNIFORM_TOP} best under flexible wiring"
     inf = data["info"]
     out.append(
         "Table II (NAS class B skeletons of sim.nas, BT/SP on 121 processes, CG/LU/MG on 128, placed on the "
@@ -474,17 +603,18 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
 
             body.append([app.upper(), f"{r['scale']:.4g}", _short(r["optimal"]), _f(o, ".2f"),
                          rel(r["aggregate_latency"]), rel(r["uniform_latency"]), rel(r["torus_latency"]),
-                         rel(r["torus_uniform_latency"]),
+                         rel(r["torus_flexible_latency"]),
                          f"{p[0]:.2f} / {p[1] / p[0]:.2f} / {p[2] / p[0]:.2f} / {p[3] / p[0]:.2f}"])
         out.append(
             f"Table II, latency (ns; in brackets normalised to the per-application optimum) at {f:g} x the "
-            "torus's capacity for that traffic (scale in demand units; the optima are those chosen at "
+            "uniform-wired torus's capacity for that traffic (scale in demand units; the optima are those chosen at "
             f"{data['fractions'][0]:g} x; '-': the design cannot carry this load). Aggregate: the pool's optimum for the "
             "mean of the five placed patterns, evaluated on each; uniform: the optimum when every board "
-            "cross-section and connector is split equally over the links using it; torus: flexible wiring "
-            "(as every other column) and uniform wiring (the real machine's equal links). Paper: optimum (us) / "
-            "aggregate / uniform / torus normalised.\n\n" + table(
-                ["app", "scale", "optimum", "optimal", "aggregate", "uniform", "torus", "torus (uniform)",
+            "cross-section and connector is split equally over the links using it; 3D torus: the 8x8x8 torus with "
+            "uniform wiring (the real machine's equal links, the paper's torus); last, for reference, the same "
+            "torus if the flow chose its wires. Paper: optimum (us) / aggregate / uniform / 3D torus "
+            "normalised.\n\n" + table(
+                ["app", "scale", "optimum", "optimal", "aggregate", "uniform", "3D torus", "torus, flexible",
                  "paper opt / agg / uni / torus"], body))
     rows = tab[data["fractions"][0]]
     body = []
@@ -492,14 +622,15 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
         r = rows[app]
         body.append([app.upper(), _f(r["optimal_capacity"]), _f(r["best_capacity"]), _f(r["aggregate_capacity"]),
                      _f(r["uniform_capacity"]), _f(r["best_uniform_capacity"]), _f(r["torus_capacity"]),
-                     _f(r["torus_uniform_capacity"]),
+                     _f(r["torus_flexible_capacity"]),
                      _f(r["best_capacity"] / r["torus_capacity"], ".2f") if r["torus_capacity"] else "-"])
     out.append("Table II, capacity (demand multiples): the per-app "
                "optimum, the best capacity among the candidates evaluated (not pruned), the aggregate's optimum on the app, the uniform-wiring optimum "
-               "and the best uniform capacity, the torus with flexible and uniform wiring, best / torus. The paper "
+               "and the best uniform capacity, the 3D torus (uniform wiring) and, for reference, the torus with "
+               "flexible wiring, best / 3D torus. The paper "
                "gives no capacities for Table II; its Fig. 6 says the optimum carries 'much larger' traffic.\n\n"
-               + table(["app", "optimum", "best evaluated", "aggregate opt.", "uniform opt.", "best uniform", "torus",
-                        "torus (uniform)", "best / torus"], body))
+               + table(["app", "optimum", "best evaluated", "aggregate opt.", "uniform opt.", "best uniform",
+                        "3D torus", "torus, flexible", "best / torus"], body))
     recs = [rec for run in data["runs"].values() for key, v in run.items() if key.startswith("pool_") for rec in v]
     torus = [v for run in data["runs"].values() for key, v in run.items() if key.startswith("torus_")
              and isinstance(v, dict)]
@@ -520,18 +651,21 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
     curve = []
     for j, s in enumerate(ag["scales"]):
         b = _best_latency(ag["pool_flexible"], j)
-        curve.append((s, b and _lat(b, j), _lat(ag["torus_flexible"], j), b and b["spec"]))
+        curve.append((s, b and _lat(b, j), _lat(ag["torus_uniform"], j), b and b["spec"],
+                      _lat(ag["torus_flexible"], j)))
     curve.sort()
-    out.append("Fig. 6 (aggregate traffic; torus capacity "
-               f"{ag['torus_lambda']:.3f}): best minimum latency (ns) of the pool and of the torus per demand "
+    out.append("Fig. 6 (aggregate traffic; the uniform-wired torus's capacity "
+               f"{ag['torus_lambda']:.3f}, the flexible torus's {_cap(ag['torus_flexible']):.3f}): best minimum "
+               "latency (ns) of the pool and of the 3D torus (uniform wiring; and, for reference, flexible) per demand "
                f"scale; `benchmarks/figures/{_figname('fig6', rows_limit)}`.\n\n" + table(
-                   ["scale", "optimum", "torus", "winner"],
-                   [[f"{s:.4g}", _f(a, ".2f"), _f(t, ".2f"), _short(w)] for s, a, t, w in curve]))
+                   ["scale", "optimum", "3D torus", "torus, flexible", "winner"],
+                   [[f"{s:.4g}", _f(a, ".2f"), _f(t, ".2f"), _f(tf, ".2f"), _short(w)] for s, a, t, w, tf in curve]))
     try:
         plt = _plt()
         fig, ax = plt.subplots(figsize=(6, 4))
         ax.plot([c[0] for c in curve if c[1]], [c[1] for c in curve if c[1]], "o-", label="optimum of the pool")
-        ax.plot([c[0] for c in curve if c[2]], [c[2] for c in curve if c[2]], "s-", label="8x8x8 torus")
+        ax.plot([c[0] for c in curve if c[2]], [c[2] for c in curve if c[2]], "s-", label="8x8x8 torus (uniform)")
+        ax.plot([c[0] for c in curve if c[4]], [c[4] for c in curve if c[4]], "^:", label="torus, flexible wiring")
         ax.set_xlabel("demand scale (aggregate NAS traffic)")
         ax.set_ylabel("minimum average latency (ns)")
         ax.legend()
@@ -610,6 +744,8 @@ def sensitivity_data(rows_limit: int | None, jobs: int, workdir: Path | None,
                 del b["connector_run_m"]
         d = _base_study(rows_limit)
         d["name"] = "bgl-sensitivity"
+        # as recorded: the row graphs with rings of 4 against the torus, every one with flexible wiring
+        d["candidates"]["specs"] = [TORUS]
         d["traffic"] = {**d["traffic"], "count": count}
         d["physical"] = {"packaging": "custom", "wiring": "flexible", "blocks": d["physical"]["blocks"],
                          "boards": boards, "pins_per_wire": 2, **({"router_pins": rpins} if rpins else {}),
@@ -618,12 +754,12 @@ def sensitivity_data(rows_limit: int | None, jobs: int, workdir: Path | None,
         dc["candidates"] = {"specs": [TORUS]}
         dc["traffic"]["scales"] = []
         dc["ranking"]["objective"] = "capacity"
-        lam_t = _cap(evaluate(TORUS, study_from_dict(dc)))
+        lam_t = _cap(_evaluate(TORUS, study_from_dict(dc)))
         d["traffic"]["scales"] = [float(f"{load * lam_t:.4g}")]
         slug = hashlib.sha256(label.encode()).hexdigest()[:8]
         res = _run(d, workdir, f"sensitivity-{slug}", jobs)
-        torus = res.record(TORUS)
-        others = [r for r in res.records if r["spec"] != TORUS]
+        torus = _record(res, TORUS)
+        others = [r for r in _records(res) if r["spec"] != TORUS]
         bc, bl = _best_capacity(others), _best_latency(others)
         out.append({"setting": label, "scale": d["traffic"]["scales"][0],
                     "torus_capacity": _cap(torus), "best_capacity": _cap(bc), "best_capacity_spec": bc["spec"],
@@ -676,20 +812,103 @@ def sensitivity_text(data: list[dict], rows_limit: int | None) -> str:
 
 # ---------------------------------------------------------------------------------------------- notes
 
-NOTES_T1 = (
-    "Notes on Table I and Figs. 3-5. Absolute numbers differ by construction: the paper's demand units and "
-    "microseconds come from its unpublished board data, ours are wires and ns under the assumptions of "
-    "flows.Packaging.bluegene_l. Latency: over the full pool (all 194 row graphs) the best composition has "
-    "13-15% lower latency than the 8x8x8 torus at every T (the quick pool, the first 8 row graphs of the "
-    "enumeration, mostly trees, does not hold those winners: there the torus is about as good and often wins "
-    "the pins sweep) (the paper: 13% at T = 2048; its larger ratios at 3072 and 4096 compare the torus beyond its own "
-    "capacity, which grows its latency, while ours is each candidate's minimum latency at a demand it can "
-    "carry). Capacity: with our boards every candidate, the torus included, is limited by connector pins (120 "
-    "per compute card, 200 per node card), so capacities differ by a few percent (the early row graphs in the "
-    "enumeration are trees and carry less); the paper's 1.8-2.7x advantage over the torus is not reproduced "
-    "with these numbers (see the sensitivity study below for what it takes). Pins: more node-card pins lift the "
-    "best capacity, the mechanism the paper describes; at demand scale 1.6 the winner is not congested enough "
-    "for its latency to drop by more than the PTAS's eps (the paper: -14%).")
+def _match_text(t1: dict, Ts: list[int], tol: float = 0.15) -> str:
+    """Which of Table I's capacities match the paper within ``tol`` (relative)."""
+    def close(a, b):
+        return abs(a / b - 1) <= tol
+
+    tor = [T for T in Ts if close(t1[T]["torus_capacity"], PAPER_TABLE1[T][1])]
+    rat = [T for T in Ts if close(t1[T]["best_capacity"] / t1[T]["torus_capacity"], PAPER_TABLE1[T][0] / PAPER_TABLE1[T][1])]
+    miss = [T for T in Ts if T not in rat]
+    out = (f"Within {100 * tol:.0f}% of the paper: the torus's capacity at T = {', '.join(map(str, tor)) or 'none'} "
+           "(in the paper's unnamed units; may be partly coincidence), the best / torus ratio at T = "
+           f"{', '.join(map(str, rat)) or 'none'}.")
+    if miss:
+        out += (" Not matched: the ratio at T = " + ", ".join(
+            f"{T} ({t1[T]['best_capacity'] / t1[T]['torus_capacity']:.2f} against "
+            f"{PAPER_TABLE1[T][0] / PAPER_TABLE1[T][1]:.2f}; torus {t1[T]['torus_capacity']:.2f} against "
+            f"{PAPER_TABLE1[T][1]:.1f})" for T in miss) + ".")
+    return out
+
+
+def t1_notes(t1: dict | None, pins: list | None, rows_limit: int | None) -> str:
+    """The notes under Table I and the pins sweep, with every number taken from this run."""
+    out = ["Notes on Table I and Figs. 3-5. Absolute numbers differ by construction: the paper's demand units and "
+           "microseconds come from its unpublished board data, ours are wires and ns under the assumptions of "
+           "flows.Packaging.bluegene_l. The baseline is now the uniform-wired torus (the real machine cannot move "
+           "wires between its links; the paper's torus is the same fixed design, 'no topology optimizations')."]
+    if t1:
+        Ts = [T for T in PAPER_TABLE1 if T in t1]
+        tc = ", ".join(f"{t1[T]['torus_capacity']:.2f}" for T in Ts)
+        pc = ", ".join(f"{PAPER_TABLE1[T][1]:.1f}" for T in Ts)
+        ratio = ", ".join(f"{t1[T]['best_capacity'] / t1[T]['torus_capacity']:.2f}" for T in Ts)
+        pratio = ", ".join(f"{PAPER_TABLE1[T][0] / PAPER_TABLE1[T][1]:.2f}" for T in Ts)
+        ring = ", ".join(f"{t1[T]['best_ring_capacity'] / t1[T]['torus_capacity']:.2f}" for T in Ts)
+        gain = ", ".join(f"{100 * (t1[T]['best_capacity'] / t1[T]['best_ring_capacity'] - 1):.0f}%" for T in Ts)
+        flex = ", ".join(f"{t1[T]['torus_capacity'] / t1[T]['torus_flexible_capacity']:.2f}" for T in Ts)
+        bn = sorted({str(t1[T]["best_bottleneck"]) for T in Ts})
+        tn = sorted({str(t1[T]["torus_bottleneck"]) for T in Ts})
+        lr = ", ".join("-" if not (t1[T]["torus_latency"] and t1[T]["best_latency"]) else
+                       f"{t1[T]['torus_latency'] / t1[T]['best_latency']:.2f}" for T in Ts)
+        plr = ", ".join(f"{PAPER_TABLE1[T][4] / PAPER_TABLE1[T][2]:.2f}" for T in Ts)
+        spread = ", ".join("-" if not t1[T]["min_latency"] else
+                           f"+{100 * (t1[T]['max_latency'] / t1[T]['min_latency'] - 1):.0f}%" for T in Ts)
+        pspread = ", ".join(f"+{100 * (PAPER_TABLE1[T][3] / PAPER_TABLE1[T][2] - 1):.0f}%" for T in Ts)
+        tlat = ", ".join(_f(t1[T]["torus_latency"], ".2f") for T in Ts)
+        g = t1.get("grid", {})
+        k4 = g.get(("ring:4", "complete:4"), (None, None))[0]
+        c4 = g.get(("ring:4", "ring:4"), (None, None))[0]
+        kc = g.get(("complete:4", "ring:4"), (None, None))[0]
+        grid_txt = ""
+        if k4 and c4 and kc:
+            grid_txt = (f" In part (b) (row g6:Gr`GpK, T = {Ts[0]}) the upper level decides the capacity: complete "
+                        f"graphs of 4 there carry {k4:.2f} against {c4:.2f} with rings (+{100 * (k4 / c4 - 1):.0f}% at "
+                        f"the same pins: fewer node cards crossed, less transit through their connectors), while "
+                        f"complete columns inside the node card carry {kc:.2f} (the node-card pins still bind).")
+        out.append(
+            f"Capacity at T = {', '.join(map(str, Ts))}: the uniform-wired torus carries {tc} (paper {pc}; flow "
+            f"limited by {', '.join(tn)}; it is {flex} x the same torus with flexible wiring). The best "
+            f"composition carries {ratio} x the torus (paper {pratio}); with rings of 4 on the columns and the upper "
+            f"level (the pool recorded before) {ring} x, so varying the column and upper-level graphs adds {gain}."
+            + grid_txt + f" The best compositions are limited by {', '.join(bn)}."
+            + " " + _match_text(t1, Ts))
+        sc0 = _base_study(None)["traffic"]["scales"][0]
+        load = ", ".join(f"{100 * sc0 / t1[T]['torus_capacity']:.0f}%" for T in Ts)
+        grow = ("-" if not (t1[Ts[0]]["torus_latency"] and t1[Ts[-1]]["torus_latency"]) else
+                f"{100 * (t1[Ts[-1]]['torus_latency'] / t1[Ts[0]]['torus_latency'] - 1):+.0f}%")
+        pgrow = f"{100 * (PAPER_TABLE1[Ts[-1]][4] / PAPER_TABLE1[Ts[0]][4] - 1):+.0f}%"
+        out.append(
+            f"Latency at scale {sc0:g}: torus / best = {lr} (paper, torus / the optimum's minimum latency: {plr}). "
+            f"The torus's latency {tlat} ns grows with T by {grow} from T = {Ts[0]} to {Ts[-1]} (paper {pgrow}: "
+            f"6.63 / 10.54 / 15.06 us) while scale {sc0:g} loads it to {load} of its capacity; the paper's torus "
+            "latencies look like a torus driven to or past its capacity (its own Table I: 0.3 at T = 4096), which a "
+            "minimum-latency flow at a load it can carry does not reproduce. The best latency rises over the demand "
+            f"scales it carries by {spread} (paper, from the minimum to the maximum demand: {pspread}): with flexible "
+            "wiring a design's latency stays at its zero-load value until its capacity nears, so no other topology "
+            "takes over at higher load in our pool.")
+    if pins:
+        base = pins[0]
+        ch = []
+        for s_ in pins[1:]:
+            if s_["latency"] is not None and base["latency"]:
+                ch.append(f"{s_['variant'].split('=')[1]}: {100 * (s_['latency'] / base['latency'] - 1):+.1f}%")
+        tcap = [s_["torus_capacity"] for s_ in pins]
+        out.append(
+            "Pins (Fig. 4, scale 1.6, T = 2048): the winner's latency changes from 200 pins by "
+            + (", ".join(ch) or "-") + f" (paper: {PAPER_FIG4}); the best capacity goes from "
+            f"{pins[0]['best_capacity']:.2f} to {pins[-1]['best_capacity']:.2f}, the uniform-wired torus's from "
+            f"{tcap[0]:.2f} to {tcap[-1]:.2f}"
+            + (" (it cannot carry scale 1.6 at any pin count)" if all(s_["torus_latency"] is None for s_ in pins)
+               else "") + " (changes below the PTAS's eps = 5% are not significant). At 200 pins the winner "
+            f"has {_f(pins[0]['winner_capacity'] and pins[0]['winner_capacity'] / 1.6, '.2f')} x scale 1.6 "
+            "as capacity: it is not congested, so more pins "
+            "cannot lower its latency; the paper's winner at 1.6 was congested.")
+    ev = [x["evaluations"] for x in ((t1 or {}), (pins or [{}])[0]) if x.get("evaluations")]
+    if ev:
+        n, r_, sec = (sum(e[k] for e in ev) for k in ("records", "resumed", "seconds"))
+        out.append(f"Candidate evaluations: {n}, {r_} of them taken from an earlier run in --workdir; their own "
+                   f"evaluation time adds up to {sec / 60:.0f} CPU-minutes (the run time below counts only this run).")
+    return " ".join(out[:1]) + ("\n\n" + "\n\n".join(out[1:]) if len(out) > 1 else "")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -717,11 +936,14 @@ def main(argv: list[str] | None = None) -> None:
 
     if "table1" in parts or "pins" in parts:
         out, t0 = [], time.perf_counter()
+        t1 = pins = None
         if "table1" in parts:
-            out.append(table1(rows_limit, args.jobs, args.workdir)[0])
+            text, t1 = table1(rows_limit, args.jobs, args.workdir)
+            out.append(text)
         if "pins" in parts:
-            out.append(pins_sweep(rows_limit, args.jobs, args.workdir)[0])
-        out += [NOTES_T1, timed("Table I and pins", t0)]
+            text, pins = pins_sweep(rows_limit, args.jobs, args.workdir)
+            out.append(text)
+        out += [t1_notes(t1, pins, rows_limit), timed("Table I and pins", t0)]
         groups.append((PART_TITLES["table1"], out))
     if "table2" in parts:
         t0 = time.perf_counter()
@@ -791,18 +1013,21 @@ def table2_notes(data: dict, rows_limit: int | None) -> str:
     best_torus = [c["best_capacity"] / c["torus_capacity"] for c in cap.values() if c["best_capacity"] and c["torus_capacity"]]
     uni_flex = [c["best_uniform_capacity"] / c["best_capacity"] for c in cap.values()
                 if c["best_uniform_capacity"] and c["best_capacity"]]
-    tor_uni = [c["torus_uniform_capacity"] / c["torus_capacity"] for c in cap.values()
-               if c["torus_uniform_capacity"] and c["torus_capacity"]]
+    tor_uni = [c["torus_capacity"] / c["torus_flexible_capacity"] for c in cap.values()
+               if c["torus_capacity"] and c["torus_flexible_capacity"]]
+    best_ftorus = [c["best_capacity"] / c["torus_flexible_capacity"] for c in cap.values()
+                   if c["best_capacity"] and c["torus_flexible_capacity"]]
+
     def neck(rec):
         b = ((rec or {}).get("capacity") or {}).get("bottlenecks") or []
         return b[0]["resource"] if b else None
 
-    necks = [neck(rec) for a in apps for rec in data["runs"][a]["pool_flexible"] + [data["runs"][a]["torus_flexible"]]]
+    necks = [neck(rec) for a in apps for rec in data["runs"][a]["pool_flexible"]]
     total = sum(1 for n in necks if n is not None)
     pins = sum(1 for n in necks if n is not None and "connector pins" in n)
-    best_necks = [(neck(_best_capacity(data["runs"][a]["pool_flexible"])), neck(data["runs"][a]["torus_flexible"]))
-                  for a in apps]
-    same_neck = sum(1 for b, t in best_necks if b is not None and b == t)
+    torus_share = sum(1 for a in apps if "uniform share" in (neck(data["runs"][a]["torus_uniform"]) or ""))
+    best_specs = [_best_capacity(data["runs"][a]["pool_flexible"])["spec"] for a in apps]
+    upper_k4 = sum(1 for x in best_specs if (_factors(x) or [""] * 4)[2:] == ["complete:4"] * 2)
     same_card = [inf[a]["share_same_card"] for a in apps]
     ag = data["runs"].get("aggregate")
     over = []  # (scale, best latency or None) at and above the torus's capacity
@@ -814,29 +1039,32 @@ def table2_notes(data: dict, rows_limit: int | None) -> str:
     if not over:
         fig6 = ""
     elif all(x is None for _, x in over):
-        fig6 = ", and at and above the torus's capacity (Fig. 6) no design carries the aggregate traffic"
+        fig6 = "; at and above the 3D torus's capacity (Fig. 6) no design carries the aggregate traffic"
     else:
-        fig6 = (", and at " + ", ".join(f"{sc:.4g}" for sc, x in over if x is not None) +
-                " (at or above the torus's capacity, Fig. 6) the best design still carries the aggregate traffic")
+        fig6 = ("; at " + ", ".join(f"{sc:.4g}" for sc, x in over if x is not None) +
+                " (at or above the 3D torus's capacity, Fig. 6) the best design still carries the aggregate traffic, "
+                "as in the paper's Fig. 6")
     same_nc = [inf[a]["share_same_node_card"] for a in apps]
     drift = max((abs(tab[f][a]["optimal_latency"] / tab[fr[0]][a]["optimal_latency"] - 1) for f in fr for a in apps
                  if tab[f][a]["optimal_latency"] and tab[fr[0]][a]["optimal_latency"]), default=None)
     pool = (f"the first {rows_limit} row graphs (trees and near-trees of the enumeration)" if rows_limit
-            else "all 194 row graphs")
+            else "all 194 row graphs") + " with rings of 4, and the 36 column and upper-level graphs of part (b)"
     return (
         "Notes on Table II. Placement: the paper anneals on an unstated distance; we anneal (synth.mapping.anneal) "
         "on a packaging distance that is the same for every candidate (compute card 1, node card 2, else 2 + "
         f"node-card Manhattan distance), so {_pct(same_nc)} of each application's bytes stay on a node card and "
         f"{_pct(same_card)} on a compute card; the "
         "traffic is then mapped to every candidate by physical location. Loads: the paper does not say at which "
-        "traffic it measured Table II; we take " + " and ".join(f"{f:g}" for f in fr) + " of the torus's capacity "
-        f"for each application. Pool: {pool}. "
-        f"What agrees with the paper: the ordering optimum <= aggregate <= uniform < torus {order}; the aggregate "
+        "traffic it measured Table II; we take " + " and ".join(f"{f:g}" for f in fr) + " of the uniform-wired "
+        f"torus's capacity for each application. Pool: {pool}. The 3D torus column is the torus with uniform "
+        "wiring, as the real machine (and the paper: its torus is a fixed design, and it is worse than its uniform "
+        "column). "
+        f"What agrees with the paper: the ordering optimum <= aggregate <= uniform < 3D torus {order}; the aggregate "
         f"optimum is {_span(lat[f0]['aggregate_latency'])} x the per-application optimum (paper "
         f"{_span([PAPER_TABLE2[a][1] / PAPER_TABLE2[a][0] for a in apps])}: the aggregate pattern is representative); "
-        "the optimum beats the torus everywhere; uniform wiring costs latency and, more, capacity (the best "
+        "the optimum beats the 3D torus everywhere; uniform wiring costs latency and, more, capacity (the best "
         f"uniform capacity is {_span(uni_flex)} x the best flexible one, the uniform torus "
-        f"{_span(tor_uni)} x the flexible torus). What does not: the size of the gaps. The torus is "
+        f"{_span(tor_uni)} x the flexible torus). The 3D torus is "
         + ", ".join(f"{_span(lat[f]['torus_latency'])} x the optimum at {f:g} x" for f in fr)
         + f" (paper {_span([PAPER_TABLE2[a][3] / PAPER_TABLE2[a][0] for a in apps])}) and uniform wiring "
         + ", ".join(f"{_span(lat[f]['uniform_latency'])} x" for f in fr)
@@ -844,15 +1072,12 @@ def table2_notes(data: dict, rows_limit: int | None) -> str:
         + (f"The optimum's latency changes by at most {100 * drift:.1f}% between the loads: the flexible designs are "
            "uncongested there, so their latency is the zero-load latency, which differs by hop count and wire length "
            "only; the uniform designs feel the higher load. " if drift is not None and drift < 0.02 else "")
-        + "The paper's ratios need a congested torus (compare its Table I, whose torus/optimum ratio grows from "
-        "1.13 to 2.29 with load), and with our boards "
-        f"the first bottleneck of {pins} of {total} evaluated designs (the torus included) is a board's connector "
-        "pins, and with flexible wiring the traffic a node card's own processes send and receive through its "
-        "connector is fixed by the placement, whatever the topology (transit traffic only adds to it). Hence the capacities: the best design carries "
-        f"{_span(best_torus)} x the torus's capacity (for {same_neck} of {len(apps)} applications the best design and "
-        f"the torus have the same first bottleneck){fig6}; the paper's Fig. 6 advantage needs boards whose connectors do not bind "
-        "(the sensitivity study: 2.48x with no connector limit). Absolute latencies are ns under our delay model "
-        "(paper: us).")
+        + f"Capacity: the best design carries {_span(best_torus)} x the 3D torus's capacity ({_span(best_ftorus)} x "
+        f"the flexible torus's; for {upper_k4} of {len(apps)} applications the best has complete graphs on the "
+        "upper level); the first bottleneck of "
+        f"{pins} of {total} evaluated flexible designs is a board's connector pins, of the 3D torus for "
+        f"{torus_share} of {len(apps)} applications one channel's uniform share{fig6}. "
+        "Absolute latencies are ns under our delay model (paper: us).")
 
 
 NOTES_SENS = (

@@ -396,27 +396,40 @@ DEFAULT_STUDY = {
 BGL_MIDPLANE_STUDY = {
     "name": "bgl-midplane",
     "description": (
-        "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I: T = 2048, 3072, 4096): 512 routers; "
-        "every connected 8-node graph of degree <= 3 (194: the paper's 192 of maximum degree exactly 3, "
-        "plus the path and the cycle) along the rows of each node card at its minimum "
-        "cut width, rings of 4 along the columns and one level up; the 8x8x8 torus on 1x1x2 compute cards, "
-        "4x4x2 node cards as baseline. T random demands: 40% inside a compute card, 50% inside a node card, "
-        "10% across node cards. Flow in wires under the bgl packaging preset (flows.Packaging.bluegene_l: "
-        "200 connector pins per node card as in the paper; 120 per compute card, card sizes, 2/6/6 signal "
-        "layers and 1 mm pitch per differential pair are our assumptions); latency in ns with 7.1 ns/m FR4 "
-        "wires and the radix-dependent router delay of flows.RouterDelay (90 nm, our coefficients). The paper "
-        "also varied the column and upper graphs: widen candidates.hierarchy to do the same. No LP "
-        "cross-check by default: HiGHS needs minutes per 512-router instance."),
+        "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I: T = 2048, 3072, 4096): 512 routers. "
+        "Baseline: the machine's own 8x8x8 torus on 1x1x2 compute cards and 4x4x2 node cards, with uniform wiring "
+        "(its links are all alike: every board cross-section and connector split equally over the links through "
+        "it), as the paper's torus; every composition has flexible wiring (the flow chooses each link's wires), "
+        "the paper's design flow. Pool (230 candidates), the paper's hierarchy (a row graph and a column graph "
+        "on each node card, a row and a column graph of node cards on the midplane): (a) every connected 8-node "
+        "graph of degree <= 3 (194: the paper's 192 of maximum degree exactly 3, plus the path and the cycle) "
+        "along the rows at its minimum cut width, rings of 4 along the columns and one level up; (b) the column "
+        "graph and the upper-level graph each over all six connected 4-node graphs (path, star, cycle, paw, "
+        "diamond, complete; all of degree <= 3, the paper's rule), the same graph along the midplane's rows and "
+        "columns, jointly (36 pairs), with the row graph g6:Gr`GpK (the latency winner of part (a)). The full "
+        "cross product (194 x 6^3) is out of reach; the paper does not say how it combined the levels. T random "
+        "demands: 40% inside a compute card, 50% inside a node card, 10% across node cards. Flow in wires "
+        "under the bgl packaging preset (flows.Packaging.bluegene_l: 200 connector pins per node card as in "
+        "the paper; 120 per compute card, card sizes, 2/6/6 signal layers and 1 mm pitch per differential "
+        "pair are our assumptions); latency in ns with 7.1 ns/m FR4 wires and the radix-dependent router "
+        "delay of flows.RouterDelay (90 nm, our coefficients). Run time: 690 evaluations (230 candidates x 3 "
+        "demand counts, 3 scales each), measured 1.3 s each (median) on a free core, 4-5 s for the "
+        "uniform-wired torus: about 15 CPU-minutes, 10 minutes with --jobs 2 on an idle 2-core machine (77 "
+        "minutes for this and bgl-pins together with the 2 cores shared by three other jobs). No LP cross-check by default: HiGHS needs minutes per "
+        "512-router instance."),
     "seed": 1,
     "machine": {"pes": 512},
     "candidates": {
-        "specs": ["torus:8x8x8"],
+        "specs": ["torus:8x8x8"] + [f"bgl:g6:Gr`GpK*{c}*{u}*{u}"
+                                    for c in ("path:4", "g6:Cs", "ring:4", "g6:C{", "g6:C}", "complete:4")
+                                    for u in ("path:4", "g6:Cs", "ring:4", "g6:C{", "g6:C}", "complete:4")],
         "hierarchy": {"rows": ["enumerate:8:3"], "columns": ["ring:4"], "upper_rows": ["ring:4"],
                       "upper_columns": ["ring:4"], "placements": "min-cutwidth"},
     },
     "traffic": {"pattern": "local", "count": [2048, 3072, 4096], "shares": [0.4, 0.5, 0.1],
                 "scales": [0.5, 1.0, 1.5]},
-    "physical": {"packaging": "bgl", "wiring": "flexible", "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]]},
+    "physical": {"packaging": "bgl", "wiring": {"default": "flexible", "torus:8x8x8": "uniform"},
+                 "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]]},
     "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x8x8"},
     "cross_check": {"top": 0},
 }
@@ -426,9 +439,12 @@ BGL_PINS_STUDY = {
     "name": "bgl-pins",
     "description": (
         "The pins sweep of 'topology-synthesis-mcf-bgl' (its Figs. 4 and 5): the midplane study with the first "
-        "24 row graphs, 2048 demands at demand scale 1.6 (congested, as the paper's coefficient 1.6), and the "
-        "network pins between a node card and the midplane raised from 200 (the paper's figure) to 320; for "
-        "each pin count the winner and its minimum latency. Same assumptions as bgl-midplane."),
+        "24 row graphs of part (a) and all of part (b) (the 36 column and upper-level graphs) with "
+        "the uniform-wired torus: 61 candidates), 2048 demands at demand scale 1.6 (the paper's coefficient; near the capacity "
+        "of the rings-only compositions, 1.83, but not of those with complete upper levels, 2.43), "
+        "and the network pins between a node card and the midplane raised from 200 (the paper's figure) to "
+        "320; for each pin count the winner and its minimum latency. Same assumptions as bgl-midplane. Run "
+        "time: 305 evaluations, measured 0.9 s each (median) on a free core, about 5 CPU-minutes."),
     "candidates": {**BGL_MIDPLANE_STUDY["candidates"],
                    "hierarchy": {**BGL_MIDPLANE_STUDY["candidates"]["hierarchy"], "limit": 24}},
     "traffic": {**BGL_MIDPLANE_STUDY["traffic"], "count": 2048, "scales": [1.6]},
