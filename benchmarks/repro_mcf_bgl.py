@@ -425,12 +425,13 @@ def app_location_matrix(app: str, seed: int = 1, steps: int | None = None) -> tu
     to one unit of demand per process on average."""
     from flows import Demands
     from sim.nas import nas
+    from sim.trace import SEND
 
     from synth.mapping import anneal
 
     P = APPS[app]
-    # every iteration sends the same: 2 of them suffice
-    M = nas(app, P, "B", seed=seed, iterations=2).byte_matrix()
+    tr = nas(app, P, "B", seed=seed, iterations=2)   # every iteration sends the same: 2 of them suffice
+    M = tr.byte_matrix()
     M *= P / M.sum()
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
     ref = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d))
@@ -441,7 +442,7 @@ def app_location_matrix(app: str, seed: int = 1, steps: int | None = None) -> tu
     L = np.zeros((512, 512))
     np.add.at(L, (where[:, None].repeat(P, 1), where[None, :].repeat(P, 0)), M)
     used = np.bincount(where // 32, minlength=16)
-    return L, {"processes": P, "pairs": int((M > 0).sum()), "messages": int(send.sum()),
+    return L, {"processes": P, "pairs": int((M > 0).sum()), "messages": int((tr.kind == SEND).sum()),
                "anneal_start": res.start_cost, "anneal_cost": res.cost, "node_cards_used": int((used > 0).sum()),
                "share_same_card": float(L[(np.arange(512)[:, None] // 2) == (np.arange(512)[None, :] // 2)].sum() / L.sum()),
                "share_same_node_card": float(L[(np.arange(512)[:, None] // 32) == (np.arange(512)[None, :] // 32)].sum()
