@@ -620,6 +620,16 @@ def candidates(p, u, dr, L, net, buf):
 
 
 @njit(**HELPER)
+def _dateline_state(p, ring, a, net, buf):
+    """Packet ``p`` takes channel ``a`` of ``ring``: a new ring clears its
+    dateline-crossed flag, a wrap-around channel sets it."""
+    if buf.pk_ring[p] != ring:
+        buf.pk_state[p] &= ~ST_CROSSED
+    if net.arc_wrap[a] != 0:
+        buf.pk_state[p] |= ST_CROSSED
+
+
+@njit(**HELPER)
 def advance_route(p, a, v, esc, net, buf):
     """Packet ``p`` was given channel ``a``, VC ``v`` (``esc``: on the escape
     tier): its routing state moves on (remaining record, ring and dateline
@@ -637,18 +647,12 @@ def advance_route(p, a, v, esc, net, buf):
             buf.pk_ring[p] = (ring - 1) * net.V + v + 1
         else:
             if net.deadlock == DL_DATELINE:
-                if buf.pk_ring[p] != ring:
-                    buf.pk_state[p] &= ~ST_CROSSED
-                if net.arc_wrap[a] != 0:
-                    buf.pk_state[p] |= ST_CROSSED
+                _dateline_state(p, ring, a, net, buf)
             buf.pk_ring[p] = ring
     elif mode == MODE_TWIN:
         if k < net.tw_m * 2 + 1:  # an external link (the internal class is the last one)
             ring = 2 * k + (0 if sgn > 0 else 1) + 1
-            if buf.pk_ring[p] != ring:
-                buf.pk_state[p] &= ~ST_CROSSED
-            if net.arc_wrap[a] != 0:
-                buf.pk_state[p] |= ST_CROSSED
+            _dateline_state(p, ring, a, net, buf)
             buf.pk_ring[p] = ring
     elif mode == MODE_DISTANCE:
         buf.pk_ring[p] += 1
