@@ -209,7 +209,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         study = load_study(args.study)
     out = args.out or f"toposynth-{study.name}"
-    res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
+    res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet,
+              verbose=args.verbose or None)
     if args.json:
         _print_json(res.to_dict())
         return 0
@@ -361,10 +362,16 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a study: candidates -> ranking -> LP cross-check -> report")
     r.add_argument("study", nargs="?", help="study TOML file, or builtin:NAME (default: the built-in default study)")
     r.add_argument("--out", metavar="DIR", help="output directory (default toposynth-STUDYNAME); reruns resume")
-    r.add_argument("--jobs", type=int, default=1, help="parallel evaluations (default 1)")
-    r.add_argument("--backend", choices=("loky", "dask"), default="loky")
-    r.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address (default: a local cluster)")
+    r.add_argument("--jobs", type=int, help="parallel evaluations: loky processes, or the workers of a local "
+                                            "dask cluster (default 1, or the study's dask.workers)")
+    r.add_argument("--backend", choices=("loky", "dask"),
+                   help="loky (default) or dask (the default with --scheduler or a [dask] section in the study)")
+    r.add_argument("--scheduler", metavar="ADDR",
+                   help="dask scheduler address tcp://HOST:PORT (default: the study's dask.scheduler, else a local "
+                        "cluster of --jobs workers)")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--verbose", action="store_true",
+                   help="let the dask cluster's log messages through (also TOPOSYNTH_VERBOSE=1)")
     r.add_argument("--json", action="store_true", help="print the results as JSON")
     r.set_defaults(func=cmd_run)
 
