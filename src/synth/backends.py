@@ -32,6 +32,7 @@ import re
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -126,7 +127,7 @@ class Executor:
 
     >>> with Executor("loky", jobs=1) as ex:
     ...     for x in (3, 1, 2):
-    ...         _ = ex.submit(abs, -x)
+    ...         ex.submit(abs, -x)
     ...     sorted(f.result() for f in ex.as_completed())
     [1, 2, 3]
     """
@@ -148,7 +149,7 @@ class Executor:
         self._pool: Any = None        # loky executor
         self._client: Any = None      # dask Client
         self._cluster: Any = None     # dask LocalCluster (ours to close)
-        self._inline: list[tuple[Callable, Any]] = []
+        self._queue: deque[tuple[Callable, Any]] = deque()  # tasks not yet handed to loky (or run inline)
         self._pending: list[Any] = []  # submitted futures not yet handed out by as_completed
 
     @property
@@ -196,12 +197,16 @@ class Executor:
         """Stop the cluster (a local one) or disconnect (a remote one). With
         ``abort``, cancel what is still pending and end the loky workers
         now; otherwise the reusable loky pool stays for the next run."""
-        pending, self._pending, self._inline = self._pending, [], []
+        pending, self._pending = self._pending, []
+        self._queue.clear()
         if self._pool is not None:
-            for f in pending:
-                f.cancel()
             if abort:
-                self._pool.shutdown(wait=False, kill_workers=True)
+                # no f.cancel() first: loky's shutdown then fails setting its error on a cancelled
+                # future; wait=False races with its manager thread
+                self._pool.shutdown(wait=True, kill_workers=True)
+            else:
+                for f in pending:
+                    f.cancel()
             self._pool = None
         if self._client is not None:
             try:
@@ -214,37 +219,57 @@ class Executor:
                 self._client = self._cluster = None
 
     # ----------------------------------------------------------------- tasks
-    def submit(self, fn: Callable, item: Any) -> Any:
-        """Queue ``fn(item)``; returns its future (``.result()``)."""
+    def submit(self, fn: Callable, item: Any) -> None:
+        """Queue ``fn(item)``; its future comes out of :meth:`as_completed`.
+
+        loky gets at most ``jobs + 1`` tasks at a time (the rest wait here,
+        handed over as tasks complete): a task queued inside loky when the
+        pool is shut down on Ctrl-C trips a race in loky's manager thread
+        (a traceback on stderr), and there is nothing to gain from a longer
+        queue. dask gets every task at once: its scheduler balances them.
+        """
         if self.inline:
-            self._inline.append((fn, item))
-            return None
+            self._queue.append((fn, item))
+            return
         self._start()
         if self._client is not None:
             # pure=False: every call is a task of its own, never merged with an equal-looking one
-            fut = self._client.submit(fn, item, pure=False)
+            self._pending.append(self._client.submit(fn, item, pure=False))
         else:
-            fut = self._pool.submit(fn, item)
-        self._pending.append(fut)
-        return fut
+            self._queue.append((fn, item))
+            self._feed()
+
+    def _feed(self) -> None:
+        while self._queue and len(self._pending) < self.jobs + 1:
+            fn, item = self._queue.popleft()
+            self._pending.append(self._pool.submit(fn, item))
+
+    @property
+    def pending(self) -> tuple[Any, ...]:
+        """The futures submitted to the pool or cluster and not yet handed out."""
+        return tuple(self._pending)
 
     def as_completed(self) -> Iterator[Any]:
         """The futures of everything submitted and not yet handed out, each as
         it completes (inline: computed one by one, in submission order)."""
         if self.inline:
-            while self._inline:
-                fn, item = self._inline.pop(0)
+            while self._queue:
+                fn, item = self._queue.popleft()
                 yield _Done(fn(item))
             return
         if self._client is not None:
             from distributed import as_completed  # imported by _start already
 
-            it = as_completed(list(self._pending))
-        else:
-            it = concurrent.futures.as_completed(list(self._pending))
-        for fut in it:
-            self._pending.remove(fut)
-            yield fut
+            for fut in as_completed(list(self._pending)):
+                self._pending.remove(fut)
+                yield fut
+            return
+        while self._pending:
+            done, _ = concurrent.futures.wait(self._pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in [f for f in self._pending if f in done]:     # in submission order
+                self._pending.remove(fut)
+                self._feed()
+                yield fut
 
     def finished(self) -> list[Any]:
         """Futures already completed successfully but not yet handed out by
