@@ -29,6 +29,7 @@ from .study import Study, StudyError
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS", "backend_settings"]
 
+
 @dataclass
 class StudyResult:
     """Records of every candidate (in pool order), the ranking of the
@@ -317,7 +318,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
         raise
     except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
         where = f"; the {resumed + k} records in {out} are kept: rerun the same command to resume" if out else ""
-        raise StudyError(f"the sweep stopped: {type(exc).__name__}: {exc}{where}") from None
+        raise StudyError(f"the sweep stopped: {type(exc).__name__}: {_first_line(exc)}{where}") from None
     finally:
         if log is not None:
             log.close()
@@ -337,6 +338,11 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
 
         write_outputs(res, out)
     return res
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's message cut to its first line (loky's broken-pool message runs to several)."""
+    return next((x.strip() for x in str(exc).splitlines() if x.strip()), "")
 
 
 def _open_log(path: Path):
@@ -464,7 +470,7 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
         raise
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke
         where = f"; the finished ones in {out} are kept: rerun the same command to resume" if out else ""
-        raise StudyError(f"the simulations stopped: {type(exc).__name__}: {exc}{where}") from None
+        raise StudyError(f"the simulations stopped: {type(exc).__name__}: {_first_line(exc)}{where}") from None
     finally:
         if log is not None:
             log.close()

@@ -138,6 +138,24 @@ def test_inline_loky_and_dask_executors_give_every_result():
         assert ex.pending == () and ex.finished() == []
 
 
+def test_one_pool_serves_every_wave_variant_and_simulation(monkeypatch):
+    B = importlib.import_module("synth.backends")
+    calls = []
+    real = B.get_reusable_executor
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(B, "get_reusable_executor", counted)
+    d = products(20, count=32)                                      # 2 waves
+    d["traffic"]["count"] = [24, 32]                                # 2 variants
+    d["simulation"] = {"top": 1, "step": 0.2, "max_load": 0.4}      # and the winners' simulations
+    res = run(study_from_dict(d), None, jobs=2)
+    assert len(res.variants) == 2 and all(len(r.simulation) == 1 for _, r in res.variants)
+    assert len(calls) == 1
+
+
 def test_a_killed_loky_worker_breaks_the_pool_and_finished_results_are_kept():
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
@@ -297,6 +315,34 @@ def test_workers_end_when_the_run_is_killed(tmp_path, backend):
         assert time.monotonic() - t0 < 15
     finally:
         kill_all([p.pid, *alive(kids)])
+
+
+def test_a_loky_worker_killed_from_outside_stops_the_run_in_one_line(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(products(40)))
+    out = tmp_path / "o"
+    p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--jobs", "2", "--quiet"), env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        def worker() -> int | None:
+            for pid in descendants(p.pid):
+                try:
+                    if "loky" in Path(f"/proc/{pid}/cmdline").read_text() and \
+                            "resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_text():
+                        return pid
+                except OSError:
+                    pass
+            return None
+
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 2 and worker() is not None, 120, "a busy worker", p)
+        os.kill(worker(), signal.SIGKILL)
+        _, err = p.communicate(timeout=60)
+    finally:
+        kill_all([p.pid])
+    kept = len(lines(out / "records.jsonl"))
+    assert p.returncode == 2 and err.count("\n") == 1, err
+    assert err.startswith("toposynth: error: the sweep stopped: TerminatedWorkerError")
+    assert f"the {kept} records in {out} are kept: rerun the same command to resume" in err
 
 
 # ------------------------------------------------ a dask cluster losing a worker
