@@ -1,6 +1,6 @@
 """dask (a local cluster of 2 workers) against loky (--jobs 2) on one study (issue 'backends').
 
-    python benchmarks/bench_dask.py [--repeats 3] [--candidates 200] [--prune]
+    python benchmarks/bench_dask.py [--repeats 3] [--candidates 200] [--prune] [--src OTHER/src]
 
 The study: 200 candidates of 64 routers (every connected 8-node graph of
 degree <= 3 times a ring of 8, and six lattices), capacity under 256 random
@@ -54,8 +54,8 @@ def strip(records: list[dict]) -> list[dict]:
     return out
 
 
-def one(path: Path, backend: str, jobs: int) -> tuple[float, float, float, dict]:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+def one(path: Path, backend: str, jobs: int, src: str = SRC) -> tuple[float, float, float, dict]:
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with tempfile.TemporaryDirectory() as out:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
@@ -78,6 +78,7 @@ def main() -> None:
     ap.add_argument("--candidates", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--prune", action="store_true", help="prune by certified bounds (waves of 16)")
+    ap.add_argument("--src", default=SRC, help="the source tree to run (another checkout's src/, to compare)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "study.toml"
@@ -86,7 +87,7 @@ def main() -> None:
         ref = None
         for _ in range(args.repeats):
             for backend in ("loky", "dask"):
-                wall, cpu, inner, res = one(path, backend, args.jobs)
+                wall, cpu, inner, res = one(path, backend, args.jobs, args.src)
                 runs[backend].append((wall, cpu, inner))
                 recs = (strip(res["records"]), res["ranking"])
                 if ref is None:
@@ -102,7 +103,8 @@ def main() -> None:
                      f"{inner:.2f}", f"{wall / best['loky'][0]:.2f}", f"{cpu / best['loky'][1]:.2f}"])
     print(table(["backend", "jobs / workers", "candidates", "pruning", "wall s", "CPU s (all processes)",
                  "run s (pool start + evaluations)", "wall / loky", "CPU / loky"], rows))
-    print(f"\nminimum of {args.repeats} interleaved runs each; records identical in every run. {machine()}")
+    print(f"\nminimum of {args.repeats} interleaved runs each; records identical in every run. {machine()}"
+          + ("" if args.src == SRC else f"; source tree {args.src}"))
 
 
 if __name__ == "__main__":

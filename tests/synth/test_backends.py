@@ -136,6 +136,18 @@ def test_inline_loky_and_dask_executors_give_every_result():
         assert len(ex.pending) == 3                                             # jobs + 1 in the pool
         assert sorted(f.result() for f in ex.as_completed()) == [0, 1, 2, 3, 4, 5]
         assert ex.pending == () and ex.finished() == []
+    pytest.importorskip("distributed")
+    from distributed import wait
+
+    with Executor("dask", jobs=1) as ex:
+        for x in range(4):
+            ex.submit(abs, -x)
+        assert len(ex.pending) == 4                                             # dask: all at once
+        it = ex.as_completed()
+        first = next(it).result()
+        wait(list(ex.pending))
+        # what an interrupted run keeps: every finished task not yet handed out
+        assert sorted([first] + [f.result() for f in ex.finished()]) == [0, 1, 2, 3] and ex.pending == ()
 
 
 def test_one_pool_serves_every_wave_variant_and_simulation(monkeypatch):
