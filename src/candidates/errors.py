@@ -7,7 +7,7 @@ with status 2. Messages say what is wrong and how to fix it.
 
 from __future__ import annotations
 
-__all__ = ["ToposynthError", "TopologyError", "SpecError", "GraphFileError"]
+__all__ = ["ToposynthError", "TopologyError", "SpecError", "GraphFileError", "OutputPathError"]
 
 
 class ToposynthError(ValueError):
@@ -24,3 +24,8 @@ class SpecError(ToposynthError):
 
 class GraphFileError(ToposynthError):
     """A graph file cannot be read as a graph."""
+
+
+class OutputPathError(ToposynthError):
+    """An output directory or file that cannot be written (a file where a
+    directory is needed, a missing permission, ...)."""

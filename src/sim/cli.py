@@ -20,6 +20,8 @@ import json
 import sys
 from typing import Any
 
+from candidates.paths import check_out_file
+
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
 
@@ -152,6 +154,12 @@ def run(args: argparse.Namespace) -> int:
 
     topo = from_spec(args.spec)
     cfg = _config(args)
+    # the files this run writes, checked before it simulates: a sweep that cannot be plotted is lost work
+    for option in ("plot", "write_trace"):
+        if getattr(args, option, None):
+            check_out_file(getattr(args, option), option="--" + option.replace("_", "-"))
+    if getattr(args, "plot", None):
+        _check_plot_format(args.plot)
     if getattr(args, "trace", None):
         return _run_trace(args, topo, cfg)
     if getattr(args, "write_trace", None):
@@ -207,6 +215,20 @@ def run(args: argparse.Namespace) -> int:
     for k, v in rows:
         print(f"{k:<{w}}  {v}")
     return 0
+
+
+def _check_plot_format(path: str) -> None:
+    """The plot's file suffix must be a format matplotlib writes (no suffix: PNG)."""
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .errors import SimError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise SimError(f"--plot {path}: unknown image format {suffix!r}; use one of {', '.join(sorted(formats))}")
 
 
 def load_trace(text: str, seed: int = 0):
