@@ -199,7 +199,9 @@ class LatencyRecord:
         """Raise :class:`RecordError` unless the latency and its bound are
         finite, >= 0, and the latency is not below its certified bound."""
         at = f" at scale {_fmt(self.scale)}"
-        _finite("demand scale", self.scale)
+        # the scale is the study's, not a result: only NaN or a negative one is impossible
+        if math.isnan(self.scale) or self.scale < 0:
+            raise RecordError(f"demand scale {self.scale} is not a number >= 0")
         _finite("latency" + at, self.average_latency)
         _finite("latency bound" + at, self.latency_bound)
         _finite("latency seconds" + at, self.seconds)

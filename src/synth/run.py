@@ -5,7 +5,9 @@ dask.distributed cluster through joblib's dask backend). Every finished
 record is appended to ``DIR/records.jsonl`` at once (flushed and synced), so
 an interrupted sweep loses nothing finished and the same command resumes
 it: candidates already recorded for the same study fingerprint are not
-evaluated again.
+evaluated again. A damaged or impossible record is not trusted: it is set
+aside to ``DIR/records.rejected.jsonl`` with one warning and evaluated again
+(:mod:`synth.record_log`); the output directory is checked before any work.
 """
 
 from __future__ import annotations

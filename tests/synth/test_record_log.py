@@ -341,3 +341,14 @@ def test_report_command_paths(clean, tmp_path, capsys):
     (tmp_path / "report.html").rmdir()
     assert main(["report", str(tmp_path)]) == 0
     assert "complete:6" in (tmp_path / "report.html").read_text()
+
+
+def test_a_sweep_checks_every_variant_directory_first(tmp_path, capsys):
+    d = {"candidates": {"specs": ["ring:6", "complete:6"]}, "ranking": {"objective": "capacity"},
+         "cross_check": {"top": 0}, "traffic": {"pattern": "random", "count": [8, 12]}}
+    (tmp_path / "count=12").write_text("not a directory")
+    with pytest.raises(Exception, match=r"--out .*count=12 is a file; give a directory") as e:
+        run(study_from_dict(d), tmp_path)
+    assert type(e.value).__name__ == "OutputPathError"
+    # refused before the first variant evaluated anything
+    assert not (tmp_path / "count=8" / "records.jsonl").exists()
