@@ -62,7 +62,8 @@ def prepare_out_dir(path: str | os.PathLike, *, option: str = "--out", files: tu
     >>> prepare_out_dir(d, files=("results.json",))
     Traceback (most recent call last):
     ...
-    candidates.errors.OutputPathError: .../results.json is a directory where a file is written; remove it or choose another --out
+    candidates.errors.OutputPathError: .../results.json is a directory where a file is written;
+    remove it or choose another --out
     """
     p = Path(path)
     if p.exists() and not p.is_dir():

@@ -20,7 +20,13 @@ and a rerun resumes from them. This module owns those logs:
 - The last line cut short by a crash (no newline, not JSON) is the normal
   result of an interrupted run: it is set aside the same way but quietly.
   Removing it also matters for the next append, which would otherwise be
-  glued to the partial line and lost with it.
+  glued to the partial line and lost with it (an appender also starts with
+  a newline when the log does not end in one).
+- Two runs may share a directory. An open :class:`RecordLog` holds a shared
+  ``flock`` on the log; the rewrite needs the exclusive lock and is skipped
+  while another run has the log open (replacing the file under it would
+  send its later records to a deleted file): the bad lines are then only
+  ignored, and set aside by a later run.
 
 >>> import tempfile, json
 >>> d = prepare_out_dir(tempfile.mkdtemp())
@@ -30,7 +36,8 @@ and a rerun resumes from them. This module owns those logs:
 >>> sorted(log.records), [(x.line, x.reason) for x in log.set_aside], log.others
 (['a'], [(2, 'not a record (a JSON int)')], 1)
 >>> print(log.warning())
-toposynth: warning: ...records.jsonl: 1 damaged or invalid record set aside in records.rejected.jsonl (line 2: not a record (a JSON int)); it will be recomputed
+toposynth: warning: ...records.jsonl: 1 damaged or invalid record set aside in records.rejected.jsonl
+(line 2: not a record (a JSON int)); it will be recomputed
 >>> len(path.read_text().splitlines()), json.loads((d / "records.rejected.jsonl").read_text())["text"]
 (2, '42')
 """
@@ -45,6 +52,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no locking, as before
+    fcntl = None
 
 from candidates.errors import OutputPathError
 from candidates.paths import prepare_out_dir as _prepare_dir
@@ -102,6 +114,10 @@ class LogContents:
     records: dict[str, Any] = field(default_factory=dict)
     set_aside: list[SetAside] = field(default_factory=list)
     others: int = 0
+    #: False when the bad lines were only ignored (not repairing, or another run has the log open)
+    repaired: bool = True
+    #: the raw lines kept (the rewritten log)
+    kept: list[bytes] = field(default_factory=list, repr=False)
 
     def warning(self) -> str | None:
         """The one warning line for the lines set aside (quiet ones not counted), or None."""
@@ -113,8 +129,10 @@ class LogContents:
         if n > _SHOWN:
             shown += f"; and {n - _SHOWN} more"
         rec, it = ("record", "it") if n == 1 else ("records", "they")
-        return (f"toposynth: warning: {self.path}: {n} damaged or invalid {rec} set aside in "
-                f"{rejected_path(self.path).name} ({shown}); {it} will be recomputed")
+        where = (f"set aside in {rejected_path(self.path).name}" if self.repaired
+                 else "ignored (another run has the log open; a later run sets them aside)")
+        return (f"toposynth: warning: {self.path}: {n} damaged or invalid {rec} {where} ({shown}); "
+                f"{it} will be recomputed")
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": str(self.path), "records": len(self.records), "others": self.others,
@@ -161,16 +179,48 @@ def read_log(path: str | os.PathLike, fingerprint: str, parse: Callable[[dict], 
     path = Path(path)
     out = LogContents(path)
     try:
-        data = path.read_bytes()
+        f = path.open("rb")
     except FileNotFoundError:
         return out
     except OSError as exc:
         raise OutputPathError(f"cannot read {path}: {exc.strerror or exc}; remove it or choose another --out") from None
+    with f:
+        # the exclusive lock, if no other run has the log open, before reading: nothing appended is missed
+        alone = _lock(f, exclusive=True, wait=False)
+        try:
+            data = f.read()
+        except OSError as exc:
+            raise OutputPathError(f"cannot read {path}: {exc.strerror or exc}; remove it or choose another --out") \
+                from None
+        _parse(data, fingerprint, parse, out)
+        cut = bool(data) and not data.endswith(b"\n")
+        out.repaired = repair and alone
+        if out.repaired and (out.set_aside or cut):
+            _repair(path, out.kept, out.set_aside)
+    if warn and out.warning():
+        print(out.warning(), file=sys.stderr)
+    return out
+
+
+def _lock(f, *, exclusive: bool, wait: bool) -> bool:
+    """flock ``f``; False if ``wait`` is off and another process holds a conflicting lock."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(f.fileno(), (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without locks: as before locking existed
+        return True
+    return True
+
+
+def _parse(data: bytes, fingerprint: str, parse: Callable[[dict], Any], out: LogContents) -> None:
     lines = data.split(b"\n")
     cut = not data.endswith(b"\n")   # the last element is a partial line (or b"" for an empty file)
     if not cut:
         lines.pop()
-    kept: list[bytes] = []
+    kept = out.kept
     for i, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -183,11 +233,6 @@ def read_log(path: str | os.PathLike, fingerprint: str, parse: Callable[[dict], 
             out.others += 1
         else:
             out.records[a] = b
-    if repair and (out.set_aside or cut and data):
-        _repair(path, kept, out.set_aside)
-    if warn and out.warning():
-        print(out.warning(), file=sys.stderr)
-    return out
 
 
 def _repair(path: Path, kept: list[bytes], rejected: list[SetAside]) -> None:
@@ -228,7 +273,19 @@ class RecordLog:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         try:
-            self._f = self.path.open("a", encoding="utf-8")
+            while True:
+                self._f = self.path.open("a", encoding="utf-8")
+                _lock(self._f, exclusive=False, wait=True)
+                # a repair may have replaced the file between open and lock: then open the new one
+                if os.fstat(self._f.fileno()).st_ino == os.stat(self.path).st_ino:
+                    break
+                self._f.close()
+            size = os.fstat(self._f.fileno()).st_size
+            if size:
+                with self.path.open("rb") as r:
+                    r.seek(size - 1)
+                    if r.read(1) != b"\n":
+                        self._f.write("\n")  # never glue a record to a line cut short
         except OSError as exc:
             raise OutputPathError(f"cannot write to {self.path}: {exc.strerror or exc}; "
                                   "choose another --out") from None
@@ -239,7 +296,7 @@ class RecordLog:
         os.fsync(self._f.fileno())
 
     def close(self) -> None:
-        self._f.close()
+        self._f.close()   # releases the lock
 
     def __enter__(self) -> "RecordLog":
         return self

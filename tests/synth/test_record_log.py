@@ -352,3 +352,26 @@ def test_a_sweep_checks_every_variant_directory_first(tmp_path, capsys):
     assert type(e.value).__name__ == "OutputPathError"
     # refused before the first variant evaluated anything
     assert not (tmp_path / "count=8" / "records.jsonl").exists()
+
+
+def test_a_log_another_run_has_open_is_not_rewritten(clean, tmp_path):
+    from synth.record_log import open_log
+
+    _, lines = clean
+    fp = json.loads(lines["ring:6"])["fingerprint"]
+    path = tmp_path / "records.jsonl"
+    content = lines["ring:6"].encode() + b"\n42\n" + lines["complete:6"].encode()[:30]
+    path.write_bytes(content)
+    parse = lambda d: CandidateRecord.from_dict(d).validate()    # noqa: E731
+    other = open_log(path)              # another run appending to the same log
+    got = read_log(path, fp, parse, warn=False)
+    assert sorted(got.records) == ["ring:6"] and not got.repaired
+    assert "1 damaged or invalid record ignored (another run has the log open" in got.warning()
+    assert path.read_bytes().startswith(content) and not rejected_path(path).exists()
+    # that run's next record is not glued to the line cut short: it started with a newline
+    other.append(json.loads(lines["complete:6"]))
+    other.close()
+    got = read_log(path, fp, parse, warn=False)
+    assert sorted(got.records) == sorted(SPECS) and got.repaired
+    assert [(x.line, x.quiet) for x in got.set_aside] == [(2, False), (3, False)]
+    assert path.read_text().splitlines() == [lines["ring:6"], lines["complete:6"]]
