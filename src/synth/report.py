@@ -37,15 +37,18 @@ def write_outputs(res, out: Path) -> None:
 
     out = Path(out)
     d = res.to_dict()
+    text = json.dumps(d, indent=1) + "\n"
     # atomic: a failed or interrupted write leaves the previous results.json whole
-    atomic_write_text(out / "results.json", json.dumps(d, indent=1) + "\n")
+    atomic_write_text(out / "results.json", text)
     _write_csv(d, out / "results.csv")
     wdir = out / "winners"
     wdir.mkdir(exist_ok=True)
     for k, spec in enumerate(res.ranking[:WINNERS], 1):
         topo = build_topology(spec, res.study)
         write_topology(topo, wdir / f"{k}-{_slug(spec)}.graphml")
-    render_report(out)
+    # from the JSON just written, as `toposynth report` renders it; not re-validated: these records
+    # are fresh, not read back from a file someone may have edited
+    _write_page(out, json.loads(text))
 
 
 def _slug(spec: str) -> str:
@@ -396,6 +399,13 @@ def render_report(out: str | Path) -> Path:
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         # _load checks the records and the parts it can; this is the rest of a hand-edited file
         raise StudyError(f"{out / 'results.json'} is damaged ({type(exc).__name__}: {exc}); {_RERUN}") from None
+    return _write_page(out, page)
+
+
+def _write_page(out: Path, page: "str | dict[str, Any]") -> Path:
+    """Write ``out/report.html`` (a page, or the page of a results dict)."""
+    if isinstance(page, dict):
+        page = _page(page)
     path = out / "report.html"
     try:
         atomic_write_text(path, page)

@@ -330,6 +330,8 @@ def _write_outputs(write: Callable, res: Any, out: Path, kept: str) -> None:
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else f" in {out}"
         raise OutputPathError(f"cannot write{where}: {exc.strerror or exc}; {kept}") from None
+    except OutputPathError as exc:  # the report's own one line, completed with where the work is
+        raise OutputPathError(f"{exc}; {kept}") from None
 
 
 def _canonical(spec: str | None) -> str | None:
