@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 __all__ = ["ToposynthError", "TopologyError", "SpecError", "GraphFileError",
-           "check_seed", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
+           "OutputPathError", "check_seed", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
 
 #: the result is valid (a certified answer, a finished simulation)
 EXIT_OK = 0
@@ -69,3 +69,6 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"toposynth: error: {self.prog}: {message}; see `{self.prog} --help`\n")
+class OutputPathError(ToposynthError):
+    """An output directory or file that cannot be written (a file where a
+    directory is needed, a missing permission, ...)."""

@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from candidates.errors import EXIT_DEADLOCK, EXIT_NOT_CERTIFIED, EXIT_OK
+from candidates.paths import check_out_file
 
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
@@ -154,6 +156,12 @@ def run(args: argparse.Namespace) -> int:
 
     topo = from_spec(args.spec)
     cfg = _config(args)
+    # the files this run writes, checked before it simulates: a sweep that cannot be plotted is lost work
+    for option in ("plot", "write_trace"):
+        if getattr(args, option, None):
+            check_out_file(getattr(args, option), option="--" + option.replace("_", "-"))
+    if getattr(args, "plot", None):
+        _check_plot_format(args.plot)
     _say_switches(topo, cfg)
     if getattr(args, "trace", None):
         return _run_trace(args, topo, cfg)
@@ -239,6 +247,20 @@ def _say_deadlock(loads: list[float]) -> None:
         print(f"toposynth: deadlock at offered load {at}: latency and throughput there are not measurements "
               f"(exit status {EXIT_DEADLOCK}); use a deadlock-free routing (dor with --vcs 2, adaptive, table)",
               file=sys.stderr)
+
+
+def _check_plot_format(path: str) -> None:
+    """The plot's file suffix must be a format matplotlib writes (no suffix: PNG)."""
+    # here, not at the top: importing matplotlib takes about 2 s (measured with -X importtime on this
+    # machine), and every toposynth command imports this module
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .errors import SimError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise SimError(f"--plot {path}: unknown image format {suffix!r}; use one of {', '.join(sorted(formats))}")
 
 
 def load_trace(text: str, seed: int = 0):

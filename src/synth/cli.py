@@ -18,6 +18,7 @@ from typing import Any
 
 from candidates.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser,
                                ToposynthError)
+from candidates.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
 
@@ -196,7 +197,8 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         gl = list(graphs)
         _print_json({"nodes": args.nodes, "max_degree": args.max_degree, **opts, "count": len(gl), "graph6": gl})
         return 0
-    out = open(args.out, "w", encoding="ascii") if args.out else sys.stdout
+    # opened (parents created, a directory refused in one line) before the first graph is enumerated
+    out = open_out_file(args.out, option="--out", encoding="ascii") if args.out else sys.stdout
     count = 0
     try:
         for g in graphs:
