@@ -226,6 +226,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         study = load_study(args.study)
     out = args.out or f"toposynth-{study.name}"
     res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
+    _check_something_ranked(res, out)
     if args.json:
         _print_json(res.to_dict())
         return 0
@@ -258,6 +259,22 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"({'within eps' if c['within_eps'] else 'NOT within eps'})")
     print(f"report: {out}/report.html")
     return 0
+
+
+def _check_something_ranked(res, out: str) -> None:
+    """A study none of whose machine's candidates could be evaluated has no
+    answer: say why (the first reasons), not a ranking that is empty."""
+    from .errors import StudyError
+
+    results = [res] if not hasattr(res, "variants") else [r for _, r in res.variants]
+    for r in results:
+        if r.ranking:
+            continue
+        failed = [x for x in r.records if not x.ok]
+        why = "; ".join(f"{x.spec}: {x.status}: {x.reason}" for x in failed[:2])
+        more = f" (and {len(failed) - 2} more)" if len(failed) > 2 else ""
+        raise StudyError(f"no candidate of the {r.pes}-PE machine could be evaluated: {why}{more}; "
+                         f"the records are in {out}/records.jsonl")
 
 
 def _print_answers(res) -> None:
