@@ -202,7 +202,7 @@ ROWS = [
         files={"s.toml": b"[candidates]\nfiles = ['none.graphml']\n"}),
     Row("shares not adding up", ["run", "s.toml"], 2, r"traffic.shares: must be at least 2 non-negative fractions adding up to 1",
         files={"s.toml": SMALL + b"[traffic]\npattern = 'local'\ncount = 8\nshares = [0.5, 0.6]\n"}),
-    Row("nothing left to rank", ["run", "s.toml", "--out", "o"], 2,
+    Row("nothing left to rank", ["run", "s.toml", "--out", "o", "--quiet"], 2,
         r"no candidate of the 8-PE machine could be evaluated: ring:8: pruned: router degree 2 > max_degree 1; "
         r"complete:8: .*the records are in o/records.jsonl", files={"s.toml": SMALL + b"max_degree = 1\n"}),
     Row("unknown sim preset", ["run", "s.toml"], 2, r"simulation.preset", files={"s.toml": SMALL + b"[simulation]\npreset = 'fast'\n"}),
