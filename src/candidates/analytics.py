@@ -330,6 +330,8 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
     >>> d["nodes"], d["diameter"], d["average_distance_with_self"] == (4 * 16 - 1) / 24
     (32, 4, True)
     """
+    if isinstance(bisection_exact_limit, bool) or not isinstance(bisection_exact_limit, int) or bisection_exact_limit < 0:
+        raise TopologyError(f"bisection_exact_limit (--exact-bisection) must be an integer >= 0, got {bisection_exact_limit!r}")
     ds = distance_stats(topo)
     deg = topo.degree
     out: dict[str, Any] = {

@@ -1,8 +1,11 @@
 """The ``toposynth`` command line.
 
 Every command that computes something takes ``--json``. Input the user can
-fix (a bad spec, a file that is not a graph, impossible parameters) gives one
-``toposynth: error: ...`` line on stderr and exit status 2.
+fix (a bad spec, a file that is not a graph, impossible parameters, an
+unknown option) gives one ``toposynth: error: ...`` line on stderr and exit
+status 2. The other statuses (:mod:`candidates.errors`): 0 a valid result,
+3 a simulation deadlocked, 4 a limit stopped a computation short of its
+certified answer, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from candidates.errors import ToposynthError
+from candidates.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser,
+                               ToposynthError)
+from candidates.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
 
@@ -127,8 +132,8 @@ def cmd_flow(args: argparse.Namespace) -> int:
     problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
     results = {}
     if args.solver in ("ptas", "both"):
-        results["ptas"] = (flows.min_latency(problem, eps=args.eps) if args.latency
-                           else flows.max_concurrent_flow(problem, eps=args.eps))
+        results["ptas"] = (flows.min_latency(problem, eps=args.eps, max_phases=args.max_phases) if args.latency
+                           else flows.max_concurrent_flow(problem, eps=args.eps, max_phases=args.max_phases))
     if args.solver in ("lp", "both"):
         results["lp"] = flows.solve_lp(problem, "latency" if args.latency else "concurrent")
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
@@ -142,9 +147,11 @@ def cmd_flow(args: argparse.Namespace) -> int:
         if not args.latency:
             lp = results["lp"].lam
             out["lp_relative_difference"] = (lp - main_r.lam) / lp
+    status = EXIT_OK if all(r.certified for r in results.values()) else EXIT_NOT_CERTIFIED
     if args.json:
         _print_json(out)
-        return 0
+        _say_uncertified(results)
+        return status
     for name, r in results.items():
         d = r.to_dict()
         print(f"[{name}] {d['status']}  ({d['seconds']:.3g} s)")
@@ -157,7 +164,15 @@ def cmd_flow(args: argparse.Namespace) -> int:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
         print(f"  bottlenecks  {tops}")
-    return 0
+    _say_uncertified(results)
+    return status
+
+
+def _say_uncertified(results) -> None:
+    for name, r in results.items():
+        if not r.certified:
+            print(f"toposynth: not certified: [{name}] {r.status} (exit status {EXIT_NOT_CERTIFIED}); "
+                  "raise --max-phases or --eps", file=sys.stderr)
 
 
 # ----------------------------------------------------------------- enumerate
@@ -182,7 +197,8 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         gl = list(graphs)
         _print_json({"nodes": args.nodes, "max_degree": args.max_degree, **opts, "count": len(gl), "graph6": gl})
         return 0
-    out = open(args.out, "w", encoding="ascii") if args.out else sys.stdout
+    # opened (parents created, a directory refused in one line) before the first graph is enumerated
+    out = open_out_file(args.out, option="--out", encoding="ascii") if args.out else sys.stdout
     count = 0
     try:
         for g in graphs:
@@ -211,6 +227,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = args.out or f"toposynth-{study.name}"
     res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet,
               verbose=args.verbose or None)
+    _check_something_ranked(res, out)
     if args.json:
         _print_json(res.to_dict())
         return 0
@@ -243,6 +260,22 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"({'within eps' if c['within_eps'] else 'NOT within eps'})")
     print(f"report: {out}/report.html")
     return 0
+
+
+def _check_something_ranked(res, out: str) -> None:
+    """A study none of whose machine's candidates could be evaluated has no
+    answer: say why (the first reasons), not a ranking that is empty."""
+    from .errors import StudyError
+
+    results = [res] if not hasattr(res, "variants") else [r for _, r in res.variants]
+    for r in results:
+        if r.ranking:
+            continue
+        failed = [x for x in r.records if not x.ok]
+        why = "; ".join(f"{x.spec}: {x.status}: {x.reason}" for x in failed[:2])
+        more = f" (and {len(failed) - 2} more)" if len(failed) > 2 else ""
+        raise StudyError(f"no candidate of the {r.pes}-PE machine could be evaluated: {why}{more}; "
+                         f"the records are in {out}/records.jsonl")
 
 
 def _print_answers(res) -> None:
@@ -306,7 +339,7 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="toposynth",
         description="Optimization-based synthesis of interconnection topologies.",
     )
@@ -345,6 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
     fl.add_argument("--eps", type=float, default=0.05, help="PTAS accuracy (default 0.05)")
     fl.add_argument("--solver", choices=("ptas", "lp", "both"), default="ptas")
+    fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
+                    help="PTAS phase budget (default 100000); a run it stops above eps exits with status 4")
     fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")
     fl.add_argument("--seed", type=int, default=0, help="seed of random traffic")
     fl.add_argument("--packaging", choices=("bgl",),
@@ -401,15 +436,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ToposynthError as exc:
         print(f"toposynth: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
     except KeyboardInterrupt:
         hint = ""
         if getattr(args, "command", None) == "run":
             hint = "; finished candidates are kept: rerun the same command to resume"
         print(f"toposynth: interrupted{hint}", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ record is appended to ``DIR/records.jsonl`` at once (flushed and synced), so
 an interrupted sweep loses nothing finished -- on Ctrl-C the results that
 completed but were not yet written are written before the run stops -- and
 the same command resumes it: candidates already recorded for the same study
-fingerprint are not evaluated again.
+fingerprint are not evaluated again. A damaged or impossible record is not
+trusted: it is set aside to ``DIR/records.rejected.jsonl`` with one warning
+and evaluated again (:mod:`synth.record_log`); the output directory is
+checked before any work.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from candidates.errors import OutputPathError
+from candidates.paths import atomic_write_text
 
 from .answer import Answer, study_answers
 from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_sizes
-from .records import CandidateRecord
+from .record_log import open_log, prepare_out_dir, read_log
+from .records import CandidateRecord, validate_simulation
 from .study import Study, StudyError
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS", "backend_settings"]
@@ -130,23 +137,16 @@ def rank(study: Study, records: list[CandidateRecord]) -> list[str]:
     return [r.spec for r in ok]
 
 
-def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
-    """The JSON records of ``path`` computed for this study fingerprint, by spec."""
-    done: dict[str, dict[str, Any]] = {}
-    if not path.exists():
-        return done
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by a crash: that candidate is evaluated again
-            if rec.get("fingerprint") == fingerprint:
-                done[rec["spec"]] = rec
-    return done
+def _load_records(path: Path, fingerprint: str, parse: Callable[[dict], Any]) -> dict[str, Any]:
+    """The records of the log ``path`` computed for this study fingerprint,
+    by spec, as ``parse`` returns them; damaged or impossible ones are set
+    aside with one warning line and so evaluated again
+    (:func:`synth.record_log.read_log`)."""
+    return read_log(path, fingerprint, parse).records
+
+
+def _candidate(d: dict[str, Any]) -> CandidateRecord:
+    return CandidateRecord.from_dict(d).validate()
 
 
 def _keep(rec: dict[str, Any], fp: str, done: dict, log) -> None:
@@ -167,9 +167,7 @@ def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int,
 
 def _write(d: dict[str, Any], log) -> None:
     if log is not None:
-        log.write(json.dumps(d) + "\n")
-        log.flush()
-        os.fsync(log.fileno())
+        log.append(d)
 
 
 class _Evaluate:
@@ -249,6 +247,11 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
 def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
          progress: bool) -> "StudyResult | SweepStudyResult":
     variants = study.variants()
+    if out is not None:
+        # before any work: a directory that cannot take the results refuses the run now
+        prepare_out_dir(out)
+        for label, _ in variants if len(variants) > 1 else ():
+            prepare_out_dir(Path(out) / label)
     if len(variants) > 1:
         t0 = time.perf_counter()
         results = []
@@ -260,7 +263,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
         if out is not None:
             from .report import write_sweep_outputs
 
-            write_sweep_outputs(sweep_res, Path(out))
+            _write_outputs(write_sweep_outputs, sweep_res, Path(out), "each variant's records are kept in "
+                           f"{Path(out)}/LABEL/records.jsonl")
         return sweep_res
     t0 = time.perf_counter()
     sizes = candidate_sizes(study)
@@ -272,11 +276,14 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
     log = None
     if out is not None:
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
         path = out / "records.jsonl"
-        done = {s: CandidateRecord.from_dict(d) for s, d in _load_records(path, fp).items()}
-        (out / "study.json").write_text(json.dumps(study.to_dict(), indent=2) + "\n", encoding="utf-8")
-        log = _open_log(path)
+        done = _load_records(path, fp, _candidate)
+        try:
+            atomic_write_text(out / "study.json", json.dumps(study.to_dict(), indent=2) + "\n")
+        except OSError as exc:
+            raise OutputPathError(f"cannot write {out / 'study.json'}: {exc.strerror or exc}; "
+                                  "choose another --out") from None
+        log = open_log(path)
     resumed = sum(1 for s in specs if s in done)
     todo = [s for s in specs if s not in done]
     if progress:
@@ -336,7 +343,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
     if out is not None:
         from .report import write_outputs
 
-        write_outputs(res, out)
+        _write_outputs(write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
+                       "rerun the same command to resume (finished candidates are not evaluated again)")
     return res
 
 
@@ -345,15 +353,16 @@ def _first_line(exc: BaseException) -> str:
     return next((x.strip() for x in str(exc).splitlines() if x.strip()), "")
 
 
-def _open_log(path: Path):
-    """``path`` opened for appending records, starting on a fresh line (a
-    line cut short by a crash must not swallow the next record)."""
-    log = path.open("a+", encoding="utf-8")
-    if log.tell() > 0:
-        log.seek(log.tell() - 1)
-        if log.read(1) != "\n":
-            log.write("\n")
-    return log
+def _write_outputs(write: Callable, res: Any, out: Path, kept: str) -> None:
+    """``write(res, out)``; a file that cannot be written is one line saying
+    which and where the finished work is (it is already in the logs)."""
+    try:
+        write(res, out)
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else f" in {out}"
+        raise OutputPathError(f"cannot write{where}: {exc.strerror or exc}; {kept}") from None
+    except OutputPathError as exc:  # the report's own one line, completed with where the work is
+        raise OutputPathError(f"{exc}; {kept}") from None
 
 
 def _canonical(spec: str | None) -> str | None:
@@ -444,8 +453,9 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
     done: dict[str, dict[str, Any]] = {}
     log = None
     if out is not None:
-        done = _load_records(Path(out) / "simulation.jsonl", fp)
-        log = _open_log(Path(out) / "simulation.jsonl")
+        done = _load_records(Path(out) / "simulation.jsonl", fp,
+                             lambda d: validate_simulation(d, study.sim_max_load))
+        log = open_log(Path(out) / "simulation.jsonl")
 
     def keep(fut) -> None:
         rec = fut.result()

@@ -65,12 +65,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from candidates.errors import ToposynthError
+from candidates.textfile import read_text
 
 from .backends import check_scheduler
 from .errors import StudyError
@@ -273,8 +275,9 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     t = _table(d, "traffic")
     traffic = traffic_from_table({k: v for k, v in t.items() if k != "scales"}, seed, base)
     scales = t.get("scales", [])
-    if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and x > 0 for x in scales):
-        raise _err("traffic.scales", f"must be a list of positive numbers, got {scales!r}")
+    if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                               and math.isfinite(x) and x > 0 for x in scales):
+        raise _err("traffic.scales", f"must be a list of finite positive numbers, got {scales!r}")
 
     physical = physical_from_table(_table(d, "physical"))
     packaging = physical.packaging
@@ -384,10 +387,7 @@ def _hierarchy(h: Any) -> dict:
 def load_study(path: str | Path) -> Study:
     """Read and validate a TOML study file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StudyError(f"cannot read study file {str(path)!r}: {exc.strerror}") from None
+    text = read_text(path, "study file", StudyError)
     try:
         d = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -143,7 +143,7 @@ def test_default_study_is_valid_and_builtin():
     ({"candidates": {}}, r"the pool is empty"),
     ({"ranking": {"eps": 2}}, r"ranking.eps: must be a number in \(0, 1\)"),
     ({"ranking": {"lp_limit": -1}}, r"ranking.lp_limit: must be an integer >= 0, got -1"),
-    ({"traffic": {"scales": [0.1, -1]}}, r"traffic.scales: must be a list of positive numbers"),
+    ({"traffic": {"scales": [0.1, -1]}}, r"traffic.scales: must be a list of finite positive numbers"),
     ({"physical": {"wiring": "uniform"}}, r"physical.packaging: wiring, blocks, connector_pins and technology need a packaging"),
 ])
 def test_study_errors_name_the_field(patch, message):
