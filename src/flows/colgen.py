@@ -187,9 +187,11 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
         h.run()
         t_master += time.perf_counter() - tm
         ms = h.getModelStatus()
-        if ms != highspy.HighsModelStatus.kOptimal:
-            raise FlowError(f"HiGHS stopped the master LP with status '{h.modelStatusToString(ms)}'")
         sol = h.getSolution()
+        # PDLP at a loose tolerance sometimes ends 'Unknown' with a usable
+        # solution: the certificates below are computed from it independently
+        if ms != highspy.HighsModelStatus.kOptimal and not (sol.value_valid and sol.dual_valid):
+            raise FlowError(f"HiGHS stopped the master LP with status '{h.modelStatusToString(ms)}'")
         duals = np.asarray(sol.row_dual)
         x = np.maximum(np.asarray(sol.col_value)[1:], 0.0)
         lam, _ = _certified(problem, pool, x, dem_amt)
