@@ -22,7 +22,6 @@ The master is re-solved by HiGHS's simplex from the previous basis after
 from __future__ import annotations
 
 import math
-import os
 import time
 
 import highspy
@@ -160,7 +159,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
         bound, out = price(y_w, None, none, False)
         if bound < best_bound:
             best_bound, y_c = bound, y_w
-        ncol, ck, pptr, parc = out[1], out[2], out[3], out[4]
+        ck, pptr, parc = out[2], out[3], out[4]
         f = np.bincount(parc, weights=np.repeat(dem_amt[ck], np.diff(pptr)), minlength=A)
         util = (problem.R @ f) / cap
         cum += util / util.max()
