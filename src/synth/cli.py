@@ -131,14 +131,18 @@ def cmd_flow(args: argparse.Namespace) -> int:
     topo = physical.place(from_spec(args.spec))
     problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
     results = {}
-    if args.solver in ("ptas", "both"):
-        results["ptas"] = (flows.min_latency(problem, eps=args.eps, max_phases=args.max_phases) if args.latency
-                           else flows.max_concurrent_flow(problem, eps=args.eps, max_phases=args.max_phases))
-    if args.solver in ("lp", "both"):
-        results["lp"] = flows.solve_lp(problem, "latency" if args.latency else "concurrent")
+    objective = "latency" if args.latency else "concurrent"
+    if args.solver == "both":
+        # the PTAS beside the exact LP (the cross-check)
+        results["ptas"] = flows.solve(problem, eps=args.eps, solver="ptas", objective=objective,
+                                    max_phases=args.max_phases)
+        results["lp"] = flows.solve(problem, eps=0.0, solver="lp", objective=objective)
+    else:
+        results[args.solver] = flows.solve(problem, eps=args.eps, solver=args.solver, objective=objective,
+                                           max_phases=args.max_phases)
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
            "total_demand": problem.demands.total}
-    main_r = results.get("ptas") or results["lp"]
+    main_r = next(iter(results.values()))
     out.update(main_r.to_dict())
     if args.latency and main_r.average_latency is None:
         out["average_latency"] = None  # infeasible: the message says why
@@ -154,7 +158,7 @@ def cmd_flow(args: argparse.Namespace) -> int:
         return status
     for name, r in results.items():
         d = r.to_dict()
-        print(f"[{name}] {d['status']}  ({d['seconds']:.3g} s)")
+        print(f"[{name}] {d.get('method', name)}: {d['status']}  ({d['seconds']:.3g} s)")
         print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
         print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
         if args.latency:
@@ -376,8 +380,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "app:KERNEL[:CLASS] (a NAS skeleton) or sim:NAME (a simulator pattern); as a study's [traffic]")
     g.add_argument("--demands", metavar="FILE.csv", help="demands as CSV with header src,dst,amount")
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
-    fl.add_argument("--eps", type=float, default=0.05, help="PTAS accuracy (default 0.05)")
-    fl.add_argument("--solver", choices=("ptas", "lp", "both"), default="ptas")
+    fl.add_argument("--eps", type=float, default=0.05,
+                    help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
+    fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "both"), default="auto",
+                    help="auto (default): column generation for the capacity (the PTAS on instances under "
+                         "100 routers at eps >= 0.02), the PTAS search for --latency at eps >= 0.02 and the "
+                         "exact LP below; ptas; colgen (path-based column generation, exact with --eps 0); "
+                         "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
+                         "both (ptas beside lp)")
     fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
                     help="PTAS phase budget (default 100000); a run it stops above eps exits with status 4")
     fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")

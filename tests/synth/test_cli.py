@@ -96,7 +96,9 @@ def test_flow_latency_and_demand_file(capsys, tmp_path):
     [
         (["flow", "torus:4x4", "--traffic", "bogus"], "unknown traffic"),
         (["flow", "torus:4x4", "--demands", "/nonexistent.csv"], "no such demand file"),
-        (["flow", "torus:4x4", "--eps", "0"], "eps must be in"),
+        (["flow", "torus:4x4", "--eps", "1.5"], "eps must be in"),
+        (["flow", "torus:4x4", "--eps", "0", "--solver", "ptas"], "the PTAS needs eps > 0"),
+        (["flow", "torus:4x4", "--solver", "colgen", "--latency"], "capacity only"),
         (["flow", "torus:4x4", "--scale", "-1"], "negative"),
     ],
 )
