@@ -210,9 +210,6 @@ def gk_fleischer(
     nres = len(capacity)
     G = len(grp_src)
     y = np.empty(nres)
-    ysum = np.zeros(nres)  # the normalised y summed since the last check
-    nsum = 0
-    lavg = np.empty(A)
     for r in range(nres):
         y[r] = 1.0 / capacity[r]
     length = np.zeros(A)
@@ -342,8 +339,6 @@ def gk_fleischer(
             Dy += capacity[r] * y[r]
         for r in range(nres):
             y[r] /= Dy
-            ysum[r] += y[r]
-        nsum += 1
         for g in range(G):
             lb[g] /= Dy
         if phases >= next_check or phases >= max_phases:
@@ -363,36 +358,6 @@ def gk_fleischer(
                 alpha += c
             if alpha > 0.0 and 1.0 / alpha < best_bound:
                 best_bound = 1.0 / alpha
-            # Any y >= 0 certifies D(y)/alpha(y), and the mean of the
-            # (normalised) y since the last check is a better dual than the
-            # last y: with a fixed step the lengths oscillate by about 1 + e
-            # around the optimal dual, and the mean averages that out. On the
-            # BG/L NAS CG candidate with uniform wiring (bench_flows
-            # --near-capacity) the bound from the mean was 3-5% below the one
-            # from the last y at every check past phase 500. It costs a
-            # Dijkstra per group, which short runs (the plain benchmark rows
-            # end within 800 phases) do not recover: 13% more CPU on them
-            # when it was computed from phase 32 on; hence past 1000 phases.
-            if phases >= 1000 and nsum >= 8:
-                Dm = 0.0
-                for r in range(nres):
-                    Dm += capacity[r] * ysum[r]
-                arc_lengths(col_ptr, col_res, col_val, ysum, np.zeros(A), lavg)
-                alpha = 0.0
-                for g in range(G):
-                    stamp += 1
-                    sssp(indptr, heads, arcs, lavg, grp_src[g], dist, parent, order, mark,
-                         dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp, heap_d, heap_v, done)
-                    dijkstras += 1
-                    c = 0.0
-                    for k in range(grp_ptr[g], grp_ptr[g + 1]):
-                        c += dem_amt[k] * dist[dem_dst[k]]
-                    alpha += c
-                if alpha > 0.0 and Dm / alpha < best_bound:
-                    best_bound = Dm / alpha
-            for r in range(nres):
-                ysum[r] = 0.0
-            nsum = 0
             for c in range(nchk):
                 for a in range(A):
                     f = total_flow[a] - chk_flow[c, a]

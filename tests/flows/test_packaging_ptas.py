@@ -1,6 +1,6 @@
 """The PTAS on packaging problems (uniform wiring: channel capacities from 2.5
 to 55 wires) brackets the exact LP optimum, also past 1000 phases where the
-dual bound from the mean lengths and the slack halving come in."""
+slack halves with the step."""
 
 import numpy as np
 import pytest
@@ -44,7 +44,7 @@ def test_ptas_brackets_lp(seed, eps):
 
 
 def test_long_run_keeps_certificates():
-    # eps 0.01 runs past 1000 phases (mean-y bounds, slack halvings)
+    # eps 0.01 runs past 1000 phases (step and slack halvings)
     r = max_concurrent_flow(_problem(2), eps=0.01)
     assert r.iterations > 1000
     assert r.lam <= LP[2] * (1 + 1e-9) <= r.upper_bound * (1 + 2e-9)
