@@ -10,7 +10,11 @@
   (measured: it is faster than the PTAS at eps = 0.05 from 216 routers up
   and exact besides; see :data:`AUTO_PTAS_BELOW_ROUTERS`), the PTAS on tiny
   instances where it is quicker; for the latency objective the PTAS search
-  for eps >= :data:`AUTO_LATENCY_EPS` and the exact LP below.
+  for eps >= :data:`AUTO_LATENCY_EPS` and the exact LP below; given the
+  ``topology``, uniform traffic on a lattice family (the same demands and
+  capacities seen from every router, no shared resources) is solved exactly
+  by symmetry (:func:`flows.symmetric_uniform`: one source's flow) first;
+- ``"symmetry"``: that, or a one-line error where it does not apply.
 
 Every result names its method in ``extra["method"]`` and carries its
 certified gap (``result.gap``).
@@ -26,10 +30,11 @@ from .lp import solve_lp
 from .problem import FlowError, FlowProblem
 from .ptas import max_concurrent_flow
 from .result import FlowResult
+from .symmetry import symmetric_uniform
 
 __all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_LATENCY_EPS", "choose_solver"]
 
-SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp")
+SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry")
 #: the certified gap column generation runs to when eps = 0 ("exact")
 EXACT_TOL = 1e-6
 #: auto takes the PTAS below this many routers when eps >= 0.02 (measured
@@ -57,10 +62,12 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
 
 
 def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", objective: str = "concurrent",
-          time_limit: float | None = None, max_phases: int = 100000) -> FlowResult:
+          time_limit: float | None = None, max_phases: int = 100000, topology=None) -> FlowResult:
     """Solve ``problem`` to a certified relative gap ``eps`` (0: exact).
     ``max_phases``: the PTAS's phase budget (a run stopped by it above eps
     says so in its status and is not :attr:`FlowResult.certified`).
+    ``topology``: the :class:`~candidates.Topology` the problem was built
+    on, which lets ``auto`` use symmetry where it applies.
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -75,6 +82,17 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     if not (0 <= eps < 1):
         raise FlowError(f"eps must be in [0, 1) (0 = exact), got {eps}")
     chosen = choose_solver(problem, eps, objective) if solver == "auto" else solver
+    if solver in ("auto", "symmetry") and objective == "concurrent" and topology is not None:
+        try:
+            r = symmetric_uniform(topology, problem, time_limit=time_limit)
+        except FlowError:
+            if solver == "symmetry":
+                raise
+        else:
+            return dataclasses.replace(r, extra={**r.extra, "method": "symmetry", "solver_requested": solver})
+    if chosen == "symmetry":
+        raise FlowError("the symmetry solver needs the topology (flows.solve(..., topology=topo)) and the capacity "
+                        "objective")
     if chosen == "ptas":
         if eps == 0:
             raise FlowError("the PTAS needs eps > 0; use --solver colgen or lp for an exact answer")

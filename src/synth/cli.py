@@ -127,11 +127,23 @@ def cmd_flow(args: argparse.Namespace) -> int:
     import flows
     from candidates import from_spec
 
+    if not 0 < args.scale < float("inf"):
+        raise flows.FlowError(f"--scale must be a finite positive number, got {args.scale}")
+    if not 0 <= args.eps < 1:
+        raise flows.FlowError(f"eps must be in [0, 1) (0 = exact), got {args.eps}")
     traffic, physical = _workload(args)
     topo = physical.place(from_spec(args.spec))
-    problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
-    results = {}
     objective = "latency" if args.latency else "concurrent"
+    results = {}
+    r = _by_symmetry(args, topo, traffic, physical)
+    if r is not None:
+        # uniform traffic on a lattice: n (n - 1) demands are never built (4096 routers: 17 M)
+        results[args.solver] = r
+        n = topo.n
+        out = {"spec": topo.spec, "routers": n, "demands": n * (n - 1), "total_demand": n * args.scale}
+        out.update(r.to_dict())
+        return _print_flow(args, out, results)
+    problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
     if args.solver == "both":
         # the PTAS beside the exact LP (the cross-check)
         results["ptas"] = flows.solve(problem, eps=args.eps, solver="ptas", objective=objective,
@@ -139,7 +151,7 @@ def cmd_flow(args: argparse.Namespace) -> int:
         results["lp"] = flows.solve(problem, eps=0.0, solver="lp", objective=objective)
     else:
         results[args.solver] = flows.solve(problem, eps=args.eps, solver=args.solver, objective=objective,
-                                           max_phases=args.max_phases)
+                                           max_phases=args.max_phases, topology=topo)
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
            "total_demand": problem.demands.total}
     main_r = next(iter(results.values()))
@@ -151,6 +163,32 @@ def cmd_flow(args: argparse.Namespace) -> int:
         if not args.latency:
             lp = results["lp"].lam
             out["lp_relative_difference"] = (lp - main_r.lam) / lp
+    return _print_flow(args, out, results)
+
+
+def _by_symmetry(args, topo, traffic, physical):
+    """The exact capacity of uniform traffic on a lattice family from one
+    source's flow (:func:`flows.symmetric_uniform`), where it applies and
+    ``auto`` or ``symmetry`` is asked for; else None."""
+    import dataclasses
+
+    import flows
+
+    if (args.solver not in ("auto", "symmetry") or args.latency or traffic.pattern != "uniform"
+            or physical.packaging != "none" or physical.blocks or not (topo.terminals == 1).all()):
+        return None
+    try:
+        r = flows.symmetric_uniform(topo)
+    except flows.FlowError:
+        if args.solver == "symmetry":
+            raise
+        return None
+    return dataclasses.replace(r, lam=r.lam / args.scale, upper_bound=r.upper_bound / args.scale,
+                               arc_flow=r.arc_flow / args.scale,
+                               extra={**r.extra, "method": "symmetry", "solver_requested": args.solver})
+
+
+def _print_flow(args, out: dict, results: dict) -> int:
     status = EXIT_OK if all(r.certified for r in results.values()) else EXIT_NOT_CERTIFIED
     if args.json:
         _print_json(out)
@@ -382,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
     fl.add_argument("--eps", type=float, default=0.05,
                     help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
-    fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "both"), default="auto",
+    fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
                     help="auto (default): column generation for the capacity (the PTAS on instances under "
                          "100 routers at eps >= 0.02), the PTAS search for --latency at eps >= 0.02 and the "
                          "exact LP below; ptas; colgen (path-based column generation, exact with --eps 0); "
