@@ -32,7 +32,8 @@ from .ptas import max_concurrent_flow
 from .result import FlowResult
 from .symmetry import symmetric_uniform
 
-__all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_LATENCY_EPS", "choose_solver"]
+__all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER",
+           "AUTO_LATENCY_EPS", "choose_solver"]
 
 SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry")
 #: the certified gap column generation runs to when eps = 0 ("exact")
@@ -40,6 +41,12 @@ EXACT_TOL = 1e-6
 #: auto takes the PTAS below this many routers when eps >= 0.02 (measured
 #: crossover, benchmarks/bench_colgen.py)
 AUTO_PTAS_BELOW_ROUTERS = 100
+#: auto takes the PTAS (eps >= 0.02) when there are more demands than this
+#: per router: column generation's master has a row per demand, and on
+#: uniform traffic (n - 1 per router) a 512-router packaging instance grew
+#: past 3 GB in 6 minutes where the PTAS certifies it in seconds; measured
+#: colgen wins are at 4 per router (benchmarks/RESULTS.md)
+AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER = 16
 #: the latency objective has no column generation: auto runs the PTAS search
 #: from this eps up and the exact LP below it
 AUTO_LATENCY_EPS = 0.02
@@ -56,7 +63,8 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
     """
     if objective == "latency":
         return "ptas" if eps >= AUTO_LATENCY_EPS else "lp"
-    if eps >= 0.02 and problem.n < AUTO_PTAS_BELOW_ROUTERS:
+    if eps >= 0.02 and (problem.n < AUTO_PTAS_BELOW_ROUTERS
+                        or len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n):
         return "ptas"
     return "colgen"
 

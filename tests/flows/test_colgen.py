@@ -107,3 +107,18 @@ def test_auto_picks_as_documented():
     assert r.extra["method"] == "lp (pdlp)" and r.upper_bound >= exact * (1 - 1e-12)
     with pytest.raises(FlowError, match="unknown solver"):
         solve(small, solver="magic")
+
+
+def test_auto_takes_the_ptas_for_dense_demands():
+    """Uniform traffic has n - 1 demands per router: column generation's
+    master would have a row for each, so auto takes the PTAS there."""
+    import candidates as cd
+    from flows import Demands, FlowProblem
+    from flows.solve import AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER, choose_solver
+
+    t = cd.torus((6, 6, 6))
+    dense = FlowProblem.from_topology(t, Demands.uniform(t.n))
+    sparse = FlowProblem.from_topology(t, Demands.random(t.n, 4 * t.n, seed=1))
+    assert len(dense.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * t.n
+    assert choose_solver(dense, 0.05) == "ptas" and choose_solver(dense, 0.0) == "colgen"
+    assert choose_solver(sparse, 0.05) == "colgen"
