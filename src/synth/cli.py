@@ -32,8 +32,15 @@ def _fmt(x: Any, digits: int = 4) -> str:
 # ------------------------------------------------------------------ describe
 def cmd_describe(args: argparse.Namespace) -> int:
     from candidates import describe, from_spec
+    from candidates.analytics import describe_cost
+    from candidates.size import format_count, format_seconds
 
     topo = from_spec(args.spec)
+    cost = describe_cost(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
+    if cost.seconds > 30:
+        print(f"toposynth: large problem: {format_count(topo.n)} routers, {format_count(topo.num_links)} links; "
+              f"describe will take about {format_seconds(cost.seconds)} (mostly {cost.slowest})",
+              file=sys.stderr, flush=True)
     d = describe(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
     if args.json:
         _print_json(d)
@@ -64,7 +71,10 @@ def cmd_describe(args: argparse.Namespace) -> int:
             ]
         if "bisection" in d:
             b = d["bisection"]
-            rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+            if "skipped" in b:
+                rows.append(("bisection width", f"skipped ({b['skipped']})"))
+            else:
+                rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
         if "equivalent_distance" in d:
             e = d["equivalent_distance"]
             rows.append((f"equivalent distance ({e['routing']})", f"mean {e['mean']:.4g}, max {e['max']:.4g}"))
