@@ -172,7 +172,7 @@ def cmd_flow(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------- enumerate
 def cmd_enumerate(args: argparse.Namespace) -> int:
-    from candidates.enumeration import count_graphs, iter_graph6
+    from candidates.enumeration import check_enumeration, count_graphs, iter_graph6
 
     opts = dict(
         min_degree=args.min_degree,
@@ -180,6 +180,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         regular=args.regular,
         connected=not args.disconnected,
     )
+    check_enumeration(args.nodes, args.max_degree, **opts)
     if args.count:
         n = count_graphs(args.nodes, args.max_degree, **opts)
         if args.json:
