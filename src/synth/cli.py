@@ -128,17 +128,43 @@ def _blocks(text: str) -> tuple[tuple[int, ...], ...]:
         raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {text!r}") from None
 
 
+def _print_progress(p: dict) -> None:
+    print(f"toposynth: PTAS {p['seconds']:.0f} s: {p['phases']} phases, lambda {p['lam']:.6g}, "
+          f"upper bound {p['upper_bound']:.6g}, gap {p['gap']:.3g}", file=sys.stderr, flush=True)
+
+
 def cmd_flow(args: argparse.Namespace) -> int:
     import flows
+    import numpy as np
     from candidates import from_spec
+
+    from flows.size import check_flow, flow_cost, large_problem_note
 
     traffic, physical = _workload(args)
     topo = physical.place(from_spec(args.spec))
+    # size the demands and the solver before building them
+    count = {"uniform": topo.n * (topo.n - 1), "random": traffic.count, "local": traffic.count}.get(traffic.pattern)
+    if isinstance(count, int) and count > 0:
+        uniform = traffic.pattern == "uniform"
+        check_flow(f"flow {topo.spec or topo.family} with {traffic.pattern} traffic",
+                   flow_cost(topo.n, topo.num_arcs, count, topo.n if uniform else min(topo.n, count),
+                             solver=args.solver, uniform=uniform))
     problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
+    dem = problem.demands
+    cost = flow_cost(problem.n, problem.num_arcs, len(dem), min(len(np.unique(dem.src)), len(np.unique(dem.dst))),
+                     nnz=problem.R.nnz, solver=args.solver)
+    check_flow(f"flow {topo.spec or topo.family}", cost)
+    note = large_problem_note(cost)
+    show = args.progress or sys.stderr.isatty()
+    if note and args.solver in ("ptas", "both") and not args.latency:
+        note += "; progress every 5 s" if show else "; --progress shows it"
+    if note:
+        print(f"toposynth: {note}", file=sys.stderr, flush=True)
     results = {}
     if args.solver in ("ptas", "both"):
         results["ptas"] = (flows.min_latency(problem, eps=args.eps) if args.latency
-                           else flows.max_concurrent_flow(problem, eps=args.eps))
+                           else flows.max_concurrent_flow(problem, eps=args.eps,
+                                                          progress=_print_progress if show else None))
     if args.solver in ("lp", "both"):
         results["lp"] = flows.solve_lp(problem, "latency" if args.latency else "concurrent")
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
@@ -366,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="place a lattice in nested blocks, innermost first (Blue Gene/L: 1x1x2,4x4x2,8x8x8)")
     fl.add_argument("--connector-pins", action="append", metavar="LEVEL=PINS",
                     help="connector pins of every unit of a packaging level (repeatable), e.g. node_card=240")
+    fl.add_argument("--progress", action="store_true",
+                    help="PTAS progress lines on stderr every 5 s (default when stderr is a terminal)")
     fl.add_argument("--json", action="store_true", help="print JSON")
     fl.set_defaults(func=cmd_flow)
 
