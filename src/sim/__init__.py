@@ -22,13 +22,14 @@ kernel is numba-compiled once per machine.
 from .config import PRESETS, SimConfig, preset
 from .engine import SimResult, SweepResult, saturation, simulate, sweep
 from .errors import SimError
+from .memory import SimMemory, memory_estimate
 from .routing import ROUTINGS, resolve_routing
 from .nas import NAS_KERNELS, nas
 from .trace import Trace, TraceBuilder, TraceResult, read_trace, run_trace, write_trace
 from .traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
 
 __all__ = [
-    "simulate", "sweep", "saturation",
+    "simulate", "sweep", "saturation", "memory_estimate", "SimMemory",
     "SimConfig", "SimResult", "SweepResult", "SimError",
     "PRESETS", "preset",
     "ROUTINGS", "resolve_routing",
