@@ -30,6 +30,7 @@ import numpy as np
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
 from .errors import TopologyError
 from .records import has_records, record_table
+from .size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 from .topology import Topology
 
 __all__ = [
@@ -41,7 +42,12 @@ __all__ = [
     "uniform_load",
     "bisection",
     "describe",
+    "DescribeCost",
+    "describe_cost",
 ]
+
+#: largest router count of the Kernighan-Lin bisection heuristic
+KL_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -265,14 +271,15 @@ class Bisection:
         return {"width": self.width, "exact": self.exact, "method": self.method}
 
 
-def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisection:
+def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan_lin: bool = True) -> Bisection:
     """Bisection width: the fewest links between two halves of the routers.
 
     Exact (brute force over balanced partitions) up to ``exact_limit``
     routers. Above it, a documented heuristic giving an upper bound: the best
     of the straight cuts through the middle of each even-sized lattice
     dimension and, for graphs up to 4096 routers, networkx's Kernighan–Lin
-    bisection from several seeded starts.
+    bisection from several seeded starts (``kernighan_lin=False`` leaves it
+    out: its networkx graph takes about 600 bytes per link).
 
     >>> bisection(__import__("candidates").ring(8)).width
     2
@@ -292,7 +299,7 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisect
                 side = topo.coords[:, k] < s // 2
                 cut = int(np.count_nonzero(side[u] != side[v]))
                 cands.append((cut, f"straight cut across {topo.dims[k] if k < len(topo.dims) else k}", side))
-    if n <= 4096:
+    if n <= KL_LIMIT and kernighan_lin:
         import networkx as nx
         from networkx.algorithms.community import kernighan_lin_bisection
 
@@ -313,10 +320,103 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0) -> Bisect
     if not cands:
         raise TopologyError(
             f"no bisection heuristic applies to {topo.spec or topo.family} ({n} routers): "
-            "exact search is limited to exact_limit routers and Kernighan-Lin to 4096"
+            f"exact search is limited to exact_limit routers and Kernighan-Lin to {KL_LIMIT}"
+            + ("" if kernighan_lin else " (and was left out)")
         )
     cut, method, side = min(cands, key=lambda c: c[0])
     return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist())
+
+
+# Cost model of describe, fitted to peak-RSS measurements (tests/candidates/
+# test_size.py checks it within 0.5x-2x): bytes per link of the directed
+# channels and CSR arrays, of the ECMP pass, of networkx's graph inside
+# Kernighan-Lin; seconds per (source x (routers + channels)) of BFS/ECMP
+# work (measured 10-11 ns on mesh:100x100 and complete:1000/2000) and per
+# (partition x link) of the exhaustive bisection (measured 1.8-2.2 ns, n = 20-26).
+_CSR_PER_LINK = 112.0
+_ECMP_PER_LINK = 80.0
+_KL_PER_LINK = 600.0
+_KL_PER_ROUTER = 1000.0
+_SEC_PER_UNIT = 1.1e-8
+_SEC_PER_CUT_LINK = 2.0e-9
+#: exhaustive bisections estimated to take longer are refused
+MAX_EXACT_BISECTION_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class DescribeCost:
+    """What :func:`describe` will allocate and how long it will run, estimated
+    from the topology's size before any analysis.
+
+    ``parts`` maps each analysis to its bytes; ``nbytes`` is the peak (the
+    retained topology plus the largest analysis); ``seconds`` the estimated
+    time; ``sources`` the BFS/ECMP sources (1 for vertex-transitive lattices,
+    every router otherwise); ``kl`` whether the Kernighan-Lin bisection runs;
+    ``slowest`` names the part that dominates the time.
+    """
+
+    nbytes: float
+    seconds: float
+    parts: dict[str, float]
+    sources: int
+    kl: bool
+    exact_bisection_partitions: int
+    slowest: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _equivalent_bytes(topo: Topology, equivalent: str) -> float:
+    n2 = float(topo.n) ** 2
+    if equivalent == "minimal" and topo.vertex_transitive:
+        return 12.0 * n2  # int32 distances + the dense float64 elimination matrix
+    # distances (int32, twice for up*/down*), elimination matrix, the table and its off-diagonal copy
+    return (29.0 if equivalent == "minimal" else 41.0) * n2
+
+
+def describe_cost(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str | None = None) -> DescribeCost:
+    """Estimated peak memory and time of :func:`describe`, without running it.
+
+    >>> c = describe_cost(__import__("candidates").torus((8, 8, 8)))
+    >>> c.sources, c.kl, c.nbytes < 1e7
+    (1, True, True)
+    """
+    n, m = topo.n, topo.num_links
+    D = topo.ndim
+    retained = 24.0 * m + 8.0 * n * (D + 1)
+    retained += _CSR_PER_LINK * m  # cached on the topology from the first analysis on
+    parts: dict[str, float] = {"ecmp": _ECMP_PER_LINK * m + 48.0 * n}
+    if has_records(topo) and topo.vertex_transitive:
+        if topo.family in ("pdtt", "twisted"):
+            # lattice_record: every router against the 3^D neighbouring tiles
+            parts["records"] = n * 3.0 ** D * (16.0 * D + 8.0) + 48.0 * n * D
+        else:
+            parts["records"] = 24.0 * n * D
+    exact = n <= bisection_exact_limit and n >= 2
+    partitions = math.comb(n - 1, n // 2 - 1) if exact else 0
+    kl = not exact and 2 <= n <= KL_LIMIT
+    if kl:
+        parts["kernighan_lin"] = _KL_PER_LINK * m + _KL_PER_ROUTER * n
+    if equivalent is not None and n >= 2:
+        parts["equivalent"] = _equivalent_bytes(topo, equivalent)
+    lattice_src = topo.lattice is not None
+    dist_src = 1 if topo.vertex_transitive else n
+    ecmp_src = (0 if has_records(topo) else 1) if lattice_src else n  # per-dimension hops
+    ecmp_src += 1 if lattice_src else n  # uniform load
+    sources = 1 if lattice_src else n
+    times = {
+        f"{format_count(dist_src + ecmp_src)} BFS/ECMP passes": _SEC_PER_UNIT * (dist_src + ecmp_src) * (n + 2.0 * m),
+        f"the exhaustive bisection over {format_count(partitions)} partitions": _SEC_PER_CUT_LINK * partitions * m,
+    }
+    if kl:
+        # 4 seeded runs; measured about 20 s on complete:1500
+        times["Kernighan-Lin on networkx"] = 4 * 5e-7 * m * math.log2(max(n, 2))
+    if equivalent is not None:
+        eq_src = 1 if (equivalent == "minimal" and topo.vertex_transitive) else n
+        times["the equivalent distance"] = _SEC_PER_UNIT * eq_src * (n + 2.0 * m) * 10
+    slowest = max(times, key=times.get)
+    return DescribeCost(retained + max(parts.values()), sum(times.values()), parts, sources, kl, partitions, slowest)
 
 
 def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str | None = None) -> dict[str, Any]:
@@ -332,6 +432,25 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
     """
     if isinstance(bisection_exact_limit, bool) or not isinstance(bisection_exact_limit, int) or bisection_exact_limit < 0:
         raise TopologyError(f"bisection_exact_limit (--exact-bisection) must be an integer >= 0, got {bisection_exact_limit!r}")
+    cost = describe_cost(topo, bisection_exact_limit=bisection_exact_limit, equivalent=equivalent)
+    name = f"describe {topo.spec or topo.family} ({format_count(topo.n)} routers, {format_count(topo.num_links)} links)"
+    if equivalent is not None and topo.n >= 2 and topo.n <= 8192:
+        check_memory(f"the equivalent distance of {topo.spec or topo.family} ({format_count(topo.n)} routers)",
+                     cost.parts["equivalent"], "leave out --equivalent or use a smaller topology")
+    core = {k: v for k, v in cost.parts.items() if k != "kernighan_lin"}
+    retained = cost.nbytes - max(cost.parts.values())
+    check_memory(name, retained + max(core.values(), default=0.0), "use a smaller topology")
+    skip_kl = None
+    if cost.kl and cost.nbytes > memory_limit():
+        skip_kl = (f"Kernighan-Lin skipped: its networkx graph needs about {format_bytes(cost.nbytes)}, "
+                   f"more than the {format_bytes(memory_limit())} available")
+    seconds = _SEC_PER_CUT_LINK * cost.exact_bisection_partitions * topo.num_links
+    if seconds > MAX_EXACT_BISECTION_SECONDS:
+        raise SizeError(
+            f"the exhaustive bisection of {topo.n} routers examines {format_count(cost.exact_bisection_partitions)} "
+            f"balanced partitions (about {format_seconds(seconds)}); lower the exact-bisection limit "
+            f"(--exact-bisection) below {topo.n}"
+        )
     ds = distance_stats(topo)
     deg = topo.degree
     out: dict[str, Any] = {
@@ -363,8 +482,14 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
         out["routing"] = load.routing
         out["class_links"] = dict(zip(load.class_names, load.class_links))
     if topo.n >= 2:
-        b = bisection(topo, exact_limit=bisection_exact_limit)
-        out["bisection"] = b.to_dict()
+        try:
+            b = bisection(topo, exact_limit=bisection_exact_limit, kernighan_lin=skip_kl is None)
+            out["bisection"] = b.to_dict()
+            if skip_kl:
+                out["bisection"]["note"] = skip_kl
+        except TopologyError as exc:
+            # a graph too large for both heuristics: say so rather than fail the whole description
+            out["bisection"] = {"skipped": skip_kl or str(exc)}
     if equivalent is not None and topo.n >= 2:
         from .equivalent import equivalent_distance, equivalent_distance_rows
 

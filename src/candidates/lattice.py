@@ -16,6 +16,7 @@ RT, RTT, PT, PTT and PDTT are the members with ``s = (2a, a)`` or
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "pdtt",
     "dim_names",
     "reduce_to_box",
+    "lattice_size",
 ]
 
 
@@ -119,6 +121,39 @@ def reduce_to_box(Z: np.ndarray, shape: Sequence[int], lattice: np.ndarray) -> n
         q = np.floor_divide(Z[..., k], s[k])
         Z -= q[..., None] * lattice[k]
     return Z
+
+
+def lattice_size(
+    shape: Sequence[int], twists: Mapping[int, Sequence[int]] | None = None, *, wrap: Sequence[bool] | bool = True
+) -> tuple[int, int]:
+    """(routers, links) that :func:`twisted_torus` builds, from the
+    parameters alone (nothing of the topology's size is allocated), so a
+    request can be sized before it is built.
+
+    >>> lattice_size((8, 4), {1: [4]}), lattice_size((2, 2, 2), wrap=False), lattice_size((5, 1), {1: [2]})
+    ((32, 64), (8, 12), (5, 10))
+    """
+    s = _check_shape(shape)
+    D = len(s)
+    wraps = (bool(wrap),) * D if isinstance(wrap, (bool, np.bool_)) else tuple(bool(w) for w in wrap)
+    if len(wraps) != D:
+        raise SpecError(f"wrap needs one flag per dimension ({D}), got {len(wraps)}")
+    T = _twist_matrix(s, twists)
+    _reduction_order(T)
+    lattice = np.diag(np.asarray(s, dtype=np.int64)) + T
+    n = math.prod(s)
+    m = 0
+    for k in range(D):
+        rows = n // s[k]  # routers at one end of dimension k
+        m += rows * (s[k] - 1)
+        if wraps[k]:
+            if s[k] >= 2:
+                m += rows
+            else:
+                # a size-1 dimension wraps onto itself unless its twist moves it
+                red = reduce_to_box(-T[k][None, :], s, lattice)
+                m += rows if red.any() else 0
+    return n, m
 
 
 def twisted_torus(

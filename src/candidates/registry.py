@@ -12,6 +12,11 @@ A spec string names a family and its parameters, separated by colons::
 Any spec may end in ``:c=N`` for N processing elements per router
 (concentration). Fields are positional (a shape ``8x8``, a size, a path) or
 ``key=value``. :func:`from_spec` rebuilds a topology from its ``spec``.
+
+A family may declare ``size(pos, kw) -> (routers, links, dims)``: its size
+from the spec's parameters alone. :func:`spec_size` uses it, and
+:func:`from_spec` refuses (:class:`~candidates.size.SizeError`, one line) a
+spec whose graph alone would not fit in memory, before allocating it.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SpecError
+from .size import check_memory, format_count
 from .topology import Topology
 
-__all__ = ["Family", "FAMILIES", "register", "from_spec", "families"]
+__all__ = ["Family", "FAMILIES", "register", "from_spec", "families", "SpecSize", "spec_size"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,9 @@ class Family:
     parameters: tuple[tuple[str, str], ...]
     example: str
     build: Callable[[list[str], dict[str, str]], Topology]
+    #: (routers, links, coordinate dimensions) from the parsed fields, or
+    #: None when only building tells (graph files)
+    size: Callable[[list[str], dict[str, str]], tuple[int, int, int]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -143,6 +152,20 @@ def from_spec(spec: str) -> Topology:
     elif sep and spec.startswith(("graph:", "g6:")) and tail.isdigit():
         conc = int(tail)
         spec = head
+    if conc is not None and conc < 1:
+        raise SpecError(f"concentration c must be a positive integer (PEs per router), got c={conc}")
+    fam, pos, kw = _fields(spec)
+    size = _size(fam, pos, kw)
+    if size is not None:
+        size.check(spec)
+    topo = fam.build(pos, kw)
+    if conc is not None:
+        topo = topo.with_concentration(conc)
+    return topo
+
+
+def _fields(spec: str) -> tuple[Family, list[str], dict[str, str]]:
+    """The family of a spec (without ``:c=``) and its fields."""
     name = spec.partition(":")[0].strip().lower()
     fam = FAMILIES.get(name)
     if fam is None:
@@ -151,15 +174,68 @@ def from_spec(spec: str) -> Topology:
         rest = spec.partition(":")[2]
         if not rest:
             raise SpecError(f"{name} needs an argument; example: {fam.example}")
-        topo = fam.build([rest], {})
-    else:
-        _, pos, kw = _split(spec)
-        topo = fam.build(pos, kw)
-    if conc is not None:
-        if conc < 1:
-            raise SpecError(f"concentration c must be a positive integer (PEs per router), got c={conc}")
-        topo = topo.with_concentration(conc)
-    return topo
+        return fam, [rest], {}
+    _, pos, kw = _split(spec)
+    return fam, pos, kw
+
+
+@dataclass(frozen=True)
+class SpecSize:
+    """The size of a spec's topology, known before building it.
+
+    ``nbytes`` estimates the peak memory of building it (measured: about
+    ``64 + 40 D`` bytes per router with ``D`` coordinate dimensions and 24
+    per link for the lattice families, 40 per link for arbitrary graphs;
+    benchmarks of tests/candidates/test_size.py keep it within 0.5x-2x).
+    """
+
+    routers: int
+    links: int
+    dims: int
+
+    @property
+    def nbytes(self) -> float:
+        per_link = 24.0 if self.dims else 40.0
+        return float(self.routers) * (64.0 + 40.0 * self.dims) + per_link * float(self.links)
+
+    def describe(self) -> str:
+        return f"{format_count(self.routers)} routers, {format_count(self.links)} links"
+
+    def check(self, spec: str) -> None:
+        check_memory(f"{spec} ({self.describe()})", self.nbytes,
+                     "choose smaller parameters (see `toposynth families`)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"routers": self.routers, "links": self.links, "dims": self.dims, "bytes": self.nbytes}
+
+
+def _size(fam: Family, pos: list[str], kw: dict[str, str]) -> SpecSize | None:
+    if fam.size is None:
+        return None
+    size = fam.size(list(pos), dict(kw))
+    if size is None:
+        return None
+    n, m, d = size
+    return SpecSize(int(n), int(m), int(d))
+
+
+def spec_size(spec: str) -> SpecSize | None:
+    """Routers and links of a spec's topology without building it (None for
+    graph files and graph6 strings, whose size only reading tells).
+
+    >>> spec_size("hypercube:40").routers
+    1099511627776
+    >>> s = spec_size("product:ring:8*path:4:c=2"); (s.routers, s.links)
+    (32, 56)
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise SpecError("empty topology spec; try torus:8x8x8 or run `toposynth families`")
+    spec = spec.strip()
+    head, sep, tail = spec.rpartition(":c=")
+    if sep and ":" not in tail and not spec.startswith(("graph:", "g6:")):
+        spec = head
+    fam, pos, kw = _fields(spec)
+    return _size(fam, pos, kw)
 
 
 def _factors(family: str, text: str, count: int | None = None) -> list[Topology]:
@@ -171,12 +247,30 @@ def _factors(family: str, text: str, count: int | None = None) -> list[Topology]
     return [from_spec(p) for p in parts]
 
 
+def _factor_sizes(family: str, text: str, count: int | None = None) -> tuple[int, int, int] | None:
+    """Size of the Cartesian product of the factor specs (None if a factor's
+    size is unknown until built)."""
+    parts = text.split("*")
+    if any(not p for p in parts):
+        raise SpecError(f"{family}: empty factor in {text!r}; join factor specs with single '*'")
+    if count is not None and len(parts) != count:
+        raise SpecError(f"{family} needs {count} factor specs joined by '*', got {len(parts)}")
+    sizes = [spec_size(p) for p in parts]
+    if any(z is None for z in sizes):
+        return None
+    N = 1
+    for z in sizes:
+        N *= z.routers
+    # factor i is copied once per router of the other factors
+    return N, sum(z.links * (N // z.routers) for z in sizes), len(sizes)
+
+
 # ---------------------------------------------------------------- the families
 def _register_builtin() -> None:
     from . import lattice
     from .compose import bgl_midplane, product
     from .io import complete_graph, from_graph6, read_topology
-    from .twin import twin_torus
+    from .twin import twin_size, twin_torus
 
     def shape_family(fname: str, fn: Callable[[tuple[int, ...]], Topology]):
         def build(pos: list[str], kw: dict[str, str]) -> Topology:
@@ -212,15 +306,83 @@ def _register_builtin() -> None:
         shape = _shape("twisted", _take("twisted", pos, rest, "shape", {"shape"}))
         return lattice.twisted_torus(shape, twists)
 
+    # size hooks: the same parsing as the builders, no allocation
+    def shape_size(fname: str):
+        def size(pos: list[str], kw: dict[str, str]):
+            shape = _shape(fname, _take(fname, pos, kw, "shape", {"shape"}))
+            n, m = lattice.lattice_size(shape, wrap=fname != "mesh")
+            return n, m, len(shape)
+
+        return size
+
+    def size_torus(pos: list[str], kw: dict[str, str]):
+        mesh_dims = kw.pop("mesh", None)
+        shape = _shape("torus", _take("torus", pos, kw, "shape", {"shape"}))
+        dims = [] if mesh_dims is None else _int_list("torus", "mesh", mesh_dims)
+        if any(not 0 <= d < len(shape) for d in dims):
+            raise SpecError(f"torus: mesh= names dimensions 0..{len(shape) - 1}, got {mesh_dims}")
+        n, m = lattice.lattice_size(shape, wrap=[k not in dims for k in range(len(shape))])
+        return n, m, len(shape)
+
+    def size_twisted(pos: list[str], kw: dict[str, str]):
+        twists = {int(k[1:]): _int_list("twisted", k, v) for k, v in kw.items()
+                  if len(k) > 1 and k[0] == "t" and k[1:].isdigit()}
+        rest = {k: v for k, v in kw.items() if not (len(k) > 1 and k[0] == "t" and k[1:].isdigit())}
+        shape = _shape("twisted", _take("twisted", pos, rest, "shape", {"shape"}))
+        n, m = lattice.lattice_size(shape, twists)
+        return n, m, len(shape)
+
+    def int_size(fname: str, key: str, fn: Callable[[int], tuple[int, int, int]]):
+        def size(pos: list[str], kw: dict[str, str]):
+            return fn(_int(fname, key, _take(fname, pos, kw, key, {key})))
+
+        return size
+
+    def size_ring(n: int):
+        if n < 3:
+            raise SpecError(f"a ring needs at least 3 routers, got {n}")
+        return n, n, 1
+
+    def size_path(n: int):
+        if n < 1:
+            raise SpecError(f"path length sizes must be positive integers, got {n}")
+        return n, n - 1, 1
+
+    def size_hypercube(d: int):
+        if d < 1:
+            raise SpecError(f"hypercube dimension must be a positive integer, got {d}")
+        return 2 ** d, d * 2 ** (d - 1), d
+
+    def size_complete(n: int):
+        if n < 2:
+            raise SpecError(f"a complete graph needs at least 2 routers, got {n}")
+        return n, n * (n - 1) // 2, 0
+
+    def size_a(fname: str, D: int):
+        def size(a: int):
+            if a < 2:
+                raise SpecError(f"{fname.upper()}(a) needs a >= 2, got a={a}")
+            n = 2 * a ** D
+            return n, D * n, D
+
+        return size
+
+    def size_ndt(pos: list[str], kw: dict[str, str]):
+        shape = _shape("ndt", _take("ndt", pos, kw, "shape", {"shape"}))
+        n, m = twin_size(shape)
+        return n, m, len(shape) + 1
+
     reg = register
     reg(Family("torus", "mixed-radix torus (k-ary n-cube); mesh=DIMS drops the wraparound of those dimensions",
                (("shape", "sizes joined by x, e.g. 8x8x8"), ("mesh", "optional: dimensions without wraparound, e.g. 2")),
-               "torus:8x8x8", build_torus))
-    reg(Family("mesh", "mixed-radix mesh", (("shape", "sizes joined by x"),), "mesh:4x4", shape_family("mesh", lattice.mesh)))
-    reg(Family("ring", "ring of n routers", (("n", "routers, >= 3"),), "ring:8", int_family("ring", "n", lattice.ring)))
-    reg(Family("path", "linear array of n routers", (("n", "routers"),), "path:8", int_family("path", "n", lattice.path)))
-    reg(Family("hypercube", "binary d-cube", (("d", "dimension"),), "hypercube:6", int_family("hypercube", "d", lattice.hypercube)))
-    reg(Family("complete", "complete graph K_n", (("n", "routers, >= 2"),), "complete:8", int_family("complete", "n", complete_graph)))
+               "torus:8x8x8", build_torus, size_torus))
+    reg(Family("mesh", "mixed-radix mesh", (("shape", "sizes joined by x"),), "mesh:4x4", shape_family("mesh", lattice.mesh), shape_size("mesh")))
+    reg(Family("ring", "ring of n routers", (("n", "routers, >= 3"),), "ring:8", int_family("ring", "n", lattice.ring), int_size("ring", "n", size_ring)))
+    reg(Family("path", "linear array of n routers", (("n", "routers"),), "path:8", int_family("path", "n", lattice.path), int_size("path", "n", size_path)))
+    reg(Family("hypercube", "binary d-cube", (("d", "dimension"),), "hypercube:6", int_family("hypercube", "d", lattice.hypercube),
+               int_size("hypercube", "d", size_hypercube)))
+    reg(Family("complete", "complete graph K_n", (("n", "routers, >= 2"),), "complete:8", int_family("complete", "n", complete_graph),
+               int_size("complete", "n", size_complete)))
     for fname, fn, text in (
         ("rt", lattice.rt, "rectangular torus RT(a), 2a x a"),
         ("rtt", lattice.rtt, "rectangular twisted torus RTT(a), 2a x a, Y wraparound shifted by a"),
@@ -229,20 +391,22 @@ def _register_builtin() -> None:
         ("pdtt", lattice.pdtt, "prismatic doubly twisted torus PDTT(a): Y and Z wraparounds shift x by a"),
     ):
         reg(Family(fname, text, (("a", "integer >= 2"),), f"{fname}:a=8" if fname in ("rt", "rtt") else f"{fname}:a=4",
-                   int_family(fname, "a", fn)))
+                   int_family(fname, "a", fn), int_size(fname, "a", size_a(fname, 2 if fname in ("rt", "rtt") else 3))))
     reg(Family("twisted", "general twisted torus: tK=o,o,.. shifts the other dimensions (in order) when wrapping dimension K",
                (("shape", "sizes joined by x"), ("tK", "offsets for the other dimensions, 0 <= o < size")),
-               "twisted:16x8:t1=8", build_twisted))
+               "twisted:16x8:t1=8", build_twisted, size_twisted))
     reg(Family("ndt", "n-dimensional twin torus (n odd >= 3): two (n+1)-port cards per node, each card a router",
                (("shape", "node sizes joined by x, each >= 2"),), "ndt:4x4x2x2x2",
-               shape_family("ndt", twin_torus)))
+               shape_family("ndt", twin_torus), size_ndt))
     reg(Family("product", "Cartesian product of small graphs given as specs joined by *",
                (("factors", "specs joined by *"),), "product:ring:8*path:4",
-               lambda pos, kw: product(*_factors("product", pos[0]))))
+               lambda pos, kw: product(*_factors("product", pos[0])),
+               lambda pos, kw: _factor_sizes("product", pos[0])))
     reg(Family("bgl", "Blue Gene/L midplane: row graph (8) and column graph (4) on each 8 x 4 node card, "
                "upper row and column graphs (4 each) joining 16 node cards; 2 routers per compute card",
                (("factors", "ROW8*COL4*UPROW4*UPCOL4 as specs"),), "bgl:ring:8*ring:4*ring:4*ring:4",
-               lambda pos, kw: bgl_midplane(*_factors("bgl", pos[0], 4))))
+               lambda pos, kw: bgl_midplane(*_factors("bgl", pos[0], 4)),
+               lambda pos, kw: _factor_sizes("bgl", pos[0], 4)))
     reg(Family("g6", "a graph given as a graph6 string (as enumerated by `toposynth enumerate`)",
                (("graph6", "the graph6 string"),), "g6:Gr`HOk", lambda pos, kw: from_graph6(pos[0])))
     reg(Family("graph", "a graph file: .graphml, .json, .g6, or an edge list (.edges/.txt: 'u v [class]' per line)",

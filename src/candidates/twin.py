@@ -29,6 +29,7 @@ Numbering (part of the API, used by :func:`twin_route`):
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 
@@ -37,7 +38,7 @@ import numpy as np
 from .errors import SpecError, TopologyError
 from .topology import INTERNAL, Topology
 
-__all__ = ["twin_torus", "card_of_port", "twin_route"]
+__all__ = ["twin_torus", "twin_size", "card_of_port", "twin_route"]
 
 ALGORITHMS = ("tsdor", "dort")
 
@@ -107,6 +108,17 @@ def card_of_port(n: int, dim: int, sign: int) -> int:
     if dim != m:
         return 0 if dim < m else 1
     return 1 if sign > 0 else 0
+
+
+def twin_size(shape: Sequence[int]) -> tuple[int, int]:
+    """(routers, links) of :func:`twin_torus` from the shape alone.
+
+    >>> twin_size((4, 4, 2, 2, 2))
+    (256, 768)
+    """
+    s = _check_shape(shape)
+    N = math.prod(s)
+    return 2 * N, (len(s) + 1) * N
 
 
 def twin_torus(shape: Sequence[int]) -> Topology:

@@ -175,10 +175,12 @@ def _pool_compact(slot_start, slot_len, gcnt, pa, pv, used, need):
     return na, nv, pos
 
 
-@njit(cache=True)
+# nogil: the caller may run it in a thread and read ``status`` meanwhile
+@njit(cache=True, nogil=True)
 def gk_fleischer(
     n, indptr, heads, arcs, tails, col_ptr, col_res, col_val, row_ptr, row_arc, row_val, capacity,
     grp_ptr, grp_src, dem_dst, dem_amt, e, max_phases, target_gap, pool_size, check_div, slack, decide,
+    status,
 ):
     """Garg-Könemann maximum concurrent flow with Karakostas' grouping by
     source and Fleischer's lazy shortest paths.
@@ -203,7 +205,9 @@ def gk_fleischer(
     routed under uninformed lengths can be dropped at a fine granularity.
     The step ``e`` and the ``slack`` shrink where the gap stops closing (see
     the comments at the check). Returns (best flow, best lambda, phases,
-    best bound, Dijkstras, pool steps, final step, final slack).
+    best bound, Dijkstras, pool steps, final step, final slack). At every
+    check it writes (phases, best lambda, best bound, Dijkstras) into
+    ``status`` (float64, length 4), for progress reports only.
     """
     A = len(tails)
     m = len(heads)
@@ -375,6 +379,10 @@ def gk_fleischer(
                     best_lam = lam
                     for a in range(A):
                         best_flow[a] = (total_flow[a] - chk_flow[c, a]) / cong
+            status[0] = phases
+            status[1] = best_lam
+            status[2] = best_bound
+            status[3] = dijkstras
             if best_bound <= best_lam * (1.0 + target_gap):
                 break
             # decide by a margin: the caller re-derives lam and the bound

@@ -32,7 +32,9 @@ are up to ``slack`` longer than shortest). The bound check every
 from __future__ import annotations
 
 import math
+import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -90,7 +92,9 @@ def _shortest_path_congestion(problem, G) -> float:
 
 def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: int = 100000,
                         check_div: int = 4, pool_size: int = 6, step: float | None = None,
-                        slack: float | None = None, decide: float | None = None) -> FlowResult:
+                        slack: float | None = None, decide: float | None = None,
+                        progress: Callable[[dict], None] | None = None,
+                        progress_interval: float = 5.0) -> FlowResult:
     """The largest lambda such that lambda times every demand can be routed.
 
     Certified to within ``eps``: ``upper_bound <= (1 + eps) * lam`` unless
@@ -103,6 +107,10 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
     whose final values ``extra`` reports. With
     ``decide``, the run also stops as soon as ``lam >= decide`` or
     ``upper_bound < decide`` (a certified yes/no, all a search needs).
+    With ``progress``, the kernel runs in a thread and ``progress`` is called
+    about every ``progress_interval`` seconds with ``{"phases", "lam",
+    "upper_bound", "gap", "dijkstras", "seconds"}`` as of the kernel's last
+    bound check (the results are the same as without it).
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -139,14 +147,20 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
     # the slack also caps how far the gap can close (explicit slack 1.0 at
     # eps 0.02 stalled in tests), hence at most 10 eps
     sl = min(0.5, 10.0 * eps) if slack is None else min(float(slack), 10.0 * eps)
-    flow, lam_s, phases, bound, ndijk, npool, e_end, sl_end = gk_fleischer(
+    status = np.zeros(4)
+    args = (
         problem.n, indptr, heads, arcs, tails,
         Rc.indptr.astype(np.int64), Rc.indices.astype(np.int64), Rc.data.astype(np.float64),
         R.indptr.astype(np.int64), R.indices.astype(np.int64), R.data.astype(np.float64),
         problem.capacity.astype(np.float64), grp_ptr, grp_src, dem_dst, dem_amt * scale,
         e, int(max_phases), float(eps), int(pool_size), int(check_div), sl,
-        0.0 if decide is None else float(decide) / scale,
+        0.0 if decide is None else float(decide) / scale, status,
     )
+    if progress is None:
+        out = gk_fleischer(*args)
+    else:
+        out = _run_reporting(args, status, scale, t0, progress, progress_interval)
+    flow, lam_s, phases, bound, ndijk, npool, e_end, sl_end = out
     # re-derive the primal from the returned flow: lam is what it certifies
     cong = float(((problem.R @ flow) / problem.capacity).max())
     lam = lam_s / cong * scale
@@ -163,3 +177,31 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
                       problem.resource_names, time.perf_counter() - t0, status=status, iterations=int(phases),
                       extra={"dijkstras": int(ndijk), "pool_steps": int(npool), "eps": eps,
                              "step": float(e_end), "slack": float(sl_end)})
+
+
+def _run_reporting(args, status, scale, t0, progress, interval):
+    """The kernel in a thread (it releases the GIL), reporting ``status``
+    every ``interval`` seconds until it returns."""
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["out"] = gk_fleischer(*args)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["err"] = exc
+
+    # daemon: an interrupted command must not wait for the kernel to finish
+    th = threading.Thread(target=work, name="gk_fleischer", daemon=True)
+    th.start()
+    while True:
+        th.join(interval)
+        if not th.is_alive():
+            break
+        phases, lam, bound, ndijk = (float(x) for x in status)
+        lam, upper = lam * scale, bound * scale
+        progress({"phases": int(phases), "lam": lam, "upper_bound": upper,
+                  "gap": upper / lam - 1.0 if lam > 0 and math.isfinite(upper) else math.inf,
+                  "dijkstras": int(ndijk), "seconds": time.perf_counter() - t0})
+    if "err" in box:
+        raise box["err"]
+    return box["out"]

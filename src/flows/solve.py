@@ -70,12 +70,15 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
 
 
 def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", objective: str = "concurrent",
-          time_limit: float | None = None, max_phases: int = 100000, topology=None) -> FlowResult:
+          time_limit: float | None = None, max_phases: int = 100000, topology=None,
+          progress=None) -> FlowResult:
     """Solve ``problem`` to a certified relative gap ``eps`` (0: exact).
     ``max_phases``: the PTAS's phase budget (a run stopped by it above eps
     says so in its status and is not :attr:`FlowResult.certified`).
     ``topology``: the :class:`~candidates.Topology` the problem was built
-    on, which lets ``auto`` use symmetry where it applies.
+    on, which lets ``auto`` use symmetry where it applies. ``progress``: a
+    callback the PTAS's capacity run reports to every few seconds
+    (:func:`flows.max_concurrent_flow`).
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -105,7 +108,7 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
         if eps == 0:
             raise FlowError("the PTAS needs eps > 0; use --solver colgen or lp for an exact answer")
         r = (min_latency(problem, eps=eps, max_phases=max_phases) if objective == "latency"
-             else max_concurrent_flow(problem, eps=eps, max_phases=max_phases))
+             else max_concurrent_flow(problem, eps=eps, max_phases=max_phases, progress=progress))
         method = "ptas"
     elif chosen == "colgen":
         if objective == "latency":

@@ -41,6 +41,8 @@ _LAZY = {
     'saturation': 'engine',
     'simulate': 'engine',
     'sweep': 'engine',
+    'SimMemory': 'memory',
+    'memory_estimate': 'memory',
     'ROUTINGS': 'routing',
     'resolve_routing': 'routing',
     'Trace': 'trace',
@@ -66,7 +68,7 @@ def __dir__():
 
 
 __all__ = [
-    "simulate", "sweep", "saturation",
+    "simulate", "sweep", "saturation", "memory_estimate", "SimMemory",
     "SimConfig", "SimResult", "SweepResult", "SimError",
     "PRESETS", "preset",
     "ROUTINGS", "resolve_routing",

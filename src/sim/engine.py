@@ -60,6 +60,7 @@ from . import driver, iq
 from .confidence import ci95
 from .config import SimConfig, preset
 from .errors import SimError
+from .memory import check_sim_memory
 from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
 from .traffic import DEST_PERM, TrafficPattern, traffic
 
@@ -242,6 +243,7 @@ def simulate(
     if not 0.0 <= load:
         raise SimError(f"load must be non-negative, got {load}")
     routing, deadlock = _resolve(topo, cfg)
+    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency)
     dests = pat.destinations(topo)
     mean_len = cfg.mean_packet_length
     weight = dests.weight

@@ -444,6 +444,7 @@ def run_trace(
     """
     from . import driver
     from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, tables_for
+    from .memory import check_sim_memory
     from .traffic import DEST_UNIFORM, Destinations
 
     topo = _check_topology(topology)
@@ -469,6 +470,7 @@ def run_trace(
         if len(np.unique(mp)) != P:
             raise SimError("mapping puts two processes on one terminal (one process per processing element)")
     routing, deadlock = _resolve(topo, cfg)
+    check_sim_memory(topo, cfg, routing=routing)
     tabs = tables_for(topo, cfg, routing)
     send_msg, recv_msg = trace.match()
     sends = np.flatnonzero(trace.kind == SEND)

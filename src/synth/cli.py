@@ -37,8 +37,15 @@ def _fmt(x: Any, digits: int = 4) -> str:
 # ------------------------------------------------------------------ describe
 def cmd_describe(args: argparse.Namespace) -> int:
     from candidates import describe, from_spec
+    from candidates.analytics import describe_cost
+    from candidates.size import format_count, format_seconds
 
     topo = from_spec(args.spec)
+    cost = describe_cost(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
+    if cost.seconds > 30:
+        print(f"toposynth: large problem: {format_count(topo.n)} routers, {format_count(topo.num_links)} links; "
+              f"describe will take about {format_seconds(cost.seconds)} (mostly {cost.slowest})",
+              file=sys.stderr, flush=True)
     d = describe(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
     if args.json:
         _print_json(d)
@@ -69,7 +76,10 @@ def cmd_describe(args: argparse.Namespace) -> int:
             ]
         if "bisection" in d:
             b = d["bisection"]
-            rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+            if "skipped" in b:
+                rows.append(("bisection width", f"skipped ({b['skipped']})"))
+            else:
+                rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
         if "equivalent_distance" in d:
             e = d["equivalent_distance"]
             rows.append((f"equivalent distance ({e['routing']})", f"mean {e['mean']:.4g}, max {e['max']:.4g}"))
@@ -123,9 +133,17 @@ def _blocks(text: str) -> tuple[tuple[int, ...], ...]:
         raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {text!r}") from None
 
 
+def _print_progress(p: dict) -> None:
+    print(f"toposynth: PTAS {p['seconds']:.0f} s: {p['phases']} phases, lambda {p['lam']:.6g}, "
+          f"upper bound {p['upper_bound']:.6g}, gap {p['gap']:.3g}", file=sys.stderr, flush=True)
+
+
 def cmd_flow(args: argparse.Namespace) -> int:
     import flows
+    import numpy as np
     from candidates import from_spec
+
+    from flows.size import check_flow, flow_cost, large_problem_note
 
     if not 0 < args.scale < float("inf"):
         raise flows.FlowError(f"--scale must be a finite positive number, got {args.scale}")
@@ -143,15 +161,35 @@ def cmd_flow(args: argparse.Namespace) -> int:
         out = {"spec": topo.spec, "routers": n, "demands": n * (n - 1), "total_demand": n * args.scale}
         out.update(r.to_dict())
         return _print_flow(args, out, results)
+    # size the demands and the solver before building them (column generation's paths are sized as the
+    # PTAS's trees; PDLP as the arc LP)
+    sized = {"auto": "ptas", "colgen": "ptas", "symmetry": "ptas", "pdlp": "lp"}.get(args.solver, args.solver)
+    count = {"uniform": topo.n * (topo.n - 1), "random": traffic.count, "local": traffic.count}.get(traffic.pattern)
+    if isinstance(count, int) and count > 0:
+        uniform = traffic.pattern == "uniform"
+        check_flow(f"flow {topo.spec or topo.family} with {traffic.pattern} traffic",
+                   flow_cost(topo.n, topo.num_arcs, count, topo.n if uniform else min(topo.n, count),
+                             solver=sized, uniform=uniform))
     problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
+    dem = problem.demands
+    cost = flow_cost(problem.n, problem.num_arcs, len(dem), min(len(np.unique(dem.src)), len(np.unique(dem.dst))),
+                     nnz=problem.R.nnz, solver=sized)
+    check_flow(f"flow {topo.spec or topo.family}", cost)
+    note = large_problem_note(cost)
+    show = args.progress or sys.stderr.isatty()
+    if note and not args.latency:
+        note += "; PTAS progress every 5 s" if show else "; --progress shows the PTAS's"
+    if note:
+        print(f"toposynth: {note}", file=sys.stderr, flush=True)
+    progress = _print_progress if show else None
     if args.solver == "both":
         # the PTAS beside the exact LP (the cross-check)
         results["ptas"] = flows.solve(problem, eps=args.eps, solver="ptas", objective=objective,
-                                    max_phases=args.max_phases)
+                                      max_phases=args.max_phases, progress=progress)
         results["lp"] = flows.solve(problem, eps=0.0, solver="lp", objective=objective)
     else:
         results[args.solver] = flows.solve(problem, eps=args.eps, solver=args.solver, objective=objective,
-                                           max_phases=args.max_phases, topology=topo)
+                                           max_phases=args.max_phases, topology=topo, progress=progress)
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
            "total_demand": problem.demands.total}
     main_r = next(iter(results.values()))
@@ -219,7 +257,7 @@ def _say_uncertified(results) -> None:
 
 # ----------------------------------------------------------------- enumerate
 def cmd_enumerate(args: argparse.Namespace) -> int:
-    from candidates.enumeration import count_graphs, iter_graph6
+    from candidates.enumeration import check_enumeration, count_graphs, iter_graph6
 
     opts = dict(
         min_degree=args.min_degree,
@@ -227,6 +265,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         regular=args.regular,
         connected=not args.disconnected,
     )
+    check_enumeration(args.nodes, args.max_degree, **opts)
     if args.count:
         n = count_graphs(args.nodes, args.max_degree, **opts)
         if args.json:
@@ -439,6 +478,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="place a lattice in nested blocks, innermost first (Blue Gene/L: 1x1x2,4x4x2,8x8x8)")
     fl.add_argument("--connector-pins", action="append", metavar="LEVEL=PINS",
                     help="connector pins of every unit of a packaging level (repeatable), e.g. node_card=240")
+    fl.add_argument("--progress", action="store_true",
+                    help="PTAS progress lines on stderr every 5 s (default when stderr is a terminal)")
     fl.add_argument("--json", action="store_true", help="print JSON")
     fl.set_defaults(func=cmd_flow)
 
