@@ -72,6 +72,15 @@ ROWS = [
         files={"g.xyz": b"0 1\n"}),
     Row("empty edge list", ["describe", "graph:e.txt"], 2, r"no links found", files={"e.txt": b"# nothing\n"}),
     Row("json not a graph", ["describe", "graph:g.json"], 2, r"neither a toposynth topology", files={"g.json": b"[1, 2]"}),
+    # ---- sizes: refused from an estimate before anything is allocated (a limit far below any of these)
+    Row("hypercube:40", ["describe", "hypercube:40"], 2, r"hypercube:40 \(1.1e\+12 routers.* needs about 2.4 PB"),
+    Row("complete:100000", ["describe", "complete:100000"], 2, r"complete:100000 \(100,000 routers, 5e\+09 links\) needs"),
+    Row("torus of a billion", ["describe", "torus:1000x1000x1000"], 2, r"torus:1000x1000x1000 \(1e\+09 routers"),
+    Row("enumerate 40 nodes", ["enumerate", "--nodes", "40", "--max-degree", "39"], 2,
+        r"enumerating graphs of 40 nodes with maximum degree 39 needs about"),
+    Row("flow of a million routers", ["flow", "torus:100x100x100", "--traffic", "random:100000"], 2, r"needs about"),
+    Row("simulate 65536 routers with tables", ["simulate", "torus:64x32x32", "--routing", "table"], 2,
+        r"simulating torus:64x32x32 \(65,536 routers, table routing: n x n tables\) needs about"),
     # ---- describe / enumerate options
     Row("negative exact-bisection", ["describe", "ring:8", "--exact-bisection", "-1"], 2, r"must be an integer >= 0, got -1"),
     Row("bad choice (argparse)", ["describe", "ring:8", "--equivalent", "bogus"], 2,
@@ -233,6 +242,12 @@ ROWS = [
         r"--write-trace adir is a directory", dirs=("adir",)),
     Row("unknown builtin (studies)", ["studies", "--show", "nosuch"], 2, r"no built-in study 'nosuch'"),
 ]
+
+
+@pytest.fixture(autouse=True)
+def _memory_limit(monkeypatch):
+    # the size rows must not depend on this machine's free memory
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
 
 
 def _run(row: Row, tmp_path, capsys):
