@@ -426,6 +426,8 @@ def check_describe(topo: Topology, *, bisection_exact_limit: int = 24,
     fit in memory or whose exhaustive bisection would run for hours; return
     the cost and the reason Kernighan-Lin will be skipped (None if it runs).
     """
+    if isinstance(bisection_exact_limit, bool) or not isinstance(bisection_exact_limit, int) or bisection_exact_limit < 0:
+        raise TopologyError(f"bisection_exact_limit (--exact-bisection) must be an integer >= 0, got {bisection_exact_limit!r}")
     cost = describe_cost(topo, bisection_exact_limit=bisection_exact_limit, equivalent=equivalent)
     name = f"describe {topo.spec or topo.family} ({format_count(topo.n)} routers, {format_count(topo.num_links)} links)"
     if equivalent is not None and topo.n >= 2 and topo.n <= 8192:

@@ -7,7 +7,7 @@ The format follows the file name's ending:
   which keeps every field, or networkx node-link JSON.
 - ``.edges``, ``.edgelist``, ``.txt``, ``.el`` — one link per line,
   ``u v [class]``; ``#`` starts a comment. Nodes are integers 0..n-1, or
-  any names, numbered in order of first appearance.
+  any names (not both in one file), numbered in order of first appearance.
 - ``.g6`` — graph6, one graph (the first line).
 """
 
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import GraphFileError
+from .textfile import read_text
 from .topology import Topology
 
 __all__ = ["read_topology", "write_topology", "from_graph6", "complete_graph", "GRAPH_SUFFIXES"]
@@ -110,18 +111,40 @@ def _read_graphml(p: Path, spec: str) -> Topology:
         G = nx.read_graphml(p)
     except Exception as exc:  # ElementTree and networkx parse errors
         raise GraphFileError(f"{p}: not a GraphML file ({type(exc).__name__}: {exc})") from None
-    if G.is_directed():
-        G = G.to_undirected(as_view=False) if not G.is_multigraph() else nx.MultiGraph(G)
+    G = _undirected(G, p)
     if G.number_of_nodes() == 0:
         raise GraphFileError(f"{p}: the graph has no nodes")
     return Topology.from_networkx(G, spec=spec)
+
+
+def _undirected(G, p: Path):
+    """A directed graph as toposynth's bidirectional links: every arc must
+    have its reverse (then each pair is one link); a one-way arc is refused
+    rather than silently made two-way."""
+    import networkx as nx
+
+    if not G.is_directed():
+        return G
+    for u, v in G.edges():
+        if G.number_of_edges(u, v) != G.number_of_edges(v, u):
+            raise GraphFileError(f"{p}: directed graph with a one-way arc {u} -> {v}; toposynth's links are "
+                                 "bidirectional: add the reverse arc or write the graph undirected "
+                                 "(GraphML edgedefault=\"undirected\")")
+    if not G.is_multigraph():
+        return G.to_undirected(as_view=False)
+    H = nx.MultiGraph()
+    H.add_nodes_from(G.nodes(data=True))
+    for u, v, data in G.edges(data=True):
+        if (u, v) <= (v, u) or u == v:  # one link per pair of opposite arcs
+            H.add_edge(u, v, **data)
+    return H
 
 
 def _read_json(p: Path, spec: str) -> Topology:
     import networkx as nx
 
     try:
-        data = json.loads(p.read_text())
+        data = json.loads(read_text(p, "graph file", GraphFileError))
     except json.JSONDecodeError as exc:
         raise GraphFileError(f"{p}: not a JSON file ({exc})") from None
     if isinstance(data, dict) and data.get("format") == "toposynth-topology":
@@ -132,10 +155,18 @@ def _read_json(p: Path, spec: str) -> Topology:
             G = nx.node_link_graph(data, edges=edges)
         except Exception as exc:
             raise GraphFileError(f"{p}: not a node-link graph ({exc})") from None
-        return Topology.from_networkx(nx.Graph(G) if G.is_directed() else G, spec=spec)
+        return Topology.from_networkx(_undirected(G, p), spec=spec)
     raise GraphFileError(
         f"{p}: JSON is neither a toposynth topology (format 'toposynth-topology') nor node-link data"
     )
+
+
+def _is_int(tok: str) -> bool:
+    try:
+        int(tok)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_edgelist(p: Path, spec: str) -> Topology:
@@ -143,13 +174,24 @@ def _read_edgelist(p: Path, spec: str) -> Topology:
     links: list[tuple[int, int]] = []
     classes: dict[str, int] = {}
     link_dim: list[int] = []
-    for lineno, raw in enumerate(p.read_text().splitlines(), 1):
+    numeric = None  # whether the nodes are numbers; a file must not mix numbers and names
+    for lineno, raw in enumerate(read_text(p, "edge list", GraphFileError).splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         parts = line.replace(",", " ").split()
         if len(parts) not in (2, 3):
             raise GraphFileError(f"{p}:{lineno}: expected 'u v [class]', got {raw.strip()!r}")
+        for tok in parts[:2]:
+            is_num = _is_int(tok)
+            if is_num and int(tok) < 0:
+                raise GraphFileError(f"{p}:{lineno}: node {tok} is negative; number nodes from 0 or give them names")
+            if numeric is None:
+                numeric = is_num
+            elif numeric != is_num:
+                raise GraphFileError(f"{p}:{lineno}: node {tok!r} is {'a number' if is_num else 'a name'} but earlier "
+                                     f"nodes are {'names' if is_num else 'numbers'}; use numbers 0..n-1 or names "
+                                     "throughout")
         ends = []
         for tok in parts[:2]:
             if tok not in names:

@@ -120,7 +120,8 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
     ``lam`` and
     ``upper_bound`` are the capacity (max concurrent flow) bracket. When
     the capacity is below 1 the status is ``"infeasible"`` and the message
-    says so.
+    says so; when the demand sits at capacity within eps/8 it is
+    ``"undecided"``.
 
     ``capacity``: a :func:`max_concurrent_flow` result for this very problem
     (same channels, resources and demands), when the caller has one already;
@@ -152,7 +153,7 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
             msg = (f"undecided: the demand is at capacity within eps/8 (lambda in [{finer.lam:.6g}, "
                    f"{finer.upper_bound:.6g}]); scale it down to get a latency")
             return FlowResult("ptas", "latency", finer.lam, finer.upper_bound, finer.arc_flow, finer.utilisation,
-                              problem.resource_names, time.perf_counter() - t0, status="infeasible",
+                              problem.resource_names, time.perf_counter() - t0, status="undecided",
                               iterations=finer.iterations, extra={"message": msg})
     if cap.upper_bound < 1.0:
         msg = f"infeasible: capacity lambda = {cap.lam:.6g} < 1 (certified upper bound {cap.upper_bound:.6g})"

@@ -16,6 +16,7 @@ take. It is plain arrays:
 from __future__ import annotations
 
 import csv
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from candidates.errors import ToposynthError
+from candidates.textfile import read_text
 from candidates.topology import Topology
 
 __all__ = ["FlowError", "Demands", "FlowProblem"]
@@ -202,27 +204,32 @@ class Demands:
 
     @classmethod
     def read_csv(cls, path: str | os.PathLike) -> "Demands":
-        """Read a CSV file with the header ``src,dst,amount``."""
+        """Read a CSV file with the header ``src,dst,amount`` (UTF-8; router
+        indices from 0, amounts finite and >= 0)."""
         p = Path(path)
         if not p.is_file():
             raise FlowError(f"{p}: no such demand file")
         src, dst, amt = [], [], []
-        with p.open(newline="") as fh:
-            reader = csv.reader(fh)
-            header = next(reader, None)
-            if header is None or [h.strip().lower() for h in header] != ["src", "dst", "amount"]:
-                raise FlowError(f"{p}: the first line must be the header src,dst,amount")
-            for lineno, row in enumerate(reader, 2):
-                if not row or all(not c.strip() for c in row):
-                    continue
-                if len(row) != 3:
-                    raise FlowError(f"{p}:{lineno}: expected 3 fields src,dst,amount, got {len(row)}")
-                try:
-                    src.append(int(row[0]))
-                    dst.append(int(row[1]))
-                    amt.append(float(row[2]))
-                except ValueError:
-                    raise FlowError(f"{p}:{lineno}: src and dst must be router indices and amount a number") from None
+        reader = csv.reader(read_text(p, "demand file", FlowError).splitlines())
+        header = next(reader, None)
+        if header is None or [h.strip().lower() for h in header] != ["src", "dst", "amount"]:
+            raise FlowError(f"{p}: the first line must be the header src,dst,amount")
+        for lineno, row in enumerate(reader, 2):
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) != 3:
+                raise FlowError(f"{p}:{lineno}: expected 3 fields src,dst,amount, got {len(row)}")
+            try:
+                s, d, a = int(row[0]), int(row[1]), float(row[2])
+            except ValueError:
+                raise FlowError(f"{p}:{lineno}: src and dst must be router indices and amount a number") from None
+            if s < 0 or d < 0:
+                raise FlowError(f"{p}:{lineno}: router indices start at 0, got {s} -> {d}")
+            if not (math.isfinite(a) and a >= 0):
+                raise FlowError(f"{p}:{lineno}: amount {row[2].strip()} must be a finite number >= 0")
+            src.append(s)
+            dst.append(d)
+            amt.append(a)
         return cls(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(amt))
 
     def write_csv(self, path: str | os.PathLike) -> None:

@@ -120,6 +120,8 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: 
     """
     if not (0 < eps < 1):
         raise FlowError(f"eps must be in (0, 1), got {eps}")
+    if isinstance(max_phases, bool) or not isinstance(max_phases, (int, np.integer)) or max_phases < 1:
+        raise FlowError(f"max_phases must be a positive integer, got {max_phases!r}")
     t0 = time.perf_counter()
     G = grouped(problem)
     indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = G

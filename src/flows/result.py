@@ -40,6 +40,13 @@ class FlowResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def certified(self) -> bool:
+        """Whether this is a certified answer: within the solver's eps
+        (``optimal``), a certified yes/no (``decided``) or a certified
+        infeasibility; not when a phase budget or time limit stopped it."""
+        return self.status in ("optimal", "decided", "infeasible")
+
+    @property
     def gap(self) -> float:
         if self.lam <= 0:
             return math.inf

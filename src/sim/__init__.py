@@ -19,14 +19,53 @@ kernel is numba-compiled once per machine.
 ['bitcomplement', 'bitreversal', 'diagonal']
 """
 
-from .config import PRESETS, SimConfig, preset
-from .engine import SimResult, SweepResult, saturation, simulate, sweep
+import importlib
+
 from .errors import SimError
-from .memory import SimMemory, memory_estimate
-from .routing import ROUTINGS, resolve_routing
 from .nas import NAS_KERNELS, nas
-from .trace import Trace, TraceBuilder, TraceResult, read_trace, run_trace, write_trace
 from .traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
+
+# The public names load on first use (PEP 562): `toposynth` builds its parser
+# with sim.cli.add_subcommand, and an eager package import loaded the
+# simulator kernels and scipy.stats (sim.confidence) for every command —
+# 0.8 s of CPU before `toposynth flow` did anything (python -X importtime).
+# `nas` and `traffic` are also submodule names: they stay eager, or a
+# `from sim.traffic import ...` before first use would leave the package
+# attribute bound to the module instead of the function.
+_LAZY = {
+    'PRESETS': 'config',
+    'SimConfig': 'config',
+    'preset': 'config',
+    'SimResult': 'engine',
+    'SweepResult': 'engine',
+    'saturation': 'engine',
+    'simulate': 'engine',
+    'sweep': 'engine',
+    'SimMemory': 'memory',
+    'memory_estimate': 'memory',
+    'ROUTINGS': 'routing',
+    'resolve_routing': 'routing',
+    'Trace': 'trace',
+    'TraceBuilder': 'trace',
+    'TraceResult': 'trace',
+    'read_trace': 'trace',
+    'run_trace': 'trace',
+    'write_trace': 'trace',
+}
+
+
+def __getattr__(name: str):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))
+
 
 __all__ = [
     "simulate", "sweep", "saturation", "memory_estimate", "SimMemory",

@@ -18,7 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
+
+from candidates.errors import EXIT_DEADLOCK, EXIT_NOT_CERTIFIED, EXIT_OK
+from candidates.paths import check_out_file
 
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
@@ -152,6 +156,13 @@ def run(args: argparse.Namespace) -> int:
 
     topo = from_spec(args.spec)
     cfg = _config(args)
+    # the files this run writes, checked before it simulates: a sweep that cannot be plotted is lost work
+    for option in ("plot", "write_trace"):
+        if getattr(args, option, None):
+            check_out_file(getattr(args, option), option="--" + option.replace("_", "-"))
+    if getattr(args, "plot", None):
+        _check_plot_format(args.plot)
+    _say_switches(topo, cfg)
     if getattr(args, "trace", None):
         return _run_trace(args, topo, cfg)
     if getattr(args, "write_trace", None):
@@ -169,9 +180,12 @@ def run(args: argparse.Namespace) -> int:
             from .plot import plot_sweeps
 
             plot_sweeps({topo.spec or topo.family: res}, args.plot, title=f"{topo.spec} {pat}")
+        stuck = [p.offered for p in res.points if p.deadlock]
+        status = EXIT_DEADLOCK if stuck else EXIT_OK
         if args.json:
             _print_json(res.to_dict())
-            return 0
+            _say_deadlock(stuck)
+            return status
         print(f"{topo.spec}  {res.points[0].routing}  traffic {pat}  ({cfg.name} preset)")
         print(f"{'offered':>9} {'accepted':>9} {'latency':>9} {'p99':>7} {'hops':>6} {'deadlock':>8}")
         for p in res.points:
@@ -180,11 +194,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"saturation throughput {res.saturation:.4g} phits/cycle/PE (at offered load {res.saturation_load:.4g})")
         if args.plot:
             print(f"plot written to {args.plot}")
-        return 0
+        _say_deadlock(stuck)
+        return status
     r = simulate(topo, cfg, pat, args.load, seed=args.seed)
+    status = EXIT_DEADLOCK if r.deadlock else EXIT_OK
     if args.json:
         _print_json(r.to_dict(channels=args.channels))
-        return 0
+        _say_deadlock([r.offered] if r.deadlock else [])
+        return status
     rows = [
         ("topology", f"{r.spec}  ({topo.n} routers, {topo.num_terminals} PEs)"),
         ("routing", r.routing),
@@ -206,7 +223,44 @@ def run(args: argparse.Namespace) -> int:
     w = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{w}}  {v}")
-    return 0
+    _say_deadlock([r.offered] if r.deadlock else [])
+    return status
+
+
+def _say_switches(topo, cfg) -> None:
+    """Say what a default chose for the user where it changes the network."""
+    from .errors import SimError
+    from .routing import resolve_routing
+
+    try:
+        routing = resolve_routing(topo, cfg.routing)
+    except SimError:
+        return  # the run itself reports it
+    if routing == "dor" and cfg.router != "iq" and cfg.deadlock == "auto" and cfg.vcs < 2:
+        print("toposynth: note: dor with 1 virtual channel uses bubble flow control (datelines need --vcs 2); "
+              "--deadlock bubble chooses it explicitly", file=sys.stderr)
+
+
+def _say_deadlock(loads: list[float]) -> None:
+    if loads:
+        at = ", ".join(f"{x:.4g}" for x in loads)
+        print(f"toposynth: deadlock at offered load {at}: latency and throughput there are not measurements "
+              f"(exit status {EXIT_DEADLOCK}); use a deadlock-free routing (dor with --vcs 2, adaptive, table)",
+              file=sys.stderr)
+
+
+def _check_plot_format(path: str) -> None:
+    """The plot's file suffix must be a format matplotlib writes (no suffix: PNG)."""
+    # here, not at the top: importing matplotlib takes about 2 s (measured with -X importtime on this
+    # machine), and every toposynth command imports this module
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .errors import SimError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise SimError(f"--plot {path}: unknown image format {suffix!r}; use one of {', '.join(sorted(formats))}")
 
 
 def load_trace(text: str, seed: int = 0):
@@ -242,11 +296,13 @@ def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
     if args.write_trace:
         tr.write(args.write_trace)
     r = run_trace(topo, cfg, tr, seed=args.seed, max_cycles=args.max_cycles)
+    status = EXIT_DEADLOCK if r.deadlock else (EXIT_OK if r.completed else EXIT_NOT_CERTIFIED)
     if args.json:
         d = r.to_dict()
         d["trace_info"] = tr.to_dict()
         _print_json(d)
-        return 0
+        _say_trace(r, args.max_cycles)
+        return status
     fin = r.finish
     rows = [
         ("topology", f"{r.spec}  ({topo.n} routers, {topo.num_terminals} PEs)"),
@@ -265,12 +321,24 @@ def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
     w = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{w}}  {v}")
-    return 0
+    _say_trace(r, args.max_cycles)
+    return status
+
+
+def _say_trace(r, max_cycles: int) -> None:
+    if r.deadlock:
+        print(f"toposynth: deadlock ({r.deadlock_kind}) after {r.cycles} cycles: the trace did not complete "
+              f"(exit status {EXIT_DEADLOCK}); use a deadlock-free routing", file=sys.stderr)
+    elif not r.completed:
+        print(f"toposynth: the trace did not complete within --max-cycles {max_cycles} (exit status "
+              f"{EXIT_NOT_CERTIFIED}); raise --max-cycles", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone parser (``python -m sim.cli``) with only ``simulate``."""
-    p = argparse.ArgumentParser(prog="toposynth")
+    from candidates.errors import OneLineParser
+
+    p = OneLineParser(prog="toposynth")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     add_subcommand(sub)

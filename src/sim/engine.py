@@ -53,6 +53,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from candidates import Topology
+from candidates.errors import check_seed
 
 from . import _core as K
 from . import driver, iq
@@ -236,6 +237,7 @@ def simulate(
     topo = _check_topology(topology)
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)
+    seed = check_seed(seed)
     load = float(load)
     lo, hi = cfg.length_range
     if not 0.0 <= load:

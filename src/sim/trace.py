@@ -67,6 +67,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from candidates import Topology
+from candidates.errors import check_seed
+from candidates.textfile import read_text
 
 from . import _core as K
 from .config import SimConfig
@@ -342,11 +344,7 @@ class Trace:
     @classmethod
     def read(cls, path: "str | Path") -> "Trace":
         p = Path(path)
-        try:
-            text = p.read_text()
-        except OSError as exc:
-            raise SimError(f"cannot read trace {str(path)!r}: {exc.strerror or exc}") from None
-        return cls.from_text(text, name=p.stem)
+        return cls.from_text(read_text(p, "trace", SimError), name=p.stem)
 
 
 def read_trace(path: "str | Path") -> Trace:
@@ -451,6 +449,9 @@ def run_trace(
 
     topo = _check_topology(topology)
     cfg = _as_config(config)
+    seed = check_seed(seed)
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+        raise SimError(f"max_cycles must be a positive integer, got {max_cycles!r}")
     if not isinstance(trace, Trace):
         trace = Trace.read(trace)
     T = topo.num_terminals

@@ -1,8 +1,11 @@
 """The ``toposynth`` command line.
 
 Every command that computes something takes ``--json``. Input the user can
-fix (a bad spec, a file that is not a graph, impossible parameters) gives one
-``toposynth: error: ...`` line on stderr and exit status 2.
+fix (a bad spec, a file that is not a graph, impossible parameters, an
+unknown option) gives one ``toposynth: error: ...`` line on stderr and exit
+status 2. The other statuses (:mod:`candidates.errors`): 0 a valid result,
+3 a simulation deadlocked, 4 a limit stopped a computation short of its
+certified answer, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from candidates.errors import ToposynthError
+from candidates.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser,
+                               ToposynthError)
+from candidates.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
 
@@ -140,36 +145,54 @@ def cmd_flow(args: argparse.Namespace) -> int:
 
     from flows.size import check_flow, flow_cost, large_problem_note
 
+    if not 0 < args.scale < float("inf"):
+        raise flows.FlowError(f"--scale must be a finite positive number, got {args.scale}")
+    if not 0 <= args.eps < 1:
+        raise flows.FlowError(f"eps must be in [0, 1) (0 = exact), got {args.eps}")
     traffic, physical = _workload(args)
     topo = physical.place(from_spec(args.spec))
-    # size the demands and the solver before building them
+    objective = "latency" if args.latency else "concurrent"
+    results = {}
+    r = _by_symmetry(args, topo, traffic, physical)
+    if r is not None:
+        # uniform traffic on a lattice: n (n - 1) demands are never built (4096 routers: 17 M)
+        results[args.solver] = r
+        n = topo.n
+        out = {"spec": topo.spec, "routers": n, "demands": n * (n - 1), "total_demand": n * args.scale}
+        out.update(r.to_dict())
+        return _print_flow(args, out, results)
+    # size the demands and the solver before building them (column generation's paths are sized as the
+    # PTAS's trees; PDLP as the arc LP)
+    sized = {"auto": "ptas", "colgen": "ptas", "symmetry": "ptas", "pdlp": "lp"}.get(args.solver, args.solver)
     count = {"uniform": topo.n * (topo.n - 1), "random": traffic.count, "local": traffic.count}.get(traffic.pattern)
     if isinstance(count, int) and count > 0:
         uniform = traffic.pattern == "uniform"
         check_flow(f"flow {topo.spec or topo.family} with {traffic.pattern} traffic",
                    flow_cost(topo.n, topo.num_arcs, count, topo.n if uniform else min(topo.n, count),
-                             solver=args.solver, uniform=uniform))
+                             solver=sized, uniform=uniform))
     problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
     dem = problem.demands
     cost = flow_cost(problem.n, problem.num_arcs, len(dem), min(len(np.unique(dem.src)), len(np.unique(dem.dst))),
-                     nnz=problem.R.nnz, solver=args.solver)
+                     nnz=problem.R.nnz, solver=sized)
     check_flow(f"flow {topo.spec or topo.family}", cost)
     note = large_problem_note(cost)
     show = args.progress or sys.stderr.isatty()
-    if note and args.solver in ("ptas", "both") and not args.latency:
-        note += "; progress every 5 s" if show else "; --progress shows it"
+    if note and not args.latency:
+        note += "; PTAS progress every 5 s" if show else "; --progress shows the PTAS's"
     if note:
         print(f"toposynth: {note}", file=sys.stderr, flush=True)
-    results = {}
-    if args.solver in ("ptas", "both"):
-        results["ptas"] = (flows.min_latency(problem, eps=args.eps) if args.latency
-                           else flows.max_concurrent_flow(problem, eps=args.eps,
-                                                          progress=_print_progress if show else None))
-    if args.solver in ("lp", "both"):
-        results["lp"] = flows.solve_lp(problem, "latency" if args.latency else "concurrent")
+    progress = _print_progress if show else None
+    if args.solver == "both":
+        # the PTAS beside the exact LP (the cross-check)
+        results["ptas"] = flows.solve(problem, eps=args.eps, solver="ptas", objective=objective,
+                                      max_phases=args.max_phases, progress=progress)
+        results["lp"] = flows.solve(problem, eps=0.0, solver="lp", objective=objective)
+    else:
+        results[args.solver] = flows.solve(problem, eps=args.eps, solver=args.solver, objective=objective,
+                                           max_phases=args.max_phases, topology=topo, progress=progress)
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
            "total_demand": problem.demands.total}
-    main_r = results.get("ptas") or results["lp"]
+    main_r = next(iter(results.values()))
     out.update(main_r.to_dict())
     if args.latency and main_r.average_latency is None:
         out["average_latency"] = None  # infeasible: the message says why
@@ -178,12 +201,40 @@ def cmd_flow(args: argparse.Namespace) -> int:
         if not args.latency:
             lp = results["lp"].lam
             out["lp_relative_difference"] = (lp - main_r.lam) / lp
+    return _print_flow(args, out, results)
+
+
+def _by_symmetry(args, topo, traffic, physical):
+    """The exact capacity of uniform traffic on a lattice family from one
+    source's flow (:func:`flows.symmetric_uniform`), where it applies and
+    ``auto`` or ``symmetry`` is asked for; else None."""
+    import dataclasses
+
+    import flows
+
+    if (args.solver not in ("auto", "symmetry") or args.latency or traffic.pattern != "uniform"
+            or physical.packaging != "none" or physical.blocks or not (topo.terminals == 1).all()):
+        return None
+    try:
+        r = flows.symmetric_uniform(topo)
+    except flows.FlowError:
+        if args.solver == "symmetry":
+            raise
+        return None
+    return dataclasses.replace(r, lam=r.lam / args.scale, upper_bound=r.upper_bound / args.scale,
+                               arc_flow=r.arc_flow / args.scale,
+                               extra={**r.extra, "method": "symmetry", "solver_requested": args.solver})
+
+
+def _print_flow(args, out: dict, results: dict) -> int:
+    status = EXIT_OK if all(r.certified for r in results.values()) else EXIT_NOT_CERTIFIED
     if args.json:
         _print_json(out)
-        return 0
+        _say_uncertified(results)
+        return status
     for name, r in results.items():
         d = r.to_dict()
-        print(f"[{name}] {d['status']}  ({d['seconds']:.3g} s)")
+        print(f"[{name}] {d.get('method', name)}: {d['status']}  ({d['seconds']:.3g} s)")
         print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
         print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
         if args.latency:
@@ -193,7 +244,15 @@ def cmd_flow(args: argparse.Namespace) -> int:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
         print(f"  bottlenecks  {tops}")
-    return 0
+    _say_uncertified(results)
+    return status
+
+
+def _say_uncertified(results) -> None:
+    for name, r in results.items():
+        if not r.certified:
+            print(f"toposynth: not certified: [{name}] {r.status} (exit status {EXIT_NOT_CERTIFIED}); "
+                  "raise --max-phases or --eps", file=sys.stderr)
 
 
 # ----------------------------------------------------------------- enumerate
@@ -219,7 +278,8 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         gl = list(graphs)
         _print_json({"nodes": args.nodes, "max_degree": args.max_degree, **opts, "count": len(gl), "graph6": gl})
         return 0
-    out = open(args.out, "w", encoding="ascii") if args.out else sys.stdout
+    # opened (parents created, a directory refused in one line) before the first graph is enumerated
+    out = open_out_file(args.out, option="--out", encoding="ascii") if args.out else sys.stdout
     count = 0
     try:
         for g in graphs:
@@ -246,7 +306,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         study = load_study(args.study)
     out = args.out or f"toposynth-{study.name}"
-    res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet)
+    res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet,
+              verbose=args.verbose or None)
+    _check_something_ranked(res, out)
     if args.json:
         _print_json(res.to_dict())
         return 0
@@ -279,6 +341,22 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"({'within eps' if c['within_eps'] else 'NOT within eps'})")
     print(f"report: {out}/report.html")
     return 0
+
+
+def _check_something_ranked(res, out: str) -> None:
+    """A study none of whose machine's candidates could be evaluated has no
+    answer: say why (the first reasons), not a ranking that is empty."""
+    from .errors import StudyError
+
+    results = [res] if not hasattr(res, "variants") else [r for _, r in res.variants]
+    for r in results:
+        if r.ranking:
+            continue
+        failed = [x for x in r.records if not x.ok]
+        why = "; ".join(f"{x.spec}: {x.status}: {x.reason}" for x in failed[:2])
+        more = f" (and {len(failed) - 2} more)" if len(failed) > 2 else ""
+        raise StudyError(f"no candidate of the {r.pes}-PE machine could be evaluated: {why}{more}; "
+                         f"the records are in {out}/records.jsonl")
 
 
 def _print_answers(res) -> None:
@@ -342,7 +420,7 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="toposynth",
         description="Optimization-based synthesis of interconnection topologies.",
     )
@@ -379,8 +457,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "app:KERNEL[:CLASS] (a NAS skeleton) or sim:NAME (a simulator pattern); as a study's [traffic]")
     g.add_argument("--demands", metavar="FILE.csv", help="demands as CSV with header src,dst,amount")
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
-    fl.add_argument("--eps", type=float, default=0.05, help="PTAS accuracy (default 0.05)")
-    fl.add_argument("--solver", choices=("ptas", "lp", "both"), default="ptas")
+    fl.add_argument("--eps", type=float, default=0.05,
+                    help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
+    fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
+                    help="auto (default): column generation for the capacity (the PTAS on instances under "
+                         "100 routers at eps >= 0.02), the PTAS search for --latency at eps >= 0.02 and the "
+                         "exact LP below; ptas; colgen (path-based column generation, exact with --eps 0); "
+                         "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
+                         "both (ptas beside lp)")
+    fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
+                    help="PTAS phase budget (default 100000); a run it stops above eps exits with status 4")
     fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")
     fl.add_argument("--seed", type=int, default=0, help="seed of random traffic")
     fl.add_argument("--packaging", choices=("bgl",),
@@ -400,10 +486,16 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a study: candidates -> ranking -> LP cross-check -> report")
     r.add_argument("study", nargs="?", help="study TOML file, or builtin:NAME (default: the built-in default study)")
     r.add_argument("--out", metavar="DIR", help="output directory (default toposynth-STUDYNAME); reruns resume")
-    r.add_argument("--jobs", type=int, default=1, help="parallel evaluations (default 1)")
-    r.add_argument("--backend", choices=("loky", "dask"), default="loky")
-    r.add_argument("--scheduler", metavar="ADDR", help="dask scheduler address (default: a local cluster)")
+    r.add_argument("--jobs", type=int, help="parallel evaluations: loky processes, or the workers of a local "
+                                            "dask cluster (default 1, or the study's dask.workers)")
+    r.add_argument("--backend", choices=("loky", "dask"),
+                   help="loky (default) or dask (the default with --scheduler or a [dask] section in the study)")
+    r.add_argument("--scheduler", metavar="ADDR",
+                   help="dask scheduler address tcp://HOST:PORT (default: the study's dask.scheduler, else a local "
+                        "cluster of --jobs workers)")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--verbose", action="store_true",
+                   help="let the dask cluster's log messages through (also TOPOSYNTH_VERBOSE=1)")
     r.add_argument("--json", action="store_true", help="print the results as JSON")
     r.set_defaults(func=cmd_run)
 
@@ -433,15 +525,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ToposynthError as exc:
         print(f"toposynth: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
     except KeyboardInterrupt:
         hint = ""
         if getattr(args, "command", None) == "run":
             hint = "; finished candidates are kept: rerun the same command to resume"
         print(f"toposynth: interrupted{hint}", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

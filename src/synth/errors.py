@@ -2,8 +2,13 @@
 
 from candidates.errors import ToposynthError
 
-__all__ = ["StudyError"]
+__all__ = ["StudyError", "RecordError"]
 
 
 class StudyError(ToposynthError):
     """A study file or study dict is malformed."""
+
+
+class RecordError(ToposynthError):
+    """A stored record (a line of records.jsonl or simulation.jsonl, a
+    record in results.json) is malformed or impossible."""

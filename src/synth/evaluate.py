@@ -148,7 +148,8 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
         cap_s = dataclasses.replace(cap, lam=cap.lam / s, upper_bound=cap.upper_bound / s)
         r = flows.min_latency(problem.scaled(s), eps=study.eps, capacity=cap_s,
                               max_phases=max(5000, cap.iterations) if fits else 100000)
-        ptas = {"scale": s, "status": "ok" if r.average_latency is not None else "infeasible",
+        ptas = {"scale": s, "status": "ok" if r.average_latency is not None else
+                ("undecided" if r.status == "undecided" else "infeasible"),
                 "average_latency": r.average_latency, "latency_bound": r.latency_bound, "seconds": r.seconds,
                 "solver": "ptas", "solver_status": r.status,
                 **({} if r.average_latency is not None else {"reason": r.extra.get("message", "")})}

@@ -13,16 +13,84 @@ outside tools read it), the classes are what Python code passes around.
 (1.1, 1.8, True)
 >>> CandidateRecord.from_dict(r.to_dict()) == r
 True
+
+Records read back from disk may be damaged or hand-edited: ``from_dict``
+refuses a missing or mistyped field, and :meth:`CandidateRecord.validate`
+an impossible value (lambda above its own certified upper bound, a latency
+below its lower bound, NaN, negative seconds), each with a
+:class:`~synth.errors.RecordError` of one line; :func:`validate_simulation`
+does the same for a simulation record.
+
+>>> bad = r.to_dict() | {"capacity": {**r.to_dict()["capacity"], "lambda": 99.0}}
+>>> CandidateRecord.from_dict(bad).capacity.validate()
+Traceback (most recent call last):
+...
+synth.errors.RecordError: lambda 99 above its upper bound 1.15
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
+from numbers import Integral, Real
 from typing import Any
 
+from .errors import RecordError
 from .machine import Cost
 
-__all__ = ["CandidateRecord", "CapacityRecord", "LatencyRecord", "Bottleneck"]
+__all__ = ["CandidateRecord", "CapacityRecord", "LatencyRecord", "Bottleneck", "STATUSES", "validate_simulation"]
+
+#: the statuses of a candidate record
+STATUSES = ("ok", "pruned", "failed")
+
+#: relative slack of the certificate checks: lambda and its bound come from
+#: the same floating-point run, so a valid record can miss by rounding only
+_TOL = 1e-9
+
+
+def _fmt(x: Any) -> str:
+    return f"{x:.6g}" if isinstance(x, Real) and not isinstance(x, bool) else repr(x)
+
+
+def _typed(d: Any, key: str, kind: str, *, required: bool = False, where: str = "") -> Any:
+    """``d[key]`` checked to be of ``kind`` (``int``, ``real``, ``str``,
+    ``bool``, ``dict``, ``list``) or absent/None; a bool is not a number."""
+    name = where + key
+    if key not in d or d[key] is None:
+        if required:
+            raise RecordError(f"missing field {name!r}")
+        return None
+    v = d[key]
+    ok = {"int": isinstance(v, Integral) and not isinstance(v, bool),
+          "real": isinstance(v, Real) and not isinstance(v, bool),
+          "str": isinstance(v, str), "bool": isinstance(v, bool),
+          "dict": isinstance(v, dict), "list": isinstance(v, list | tuple)}[kind]
+    if not ok:
+        what = {"int": "an integer", "real": "a number", "str": "a string", "bool": "true or false",
+                "dict": "an object", "list": "a list"}[kind]
+        raise RecordError(f"field {name!r} must be {what}, got {_short(v)}")
+    return v
+
+
+def _short(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _object(d: Any, what: str) -> dict[str, Any]:
+    if not isinstance(d, dict):
+        raise RecordError(f"{what} must be a JSON object, got {type(d).__name__} {_short(d)}")
+    return d
+
+
+def _finite(name: str, v: Any, *, minimum: float | None = 0.0) -> None:
+    """A number that must be finite (and at least ``minimum``)."""
+    if v is None:
+        return
+    if not math.isfinite(v):
+        raise RecordError(f"{name} is {v}, not a finite number")
+    if minimum is not None and v < minimum:
+        raise RecordError(f"{name} {_fmt(v)} is negative")
 
 
 def _known(cls, d: dict[str, Any]) -> dict[str, Any]:
@@ -59,8 +127,35 @@ class CapacityRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CapacityRecord":
-        return cls(d["lambda"], d["upper_bound"], d["gap"], d.get("seconds", 0.0), d.get("status", "optimal"),
-                   tuple(Bottleneck(**_known(Bottleneck, b)) for b in d.get("bottlenecks", ())))
+        d = _object(d, "capacity")
+        w = "capacity."
+        for k in ("lambda", "upper_bound", "gap"):
+            _typed(d, k, "real", required=True, where=w)
+        _typed(d, "seconds", "real", where=w)
+        _typed(d, "status", "str", where=w)
+        bns = []
+        for b in _typed(d, "bottlenecks", "list", where=w) or ():
+            b = _object(b, "a bottleneck")
+            _typed(b, "resource", "str", required=True, where="bottleneck.")
+            _typed(b, "utilisation", "real", required=True, where="bottleneck.")
+            _typed(b, "where", "str", where="bottleneck.")
+            bns.append(Bottleneck(**_known(Bottleneck, b)))
+        return cls(d["lambda"], d["upper_bound"], d["gap"], d.get("seconds") or 0.0, d.get("status") or "optimal",
+                   tuple(bns))
+
+    def validate(self) -> "CapacityRecord":
+        """Raise :class:`RecordError` unless ``lam`` is finite and >= 0, the
+        upper bound finite and not below ``lam``, and the gap not NaN."""
+        _finite("lambda", self.lam)
+        _finite("upper bound", self.upper_bound)
+        if self.lam > self.upper_bound * (1 + _TOL):
+            raise RecordError(f"lambda {_fmt(self.lam)} above its upper bound {_fmt(self.upper_bound)}")
+        if math.isnan(self.gap) or self.gap < 0:
+            raise RecordError(f"capacity gap {self.gap} is not a number >= 0")
+        _finite("capacity seconds", self.seconds)
+        for b in self.bottlenecks:
+            _finite(f"utilisation of {b.resource}", b.utilisation)
+        return self
 
 
 @dataclass(frozen=True)
@@ -90,7 +185,31 @@ class LatencyRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "LatencyRecord":
+        d = _object(d, "a latency entry")
+        w = "latency."
+        _typed(d, "scale", "real", required=True, where=w)
+        _typed(d, "status", "str", required=True, where=w)
+        for k in ("average_latency", "latency_bound", "seconds", "ptas_latency", "ptas_bound"):
+            _typed(d, k, "real", where=w)
+        for k in ("solver", "solver_status", "reason", "ptas_status"):
+            _typed(d, k, "str", where=w)
         return cls(**_known(cls, d))
+
+    def validate(self) -> "LatencyRecord":
+        """Raise :class:`RecordError` unless the latency and its bound are
+        finite, >= 0, and the latency is not below its certified bound."""
+        at = f" at scale {_fmt(self.scale)}"
+        # the scale is the study's, not a result: only NaN or a negative one is impossible
+        if math.isnan(self.scale) or self.scale < 0:
+            raise RecordError(f"demand scale {self.scale} is not a number >= 0")
+        _finite("latency" + at, self.average_latency)
+        _finite("latency bound" + at, self.latency_bound)
+        _finite("latency seconds" + at, self.seconds)
+        if (self.average_latency is not None and self.latency_bound is not None
+                and self.average_latency < self.latency_bound * (1 - _TOL)):
+            raise RecordError(f"latency {_fmt(self.average_latency)}{at} below its lower bound "
+                              f"{_fmt(self.latency_bound)}")
+        return self
 
 
 @dataclass(frozen=True)
@@ -154,6 +273,28 @@ class CandidateRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CandidateRecord":
+        """The record of a ``to_dict()`` dict; :class:`RecordError` (one
+        line) on a missing or mistyped field. See :meth:`validate` for the
+        values."""
+        d = _object(d, "a record")
+        _typed(d, "spec", "str", required=True)
+        _typed(d, "status", "str", required=True)
+        for k in ("routers", "pes", "links", "max_degree", "radix", "diameter"):
+            _typed(d, k, "int")
+        for k in ("family", "wiring", "reason", "fingerprint"):
+            _typed(d, k, "str")
+        for k in ("average_distance", "seconds"):
+            _typed(d, k, "real")
+        if _typed(d, "cost", "dict") is not None:
+            for k in ("routers", "pes", "radix", "ports", "links"):
+                _typed(d["cost"], k, "int", required=True, where="cost.")
+            _typed(d["cost"], "cables", "int", where="cost.")
+            for k in ("wire_length", "wires", "pins"):
+                _typed(d["cost"], k, "real", where="cost.")
+        if _typed(d, "bound", "dict") is not None:
+            for k in d["bound"]:
+                _typed(d["bound"], k, "real", where="bound.")
+        _typed(d, "latency", "list")
         known = _known(cls, d)
         extra = {k: v for k, v in d.items() if k not in known}
         if known.get("cost") is not None:
@@ -161,5 +302,92 @@ class CandidateRecord:
         if known.get("capacity") is not None:
             known["capacity"] = CapacityRecord.from_dict(known["capacity"])
         known["latency"] = tuple(LatencyRecord.from_dict(x) for x in known.get("latency") or ())
+        if known.get("reason") is None:
+            known.pop("reason", None)
+        if known.get("seconds") is None:
+            known.pop("seconds", None)
         known.pop("extra", None)
         return cls(**known, extra=extra)
+
+    def validate(self) -> "CandidateRecord":
+        """Raise :class:`RecordError` (one line naming the value) unless the
+        record is possible: a known status, a spec, seconds >= 0; an ``ok``
+        record has its capacity and cost; lambda finite, >= 0 and not above
+        its own certified upper bound; latencies finite and not below their
+        lower bounds; costs and distances >= 0. Returns the record.
+
+        >>> r = CandidateRecord("ring:6", "failed", reason="disconnected topology", seconds=-1.0)
+        >>> r.validate()
+        Traceback (most recent call last):
+        ...
+        synth.errors.RecordError: seconds -1 is negative
+        """
+        if self.status not in STATUSES:
+            raise RecordError(f"status {self.status!r} is not one of {', '.join(STATUSES)}")
+        if not self.spec:
+            raise RecordError("the spec is empty")
+        _finite("seconds", self.seconds)
+        if self.ok and (self.capacity is None or self.cost is None):
+            raise RecordError(f"status ok without its {'capacity' if self.capacity is None else 'cost'}")
+        if self.capacity is not None:
+            self.capacity.validate()
+        for x in self.latency:
+            x.validate()
+        _finite("average distance", self.average_distance)
+        for k in ("routers", "pes", "links", "max_degree", "radix", "diameter"):
+            _finite(k, getattr(self, k))
+        if self.cost is not None:
+            for k, v in self.cost.to_dict().items():
+                _finite(f"cost {k}", v)
+        for k, v in (self.bound or {}).items():
+            if math.isnan(v):
+                raise RecordError(f"bound {k} is NaN")
+        return self
+
+
+def validate_simulation(d: Any, max_load: float | None = None) -> dict[str, Any]:
+    """Check a simulation record (a line of ``simulation.jsonl``, an entry of
+    ``results.json``'s ``simulation``): a spec, status ``ok`` or ``failed``,
+    seconds >= 0; an ``ok`` one has its routing and points (offered,
+    accepted, latency, hops, deadlock, load), every offered ``load`` in
+    [0, ``max_load``], and a saturation in [0, the highest accepted load of
+    its points] (the saturation is an accepted load, which sampling can put
+    a little above the offered load, so the points bound it, not
+    ``max_load``). Returns ``d``; raises :class:`RecordError` (one line).
+
+    >>> validate_simulation({"spec": "ring:6", "status": "ok", "saturation": 0.9, "routing": "dor",
+    ...     "points": [{"offered": 0.5, "accepted": 0.5, "latency": 9.0, "hops": 1.2, "deadlock": False,
+    ...                 "load": 0.5}], "seconds": 1.0}, max_load=1.0)
+    Traceback (most recent call last):
+    ...
+    synth.errors.RecordError: saturation 0.9 above the highest accepted load of its points 0.5
+    """
+    d = _object(d, "a simulation record")
+    _typed(d, "spec", "str", required=True)
+    status = _typed(d, "status", "str", required=True)
+    if status not in ("ok", "failed"):
+        raise RecordError(f"simulation status {status!r} is not one of ok, failed")
+    _finite("seconds", _typed(d, "seconds", "real"))
+    _typed(d, "fingerprint", "str")
+    if status == "failed":
+        _typed(d, "reason", "str")
+        return d
+    sat = _typed(d, "saturation", "real", required=True)
+    _typed(d, "routing", "str", required=True)
+    pts = _typed(d, "points", "list", required=True)
+    top = 0.0
+    for i, p in enumerate(pts):
+        p = _object(p, "a simulation point")
+        w = f"points[{i}]."
+        for k in ("offered", "accepted", "load"):
+            _finite(w + k, _typed(p, k, "real", required=True, where=w))
+        for k in ("latency", "hops"):
+            _finite(w + k, _typed(p, k, "real", where=w))
+        _typed(p, "deadlock", "bool", required=True, where=w)
+        if max_load is not None and p["load"] > max_load * (1 + _TOL):
+            raise RecordError(f"{w}load {_fmt(p['load'])} above the study's max_load {_fmt(max_load)}")
+        top = max(top, p["accepted"])
+    _finite("saturation", sat)
+    if sat > top * (1 + _TOL):
+        raise RecordError(f"saturation {_fmt(sat)} above the highest accepted load of its points {_fmt(top)}")
+    return d

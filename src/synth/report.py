@@ -19,6 +19,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from candidates.errors import OutputPathError, ToposynthError
+from candidates.paths import atomic_write_text
+
+from .errors import RecordError, StudyError
+from .records import CandidateRecord, validate_simulation
+
 __all__ = ["write_outputs", "render_report", "write_sweep_outputs"]
 
 WINNERS = 3
@@ -31,14 +37,18 @@ def write_outputs(res, out: Path) -> None:
 
     out = Path(out)
     d = res.to_dict()
-    (out / "results.json").write_text(json.dumps(d, indent=1) + "\n", encoding="utf-8")
+    text = json.dumps(d, indent=1) + "\n"
+    # atomic: a failed or interrupted write leaves the previous results.json whole
+    atomic_write_text(out / "results.json", text)
     _write_csv(d, out / "results.csv")
     wdir = out / "winners"
     wdir.mkdir(exist_ok=True)
     for k, spec in enumerate(res.ranking[:WINNERS], 1):
         topo = build_topology(spec, res.study)
         write_topology(topo, wdir / f"{k}-{_slug(spec)}.graphml")
-    render_report(out)
+    # from the JSON just written, as `toposynth report` renders it; not re-validated: these records
+    # are fresh, not read back from a file someone may have edited
+    _write_page(out, json.loads(text))
 
 
 def _slug(spec: str) -> str:
@@ -129,14 +139,61 @@ def _pct(x: float) -> str:
     return f"{x * 100:+.1f}%"
 
 
-def _load(out: Path) -> dict[str, Any]:
-    from .study import StudyError
+_RERUN = "rerun `toposynth run STUDY --out DIR` to write it again (finished candidates are resumed)"
 
+
+def _load(out: Path) -> dict[str, Any]:
+    """``out/results.json``, checked: the records as
+    :meth:`CandidateRecord.validate` wants them, the simulations as
+    :func:`validate_simulation`, the ranking among the records, the study
+    valid. One-line :class:`StudyError` otherwise."""
+    from .study import study_from_dict
+    from .toml_out import prune
+
+    if not out.is_dir():
+        what = "does not exist" if not out.exists() else "is not a directory"
+        raise StudyError(f"{out} {what}; give the --out directory of a `toposynth run`")
+    path = out / "results.json"
+    if not path.exists():
+        sweep = " (a sweep: give one of its variant directories)" if (out / "sweep.json").exists() else ""
+        raise StudyError(f"{out} holds no results.json{sweep}; run `toposynth run STUDY --out {out}` first")
     try:
-        return json.loads((out / "results.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise StudyError(f"{str(out)!r} holds no readable results.json ({exc}); run `toposynth run --out DIR` "
-                         "first") from None
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else f"not JSON: {exc}"
+        raise StudyError(f"cannot read {path} ({why}); {_RERUN}") from None
+    try:
+        _check_results(d)
+        study_from_dict(prune(d["study"]))
+    except ToposynthError as exc:
+        raise StudyError(f"{path} is damaged: {exc}; {_RERUN}") from None
+    return d
+
+
+def _check_results(d: Any) -> None:
+    if not isinstance(d, dict):
+        raise RecordError(f"not a results object (a JSON {type(d).__name__})")
+    for key, kind in (("study", dict), ("records", list), ("ranking", list), ("fingerprint", str),
+                      ("seconds", (int, float)), ("tradeoff", list), ("cross_check", list)):
+        if not isinstance(d.get(key), kind):
+            raise RecordError(f"field {key!r} missing or of the wrong type")
+    for key in ("simulation", "answers"):
+        if not isinstance(d.get(key, []), list):
+            raise RecordError(f"field {key!r} is not a list")
+    specs = set()
+    for i, r in enumerate(d["records"]):
+        try:
+            specs.add(CandidateRecord.from_dict(r).validate().spec)
+        except RecordError as exc:
+            raise RecordError(f"record {i + 1}: {exc}") from None
+    for s in d["ranking"]:
+        if s not in specs:
+            raise RecordError(f"ranked {s!r} has no record")
+    for i, x in enumerate(d.get("simulation", [])):
+        try:
+            validate_simulation(x)
+        except RecordError as exc:
+            raise RecordError(f"simulation {i + 1}: {exc}") from None
 
 
 def _classes(d: dict[str, Any]) -> list[tuple[int | None, list[str]]]:
@@ -332,7 +389,33 @@ def _study_toml(sd: dict[str, Any]) -> str:
 def render_report(out: str | Path) -> Path:
     """(Re)write ``out/report.html`` from ``out/results.json``: the answer
     first, then the Pareto figure, the ranking, the figures behind it, the
-    winners drawn, and the study as TOML last."""
+    winners drawn, and the study as TOML last. A missing directory, a
+    missing or damaged ``results.json`` and an unwritable ``report.html``
+    are a one-line :class:`~synth.errors.StudyError`."""
+    out = Path(out)
+    d = _load(out)
+    try:
+        page = _page(d)
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+        # _load checks the records and the parts it can; this is the rest of a hand-edited file
+        raise StudyError(f"{out / 'results.json'} is damaged ({type(exc).__name__}: {exc}); {_RERUN}") from None
+    return _write_page(out, page)
+
+
+def _write_page(out: Path, page: "str | dict[str, Any]") -> Path:
+    """Write ``out/report.html`` (a page, or the page of a results dict)."""
+    if isinstance(page, dict):
+        page = _page(page)
+    path = out / "report.html"
+    try:
+        atomic_write_text(path, page)
+    except OSError as exc:
+        raise OutputPathError(f"cannot write {path}: {exc.strerror or exc}; remove what is in the way or make "
+                              f"{out} writable (results.json is intact)") from None
+    return path
+
+
+def _page(d: dict[str, Any]) -> str:
     from .answer import units
     from .drawing import draw_topology
     from .evaluate import build_topology
@@ -340,8 +423,6 @@ def render_report(out: str | Path) -> Path:
     from .study import study_from_dict
     from .toml_out import prune
 
-    out = Path(out)
-    d = _load(out)
     sd = d["study"]
     study = study_from_dict(prune(sd))
     u = units(study)
@@ -451,9 +532,7 @@ def render_report(out: str | Path) -> Path:
     parts.append("<h2>The study</h2><p>As TOML: save it as a file and <code>toposynth run FILE</code> "
                  "repeats the study.</p><pre id='study'>" + html.escape(_study_toml(sd)) + "</pre>")
     parts.append("</body></html>")
-    path = out / "report.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
-    return path
+    return "\n".join(parts)
 
 
 def write_sweep_outputs(res, out: Path) -> Path:
@@ -492,5 +571,5 @@ def write_sweep_outputs(res, out: Path) -> Path:
             + f"<h2>Variants</h2><ul>{links}</ul><p class='meta'>{res.seconds:.1f} s.</p>"
             "<h2>The study</h2><pre id='study'>" + html.escape(_study_toml(res.study.to_dict())) + "</pre></body></html>")
     path = out / "report.html"
-    path.write_text(page, encoding="utf-8")
+    atomic_write_text(path, page)
     return path

@@ -1,11 +1,15 @@
 """The design flow: study -> candidate pool -> ranking -> LP cross-check -> results.
 
-Candidate evaluations run in parallel with joblib (loky by default, or a
-dask.distributed cluster through joblib's dask backend). Every finished
+Candidate evaluations run on one :class:`synth.backends.Executor` per run
+(in-process, a loky process pool, or a dask cluster). Every finished
 record is appended to ``DIR/records.jsonl`` at once (flushed and synced), so
-an interrupted sweep loses nothing finished and the same command resumes
-it: candidates already recorded for the same study fingerprint are not
-evaluated again.
+an interrupted sweep loses nothing finished -- on Ctrl-C the results that
+completed but were not yet written are written before the run stops -- and
+the same command resumes it: candidates already recorded for the same study
+fingerprint are not evaluated again. A damaged or impossible record is not
+trusted: it is set aside to ``DIR/records.rejected.jsonl`` with one warning
+and evaluated again (:mod:`synth.record_log`); the output directory is
+checked before any work.
 """
 
 from __future__ import annotations
@@ -18,16 +22,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from candidates.errors import OutputPathError
+from candidates.paths import atomic_write_text
+
 from .answer import Answer, study_answers
+from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_sizes
-from .records import CandidateRecord
+from .record_log import open_log, prepare_out_dir, read_log
+from .records import CandidateRecord, validate_simulation
 from .study import Study, StudyError
 
-__all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS"]
-
-BACKENDS = ("loky", "dask")
+__all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS", "backend_settings"]
 
 
 @dataclass
@@ -130,23 +137,16 @@ def rank(study: Study, records: list[CandidateRecord]) -> list[str]:
     return [r.spec for r in ok]
 
 
-def _load_records(path: Path, fingerprint: str) -> dict[str, dict[str, Any]]:
-    """The JSON records of ``path`` computed for this study fingerprint, by spec."""
-    done: dict[str, dict[str, Any]] = {}
-    if not path.exists():
-        return done
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by a crash: that candidate is evaluated again
-            if rec.get("fingerprint") == fingerprint:
-                done[rec["spec"]] = rec
-    return done
+def _load_records(path: Path, fingerprint: str, parse: Callable[[dict], Any]) -> dict[str, Any]:
+    """The records of the log ``path`` computed for this study fingerprint,
+    by spec, as ``parse`` returns them; damaged or impossible ones are set
+    aside with one warning line and so evaluated again
+    (:func:`synth.record_log.read_log`)."""
+    return read_log(path, fingerprint, parse).records
+
+
+def _candidate(d: dict[str, Any]) -> CandidateRecord:
+    return CandidateRecord.from_dict(d).validate()
 
 
 def _keep(rec: dict[str, Any], fp: str, done: dict, log) -> None:
@@ -167,41 +167,19 @@ def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int,
 
 def _write(d: dict[str, Any], log) -> None:
     if log is not None:
-        log.write(json.dumps(d) + "\n")
-        log.flush()
-        os.fsync(log.fileno())
-
-
-def _parallel_map(fn: Callable, items: list, jobs: int, backend: str, scheduler: str | None):
-    from joblib import Parallel, delayed, parallel_config
-
-    if backend == "dask":
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise StudyError("the dask backend needs dask.distributed: pip install 'toposynth[dask]'") from None
-        client = Client(scheduler) if scheduler else Client(processes=True, n_workers=max(1, jobs),
-                                                             threads_per_worker=1, dashboard_address=None)
-        try:
-            with parallel_config(backend="dask"):
-                yield from Parallel(return_as="generator_unordered")(delayed(fn)(x) for x in items)
-        finally:
-            client.close()
-    else:
-        yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
-            delayed(fn)(x) for x in items)
+        log.append(d)
 
 
 class _Evaluate:
-    """Picklable closure: evaluate(spec, study) with the best value so far of the candidate's size class."""
+    """Picklable: ``(spec, best)`` -> evaluate(spec, study, best), ``best`` the best value so far of the
+    candidate's size class (the same callable for every task of a run: only the item differs)."""
 
-    def __init__(self, study: Study, sizes: dict[str, int], best: dict[int, float]):
+    def __init__(self, study: Study):
         self.study = study
-        self.sizes = sizes
-        self.best = best
 
-    def __call__(self, spec: str) -> CandidateRecord:
-        return evaluate(spec, self.study, self.best.get(self.sizes[spec]))
+    def __call__(self, item: tuple[str, float | None]) -> CandidateRecord:
+        spec, best = item
+        return evaluate(spec, self.study, best)
 
 
 #: Candidates are evaluated in waves of this many, in pool order; pruning uses
@@ -219,12 +197,40 @@ def _best(study: Study, records: list[CandidateRecord]) -> float | None:
     return min(vals, default=None)
 
 
-def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, backend: str = "loky",
-        scheduler: str | None = None, progress: bool = False) -> "StudyResult | SweepStudyResult":
+def backend_settings(study: Study, jobs: int | None = None, backend: str | None = None,
+                     scheduler: str | None = None) -> tuple[str, int, str | None]:
+    """``(backend, jobs, scheduler)`` of a run: the arguments (the command
+    line) win over the study's ``[dask]`` section. No backend given: ``dask``
+    when a scheduler is given or the study has a ``[dask]`` section, else
+    ``loky``. No jobs given: ``dask.workers`` for a local dask cluster, else 1.
+
+    >>> from synth.study import study_from_dict
+    >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "dask": {"workers": 3}})
+    >>> backend_settings(s), backend_settings(s, jobs=2), backend_settings(s, backend="loky")
+    (('dask', 3, None), ('dask', 2, None), ('loky', 1, None))
+    """
+    if backend is None:
+        backend = "dask" if scheduler is not None or study.dask is not None else "loky"
+    if backend not in BACKENDS:
+        raise StudyError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if backend == "dask" and scheduler is None and study.dask is not None:
+        scheduler = study.dask.get("scheduler")
+    if jobs is None:
+        jobs = (study.dask or {}).get("workers", 1) if backend == "dask" else 1
+    return backend, jobs, scheduler
+
+
+def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None = None, backend: str | None = None,
+        scheduler: str | None = None, progress: bool = False,
+        verbose: bool | None = None) -> "StudyResult | SweepStudyResult":
     """Run a study; with ``out``, write and resume ``out/records.jsonl``
     and write the results and the report there. A study that sweeps pin
     counts runs each variant into ``out/LABEL`` and returns a
     :class:`SweepStudyResult` with a summary report in ``out``.
+
+    ``jobs``, ``backend``, ``scheduler``: where the evaluations run (see
+    :func:`backend_settings` and :mod:`synth.backends`); one pool or
+    cluster serves the whole run. ``verbose``: let the dask loggers through.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6", "complete:6"]},
@@ -233,24 +239,32 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
     >>> res.ranking, round(res.cross_check[0]["lp_lambda"], 6)    # K6 carries 5 units per PE
     (['complete:6', 'ring:6'], 5.0)
     """
-    if backend not in BACKENDS:
-        raise StudyError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise StudyError(f"jobs must be a positive integer, got {jobs!r}")
+    backend, jobs, scheduler = backend_settings(study, jobs, backend, scheduler)
+    with Executor(backend, jobs, scheduler, verbose=verbose) as ex:
+        return _run(study, out, ex, progress)
+
+
+def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
+         progress: bool) -> "StudyResult | SweepStudyResult":
     variants = study.variants()
+    if out is not None:
+        # before any work: a directory that cannot take the results refuses the run now
+        prepare_out_dir(out)
+        for label, _ in variants if len(variants) > 1 else ():
+            prepare_out_dir(Path(out) / label)
     if len(variants) > 1:
         t0 = time.perf_counter()
         results = []
         for label, sub in variants:
             if progress:
                 print(f"toposynth: variant {label}", file=sys.stderr)
-            results.append((label, run(sub, None if out is None else Path(out) / label, jobs=jobs, backend=backend,
-                                       scheduler=scheduler, progress=progress)))
+            results.append((label, _run(sub, None if out is None else Path(out) / label, ex, progress)))
         sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
         if out is not None:
             from .report import write_sweep_outputs
 
-            write_sweep_outputs(sweep_res, Path(out))
+            _write_outputs(write_sweep_outputs, sweep_res, Path(out), "each variant's records are kept in "
+                           f"{Path(out)}/LABEL/records.jsonl")
         return sweep_res
     t0 = time.perf_counter()
     sizes = candidate_sizes(study)
@@ -262,11 +276,14 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
     log = None
     if out is not None:
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
         path = out / "records.jsonl"
-        done = {s: CandidateRecord.from_dict(d) for s, d in _load_records(path, fp).items()}
-        (out / "study.json").write_text(json.dumps(study.to_dict(), indent=2) + "\n", encoding="utf-8")
-        log = path.open("a", encoding="utf-8")
+        done = _load_records(path, fp, _candidate)
+        try:
+            atomic_write_text(out / "study.json", json.dumps(study.to_dict(), indent=2) + "\n")
+        except OSError as exc:
+            raise OutputPathError(f"cannot write {out / 'study.json'}: {exc.strerror or exc}; "
+                                  "choose another --out") from None
+        log = open_log(path)
     resumed = sum(1 for s in specs if s in done)
     todo = [s for s in specs if s not in done]
     if progress:
@@ -274,26 +291,41 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
               f"{len(todo)} to evaluate", file=sys.stderr)
     waves = [specs[i:i + WAVE] for i in range(0, len(specs), WAVE)] if study.prune else [specs]
     k = 0
+
+    def keep(fut) -> None:
+        nonlocal k
+        k += 1
+        _log(fut.result(), fp, done, log, progress, resumed + k, len(specs))
+
+    fn = _Evaluate(study)
     try:
-        for w, wave in enumerate(waves):
-            pending = [s for s in wave if s not in done]
-            if not pending:
-                continue
-            best: dict[int, float] = {}
-            if study.prune:
-                earlier = [done[s] for s in specs[: w * WAVE] if s in done]
-                for size in set(sizes.values()):
-                    b = _best(study, [r for r in earlier if sizes[r.spec] == size])
-                    if b is not None:
-                        best[size] = b
-            for rec in _parallel_map(_Evaluate(study, sizes, best), pending, jobs, backend, scheduler):
-                k += 1
-                _log(rec, fp, done, log, progress, resumed + k, len(specs))
+        try:
+            for w, wave in enumerate(waves):
+                pending = [s for s in wave if s not in done]
+                if not pending:
+                    continue
+                best: dict[int, float] = {}
+                if study.prune:
+                    earlier = [done[s] for s in specs[: w * WAVE] if s in done]
+                    for size in set(sizes.values()):
+                        b = _best(study, [r for r in earlier if sizes[r.spec] == size])
+                        if b is not None:
+                            best[size] = b
+                for s in pending:
+                    ex.submit(fn, (s, best.get(sizes[s])))
+                for fut in ex.as_completed():
+                    keep(fut)
+        except BaseException:
+            # interrupted (Ctrl-C) or the machinery broke (a killed loky worker): what already
+            # finished is written before the run stops
+            for fut in ex.finished():
+                keep(fut)
+            raise
     except (StudyError, KeyboardInterrupt):
         raise
     except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
         where = f"; the {resumed + k} records in {out} are kept: rerun the same command to resume" if out else ""
-        raise StudyError(f"the sweep stopped: {type(exc).__name__}: {exc}{where}") from None
+        raise StudyError(f"the sweep stopped: {type(exc).__name__}: {_first_line(exc)}{where}") from None
     finally:
         if log is not None:
             log.close()
@@ -303,7 +335,7 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
                for size in sorted(set(sizes.values()), key=lambda x: (x != pes, x))}
     ranking = classes[pes]
     checks = cross_check(study, ranking[: study.cross_check_top], done)
-    sims = simulate_winners(study, ranking, records, out, fp, jobs, backend, scheduler, progress)
+    sims = simulate_winners(study, ranking, records, out, fp, ex, progress)
     res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
                       classes=classes if len(classes) > 1 else {},
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
@@ -311,8 +343,26 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int = 1, ba
     if out is not None:
         from .report import write_outputs
 
-        write_outputs(res, out)
+        _write_outputs(write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
+                       "rerun the same command to resume (finished candidates are not evaluated again)")
     return res
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's message cut to its first line (loky's broken-pool message runs to several)."""
+    return next((x.strip() for x in str(exc).splitlines() if x.strip()), "")
+
+
+def _write_outputs(write: Callable, res: Any, out: Path, kept: str) -> None:
+    """``write(res, out)``; a file that cannot be written is one line saying
+    which and where the finished work is (it is already in the logs)."""
+    try:
+        write(res, out)
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else f" in {out}"
+        raise OutputPathError(f"cannot write{where}: {exc.strerror or exc}; {kept}") from None
+    except OutputPathError as exc:  # the report's own one line, completed with where the work is
+        raise OutputPathError(f"{exc}; {kept}") from None
 
 
 def _canonical(spec: str | None) -> str | None:
@@ -386,9 +436,9 @@ class _Simulate:
 
 
 def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRecord], out: Path | None, fp: str,
-                     jobs: int, backend: str, scheduler: str | None, progress: bool) -> list[dict[str, Any]]:
+                     ex: Executor, progress: bool) -> list[dict[str, Any]]:
     """Saturation sweeps of the top ``simulation.top`` candidates and the
-    baseline, resumable through ``out/simulation.jsonl``."""
+    baseline on the run's executor ``ex``, resumable through ``out/simulation.jsonl``."""
     if study.sim_top == 0:
         return []
     specs = list(ranking[: study.sim_top])
@@ -403,15 +453,34 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
     done: dict[str, dict[str, Any]] = {}
     log = None
     if out is not None:
-        done = _load_records(Path(out) / "simulation.jsonl", fp)
-        log = (Path(out) / "simulation.jsonl").open("a", encoding="utf-8")
-    todo = [s for s in specs if s not in done]
+        done = _load_records(Path(out) / "simulation.jsonl", fp,
+                             lambda d: validate_simulation(d, study.sim_max_load))
+        log = open_log(Path(out) / "simulation.jsonl")
+
+    def keep(fut) -> None:
+        rec = fut.result()
+        _keep(rec, fp, done, log)
+        if progress:
+            what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
+            print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
+
+    fn = _Simulate(study)
     try:
-        for rec in _parallel_map(_Simulate(study), todo, jobs, backend, scheduler):
-            _keep(rec, fp, done, log)
-            if progress:
-                what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
-                print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
+        try:
+            for s in specs:
+                if s not in done:
+                    ex.submit(fn, s)
+            for fut in ex.as_completed():
+                keep(fut)
+        except BaseException:
+            for fut in ex.finished():
+                keep(fut)
+            raise
+    except (StudyError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # _Simulate never raises: the parallel machinery broke
+        where = f"; the finished ones in {out} are kept: rerun the same command to resume" if out else ""
+        raise StudyError(f"the simulations stopped: {type(exc).__name__}: {_first_line(exc)}{where}") from None
     finally:
         if log is not None:
             log.close()

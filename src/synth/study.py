@@ -52,6 +52,11 @@ A study is a TOML file (or the same dict in Python)::
     step = 0.05               # load step, phits/cycle/PE
     max_load = 1.0
 
+    [dask]                    # where `toposynth run` evaluates (not part of the study's results:
+    scheduler = "tcp://head:8786"   # it does not change the fingerprint); a [dask] section makes
+    workers = 4               # dask the default backend; workers: the size of a local cluster
+                              # (no scheduler); --backend, --scheduler and --jobs win over it
+
 Every field is checked when the study is loaded; a bad one raises
 :class:`StudyError` naming the field and the valid values.
 """
@@ -60,13 +65,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from candidates.errors import ToposynthError
+from candidates.textfile import read_text
 
+from .backends import check_scheduler
 from .errors import StudyError
 from .machine import COST_MEASURES, Machine, machine_from_table
 from .workload import Physical, Traffic, _choice, _err, _int, physical_from_table, traffic_from_table
@@ -78,7 +86,7 @@ OBJECTIVES = ("capacity", "latency", "both")
 
 _SECTIONS = {
     "": {"name", "seed", "description", "machine", "candidates", "traffic", "physical", "ranking", "cross_check",
-         "simulation"},
+         "simulation", "dask"},
     "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
     "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
@@ -86,6 +94,7 @@ _SECTIONS = {
     "ranking": {"objective", "eps", "baseline", "prune", "lp_limit", "cost"},
     "cross_check": {"top"},
     "simulation": {"top", "preset", "step", "max_load", "routing"},
+    "dask": {"scheduler", "workers"},
 }
 
 
@@ -119,6 +128,9 @@ class Study:
     sim_routing: str = "auto"
     machine: Machine = field(default_factory=Machine)
     cost: str = "links"
+    #: the [dask] section ({"scheduler": ADDR, "workers": N}, either optional): where a run
+    #: evaluates, not what it computes -- left out of the fingerprint
+    dask: dict | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +146,7 @@ class Study:
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "routing": self.sim_routing,
                            "step": self.sim_step, "max_load": self.sim_max_load},
+            **({"dask": dict(self.dask)} if self.dask is not None else {}),
         }
 
     def variants(self) -> list[tuple[str, "Study"]]:
@@ -172,6 +185,7 @@ class Study:
         d = self.to_dict()
         d.pop("name")
         d.pop("description")
+        d.pop("dask", None)  # where the evaluations ran does not change them
         # the contents of the files the study reads, not just their names: a
         # resumed run must not reuse records computed from an older version
         d["file_contents"] = {f: _file_digest(f) for f in (*self.files, self.traffic.file) if f}
@@ -261,8 +275,9 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     t = _table(d, "traffic")
     traffic = traffic_from_table({k: v for k, v in t.items() if k != "scales"}, seed, base)
     scales = t.get("scales", [])
-    if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and x > 0 for x in scales):
-        raise _err("traffic.scales", f"must be a list of positive numbers, got {scales!r}")
+    if not isinstance(scales, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                               and math.isfinite(x) and x > 0 for x in scales):
+        raise _err("traffic.scales", f"must be a list of finite positive numbers, got {scales!r}")
 
     physical = physical_from_table(_table(d, "physical"))
     packaging = physical.packaging
@@ -313,11 +328,20 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise StudyError(str(exc)) from None
     if machine.wire_length is not None and packaging == "none":
         raise _err("machine.wire_length", "a wire-length budget needs a packaging (physical.packaging)")
+    dask = None
+    if "dask" in d:
+        dk = _table(d, "dask")
+        dask = {}
+        if "scheduler" in dk:
+            dask["scheduler"] = check_scheduler(dk["scheduler"], "study field dask.scheduler")
+        workers = _int(dk, "workers", "dask.", minimum=1)
+        if workers is not None:
+            dask["workers"] = workers
     return Study(name=name, seed=seed, description=desc, specs=specs, sweep=tuple(sweep), enumerate=en, hierarchy=hier,
                  files=files, max_degree=max_degree, traffic=traffic, scales=tuple(float(s) for s in scales),
                  physical=physical, objective=objective, eps=float(eps), baseline=baseline, cross_check_top=top,
                  prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
-                 sim_max_load=float(max_load), sim_routing=sim_routing, machine=machine, cost=cost)
+                 sim_max_load=float(max_load), sim_routing=sim_routing, machine=machine, cost=cost, dask=dask)
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")
@@ -363,10 +387,7 @@ def _hierarchy(h: Any) -> dict:
 def load_study(path: str | Path) -> Study:
     """Read and validate a TOML study file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StudyError(f"cannot read study file {str(path)!r}: {exc.strerror}") from None
+    text = read_text(path, "study file", StudyError)
     try:
         d = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

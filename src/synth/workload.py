@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from candidates.errors import ToposynthError
+from candidates.errors import ToposynthError, check_seed
 from candidates.placement import block_placement
 from candidates.topology import Topology
 
@@ -250,6 +250,7 @@ def traffic_from_table(t: dict, seed: int = 1, base: Path | None = None) -> Traf
     here). ``base``: directory a relative demand file is resolved against."""
     if not isinstance(t, dict):
         raise _err("traffic", f"must be a table ([traffic]), got {type(t).__name__}")
+    seed = check_seed(seed, "the seed (--seed)")
     raw_pattern = t.get("pattern", "uniform")
     patterns = raw_pattern if isinstance(raw_pattern, list) and raw_pattern else [raw_pattern]
     for pat in patterns:
@@ -281,6 +282,12 @@ def traffic_from_table(t: dict, seed: int = 1, base: Path | None = None) -> Traf
             dfile = str((base / dfile).resolve())
         if not Path(dfile).is_file():
             raise _err("traffic.file", f"{dfile!r} is not a file")
+        from flows import Demands, FlowError
+
+        try:
+            Demands.read_csv(dfile)  # validated up front: a bad amount would fail every candidate
+        except FlowError as exc:
+            raise _err("traffic.file", str(exc)) from None
     mapping = t.get("mapping", "id")
     alpha = t.get("alpha", 0.5)
     app = t.get("app", "")

@@ -96,8 +96,10 @@ def test_flow_latency_and_demand_file(capsys, tmp_path):
     [
         (["flow", "torus:4x4", "--traffic", "bogus"], "unknown traffic"),
         (["flow", "torus:4x4", "--demands", "/nonexistent.csv"], "no such demand file"),
-        (["flow", "torus:4x4", "--eps", "0"], "eps must be in"),
-        (["flow", "torus:4x4", "--scale", "-1"], "negative"),
+        (["flow", "torus:4x4", "--eps", "1.5"], "eps must be in"),
+        (["flow", "torus:4x4", "--eps", "0", "--solver", "ptas"], "the PTAS needs eps > 0"),
+        (["flow", "torus:4x4", "--solver", "colgen", "--latency"], "capacity only"),
+        (["flow", "torus:4x4", "--scale", "-1"], "--scale must be a finite positive number"),
     ],
 )
 def test_flow_bad_input(capsys, argv, message):
@@ -162,3 +164,23 @@ def test_flow_packaging_errors(capsys, argv, message):
 
     rc, _, err = run(capsys, *argv)
     assert rc == 2 and re.search(message, err) and err.count("\n") == 1
+
+
+def test_flow_uniform_on_a_lattice_is_solved_by_symmetry(capsys):
+    """auto takes one source's flow for uniform traffic on a lattice: the
+    exact LP's optimum, without building the n (n - 1) demands; --scale
+    divides it."""
+    import candidates as cd
+    import flows
+
+    lp = flows.solve_lp(flows.FlowProblem.from_topology(cd.from_spec("rtt:a=4"), flows.Demands.uniform(32))).lam
+    rc, out, err = run(capsys, "flow", "rtt:a=4", "--json")
+    d = json.loads(out)
+    assert rc == 0 and err == ""
+    assert d["method"] == "symmetry" and d["demands"] == 32 * 31
+    assert d["lambda"] == pytest.approx(lp, rel=1e-7) and d["lambda"] == pytest.approx(31 / 21, rel=1e-7)
+    rc, out, _ = run(capsys, "flow", "rtt:a=4", "--json", "--scale", "2")
+    assert json.loads(out)["lambda"] == pytest.approx(31 / 42, rel=1e-7)
+    # not a lattice: auto goes on to the other solvers
+    rc, out, _ = run(capsys, "flow", "complete:6", "--json")
+    assert rc == 0 and json.loads(out)["method"] != "symmetry" and json.loads(out)["lambda"] <= 5.0 + 1e-9

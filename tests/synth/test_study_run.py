@@ -143,7 +143,7 @@ def test_default_study_is_valid_and_builtin():
     ({"candidates": {}}, r"the pool is empty"),
     ({"ranking": {"eps": 2}}, r"ranking.eps: must be a number in \(0, 1\)"),
     ({"ranking": {"lp_limit": -1}}, r"ranking.lp_limit: must be an integer >= 0, got -1"),
-    ({"traffic": {"scales": [0.1, -1]}}, r"traffic.scales: must be a list of positive numbers"),
+    ({"traffic": {"scales": [0.1, -1]}}, r"traffic.scales: must be a list of finite positive numbers"),
     ({"physical": {"wiring": "uniform"}}, r"physical.packaging: wiring, blocks, connector_pins and technology need a packaging"),
 ])
 def test_study_errors_name_the_field(patch, message):
@@ -372,21 +372,25 @@ def test_a_killed_worker_stops_the_sweep_with_one_line_and_keeps_the_records(tmp
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     R = importlib.import_module("synth.run")
-    real = R._parallel_map
+    real = R.Executor
 
-    def dies_after_one(fn, items, *args):
-        yield fn(items[0])
-        raise TerminatedWorkerError("a worker process was killed (SIGKILL)")
+    class DiesAfterOne(real):
+        """The first task completes, then the pool breaks as when loky loses a worker."""
 
-    monkeypatch.setattr(R, "_parallel_map", dies_after_one)
+        def as_completed(self):
+            it = super().as_completed()
+            yield next(it)
+            raise TerminatedWorkerError("a worker process was killed (SIGKILL)")
+
+    monkeypatch.setattr(R, "Executor", DiesAfterOne)
     f = tmp_path / "s.toml"
     f.write_text('[candidates]\nspecs = ["ring:16", "mesh:4x4", "torus:4x4"]\n[cross_check]\ntop = 0\n')
     out = tmp_path / "o"
-    rc = main(["run", str(f), "--out", str(out), "--jobs", "2", "--quiet"])
+    rc = main(["run", str(f), "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("toposynth: error: the sweep stopped: TerminatedWorkerError")
     assert "the 1 records in" in err and "rerun the same command" in err and err.count("\n") == 1
-    monkeypatch.setattr(R, "_parallel_map", real)
+    monkeypatch.setattr(R, "Executor", real)
     assert main(["run", str(f), "--out", str(out), "--quiet"]) == 0
     res = json.loads((out / "results.json").read_text())
     assert res["resumed"] == 1 and {r["spec"] for r in res["records"]} == {"ring:16", "mesh:4x4", "torus:4x4"}

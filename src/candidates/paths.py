@@ -1,0 +1,157 @@
+"""Output paths checked before any work: every command that writes files uses these.
+
+A command that computes for minutes and then cannot write its output has
+lost the work; so the output directory or file is checked (created where
+missing, probed for writability) up front, and a path that cannot be used
+is refused with one line saying why and what to do. Missing parent
+directories are created (``mkdir -p``), for a directory (``run --out``) and
+a file (``enumerate --out``, ``simulate --plot``) alike.
+
+The helpers live in the bottom layer because the ``simulate`` command
+(``sim``) writes files too and must not import ``synth``.
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> prepare_out_dir(os.path.join(d, "a", "b")).is_dir()
+True
+>>> open(os.path.join(d, "f"), "w").close()
+>>> prepare_out_dir(os.path.join(d, "f"))
+Traceback (most recent call last):
+...
+candidates.errors.OutputPathError: --out ... is a file; give a directory
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import OutputPathError
+
+__all__ = ["prepare_out_dir", "check_out_file", "open_out_file", "atomic_write_text", "OutputPathError"]
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _probe(directory: Path, what: str, option: str) -> None:
+    """Create and delete a file in ``directory``: the only writability test
+    that tells the truth (``os.access`` says yes to root on a read-only
+    mount, and knows nothing of quotas or full disks)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".toposynth-probe-", dir=directory)
+    except OSError as exc:
+        raise OutputPathError(f"cannot write to {what}: {_why(exc)}; choose another {option}") from None
+    os.close(fd)
+    os.unlink(name)
+
+
+def prepare_out_dir(path: str | os.PathLike, *, option: str = "--out", files: tuple[str, ...] = (),
+                    dirs: tuple[str, ...] = ()) -> Path:
+    """Create the output directory ``path`` (and its parents) if missing,
+    check that files can be written in it, and that none of the names in
+    ``files`` (files the command will write there) is a directory and none
+    in ``dirs`` a file. Returns the path; raises :class:`OutputPathError`
+    with one line otherwise. Nothing is written but an empty directory.
+
+    >>> import tempfile, os
+    >>> d = prepare_out_dir(tempfile.mkdtemp(), files=("results.json",))
+    >>> os.mkdir(d / "results.json")
+    >>> prepare_out_dir(d, files=("results.json",))
+    Traceback (most recent call last):
+    ...
+    candidates.errors.OutputPathError: .../results.json is a directory where a file is written;
+    remove it or choose another --out
+    """
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise OutputPathError(f"{option} {p} is a file; give a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputPathError(f"cannot create {p}: {_why(exc)}; choose another {option}") from None
+    _probe(p, str(p), option)
+    for name in files:
+        if (p / name).is_dir():
+            raise OutputPathError(f"{p / name} is a directory where a file is written; "
+                                  f"remove it or choose another {option}")
+    for name in dirs:
+        if (p / name).exists() and not (p / name).is_dir():
+            raise OutputPathError(f"{p / name} is a file where a directory is written; "
+                                  f"remove it or choose another {option}")
+    return p
+
+
+def check_out_file(path: str | os.PathLike, *, option: str = "--out") -> Path:
+    """Make sure the file ``path`` can be written later: not a directory,
+    its parent created if missing, writable. An existing file is left as it
+    is (opened for append and closed). Returns the path.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> check_out_file(os.path.join(d, "new", "plot.png"), option="--plot").parent.is_dir()
+    True
+    >>> check_out_file(d, option="--plot")
+    Traceback (most recent call last):
+    ...
+    candidates.errors.OutputPathError: --plot ... is a directory; give a file name
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise OutputPathError(f"{option} {p} is a directory; give a file name")
+    parent = p.parent
+    if parent.exists() and not parent.is_dir():
+        raise OutputPathError(f"{option} {p}: {parent} is a file, not a directory; choose another {option}")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputPathError(f"cannot create {parent}: {_why(exc)}; choose another {option}") from None
+    if p.exists():
+        try:
+            with p.open("ab"):
+                pass
+        except OSError as exc:
+            raise OutputPathError(f"cannot write to {p}: {_why(exc)}; choose another {option}") from None
+    else:
+        _probe(parent, str(p), option)
+    return p
+
+
+def open_out_file(path: str | os.PathLike, *, option: str = "--out", encoding: str = "utf-8"):
+    """:func:`check_out_file`, then the file opened for writing (text)."""
+    p = check_out_file(path, option=option)
+    try:
+        return p.open("w", encoding=encoding)
+    except OSError as exc:
+        raise OutputPathError(f"cannot write to {p}: {_why(exc)}; choose another {option}") from None
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` through a temporary file in the same
+    directory and ``os.replace``: a reader (or a crash) sees the old file
+    or the new one, never half of one. Raises ``OSError`` as ``open`` does.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.json")
+    >>> atomic_write_text(p, "{}\\n").read_text()
+    '{}\\n'
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(21, "Is a directory", str(p))
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding) as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return p

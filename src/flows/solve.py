@@ -1,0 +1,125 @@
+"""One entry point for the flow solvers: ``solve(problem, eps, solver=...)``.
+
+- ``"ptas"``: the Garg-Koenemann PTAS (:func:`flows.max_concurrent_flow`,
+  :func:`flows.min_latency`), certified to ``eps``;
+- ``"colgen"``: path-based column generation (:func:`flows.colgen.colgen_max_concurrent_flow`),
+  certified to ``eps`` (``eps = 0``: to :data:`EXACT_TOL`);
+- ``"lp"``: the arc LP by HiGHS's interior point (exact); ``"pdlp"``: the
+  same LP by HiGHS's PDLP (upper bound re-priced, primal to 1e-7);
+- ``"auto"``: column generation for the capacity whatever eps is asked
+  (measured: it is faster than the PTAS at eps = 0.05 from 216 routers up
+  and exact besides; see :data:`AUTO_PTAS_BELOW_ROUTERS`), the PTAS on tiny
+  instances where it is quicker; for the latency objective the PTAS search
+  for eps >= :data:`AUTO_LATENCY_EPS` and the exact LP below; given the
+  ``topology``, uniform traffic on a lattice family (the same demands and
+  capacities seen from every router, no shared resources) is solved exactly
+  by symmetry (:func:`flows.symmetric_uniform`: one source's flow) first;
+- ``"symmetry"``: that, or a one-line error where it does not apply.
+
+Every result names its method in ``extra["method"]`` and carries its
+certified gap (``result.gap``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .colgen import colgen_max_concurrent_flow
+from .latency import min_latency
+from .lp import solve_lp
+from .problem import FlowError, FlowProblem
+from .ptas import max_concurrent_flow
+from .result import FlowResult
+from .symmetry import symmetric_uniform
+
+__all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER",
+           "AUTO_LATENCY_EPS", "choose_solver"]
+
+SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry")
+#: the certified gap column generation runs to when eps = 0 ("exact")
+EXACT_TOL = 1e-6
+#: auto takes the PTAS below this many routers when eps >= 0.02 (measured
+#: crossover, benchmarks/bench_colgen.py)
+AUTO_PTAS_BELOW_ROUTERS = 100
+#: auto takes the PTAS (eps >= 0.02) when there are more demands than this
+#: per router: column generation's master has a row per demand, and on
+#: uniform traffic (n - 1 per router) a 512-router packaging instance grew
+#: past 3 GB in 6 minutes where the PTAS certifies it in seconds; measured
+#: colgen wins are at 4 per router (benchmarks/RESULTS.md)
+AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER = 16
+#: the latency objective has no column generation: auto runs the PTAS search
+#: from this eps up and the exact LP below it
+AUTO_LATENCY_EPS = 0.02
+
+
+def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent") -> str:
+    """The solver ``"auto"`` picks (see the module docstring).
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> p = FlowProblem.from_topology(cd.torus((8, 8, 8)), Demands.random(512, 2048, seed=1))
+    >>> choose_solver(p, 0.05), choose_solver(p, 0.0), choose_solver(p, 0.05, "latency")
+    ('colgen', 'colgen', 'ptas')
+    """
+    if objective == "latency":
+        return "ptas" if eps >= AUTO_LATENCY_EPS else "lp"
+    if eps >= 0.02 and (problem.n < AUTO_PTAS_BELOW_ROUTERS
+                        or len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n):
+        return "ptas"
+    return "colgen"
+
+
+def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", objective: str = "concurrent",
+          time_limit: float | None = None, max_phases: int = 100000, topology=None,
+          progress=None) -> FlowResult:
+    """Solve ``problem`` to a certified relative gap ``eps`` (0: exact).
+    ``max_phases``: the PTAS's phase budget (a run stopped by it above eps
+    says so in its status and is not :attr:`FlowResult.certified`).
+    ``topology``: the :class:`~candidates.Topology` the problem was built
+    on, which lets ``auto`` use symmetry where it applies. ``progress``: a
+    callback the PTAS's capacity run reports to every few seconds
+    (:func:`flows.max_concurrent_flow`).
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> r = solve(FlowProblem.from_topology(cd.ring(6), Demands.uniform(6)), eps=0)
+    >>> r.extra["method"], round(r.lam, 6), r.gap <= 1e-6
+    ('colgen (pdlp master)', 1.111111, True)
+    """
+    if solver not in SOLVERS:
+        raise FlowError(f"unknown solver {solver!r}; use one of {', '.join(SOLVERS)}")
+    if objective not in ("concurrent", "latency"):
+        raise FlowError(f"unknown objective {objective!r}; use 'concurrent' or 'latency'")
+    if not (0 <= eps < 1):
+        raise FlowError(f"eps must be in [0, 1) (0 = exact), got {eps}")
+    chosen = choose_solver(problem, eps, objective) if solver == "auto" else solver
+    if solver in ("auto", "symmetry") and objective == "concurrent" and topology is not None:
+        try:
+            r = symmetric_uniform(topology, problem, time_limit=time_limit)
+        except FlowError:
+            if solver == "symmetry":
+                raise
+        else:
+            return dataclasses.replace(r, extra={**r.extra, "method": "symmetry", "solver_requested": solver})
+    if chosen == "symmetry":
+        raise FlowError("the symmetry solver needs the topology (flows.solve(..., topology=topo)) and the capacity "
+                        "objective")
+    if chosen == "ptas":
+        if eps == 0:
+            raise FlowError("the PTAS needs eps > 0; use --solver colgen or lp for an exact answer")
+        r = (min_latency(problem, eps=eps, max_phases=max_phases) if objective == "latency"
+             else max_concurrent_flow(problem, eps=eps, max_phases=max_phases, progress=progress))
+        method = "ptas"
+    elif chosen == "colgen":
+        if objective == "latency":
+            raise FlowError("column generation solves the capacity only; use --solver ptas or lp with --latency")
+        r = colgen_max_concurrent_flow(problem, tol=eps if eps > 0 else EXACT_TOL, time_limit=time_limit)
+        method = r.extra["method"]
+    else:
+        method_ = "ipm" if chosen == "lp" else "pdlp"
+        r = solve_lp(problem, objective, time_limit=time_limit, method=method_)
+        method = f"lp ({method_})"
+    extra = dict(r.extra)
+    extra["method"] = method
+    extra["solver_requested"] = solver
+    return dataclasses.replace(r, extra=extra)

@@ -1,0 +1,292 @@
+"""Where the design flow's evaluations run: in-process, a loky process pool, or a dask cluster.
+
+One :class:`Executor` serves a whole :func:`synth.run.run` call (every wave,
+every variant of a swept study, the winners' simulations), so a pool or a
+cluster is started once, not once per wave:
+
+- ``loky`` with ``jobs=1``: inline, in this process, one task at a time
+  (no pool: nothing to start, and a debugger sees the evaluation).
+- ``loky`` with ``jobs>1``: joblib's reusable loky process pool.
+- ``dask``: one ``distributed.Client`` -- to the scheduler at ``scheduler``
+  (``tcp://HOST:PORT``) when one is given, else to a ``LocalCluster`` of
+  ``jobs`` single-threaded worker processes without a dashboard.
+
+Worker processes this module starts (loky's, a local dask cluster's) end
+within about a second when the process that started them dies, even by
+SIGKILL: a watchdog thread in each worker polls its parent pid. Workers of a
+remote scheduler are the cluster's, not ours: they are left alone. Workers
+ignore SIGINT: Ctrl-C interrupts the parent, which then keeps every result
+already finished (:meth:`Executor.finished`) before it exits.
+
+The ``distributed`` loggers are set to ERROR unless ``verbose`` (or the
+environment variable ``TOPOSYNTH_VERBOSE=1``): a run's stderr is its
+progress lines, not cluster chatter.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+import re
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from joblib.externals.loky import get_reusable_executor
+
+from .errors import StudyError
+
+__all__ = ["Executor", "BACKENDS", "check_scheduler", "watch_parent"]
+
+BACKENDS = ("loky", "dask")
+
+#: how long to wait for a remote dask scheduler before giving up (seconds)
+CONNECT_TIMEOUT = 10
+
+#: A local cluster's housekeeping, made less frequent: the event-loop tick monitor (it only logs
+#: a blocked loop, and the logs are silenced) and the system monitor (dashboard statistics: there
+#: is no dashboard) wake every process every 20 ms and 500 ms by default; on a 2-core machine that
+#: is a few per cent of the CPU the evaluations need (measured: benchmarks/bench_dask.py)
+_LOCAL_CONFIG = {"distributed.admin.tick.interval": "500ms", "distributed.admin.system-monitor.interval": "2s"}
+
+_SCHEDULER = re.compile(r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$")
+
+
+def check_scheduler(address: Any, where: str = "--scheduler") -> str:
+    """A dask scheduler address ``[PROTOCOL://]HOST:PORT``, checked (one-line
+    :class:`StudyError` naming ``where`` otherwise).
+
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+    """
+    if not isinstance(address, str) or not address.strip():
+        raise StudyError(f"{where}: a dask scheduler address must be a string like tcp://HOST:8786, got {address!r}")
+    m = _SCHEDULER.match(address.strip())
+    if m is None or not 0 < int(m.group(3)) < 65536:
+        raise StudyError(f"{where}: {address!r} is not a dask scheduler address; write tcp://HOST:PORT "
+                         "(the address `dask scheduler` prints)")
+    return address.strip()
+
+
+def watch_parent(period: float = 1.0) -> threading.Thread:
+    """Start a daemon thread that ends this process (``os._exit``) once its
+    parent process is gone, checked every ``period`` seconds.
+
+    A parent that dies, however it dies, leaves its children to be adopted
+    (by init or a subreaper): ``os.getppid()`` then changes. Polling is used
+    rather than ``prctl(PR_SET_PDEATHSIG)``, which fires when the *thread*
+    that forked the worker ends -- loky forks replacement workers from a
+    helper thread that may end long before the parent process does.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(period)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    t = threading.Thread(target=watch, name="toposynth-watch-parent", daemon=True)
+    t.start()
+    return t
+
+
+def _init_worker() -> None:
+    """Initializer of every worker process we start (loky; a local dask cluster's via ``dask_setup``)."""
+    # Ctrl-C in a terminal signals the whole process group: the parent
+    # handles it (and keeps the finished results); a worker dying of it
+    # would only lose the task it is running
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent()
+
+
+def dask_setup(worker: Any = None) -> None:
+    """dask's preload hook (``LocalCluster(preload=["synth.backends"])``): runs in each local worker process."""
+    _init_worker()
+
+
+def _verbose(verbose: bool | None) -> bool:
+    if verbose is None:
+        return os.environ.get("TOPOSYNTH_VERBOSE", "") not in ("", "0")
+    return verbose
+
+
+class _Done:
+    """A finished in-process task, shaped like a future."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+class Executor:
+    """Run ``fn(item)`` tasks on one backend, collecting results as they complete.
+
+    A context manager; the pool or cluster starts at the first
+    :meth:`submit` (a fully resumed run starts nothing) and stops on exit.
+
+    >>> with Executor("loky", jobs=1) as ex:
+    ...     for x in (3, 1, 2):
+    ...         ex.submit(abs, -x)
+    ...     sorted(f.result() for f in ex.as_completed())
+    [1, 2, 3]
+    """
+
+    def __init__(self, backend: str = "loky", jobs: int = 1, scheduler: str | None = None, *,
+                 verbose: bool | None = None):
+        if backend not in BACKENDS:
+            raise StudyError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise StudyError(f"jobs must be a positive integer, got {jobs!r}")
+        if scheduler is not None:
+            if backend != "dask":
+                raise StudyError("a dask scheduler address needs the dask backend (--backend dask)")
+            scheduler = check_scheduler(scheduler)
+        self.backend = backend
+        self.jobs = jobs
+        self.scheduler = scheduler
+        self.verbose = _verbose(verbose)
+        self._pool: Any = None        # loky executor
+        self._client: Any = None      # dask Client
+        self._cluster: Any = None     # dask LocalCluster (ours to close)
+        self._queue: deque[tuple[Callable, Any]] = deque()  # tasks not yet handed to loky (or run inline)
+        self._pending: list[Any] = []  # submitted futures not yet handed out by as_completed
+
+    @property
+    def inline(self) -> bool:
+        return self.backend == "loky" and self.jobs == 1
+
+    # ------------------------------------------------------------- lifecycle
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(abort=exc_type is not None)
+
+    def _start(self) -> None:
+        if self.backend == "loky":
+            if self._pool is None:
+                # reuse="auto": the same pool across runs of one process (tests, sweeps) while the
+                # worker count and initializer match
+                self._pool = get_reusable_executor(max_workers=self.jobs, initializer=_init_worker)
+            return
+        if self._client is not None:
+            return
+        # distributed takes about a second to import: only runs on dask pay for it
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise StudyError("the dask backend needs dask.distributed: pip install 'toposynth[dask]'") from None
+        if not self.verbose:
+            for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler",
+                         "distributed.core", "distributed.comm", "distributed.client", "distributed.batched"):
+                logging.getLogger(name).setLevel(logging.ERROR)
+        if self.scheduler is not None:
+            try:
+                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise StudyError(f"cannot reach the dask scheduler at {self.scheduler} ({type(exc).__name__}); "
+                                 "start one with `dask scheduler` or check the address") from None
+            return
+        import dask
+
+        with dask.config.set(_LOCAL_CONFIG):
+            self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                         dashboard_address=None, preload=["synth.backends"],
+                                         silence_logs=logging.INFO if self.verbose else logging.ERROR)
+            self._client = Client(self._cluster)
+
+    def close(self, abort: bool = False) -> None:
+        """Stop the cluster (a local one) or disconnect (a remote one). With
+        ``abort``, cancel what is still pending and end the loky workers
+        now; otherwise the reusable loky pool stays for the next run."""
+        pending, self._pending = self._pending, []
+        self._queue.clear()
+        if self._pool is not None:
+            if abort:
+                # no f.cancel() first: loky's shutdown then fails setting its error on a cancelled
+                # future; wait=False races with its manager thread
+                self._pool.shutdown(wait=True, kill_workers=True)
+            else:
+                for f in pending:
+                    f.cancel()
+            self._pool = None
+        if self._client is not None:
+            try:
+                if pending:
+                    self._client.cancel(pending)
+                self._client.close()
+                if self._cluster is not None:
+                    self._cluster.close()
+            finally:
+                self._client = self._cluster = None
+
+    # ----------------------------------------------------------------- tasks
+    def submit(self, fn: Callable, item: Any) -> None:
+        """Queue ``fn(item)``; its future comes out of :meth:`as_completed`.
+
+        loky gets at most ``jobs + 1`` tasks at a time (the rest wait here,
+        handed over as tasks complete): a task queued inside loky when the
+        pool is shut down on Ctrl-C trips a race in loky's manager thread
+        (a traceback on stderr), and there is nothing to gain from a longer
+        queue. dask gets every task at once: its scheduler balances them.
+        """
+        if self.inline:
+            self._queue.append((fn, item))
+            return
+        self._start()
+        if self._client is not None:
+            # pure=False: every call is a task of its own, never merged with an equal-looking one
+            self._pending.append(self._client.submit(fn, item, pure=False))
+        else:
+            self._queue.append((fn, item))
+            self._feed()
+
+    def _feed(self) -> None:
+        while self._queue and len(self._pending) < self.jobs + 1:
+            fn, item = self._queue.popleft()
+            self._pending.append(self._pool.submit(fn, item))
+
+    @property
+    def pending(self) -> tuple[Any, ...]:
+        """The futures submitted to the pool or cluster and not yet handed out."""
+        return tuple(self._pending)
+
+    def as_completed(self) -> Iterator[Any]:
+        """The futures of everything submitted and not yet handed out, each as
+        it completes (inline: computed one by one, in submission order)."""
+        if self.inline:
+            while self._queue:
+                fn, item = self._queue.popleft()
+                yield _Done(fn(item))
+            return
+        if self._client is not None:
+            from distributed import as_completed  # imported by _start already
+
+            for fut in as_completed(list(self._pending)):
+                self._pending.remove(fut)
+                yield fut
+            return
+        while self._pending:
+            done, _ = concurrent.futures.wait(self._pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in [f for f in self._pending if f in done]:     # in submission order
+                self._pending.remove(fut)
+                self._feed()
+                yield fut
+
+    def finished(self) -> list[Any]:
+        """Futures already completed successfully but not yet handed out by
+        :meth:`as_completed` (without waiting): what an interrupted run still keeps."""
+        if self._client is not None:
+            done = [f for f in self._pending if f.status == "finished"]
+        else:
+            done = [f for f in self._pending if f.done() and not f.cancelled() and f.exception() is None]
+        for f in done:
+            self._pending.remove(f)
+        return done

@@ -1,0 +1,409 @@
+"""Parallel backends of `toposynth run`: one executor per run; a real dask cluster
+(scheduler and workers as separate processes) losing a worker mid-run gives the
+same numbers as loky; worker processes die with their parent; Ctrl-C keeps every
+finished evaluation and the rerun resumes from it."""
+
+import concurrent.futures
+import importlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import synth
+from candidates import iter_graph6
+from synth.backends import Executor, check_scheduler
+from synth.cli import main
+from synth.run import backend_settings, run
+from synth.study import StudyError, study_from_dict
+from synth.toml_out import dumps
+
+#: the source tree under test, for the subprocesses (the venv's editable install may point elsewhere)
+SRC = str(Path(synth.__file__).resolve().parents[1])
+ENV = {**os.environ, "PYTHONPATH": SRC}
+ENV.pop("TOPOSYNTH_VERBOSE", None)
+
+
+def products(n: int, count: int = 256, name: str = "products") -> dict:
+    """n candidates of 64 routers (an 8-node graph of degree <= 3 times a ring of 8), capacity
+    under random demands: 0.05-0.15 s per evaluation; more than one wave of 16 when n > 16."""
+    graphs = list(iter_graph6(8, 3))[:n]
+    return {"name": name, "seed": 5, "candidates": {"specs": [f"product:g6:{g}*ring:8" for g in graphs]},
+            "traffic": {"pattern": "random", "count": count}, "ranking": {"objective": "capacity", "eps": 0.05},
+            "cross_check": {"top": 0}}
+
+
+def strip(records: list[dict]) -> list[dict]:
+    """Records without their timings: what must not depend on the backend."""
+    out = []
+    for r in records:
+        r = {k: v for k, v in r.items() if k != "seconds"}
+        if "capacity" in r:
+            r["capacity"] = {k: v for k, v in r["capacity"].items() if k != "seconds"}
+        out.append(r)
+    return out
+
+
+def _stat(pid: int) -> tuple[int, str, int] | None:
+    """(ppid, state, start time) of a process, None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    f = text.rsplit(")", 1)[1].split()
+    return int(f[1]), f[0], int(f[19])
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """Live descendants of ``pid`` -> their start time (to tell a reused pid apart)."""
+    table = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit() and (st := _stat(int(d))) is not None and st[1] != "Z":
+            table[int(d)] = st
+    out, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        for c, (ppid, _, start) in table.items():
+            if ppid == p and c not in out:
+                out[c] = start
+                todo.append(c)
+    return out
+
+
+def alive(procs: dict[int, int]) -> list[int]:
+    out = []
+    for pid, start in procs.items():
+        st = _stat(pid)
+        if st is not None and st[1] != "Z" and st[2] == start:
+            out.append(pid)
+    return out
+
+
+def wait_for(cond, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the run ended (status {proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def lines(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip().endswith("}")]
+
+
+def kill_all(procs) -> None:
+    """Clean up what a test started (its own processes only, by pid)."""
+    for pid in procs:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "synth.cli", *args]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The products study run in-process, one job, no pool: the numbers every backend must give."""
+    d = products(40)
+    res = run(study_from_dict(d), tmp_path_factory.mktemp("ref"), jobs=1)
+    return d, res
+
+
+# -------------------------------------------------------------------- the executor
+def test_inline_loky_and_dask_executors_give_every_result():
+    with Executor("loky", jobs=1) as ex:
+        assert ex.inline
+        for x in range(5):
+            ex.submit(abs, -x)
+        assert [f.result() for f in ex.as_completed()] == [0, 1, 2, 3, 4]      # inline: in order
+    with Executor("loky", jobs=2) as ex:
+        for x in range(6):
+            ex.submit(abs, -x)
+        assert len(ex.pending) == 3                                             # jobs + 1 in the pool
+        assert sorted(f.result() for f in ex.as_completed()) == [0, 1, 2, 3, 4, 5]
+        assert ex.pending == () and ex.finished() == []
+    pytest.importorskip("distributed")
+    from distributed import wait
+
+    with Executor("dask", jobs=1) as ex:
+        for x in range(4):
+            ex.submit(abs, -x)
+        assert len(ex.pending) == 4                                             # dask: all at once
+        it = ex.as_completed()
+        first = next(it).result()
+        wait(list(ex.pending))
+        # what an interrupted run keeps: every finished task not yet handed out
+        assert sorted([first] + [f.result() for f in ex.finished()]) == [0, 1, 2, 3] and ex.pending == ()
+
+
+def test_one_pool_serves_every_wave_variant_and_simulation(monkeypatch):
+    B = importlib.import_module("synth.backends")
+    calls = []
+    real = B.get_reusable_executor
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(B, "get_reusable_executor", counted)
+    d = products(20, count=32)                                      # 2 waves
+    d["traffic"]["count"] = [24, 32]                                # 2 variants
+    d["simulation"] = {"top": 1, "step": 0.2, "max_load": 0.4}      # and the winners' simulations
+    res = run(study_from_dict(d), None, jobs=2)
+    assert len(res.variants) == 2 and all(len(r.simulation) == 1 for _, r in res.variants)
+    assert len(calls) == 1
+
+
+def test_a_killed_loky_worker_breaks_the_pool_and_finished_results_are_kept():
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    with Executor("loky", jobs=2) as ex:
+        ex.submit(abs, -7)
+        concurrent.futures.wait(ex.pending)               # finished before the pool breaks
+        ex.submit(os._exit, 3)                            # a worker dies as if killed
+        got = []
+        with pytest.raises(BrokenProcessPool):
+            for f in ex.as_completed():
+                got.append(f.result())
+        # the finished task is handed out before the broken one, or kept by finished(): never lost
+        got += [f.result() for f in ex.finished()]
+        assert got == [7]
+
+
+def test_executor_rejects_bad_settings():
+    with pytest.raises(StudyError, match="unknown backend 'mpi'"):
+        Executor("mpi")
+    with pytest.raises(StudyError, match="jobs must be a positive integer"):
+        Executor("loky", jobs=0)
+    with pytest.raises(StudyError, match="needs the dask backend"):
+        Executor("loky", scheduler="tcp://127.0.0.1:8786")
+    assert check_scheduler(" tcp://10.1.2.3:8786 ") == "tcp://10.1.2.3:8786"
+    assert check_scheduler("head-node:8786") == "head-node:8786"
+    for bad in ("tcp://head", "http://head:8786", "tcp://head:99999", "", 8786):
+        with pytest.raises(StudyError, match="scheduler"):
+            check_scheduler(bad)
+
+
+# ----------------------------------------------------------- the [dask] section
+def test_dask_section_is_validated_and_does_not_change_the_fingerprint():
+    d = products(3)
+    plain = study_from_dict(d)
+    s = study_from_dict({**d, "dask": {"scheduler": "tcp://10.0.0.5:8786", "workers": 4}})
+    assert s.dask == {"scheduler": "tcp://10.0.0.5:8786", "workers": 4}
+    assert s.fingerprint() == plain.fingerprint()
+    assert s.to_dict()["dask"] == s.dask and "dask" not in plain.to_dict()
+    # the command line wins; a [dask] section makes dask the default backend
+    assert backend_settings(s) == ("dask", 4, "tcp://10.0.0.5:8786")
+    assert backend_settings(s, jobs=2, scheduler="tcp://other:1") == ("dask", 2, "tcp://other:1")
+    assert backend_settings(s, backend="loky") == ("loky", 1, None)
+    assert backend_settings(plain) == ("loky", 1, None)
+    assert backend_settings(plain, scheduler="tcp://h:1") == ("dask", 1, "tcp://h:1")
+    for bad, msg in (({"schedular": "tcp://h:1"}, "study field dask.schedular: unknown field; valid fields of "
+                                                  "[dask]: scheduler, workers"),
+                     ({"scheduler": "tcp://h"}, "study field dask.scheduler: 'tcp://h' is not a dask scheduler "
+                                                "address"),
+                     ({"workers": 0}, "study field dask.workers: must be an integer >= 1, got 0"),
+                     ("tcp://h:1", "study field dask: must be a table")):
+        with pytest.raises(StudyError) as exc:
+            study_from_dict({**d, "dask": bad})
+        assert str(exc.value).startswith(msg) and "\n" not in str(exc.value)
+
+
+def test_cli_scheduler_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(products(2)))
+    assert main(["run", str(f), "--out", str(tmp_path / "o"), "--scheduler", "localhost"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toposynth: error: --scheduler: 'localhost' is not a dask scheduler address") \
+        and err.count("\n") == 1
+    assert main(["run", str(f), "--out", str(tmp_path / "o"), "--backend", "loky", "--scheduler",
+                 "tcp://127.0.0.1:8786"]) == 2
+    assert "needs the dask backend" in capsys.readouterr().err
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(importlib.import_module("synth.backends"), "CONNECT_TIMEOUT", 1)
+    with socket.socket() as s:                 # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["run", str(f), "--out", str(tmp_path / "o"), "--quiet", "--scheduler",
+                 f"tcp://127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toposynth: error: cannot reach the dask scheduler at tcp://127.0.0.1:{port}") \
+        and err.count("\n") == 1
+
+
+# ------------------------------------------------------ Ctrl-C keeps finished work
+def test_an_interrupt_writes_every_finished_result_first(tmp_path, monkeypatch):
+    """Deterministic: one result has been written, the other tasks in the
+    pool have finished too, then Ctrl-C: they are written before the run stops."""
+    R = importlib.import_module("synth.run")
+    seen: list = []
+
+    class Interrupted(R.Executor):
+        def as_completed(self):
+            it = super().as_completed()
+            yield next(it)
+            seen.extend(self.pending)
+            concurrent.futures.wait(seen)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(R, "Executor", Interrupted)
+    d = products(20)
+    with pytest.raises(KeyboardInterrupt):
+        run(study_from_dict(d), tmp_path, jobs=2)
+    recs = lines(tmp_path / "records.jsonl")
+    assert len(seen) == 3                       # jobs + 1 in the pool (the handed-out one replaced)
+    assert len(recs) == 4 and {f.result().spec for f in seen} < {r["spec"] for r in recs}
+
+
+def test_ctrl_c_keeps_finished_candidates_and_the_rerun_resumes(tmp_path, reference, capsys):
+    d, ref = reference
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(d))
+    out = tmp_path / "o"
+    log = tmp_path / "err"
+    with log.open("w") as err:
+        p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--jobs", "2"), env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=err, start_new_session=True)
+    try:
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 3, 120, "3 records", p)
+        kids = descendants(p.pid)
+        os.killpg(p.pid, signal.SIGINT)          # Ctrl-C in a terminal: the whole foreground group
+        assert p.wait(60) == 130
+    finally:
+        kill_all([p.pid])
+    text = log.read_text()
+    reported = re.findall(r"^  \[\d+/\d+\] (\S+): ", text, flags=re.M)
+    recs = [r["spec"] for r in lines(out / "records.jsonl")]
+    assert "Traceback" not in text
+    assert text.rstrip().endswith("toposynth: interrupted; finished candidates are kept: rerun the same command "
+                                  "to resume")
+    assert 3 <= len(recs) < len(d["candidates"]["specs"])          # stopped mid-run
+    assert sorted(recs) == sorted(set(recs)) and set(reported) <= set(recs) and len(reported) == len(recs)
+    wait_for(lambda: not alive(kids), 15, "the workers to end")
+    # the rerun (in-process, one job) evaluates only the rest, and the numbers are the uninterrupted run's
+    capsys.readouterr()
+    assert main(["run", str(f), "--out", str(out)]) == 0
+    n = len(d["candidates"]["specs"])
+    assert f"{n} candidates, {len(recs)} already done, {n - len(recs)} to evaluate" in capsys.readouterr().err
+    res = json.loads((out / "results.json").read_text())
+    assert res["resumed"] == len(recs) and res["ranking"] == ref.ranking
+    assert strip(res["records"]) == strip([r.to_dict() for r in ref.records])
+
+
+# ---------------------------------------------------- workers die with their parent
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_workers_end_when_the_run_is_killed(tmp_path, backend):
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(products(60, count=512)))
+    out = tmp_path / "o"
+    p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--jobs", "2", "--backend", backend, "--quiet"),
+                         env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    kids: dict[int, int] = {}
+    try:
+        # busy: records are being written and both workers exist
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 1 and len(descendants(p.pid)) >= 2, 120,
+                 "two busy workers", p)
+        kids = descendants(p.pid)
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(10)
+        t0 = time.monotonic()
+        wait_for(lambda: not alive(kids), 15, f"the {backend} workers {alive(kids)} to end")
+        assert time.monotonic() - t0 < 15
+    finally:
+        kill_all([p.pid, *alive(kids)])
+
+
+def test_a_loky_worker_killed_from_outside_stops_the_run_in_one_line(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(products(40)))
+    out = tmp_path / "o"
+    p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--jobs", "2", "--quiet"), env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        def worker() -> int | None:
+            for pid in descendants(p.pid):
+                try:
+                    if "loky" in Path(f"/proc/{pid}/cmdline").read_text() and \
+                            "resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_text():
+                        return pid
+                except OSError:
+                    pass
+            return None
+
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 2 and worker() is not None, 120, "a busy worker", p)
+        os.kill(worker(), signal.SIGKILL)
+        _, err = p.communicate(timeout=60)
+    finally:
+        kill_all([p.pid])
+    kept = len(lines(out / "records.jsonl"))
+    assert p.returncode == 2 and err.count("\n") == 1, err
+    assert err.startswith("toposynth: error: the sweep stopped: TerminatedWorkerError")
+    assert f"the {kept} records in {out} are kept: rerun the same command to resume" in err
+
+
+# ------------------------------------------------ a dask cluster losing a worker
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference):
+    pytest.importorskip("distributed")
+    d, ref = reference
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(d))
+    out = tmp_path / "o"
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "dask"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    procs: list[subprocess.Popen] = []
+
+    def start(name: str, args: list[str]) -> subprocess.Popen:
+        with (logs / name).open("w") as log:
+            p = subprocess.Popen(dask + args, env=ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append(p)
+        return p
+
+    try:
+        start("scheduler", ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"])
+        # no nanny: killing the worker process is losing the worker (a nanny would restart it)
+        workers = [start(f"worker{i}", ["worker", addr, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
+                                        "--no-dashboard", "--name", f"w{i}"]) for i in range(2)]
+        with (logs / "run").open("w") as log:
+            p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--scheduler", addr), env=ENV,
+                                 stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        procs.append(p)
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 4, 120, "4 records", p)
+        os.kill(workers[0].pid, signal.SIGKILL)
+        assert len(lines(out / "records.jsonl")) < len(d["candidates"]["specs"])        # killed mid-run
+        assert p.wait(180) == 0, (logs / "run").read_text()
+        assert workers[0].wait(10) == -signal.SIGKILL and workers[1].poll() is None
+    finally:
+        kill_all([x.pid for x in procs])
+        for x in procs:
+            x.wait(10)
+    res = json.loads((out / "results.json").read_text())
+    assert res["ranking"] == ref.ranking
+    assert strip(res["records"]) == strip([r.to_dict() for r in ref.records])
+    # quiet: the progress lines and nothing from the cluster
+    err = (logs / "run").read_text().splitlines()
+    assert err and all(x.startswith(("toposynth: study", "  [")) for x in err), err

@@ -1,0 +1,318 @@
+"""The table of bad inputs: every row is a command line (with the files it
+needs), the exit status it must give and what its one message line must
+say. Exit statuses: 2 bad input (one ``toposynth: error:`` line, no
+traceback), 3 a simulation deadlocked, 4 a limit stopped the computation
+short of its certified answer (README, "Errors and exit codes").
+
+Rows run in-process through ``synth.cli.main`` in a scratch directory; the
+few that need a process of their own (signals, killed workers) live in
+tests/synth/test_backends.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import pytest
+
+from synth.cli import main
+
+GRAPHML_DIRECTED_ONE_WAY = (
+    b'<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed">'
+    b'<node id="a"/><node id="b"/><node id="c"/><edge source="a" target="b"/><edge source="b" target="c"/>'
+    b'<edge source="c" target="a"/></graph></graphml>'
+)
+GRAPHML_DIRECTED_BOTH_WAYS = (
+    b'<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed">'
+    b'<node id="a"/><node id="b"/><node id="c"/><edge source="a" target="b"/><edge source="b" target="a"/>'
+    b'<edge source="b" target="c"/><edge source="c" target="b"/></graph></graphml>'
+)
+SMALL = b"[candidates]\nspecs = ['ring:8', 'complete:8']\n"
+
+
+@dataclass
+class Row:
+    id: str
+    argv: list[str]
+    rc: int
+    says: str  # a regular expression the message line must match
+    files: dict[str, bytes] = field(default_factory=dict)
+    dirs: tuple[str, ...] = ()
+
+
+ROWS = [
+    # ---- topology specs
+    Row("unknown family", ["describe", "nosuch:4"], 2, r"unknown topology family 'nosuch'; valid families: torus"),
+    Row("zero size", ["describe", "torus:0x4"], 2, r"shape sizes must be positive"),
+    Row("non-integer size", ["describe", "torus:4xa"], 2, r"sizes joined by 'x'"),
+    Row("missing shape", ["describe", "torus:"], 2, r"torus needs shape; example"),
+    Row("ring too small", ["describe", "ring:1"], 2, r"at least 3 routers, got 1"),
+    Row("rtt a=0", ["describe", "rtt:a=0"], 2, r"a >= 2, got a=0"),
+    Row("unknown parameter", ["describe", "ring:8:foo=1"], 2, r"ring does not take parameter 'foo'; it takes: n"),
+    Row("concentration 0", ["describe", "torus:4x4:c=0"], 2, r"concentration c must be a positive integer"),
+    Row("concentration negative", ["describe", "torus:4x4:c=-1"], 2, r"got c=-1"),
+    Row("bad graph6", ["describe", "g6:!!!!"], 2, r"not a graph6 string"),
+    Row("twist not an offset", ["describe", "twisted:8x4:t1=8"], 2, r"not a valid offset"),
+    # ---- graph files
+    Row("missing graph file", ["describe", "graph:missing.graphml"], 2, r"missing.graphml: no such graph file"),
+    Row("binary graphml", ["describe", "graph:bin.graphml"], 2, r"not a GraphML file",
+        files={"bin.graphml": b"\x00\xff\xfe\x01garbage"}),
+    Row("directed one-way arcs", ["describe", "graph:d.graphml"], 2, r"one-way arc .* add the reverse arc",
+        files={"d.graphml": GRAPHML_DIRECTED_ONE_WAY}),
+    Row("edge list mixes names", ["describe", "graph:e.txt"], 2, r"e.txt:2: node 'banana' is a name but earlier",
+        files={"e.txt": b"0 1\n1 banana\n"}),
+    Row("edge list negative node", ["describe", "graph:e.txt"], 2, r"e.txt:2: node -5 is negative",
+        files={"e.txt": b"0 1\n1 -5\n"}),
+    Row("edge list latin-1", ["describe", "graph:e.txt"], 2, r"edge list e.txt is not UTF-8 text \(byte 0xe9",
+        files={"e.txt": "0 1\n1 caf\xe9\n".encode("latin-1")}),
+    Row("edge list self-loop", ["describe", "graph:e.el"], 2, r"e.el:1: self-loop", files={"e.el": b"3 3\n"}),
+    Row("graph file unknown type", ["describe", "graph:g.xyz"], 2, r"unknown graph file type .xyz",
+        files={"g.xyz": b"0 1\n"}),
+    Row("empty edge list", ["describe", "graph:e.txt"], 2, r"no links found", files={"e.txt": b"# nothing\n"}),
+    Row("json not a graph", ["describe", "graph:g.json"], 2, r"neither a toposynth topology", files={"g.json": b"[1, 2]"}),
+    # ---- sizes: refused from an estimate before anything is allocated (a limit far below any of these)
+    Row("hypercube:40", ["describe", "hypercube:40"], 2, r"hypercube:40 \(1.1e\+12 routers.* needs about 2.4 PB"),
+    Row("complete:100000", ["describe", "complete:100000"], 2, r"complete:100000 \(100,000 routers, 5e\+09 links\) needs"),
+    Row("torus of a billion", ["describe", "torus:1000x1000x1000"], 2, r"torus:1000x1000x1000 \(1e\+09 routers"),
+    Row("enumerate 40 nodes", ["enumerate", "--nodes", "40", "--max-degree", "39"], 2,
+        r"enumerating graphs of 40 nodes with maximum degree 39 needs about"),
+    Row("flow of a million routers", ["flow", "torus:100x100x100", "--traffic", "random:100000"], 2, r"needs about"),
+    Row("simulate 65536 routers with tables", ["simulate", "torus:64x32x32", "--routing", "table"], 2,
+        r"simulating torus:64x32x32 \(65,536 routers, table routing: n x n tables\) needs about"),
+    # ---- describe / enumerate options
+    Row("negative exact-bisection", ["describe", "ring:8", "--exact-bisection", "-1"], 2, r"must be an integer >= 0, got -1"),
+    Row("bad choice (argparse)", ["describe", "ring:8", "--equivalent", "bogus"], 2,
+        r"toposynth describe: argument --equivalent: invalid choice: 'bogus'.*--help"),
+    Row("unknown option (argparse)", ["describe", "ring:8", "--bogus"], 2, r"unrecognized arguments: --bogus"),
+    Row("non-integer option (argparse)", ["enumerate", "--nodes", "x", "--max-degree", "2"], 2,
+        r"argument --nodes: invalid int value: 'x'"),
+    Row("no command (argparse)", [], 2, r"the following arguments are required: COMMAND"),
+    Row("enumerate zero nodes", ["enumerate", "--nodes", "0", "--max-degree", "2"], 2, r"n must be at least 1"),
+    Row("enumerate negative degree", ["enumerate", "--nodes", "5", "--max-degree", "-1"], 2, r"max_degree must be >= 0"),
+    Row("enumerate min above max", ["enumerate", "--nodes", "5", "--max-degree", "2", "--min-degree", "3"], 2,
+        r"min_degree=3 exceeds max_degree=2"),
+    # ---- flow
+    Row("PTAS eps 0", ["flow", "torus:4x4", "--solver", "ptas", "--eps", "0"], 2, r"the PTAS needs eps > 0; use --solver colgen"),
+    Row("negative eps", ["flow", "torus:4x4", "--eps", "-0.1"], 2, r"eps must be in \[0, 1\) \(0 = exact\), got -0.1"),
+    Row("colgen latency", ["flow", "torus:4x4", "--solver", "colgen", "--latency"], 2, r"column generation solves the capacity only"),
+    Row("eps above 1", ["flow", "torus:4x4", "--eps", "1.5"], 2, r"eps must be in \[0, 1\) \(0 = exact\), got 1.5"),
+    Row("eps nan", ["flow", "torus:4x4", "--eps", "nan"], 2, r"eps must be in \[0, 1\) \(0 = exact\), got nan"),
+    Row("random count negative", ["flow", "torus:4x4", "--traffic", "random:-3"], 2, r"traffic.count: must be an integer >= 1"),
+    Row("random count not a number", ["flow", "torus:4x4", "--traffic", "random:abc"], 2, r"unknown traffic 'random:abc'"),
+    Row("unknown traffic", ["flow", "torus:4x4", "--traffic", "nosuch"], 2, r"unknown traffic 'nosuch': write uniform"),
+    Row("unknown NAS kernel", ["flow", "torus:4x4", "--traffic", "app:nosuch"], 2, r"traffic.app: must be one of cg"),
+    Row("missing demand file", ["flow", "torus:4x4", "--demands", "missing.csv"], 2, r"no such demand file 'missing.csv'"),
+    Row("demand file header", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"the first line must be the header",
+        files={"d.csv": b"a,b,c\n0,1,1\n"}),
+    Row("demand negative amount", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"d.csv:2: amount -2 must be a finite",
+        files={"d.csv": b"src,dst,amount\n0,1,-2\n"}),
+    Row("demand infinite amount", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"d.csv:2: amount inf must be a finite",
+        files={"d.csv": b"src,dst,amount\n0,1,inf\n"}),
+    Row("demand negative router", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"router indices start at 0",
+        files={"d.csv": b"src,dst,amount\n-1,1,1\n"}),
+    Row("demand router out of range", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"names router 99, but torus:4x4 has 16",
+        files={"d.csv": b"src,dst,amount\n0,99,1\n"}),
+    Row("demand not a number", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"d.csv:2: src and dst must be router indices",
+        files={"d.csv": b"src,dst,amount\n0,1,lots\n"}),
+    Row("demand file latin-1", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"demand file d.csv is not UTF-8 text",
+        files={"d.csv": "src,dst,amount\n0,1,1 \xe9\n".encode("latin-1")}),
+    Row("demand file binary", ["flow", "torus:4x4", "--demands", "d.csv"], 2, r"demand file d.csv is a binary file",
+        files={"d.csv": b"\x00\xff\xfe\x01"}),
+    Row("demand file is a directory", ["flow", "torus:4x4", "--demands", "ddir"], 2, r"no such demand file 'ddir'",
+        dirs=("ddir",)),
+    Row("negative scale", ["flow", "torus:4x4", "--scale", "-1"], 2, r"--scale must be a finite positive number, got -1"),
+    Row("infinite scale", ["flow", "torus:4x4", "--scale", "inf"], 2, r"--scale must be a finite positive number, got inf"),
+    Row("symmetry off a lattice", ["flow", "complete:8", "--solver", "symmetry"], 2, r"symmetr"),
+    Row("negative seed", ["flow", "torus:4x4", "--seed", "-1"], 2, r"seed \(--seed\) must be an integer >= 0, got -1"),
+    Row("pins not a number", ["flow", "torus:4x4", "--packaging", "bgl", "--connector-pins", "node_card=abc"], 2,
+        r"--connector-pins needs LEVEL=PINS"),
+    Row("wiring without packaging", ["flow", "torus:4x4", "--wiring", "uniform"], 2, r"need --packaging"),
+    Row("blocks of the wrong depth", ["flow", "torus:8x8x8", "--packaging", "bgl", "--blocks", "1x1x3"], 2,
+        r"one block per packaging level"),
+    Row("blocks not numbers", ["flow", "torus:4x4", "--blocks", "axb"], 2, r"--blocks needs shapes like"),
+    Row("phase budget zero", ["flow", "torus:4x4", "--solver", "ptas", "--max-phases", "0"], 2, r"max_phases must be a positive integer"),
+    Row("PTAS stopped above eps", ["flow", "torus:4x4", "--solver", "ptas", "--traffic", "random:64", "--eps", "0.01",
+                                    "--max-phases", "2"], 4,
+        r"not certified: \[ptas\] stopped after 2 phases \(exit status 4\)"),
+    # ---- simulate
+    Row("negative load", ["simulate", "torus:4x4", "--load", "-0.1"], 2, r"load must be non-negative"),
+    Row("zero VCs", ["simulate", "torus:4x4", "--vcs", "0"], 2, r"vcs must be a positive integer, got 0"),
+    Row("unknown pattern", ["simulate", "torus:4x4", "--traffic", "nosuch"], 2, r"unknown traffic pattern 'nosuch'; valid"),
+    Row("unknown pattern option", ["simulate", "torus:4x4", "--traffic", "hotregion:foo=1"], 2, r"takes options"),
+    Row("zero packet", ["simulate", "torus:4x4", "--packet", "0"], 2, r"1 <= lo <= hi, got 0"),
+    Row("packet range reversed", ["simulate", "torus:4x4", "--packet", "5-2"], 2, r"1 <= lo <= hi, got \(5, 2\)"),
+    Row("packet not a number", ["simulate", "torus:4x4", "--packet", "big"], 2, r"--packet takes L or LO-HI"),
+    Row("zero buffer", ["simulate", "torus:4x4", "--buffer", "0"], 2, r"buffer_packets must be a positive integer"),
+    Row("loads not numbers", ["simulate", "torus:4x4", "--sweep", "--loads", "a,b"], 2, r"--loads takes a comma list"),
+    Row("empty load range", ["simulate", "torus:4x4", "--sweep", "--loads", "0.5:0.1:0.1"], 2, r"at least one load"),
+    Row("zero step", ["simulate", "torus:4x4", "--saturation", "--step", "0"], 2, r"need 0 < step <= max_load"),
+    Row("negative seed (sim)", ["simulate", "torus:4x4", "--seed", "-1"], 2, r"seed must be an integer >= 0, got -1"),
+    Row("negative warmup", ["simulate", "torus:4x4", "--warmup", "-5"], 2, r"warmup must be a non-negative integer"),
+    Row("zero injectors", ["simulate", "torus:4x4", "--injectors", "0"], 2, r"injectors must be a positive integer"),
+    Row("negative link latency", ["simulate", "torus:4x4", "--link-latency", "-1"], 2, r"link_latency must be a positive"),
+    Row("zero watchdog", ["simulate", "torus:4x4", "--watchdog", "0"], 2, r"watchdog must be a positive integer"),
+    Row("unknown routing (argparse)", ["simulate", "torus:4x4", "--routing", "nosuch"], 2,
+        r"argument --routing: invalid choice: 'nosuch'"),
+    Row("dateline with one VC", ["simulate", "torus:4x4", "--routing", "dor", "--deadlock", "dateline", "--vcs", "1"], 2,
+        r"dateline deadlock avoidance needs at least 2 virtual channels"),
+    Row("deadlock option off dor", ["simulate", "torus:4x4", "--routing", "adaptive", "--deadlock", "bubble"], 2,
+        r"applies to routing dor only"),
+    Row("missing trace", ["simulate", "torus:4x4", "--trace", "missing.txt"], 2, r"cannot read trace 'missing.txt'"),
+    Row("trace latin-1", ["simulate", "torus:4x4", "--trace", "t.txt"], 2, r"trace t.txt is not UTF-8 text \(byte 0xe9",
+        files={"t.txt": "# toposynth trace v1 \xe9\n".encode("latin-1")}),
+    Row("trace binary", ["simulate", "torus:4x4", "--trace", "t.txt"], 2, r"trace t.txt is a binary file",
+        files={"t.txt": b"\x00\xff\xfe\x01"}),
+    Row("trace is a directory", ["simulate", "torus:4x4", "--trace", "tdir"], 2, r"cannot read trace 'tdir': Is a directory",
+        dirs=("tdir",)),
+    Row("NAS procs not a power of 2", ["simulate", "torus:4x4", "--trace", "nas:cg:3"], 2, r"power-of-2 number of processes"),
+    Row("unknown NAS kernel (sim)", ["simulate", "torus:4x4", "--trace", "nas:nosuch:16"], 2, r"unknown NAS kernel 'nosuch'"),
+    Row("NAS spec not numbers", ["simulate", "torus:4x4", "--trace", "nas:cg:x"], 2, r"needs integers"),
+    Row("zero max-cycles", ["simulate", "torus:4x4", "--trace", "nas:cg:16:S:1", "--max-cycles", "0"], 2,
+        r"max_cycles must be a positive integer, got 0"),
+    Row("write-trace without trace", ["simulate", "torus:4x4", "--write-trace", "x.txt"], 2, r"--write-trace needs --trace"),
+    Row("plot without sweep", ["simulate", "torus:4x4", "--plot", "x.png"], 2, r"--plot needs --sweep or --saturation"),
+    Row("trace with sweep", ["simulate", "torus:4x4", "--trace", "nas:cg:16:S:1", "--sweep"], 2, r"does not combine"),
+    Row("deadlock", ["simulate", "torus:8x8", "--routing", "dor", "--deadlock", "none", "--vcs", "1", "--buffer", "1",
+                     "--packet", "8", "--load", "0.9", "--traffic", "tornado"], 3,
+        r"deadlock at offered load 0.6\d+: latency and throughput there are not measurements \(exit status 3\)"),
+    Row("trace cut short", ["simulate", "torus:4x4", "--trace", "nas:cg:16:S:1", "--max-cycles", "50"], 4,
+        r"did not complete within --max-cycles 50 \(exit status 4\)"),
+    # ---- run: study files
+    Row("missing study", ["run", "missing.toml"], 2, r"cannot read study file 'missing.toml': No such file"),
+    Row("binary study", ["run", "s.toml"], 2, r"study file s.toml is a binary file", files={"s.toml": b"\x00\xff\xfebinary"}),
+    Row("latin-1 study", ["run", "s.toml"], 2, r"study file s.toml is not UTF-8 text \(byte 0xe9 at offset 6, line 1\)",
+        files={"s.toml": "name='\xe9t\xe9'\n".encode("latin-1")}),
+    Row("study is a directory", ["run", "sdir"], 2, r"cannot read study file 'sdir': Is a directory", dirs=("sdir",)),
+    Row("bad TOML", ["run", "s.toml"], 2, r"is not valid TOML: Expected ']'", files={"s.toml": b"[candidates\n"}),
+    Row("unknown section", ["run", "s.toml"], 2, r"study field nosuch: unknown field", files={"s.toml": b"[nosuch]\nx = 1\n"}),
+    Row("unknown key", ["run", "s.toml"], 2, r"study field candidates.foo: unknown field",
+        files={"s.toml": SMALL + b"foo = 1\n"}),
+    Row("unknown builtin", ["run", "builtin:nosuch"], 2, r"no built-in study 'nosuch'; built-in studies: default"),
+    Row("jobs zero", ["run", "--jobs", "0"], 2, r"jobs must be a positive integer, got 0"),
+    Row("infinite scale (study)", ["run", "s.toml"], 2, r"traffic.scales: must be a list of finite positive numbers",
+        files={"s.toml": SMALL + b"[traffic]\nscales = [2.0, inf]\n"}),
+    Row("NaN scale (study)", ["run", "s.toml"], 2, r"traffic.scales: must be a list of finite positive numbers",
+        files={"s.toml": SMALL + b"[traffic]\nscales = [nan]\n"}),
+    Row("negative demands (study)", ["run", "s.toml"], 2, r"traffic.file: .*neg.csv:2: amount -2 must be a finite",
+        files={"s.toml": SMALL + b"[traffic]\npattern = 'file'\nfile = 'neg.csv'\n", "neg.csv": b"src,dst,amount\n0,1,-2\n"}),
+    Row("eps 0 (study)", ["run", "s.toml"], 2, r"ranking.eps: must be a number in \(0, 1\), got 0",
+        files={"s.toml": SMALL + b"[ranking]\neps = 0\n"}),
+    Row("bad spec in pool", ["run", "s.toml"], 2, r"candidates.specs: 'nosuch:3': unknown topology family",
+        files={"s.toml": b"[candidates]\nspecs = ['ring:8', 'nosuch:3']\n"}),
+    Row("negative seed (study)", ["run", "s.toml"], 2, r"study field seed: must be an integer >= 0, got -1",
+        files={"s.toml": b"seed = -1\n" + SMALL}),
+    Row("empty pool", ["run", "s.toml"], 2, r"the pool is empty", files={"s.toml": b"[candidates]\nspecs = []\n"}),
+    Row("machine of another size", ["run", "s.toml"], 2, r"ring:16.*compare_sizes",
+        files={"s.toml": b"[candidates]\nspecs = ['ring:8', 'ring:16']\n"}),
+    Row("unknown objective", ["run", "s.toml"], 2, r"ranking.objective", files={"s.toml": SMALL + b"[ranking]\nobjective = 'speed'\n"}),
+    Row("latency without scales", ["run", "s.toml"], 2, r"the latency objective needs demand scales",
+        files={"s.toml": SMALL + b"[ranking]\nobjective = 'latency'\n"}),
+    Row("bad baseline", ["run", "s.toml"], 2, r"ranking.baseline: 'nosuch:1'",
+        files={"s.toml": SMALL + b"[ranking]\nbaseline = 'nosuch:1'\n"}),
+    Row("missing candidate file", ["run", "s.toml"], 2, r"candidates.files: '.*none.graphml' is not a file",
+        files={"s.toml": b"[candidates]\nfiles = ['none.graphml']\n"}),
+    Row("shares not adding up", ["run", "s.toml"], 2, r"traffic.shares: must be at least 2 non-negative fractions adding up to 1",
+        files={"s.toml": SMALL + b"[traffic]\npattern = 'local'\ncount = 8\nshares = [0.5, 0.6]\n"}),
+    Row("nothing left to rank", ["run", "s.toml", "--out", "o", "--quiet"], 2,
+        r"no candidate of the 8-PE machine could be evaluated: ring:8: pruned: router degree 2 > max_degree 1; "
+        r"complete:8: .*the records are in o/records.jsonl", files={"s.toml": SMALL + b"max_degree = 1\n"}),
+    Row("unknown sim preset", ["run", "s.toml"], 2, r"simulation.preset", files={"s.toml": SMALL + b"[simulation]\npreset = 'fast'\n"}),
+    # ---- report / studies
+    Row("report of a missing dir", ["report", "missingdir"], 2, r"missingdir does not exist; give the --out directory"),
+    Row("report without results", ["report", "rdir"], 2, r"rdir holds no results.json; run `toposynth run STUDY --out rdir`",
+        dirs=("rdir",)),
+    Row("report of damaged results", ["report", "bad"], 2, r"cannot read bad/results.json \(not JSON: Expecting property",
+        files={"bad/results.json": b"{nope"}),
+    # ---- output paths: refused before any work
+    Row("run --out is a file", ["run", "s.toml", "--out", "afile"], 2, r"--out afile is a file; give a directory",
+        files={"s.toml": SMALL, "afile": b"x"}),
+    Row("run --out cannot be created", ["run", "s.toml", "--out", "/proc/x/y"], 2, r"cannot create /proc/x.*choose another --out",
+        files={"s.toml": SMALL}),
+    Row("run --out holds a directory for a result", ["run", "s.toml", "--out", "o"], 2, r"results.json",
+        files={"s.toml": SMALL}, dirs=("o", "o/results.json")),
+    Row("enumerate --out is a directory", ["enumerate", "--nodes", "4", "--max-degree", "2", "--out", "adir"], 2,
+        r"--out adir is a directory", dirs=("adir",)),
+    Row("plot into a directory", ["simulate", "torus:4x4", "--sweep", "--loads", "0.1", "--plot", "adir"], 2,
+        r"--plot adir is a directory", dirs=("adir",)),
+    Row("plot format unknown", ["simulate", "torus:4x4", "--sweep", "--loads", "0.1", "--plot", "x.docx"], 2,
+        r"unknown image format 'docx'"),
+    Row("write-trace into a directory", ["simulate", "torus:4x4", "--trace", "nas:cg:16:S:1", "--write-trace", "adir"], 2,
+        r"--write-trace adir is a directory", dirs=("adir",)),
+    Row("unknown builtin (studies)", ["studies", "--show", "nosuch"], 2, r"no built-in study 'nosuch'"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _memory_limit(monkeypatch):
+    # the size rows must not depend on this machine's free memory
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
+
+
+def _run(row: Row, tmp_path, capsys):
+    for d in row.dirs:
+        (tmp_path / d).mkdir()
+    for name, data in row.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        try:
+            rc = main(row.argv)
+        except SystemExit as exc:  # argparse's own exit
+            rc = exc.code
+    finally:
+        os.chdir(cwd)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_table_is_large_and_ids_unique():
+    assert len(ROWS) >= 60
+    assert len({r.id for r in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_bad_input(row, tmp_path, capsys):
+    rc, out, err = _run(row, tmp_path, capsys)
+    assert rc == row.rc, (rc, err)
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    if row.rc == 2:
+        assert len(lines) == 1, err
+        assert lines[0].startswith("toposynth: error: "), err
+        assert out == ""
+        assert re.search(row.says, lines[0]), lines[0]
+    else:
+        # a result was printed, and one line on stderr says why it is not a valid one
+        assert out.strip()
+        said = [line for line in lines if re.search(row.says, line)]
+        assert len(said) == 1, err
+
+
+def test_directed_graph_with_both_arcs_is_its_undirected_graph(tmp_path, capsys):
+    (tmp_path / "d.graphml").write_bytes(GRAPHML_DIRECTED_BOTH_WAYS)
+    rc, out, err = _run(Row("", ["describe", str(tmp_path / "d.graphml").join(["graph:", ""]), "--json"], 0, ""),
+                        tmp_path, capsys)
+    import json
+
+    d = json.loads(out)
+    assert rc == 0 and err == ""
+    assert (d["nodes"], d["links"], d["diameter"]) == (3, 2, 2)   # the path a - b - c
+
+
+def test_dor_with_one_vc_says_it_uses_bubbles(tmp_path, capsys):
+    rc, out, err = _run(Row("", ["simulate", "torus:4x4", "--routing", "dor", "--vcs", "1", "--load", "0.05",
+                                 "--json"], 0, ""), tmp_path, capsys)
+    import json
+
+    assert rc == 0
+    assert json.loads(out)["routing"] == "dor/bubble"
+    assert err.strip().splitlines() == ["toposynth: note: dor with 1 virtual channel uses bubble flow control "
+                                        "(datelines need --vcs 2); --deadlock bubble chooses it explicitly"]
+    # said only where a default chose it
+    rc, out, err = _run(Row("", ["simulate", "torus:4x4", "--routing", "dor", "--vcs", "1", "--deadlock", "bubble",
+                                 "--load", "0.05", "--json"], 0, ""), tmp_path, capsys)
+    assert rc == 0 and err == ""
