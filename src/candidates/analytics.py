@@ -44,6 +44,7 @@ __all__ = [
     "describe",
     "DescribeCost",
     "describe_cost",
+    "check_describe",
 ]
 
 #: largest router count of the Kernighan-Lin bisection heuristic
@@ -419,16 +420,11 @@ def describe_cost(topo: Topology, *, bisection_exact_limit: int = 24, equivalent
     return DescribeCost(retained + max(parts.values()), sum(times.values()), parts, sources, kl, partitions, slowest)
 
 
-def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str | None = None) -> dict[str, Any]:
-    """All analytic properties of a topology as a JSON-ready dict.
-
-    ``equivalent="minimal"`` or ``"updown"`` adds the mean and maximum of the
-    equivalent-distance table ('equivalent-distance-irregular') under that
-    routing (an n x n table: kept to graphs of at most 8192 routers).
-
-    >>> d = describe(__import__("candidates").rtt(4))
-    >>> d["nodes"], d["diameter"], d["average_distance_with_self"] == (4 * 16 - 1) / 24
-    (32, 4, True)
+def check_describe(topo: Topology, *, bisection_exact_limit: int = 24,
+                   equivalent: str | None = None) -> tuple[DescribeCost, str | None]:
+    """Refuse (:class:`SizeError`, one line) a :func:`describe` that will not
+    fit in memory or whose exhaustive bisection would run for hours; return
+    the cost and the reason Kernighan-Lin will be skipped (None if it runs).
     """
     if isinstance(bisection_exact_limit, bool) or not isinstance(bisection_exact_limit, int) or bisection_exact_limit < 0:
         raise TopologyError(f"bisection_exact_limit (--exact-bisection) must be an integer >= 0, got {bisection_exact_limit!r}")
@@ -451,6 +447,21 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
             f"balanced partitions (about {format_seconds(seconds)}); lower the exact-bisection limit "
             f"(--exact-bisection) below {topo.n}"
         )
+    return cost, skip_kl
+
+
+def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str | None = None) -> dict[str, Any]:
+    """All analytic properties of a topology as a JSON-ready dict.
+
+    ``equivalent="minimal"`` or ``"updown"`` adds the mean and maximum of the
+    equivalent-distance table ('equivalent-distance-irregular') under that
+    routing (an n x n table: kept to graphs of at most 8192 routers).
+
+    >>> d = describe(__import__("candidates").rtt(4))
+    >>> d["nodes"], d["diameter"], d["average_distance_with_self"] == (4 * 16 - 1) / 24
+    (32, 4, True)
+    """
+    _, skip_kl = check_describe(topo, bisection_exact_limit=bisection_exact_limit, equivalent=equivalent)
     ds = distance_stats(topo)
     deg = topo.degree
     out: dict[str, Any] = {

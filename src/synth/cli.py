@@ -37,11 +37,11 @@ def _fmt(x: Any, digits: int = 4) -> str:
 # ------------------------------------------------------------------ describe
 def cmd_describe(args: argparse.Namespace) -> int:
     from candidates import describe, from_spec
-    from candidates.analytics import describe_cost
+    from candidates.analytics import check_describe
     from candidates.size import format_count, format_seconds
 
     topo = from_spec(args.spec)
-    cost = describe_cost(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
+    cost, _ = check_describe(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
     if cost.seconds > 30:
         print(f"toposynth: large problem: {format_count(topo.n)} routers, {format_count(topo.num_links)} links; "
               f"describe will take about {format_seconds(cost.seconds)} (mostly {cost.slowest})",

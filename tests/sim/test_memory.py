@@ -1,0 +1,58 @@
+"""sim.memory_estimate against the measured peak of a short simulation, and
+the refusal of what will not fit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import candidates as cd
+import sim
+from candidates.size import SizeError
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+_PROBE = r"""
+import json, sys
+from dataclasses import replace
+import candidates as cd, sim
+spec, routing = sys.argv[1:3]
+cfg = replace(sim.preset("default"), routing=routing, warmup=20, measure=50, drain=50)
+sim.simulate(cd.from_spec("ndt:2x2x2" if routing == "table" else "torus:4x4"), cfg, "uniform", 0.05, seed=1)
+def cur():
+    with open("/proc/self/statm") as f: return int(f.read().split()[1]) * 4096
+def hwm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+t = cd.from_spec(spec); _ = t.arc_id
+with open("/proc/self/clear_refs", "w") as f: f.write("5")
+b0 = cur()
+m = sim.memory_estimate(t, cfg)
+sim.simulate(t, cfg, "uniform", 0.05, seed=1)
+print(json.dumps({"est": m.nbytes, "peak": hwm() - b0, "routing": m.routing}))
+"""
+
+
+@pytest.mark.parametrize("spec, routing", [("torus:12x12x12", "adaptive"), ("mesh:32x32", "dor"),
+                                           ("ndt:4x4x4x4x2", "table")])
+def test_estimate_within_factor_two(spec, routing):
+    out = subprocess.run([sys.executable, "-c", _PROBE, spec, routing], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": SRC}, check=True)
+    r = json.loads(out.stdout)
+    assert r["routing"] == routing
+    assert 0.5 < r["peak"] / r["est"] < 2.0, r
+
+
+def test_refused_before_tables(monkeypatch):
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
+    t = cd.from_spec("torus:32x32x16")  # 16,384 routers: record tables ~11 GB
+    m = sim.memory_estimate(t)
+    assert m.parts["tables"] == 16384**2 * (11 * 3 + 8)
+    with pytest.raises(SizeError, match=r"simulating torus:32x32x16 \(16,384 routers, adaptive routing"):
+        sim.simulate(t, "default", "uniform", 0.1)
+    assert not any(k.startswith("_sim_tables") for k in t.__dict__)
