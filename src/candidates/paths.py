@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .errors import OutputPathError
 
-__all__ = ["prepare_out_dir", "check_out_file", "open_out_file", "atomic_write_text", "OutputPathError"]
+__all__ = ["prepare_out_dir", "check_out_file", "open_out_file", "atomic_write_text", "atomic_write_bytes", "OutputPathError"]
 
 
 def _why(exc: OSError) -> str:
@@ -138,13 +138,18 @@ def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8
     >>> atomic_write_text(p, "{}\\n").read_text()
     '{}\\n'
     """
+    return atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """:func:`atomic_write_text` for bytes."""
     p = Path(path)
     if p.is_dir():
         raise IsADirectoryError(21, "Is a directory", str(p))
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
-        with os.fdopen(fd, "w", encoding=encoding) as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)

@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -59,6 +58,7 @@ except ImportError:  # pragma: no cover - not POSIX: no locking, as before
     fcntl = None
 
 from candidates.errors import OutputPathError
+from candidates.paths import atomic_write_bytes
 from candidates.paths import prepare_out_dir as _prepare_dir
 
 from .errors import RecordError
@@ -247,19 +247,7 @@ def _repair(path: Path, kept: list[bytes], rejected: list[SetAside]) -> None:
                     f.write(json.dumps({"log": path.name, "set_aside_at": stamp, **x.to_dict()}) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(b"".join(line + b"\n" for line in kept))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write_bytes(path, b"".join(line + b"\n" for line in kept))
     except OSError as exc:
         raise OutputPathError(f"cannot set aside the damaged lines of {path}: {exc.strerror or exc}; "
                               "make the directory writable or choose another --out") from None
