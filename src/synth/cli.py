@@ -165,6 +165,13 @@ def cmd_flow(args: argparse.Namespace) -> int:
     # PTAS's trees; PDLP as the arc LP)
     sized = {"auto": "ptas", "colgen": "ptas", "symmetry": "ptas", "pdlp": "lp"}.get(args.solver, args.solver)
     count = {"uniform": topo.n * (topo.n - 1), "random": traffic.count, "local": traffic.count}.get(traffic.pattern)
+    if traffic.pattern.startswith("sim:"):
+        # the simulator's pattern becomes a dense n x n demand matrix (then copied once)
+        from candidates.size import check_memory, format_count
+
+        check_memory(f"the {traffic.pattern} demand matrix of {topo.spec or topo.family} "
+                     f"({format_count(topo.n)} x {format_count(topo.n)})", 24.0 * topo.n * topo.n,
+                     "use fewer routers or --traffic random:COUNT")
     if isinstance(count, int) and count > 0:
         uniform = traffic.pattern == "uniform"
         check_flow(f"flow {topo.spec or topo.family} with {traffic.pattern} traffic",
