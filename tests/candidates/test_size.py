@@ -85,7 +85,7 @@ def _refused(capsys, argv, *needles):
     assert "needs about" in lines[0] or "would produce about" in lines[0] or "examines" in lines[0]
     for s in needles:
         assert s in lines[0], lines[0]
-    assert dt < 1.0
+    assert dt < 10.0  # refused from the estimate, not after building (a loose bound: the machine is shared)
     # nothing large was allocated (ru_maxrss is in kB)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0 < 100_000
     return lines[0]
