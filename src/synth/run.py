@@ -220,6 +220,22 @@ def backend_settings(study: Study, jobs: int | None = None, backend: str | None 
     return backend, jobs, scheduler
 
 
+def _gather(ex, items: list, fn: Callable, keep: Callable) -> None:
+    """Submit ``fn(item)`` for every item and ``keep`` each result as it
+    completes; when interrupted (Ctrl-C) or when the machinery breaks (a
+    killed loky worker), every result already finished is kept before the
+    exception goes on."""
+    try:
+        for x in items:
+            ex.submit(fn, x)
+        for fut in ex.as_completed():
+            keep(fut)
+    except BaseException:
+        for fut in ex.finished():
+            keep(fut)
+        raise
+
+
 def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None = None, backend: str | None = None,
         scheduler: str | None = None, progress: bool = False,
         verbose: bool | None = None) -> "StudyResult | SweepStudyResult":
@@ -299,28 +315,18 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
 
     fn = _Evaluate(study)
     try:
-        try:
-            for w, wave in enumerate(waves):
-                pending = [s for s in wave if s not in done]
-                if not pending:
-                    continue
-                best: dict[int, float] = {}
-                if study.prune:
-                    earlier = [done[s] for s in specs[: w * WAVE] if s in done]
-                    for size in set(sizes.values()):
-                        b = _best(study, [r for r in earlier if sizes[r.spec] == size])
-                        if b is not None:
-                            best[size] = b
-                for s in pending:
-                    ex.submit(fn, (s, best.get(sizes[s])))
-                for fut in ex.as_completed():
-                    keep(fut)
-        except BaseException:
-            # interrupted (Ctrl-C) or the machinery broke (a killed loky worker): what already
-            # finished is written before the run stops
-            for fut in ex.finished():
-                keep(fut)
-            raise
+        for w, wave in enumerate(waves):
+            pending = [s for s in wave if s not in done]
+            if not pending:
+                continue
+            best: dict[int, float] = {}
+            if study.prune:
+                earlier = [done[s] for s in specs[: w * WAVE] if s in done]
+                for size in set(sizes.values()):
+                    b = _best(study, [r for r in earlier if sizes[r.spec] == size])
+                    if b is not None:
+                        best[size] = b
+            _gather(ex, [(s, best.get(sizes[s])) for s in pending], fn, keep)
     except (StudyError, KeyboardInterrupt):
         raise
     except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
@@ -412,11 +418,7 @@ class _Simulate:
         self.study = study
 
     def __call__(self, spec: str) -> dict[str, Any]:
-        import numpy as np
-
         import sim
-
-        from .evaluate import study_demands
 
         t0 = time.perf_counter()
         study = self.study
@@ -466,16 +468,7 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
 
     fn = _Simulate(study)
     try:
-        try:
-            for s in specs:
-                if s not in done:
-                    ex.submit(fn, s)
-            for fut in ex.as_completed():
-                keep(fut)
-        except BaseException:
-            for fut in ex.finished():
-                keep(fut)
-            raise
+        _gather(ex, [s for s in specs if s not in done], fn, keep)
     except (StudyError, KeyboardInterrupt):
         raise
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke
