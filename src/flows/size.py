@@ -21,7 +21,8 @@ from typing import Any
 
 from candidates.size import check_memory, format_count, format_seconds
 
-__all__ = ["FlowCost", "flow_cost", "demand_bytes", "check_flow", "large_problem_note", "LARGE_SECONDS"]
+__all__ = ["FlowCost", "flow_cost", "symmetry_cost", "demand_bytes", "check_flow", "large_problem_note",
+           "LARGE_SECONDS"]
 
 #: Problems estimated to take longer print a note before starting.
 LARGE_SECONDS = 30.0
@@ -103,6 +104,26 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
     return FlowCost(n, arcs, demands, groups, parts, held, cols, seconds)
 
 
+def symmetry_cost(n: int, arcs: int) -> FlowCost:
+    """Estimate the memory and time of :func:`flows.symmetric_uniform`: one
+    interior-point LP of ``arcs + 1`` columns and ``n + degree`` rows.
+
+    Measured on k x k x k tori (one core; peak RSS above the baseline
+    measured as tests/flows/test_flow_size.py does): 0.8, 8.7, 37 and 146 s CPU at 4096,
+    13824, 32768 and 64000 routers -- the factorisation of a 3-D lattice's
+    flow LP grows about as n^2 (nested dissection) -- and 940-1190 bytes
+    per channel above the process's baseline (12^3 to 32^3).
+
+    >>> c = symmetry_cost(64000, 384000)
+    >>> round(c.seconds), round(c.nbytes / 2**20)
+    (143, 403)
+    """
+    n, arcs = int(n), int(arcs)
+    nbytes = 1100.0 * arcs
+    seconds = 3.5e-8 * float(n) * n
+    return FlowCost(n, arcs, n * (n - 1), 1, {"symmetry": nbytes}, nbytes, arcs + 1, seconds)
+
+
 def check_flow(what: str, cost: FlowCost) -> None:
     """Refuse (one line) a flow problem whose estimate exceeds the memory limit."""
     size = (f"{format_count(cost.n)} routers, {format_count(cost.arcs)} channels, "
@@ -118,6 +139,10 @@ def large_problem_note(cost: FlowCost) -> str | None:
     """A one-line note for stderr when the problem is large, else None."""
     if cost.seconds < LARGE_SECONDS:
         return None
+    if "symmetry" in cost.parts:
+        return (f"large problem: uniform traffic on {format_count(cost.n)} routers by symmetry, one LP of "
+                f"{format_count(cost.lp_columns)} columns; roughly {format_seconds(cost.seconds)} (HiGHS's "
+                "interior point: no progress lines until it ends)")
     return (f"large problem: {format_count(cost.n)} routers, {format_count(cost.demands)} demands in "
             f"{format_count(cost.groups)} source groups; roughly {format_seconds(cost.seconds)} or more "
             f"(a rough guess: phases vary with the instance)")

@@ -222,6 +222,15 @@ def _by_symmetry(args, topo, traffic, physical):
     if (args.solver not in ("auto", "symmetry") or args.latency or traffic.pattern != "uniform"
             or physical.packaging != "none" or physical.blocks or not (topo.terminals == 1).all()):
         return None
+    if topo.lattice is not None and topo.vertex_transitive:
+        # the LP grows as n^2 in time: size it before it starts (64,000 routers: about 2.5 minutes)
+        from flows.size import check_flow, large_problem_note, symmetry_cost
+
+        cost = symmetry_cost(topo.n, topo.num_arcs)
+        check_flow(f"flow {topo.spec or topo.family} with uniform traffic by symmetry", cost)
+        note = large_problem_note(cost)
+        if note:
+            print(f"toposynth: {note}", file=sys.stderr, flush=True)
     try:
         r = flows.symmetric_uniform(topo)
     except flows.FlowError:

@@ -102,8 +102,9 @@ def _refused(capsys, argv, *needles):
     (["enumerate", "--nodes", "12", "--max-degree", "11", "--count"], ["1.6e+11 graphs"]),
     (["enumerate", "--nodes", "40", "--max-degree", "3"], ["8.7e+18 graphs"]),
     # --solver ptas: under auto, uniform traffic on a lattice goes to flows.symmetric_uniform,
-    # which builds no demands (and has no size estimate yet)
+    # which builds no demands (its LP is sized by the next row)
     (["flow", "torus:60x60x60", "--solver", "ptas"], ["216,000 routers", "4.7e+10 demands", "2.0 GB"]),
+    (["flow", "torus:80x80x80"], ["by symmetry", "512,000 routers", "3.4 GB", "2.0 GB"]),
     (["flow", "torus:60x60x60", "--traffic", "sim:uniform"], ["sim:uniform demand matrix", "216,000 x 216,000",
                                                               "1.1 TB", "2.0 GB"]),
     (["flow", "torus:10x10x10", "--solver", "lp"], ["LP columns", "use --solver ptas", "2.0 GB"]),

@@ -67,6 +67,12 @@ spec, traffic, solver = sys.argv[1:4]
 t = cd.from_spec(spec); _ = t.arc_src, t.arc_dst
 with open("/proc/self/clear_refs", "w") as f: f.write("5")
 b0 = cur()
+if solver == "symmetry":   # uniform traffic, no demands built
+    from flows.size import symmetry_cost
+    c = symmetry_cost(t.n, t.num_arcs)
+    flows.symmetric_uniform(t)
+    print(json.dumps({"est": c.nbytes, "peak": hwm() - b0}))
+    sys.exit()
 d = Demands.uniform(t.n) if traffic == "uniform" else Demands.random(t.n, int(traffic), seed=1)
 p = FlowProblem.from_topology(t, d)
 G = min(len(np.unique(p.demands.src)), len(np.unique(p.demands.dst)))
@@ -81,7 +87,8 @@ print(json.dumps({"est": c.nbytes, "peak": hwm() - b0}))
 
 @pytest.mark.parametrize("spec, traffic, solver", [("torus:8x8x8", "uniform", "ptas"),
                                                    ("torus:8x8x8", "2048", "ptas"),
-                                                   ("torus:4x4x4", "uniform", "lp")])
+                                                   ("torus:4x4x4", "uniform", "lp"),
+                                                   ("torus:16x16x16", "uniform", "symmetry")])
 def test_flow_estimate_within_factor_two(spec, traffic, solver):
     out = subprocess.run([sys.executable, "-c", _PROBE, spec, traffic, solver], capture_output=True, text=True,
                          timeout=300, env={**os.environ, "PYTHONPATH": SRC}, check=True)
@@ -93,3 +100,11 @@ def test_flow_cost_counts():
     c = flow_cost(n=216000, arcs=1296000, demands=216000 * 215999, groups=216000, solver="both", uniform=True)
     assert c.lp_columns == 216000 * 1296000 + 1
     assert c.parts["problem"] > 100 * 216000 * 215999  # 100 bytes per demand plus the n x n mask
+
+
+def test_symmetry_note_for_long_lps():
+    from flows.size import large_problem_note, symmetry_cost
+
+    assert large_problem_note(symmetry_cost(4096, 24576)) is None     # 0.6 s
+    note = large_problem_note(symmetry_cost(216000, 1296000))         # torus:60x60x60: 3.5e-8 n^2 s
+    assert "216,000 routers by symmetry" in note and "27 min" in note

@@ -276,8 +276,11 @@ def test_ctrl_c_keeps_finished_candidates_and_the_rerun_resumes(tmp_path, refere
     out = tmp_path / "o"
     log = tmp_path / "err"
     with log.open("w") as err:
+        # SIGINT back to its default first: a test run started in the background by a shell without job
+        # control inherits it ignored, and Python then never raises KeyboardInterrupt (as it should not)
         p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--jobs", "2"), env=ENV, stdout=subprocess.DEVNULL,
-                             stderr=err, start_new_session=True)
+                             stderr=err, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         wait_for(lambda: len(lines(out / "records.jsonl")) >= 3, 120, "3 records", p)
         kids = descendants(p.pid)
