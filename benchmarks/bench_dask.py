@@ -9,9 +9,11 @@ on a free core. Each run is the command a user types, ``toposynth run STUDY
 --out DIR --jobs 2 --backend B --quiet --json``, as a subprocess from
 scratch (start-up, pool or cluster start, evaluations, report); runs are
 interleaved A B A B A B and the minimum of each backend is reported, with
-the CPU time of the run and every process under it (RUSAGE_CHILDREN: the
-workers are reaped by the run) and the run's own evaluation time (from the
-first submit to the last record, as ``results.json`` reports it). Every
+the CPU time of the run and every process under it (RUSAGE_CHILDREN: this
+script is the subreaper of whatever outlives the run -- a local cluster's
+fork server and workers end a moment after it -- and reaps it before
+reading) and the run's own evaluation time (from the first submit to the
+last record, as ``results.json`` reports it). Every
 run's records must be identical (timings aside).
 """
 
@@ -54,6 +56,32 @@ def strip(records: list[dict]) -> list[dict]:
     return out
 
 
+def adopt_orphans() -> None:
+    """Make this process the subreaper of everything it starts (Linux): a
+    local dask cluster's fork server and workers outlive the run by up to a
+    second (they end when they see it gone) and would be reaped by init, their
+    CPU time uncounted; as our orphans they are reaped here and counted."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit("bench_dask: prctl(PR_SET_CHILD_SUBREAPER) failed: the CPU of orphaned workers would go uncounted")
+
+
+def reap(timeout: float = 30.0) -> None:
+    """Wait for every descendant the run left behind (see adopt_orphans)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if time.monotonic() > deadline:
+                sys.exit("bench_dask: processes of the run still alive 30 s after it ended")
+            time.sleep(0.05)
+
+
 def one(path: Path, backend: str, jobs: int, src: str = SRC) -> tuple[float, float, float, dict]:
     env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with tempfile.TemporaryDirectory() as out:
@@ -62,6 +90,7 @@ def one(path: Path, backend: str, jobs: int, src: str = SRC) -> tuple[float, flo
         p = subprocess.run([sys.executable, "-m", "synth.cli", "run", str(path), "--out", out, "--jobs", str(jobs),
                             "--backend", backend, "--quiet", "--json"], env=env, capture_output=True, text=True)
         wall = time.perf_counter() - t0
+        reap()
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit(f"{backend} run failed ({p.returncode}):\n{p.stderr}")
@@ -80,6 +109,7 @@ def main() -> None:
     ap.add_argument("--prune", action="store_true", help="prune by certified bounds (waves of 16)")
     ap.add_argument("--src", default=SRC, help="the source tree to run (another checkout's src/, to compare)")
     args = ap.parse_args()
+    adopt_orphans()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "study.toml"
         path.write_text(dumps(study(args.candidates, args.prune)))

@@ -51,7 +51,15 @@ CONNECT_TIMEOUT = 10
 #: a blocked loop, and the logs are silenced) and the system monitor (dashboard statistics: there
 #: is no dashboard) wake every process every 20 ms and 500 ms by default; on a 2-core machine that
 #: is a few per cent of the CPU the evaluations need (measured: benchmarks/bench_dask.py)
-_LOCAL_CONFIG = {"distributed.admin.tick.interval": "500ms", "distributed.admin.system-monitor.interval": "2s"}
+_LOCAL_CONFIG = {"distributed.admin.tick.interval": "500ms", "distributed.admin.system-monitor.interval": "2s",
+                 # a local cluster's workers forked from one server process that has imported distributed
+                 # and the evaluation code once, instead of two fresh interpreters importing both (about
+                 # 1.3 s of CPU each): the cluster starts in 0.2-0.5 s instead of 1.5-2 s and stops in
+                 # 0.1 s instead of 1 s (measured, benchmarks/bench_dask.py). The server is a fresh
+                 # interpreter, not a fork of this multi-threaded process, and it exits when this one does
+                 "distributed.worker.multiprocessing-method": "forkserver"}
+#: what the fork server imports before forking a local cluster's workers
+_FORKSERVER_PRELOAD = ["distributed", "synth.backends", "synth.evaluate"]
 
 _SCHEDULER = re.compile(r"^(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$")
 
@@ -157,10 +165,22 @@ class Executor:
         self._cluster: Any = None     # dask LocalCluster (ours to close)
         self._queue: deque[tuple[Callable, Any]] = deque()  # tasks not yet handed to loky (or run inline)
         self._pending: list[Any] = []  # submitted futures not yet handed out by as_completed
+        self._stopping: threading.Thread | None = None  # a local cluster stopping in the background (release)
+        self._stop_error: BaseException | None = None
 
     @property
     def inline(self) -> bool:
         return self.backend == "loky" and self.jobs == 1
+
+    @property
+    def slots(self) -> int:
+        """How many tasks run at once: ``jobs``, or for a remote scheduler
+        the threads of its workers now (connecting to it)."""
+        if self.backend == "dask" and self.scheduler is not None:
+            self._start()
+            workers = self._client.scheduler_info().get("workers", {})
+            return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+        return self.jobs
 
     # ------------------------------------------------------------- lifecycle
     def __enter__(self) -> "Executor":
@@ -178,6 +198,7 @@ class Executor:
             return
         if self._client is not None:
             return
+        self._join_stopping()
         # distributed takes about a second to import: only runs on dask pay for it
         try:
             from distributed import Client, LocalCluster
@@ -196,16 +217,52 @@ class Executor:
             return
         import dask
 
+        from distributed.utils import get_mp_context
+
         with dask.config.set(_LOCAL_CONFIG):
+            # distributed sets its own preload list the first time it makes the context: extend it after
+            # (a fork server already running, from an earlier run of this process, keeps its list)
+            get_mp_context().set_forkserver_preload(_FORKSERVER_PRELOAD)
             self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                          dashboard_address=None, preload=["synth.backends"],
                                          silence_logs=logging.INFO if self.verbose else logging.ERROR)
             self._client = Client(self._cluster)
 
+    def release(self) -> None:
+        """No more tasks: start stopping a local dask cluster in a background
+        thread, so that it stops while the run writes its report (1-1.5 s of
+        waiting for the worker processes to end, measured on this 2-core
+        machine); :meth:`close` waits for it. A later :meth:`submit` starts
+        a new cluster. Nothing to do for loky (its pool is kept for reuse),
+        inline runs, a remote scheduler, or while tasks are pending."""
+        if self._cluster is None or self._pending or self._stopping is not None:
+            return
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+
+        def stop() -> None:
+            try:
+                client.close()
+                cluster.close()
+            except BaseException as exc:  # raised again by close(), in the caller's thread
+                self._stop_error = exc
+
+        self._stopping = threading.Thread(target=stop, name="toposynth-dask-stop", daemon=True)
+        self._stopping.start()
+
+    def _join_stopping(self) -> None:
+        if self._stopping is not None:
+            self._stopping.join()
+            self._stopping = None
+            err, self._stop_error = self._stop_error, None
+            if err is not None:
+                raise err
+
     def close(self, abort: bool = False) -> None:
         """Stop the cluster (a local one) or disconnect (a remote one). With
         ``abort``, cancel what is still pending and end the loky workers
         now; otherwise the reusable loky pool stays for the next run."""
+        self._join_stopping()
         pending, self._pending = self._pending, []
         self._queue.clear()
         if self._pool is not None:

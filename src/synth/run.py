@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -156,13 +159,32 @@ def _keep(rec: dict[str, Any], fp: str, done: dict, log) -> None:
     _write(rec, log)
 
 
+@contextmanager
+def _interrupt_after():
+    """Ctrl-C inside the block takes effect when it ends: a record and its
+    progress line are written together or not at all (an interrupt between
+    them left a record the user was never told of)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    hit: list[Any] = []
+    old = signal.signal(signal.SIGINT, lambda *a: hit.append(a))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if hit and callable(old):
+            old(*hit[0])
+
+
 def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
     rec = replace(rec, fingerprint=fp)
-    done[rec.spec] = rec
-    _write(rec.to_dict(), log)
-    if progress:
-        what = f"lambda {rec.capacity.lam:.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
-        print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s)", file=sys.stderr)
+    with _interrupt_after():
+        done[rec.spec] = rec
+        _write(rec.to_dict(), log)
+        if progress:
+            what = f"lambda {rec.capacity.lam:.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
+            print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s)", file=sys.stderr)
 
 
 def _write(d: dict[str, Any], log) -> None:
@@ -220,19 +242,57 @@ def backend_settings(study: Study, jobs: int | None = None, backend: str | None 
     return backend, jobs, scheduler
 
 
-def _gather(ex, items: list, fn: Callable, keep: Callable) -> None:
-    """Submit ``fn(item)`` for every item and ``keep`` each result as it
-    completes; when interrupted (Ctrl-C) or when the machinery breaks (a
-    killed loky worker), every result already finished is kept before the
-    exception goes on."""
+class _Chunk:
+    """Picklable: ``fn`` over a list of items, in one task."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def __call__(self, items: list) -> list:
+        return [self.fn(x) for x in items]
+
+
+#: A task of the pool or cluster carries several candidates when earlier
+#: ones took less than this many seconds each (a pruned candidate takes a
+#: few milliseconds, less than a dask task's own cost of about 5 ms on this
+#: 2-core machine) ...
+CHUNK_SECONDS = 0.25
+#: ... and at most this many (what a Ctrl-C can lose of a worker's work).
+CHUNK_MAX = 4
+
+
+def chunk_size(n: int, slots: int, seconds: list[float]) -> int:
+    """Candidates per task for ``n`` candidates on ``slots`` workers, given
+    the evaluation times ``seconds`` of earlier ones (none: one per task):
+    tasks of about :data:`CHUNK_SECONDS`, at most :data:`CHUNK_MAX`
+    candidates, and at least two tasks per worker.
+
+    >>> chunk_size(16, 2, []), chunk_size(16, 2, [0.004] * 16), chunk_size(16, 2, [0.1] * 16), chunk_size(200, 2, [0.01])
+    (1, 4, 2, 4)
+    """
+    if not seconds or n < 2 * slots:
+        return 1
+    mean = sum(seconds) / len(seconds)
+    by_time = int(CHUNK_SECONDS / mean) if mean > 0 else CHUNK_MAX
+    return max(1, min(CHUNK_MAX, by_time, n // (2 * slots)))
+
+
+def _gather(ex, items: list, fn: Callable, keep: Callable, chunk: int = 1) -> None:
+    """Submit ``fn(item)`` for every item (``chunk`` items a task) and
+    ``keep`` each result as its task completes; when interrupted (Ctrl-C)
+    or when the machinery breaks (a killed loky worker), every result
+    already finished is kept before the exception goes on."""
+    batch = _Chunk(fn)
     try:
-        for x in items:
-            ex.submit(fn, x)
+        for i in range(0, len(items), chunk):
+            ex.submit(batch, items[i:i + chunk])
         for fut in ex.as_completed():
-            keep(fut)
+            for r in fut.result():
+                keep(r)
     except BaseException:
         for fut in ex.finished():
-            keep(fut)
+            for r in fut.result():
+                keep(r)
         raise
 
 
@@ -260,8 +320,8 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
         return _run(study, out, ex, progress)
 
 
-def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
-         progress: bool) -> "StudyResult | SweepStudyResult":
+def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bool,
+         nested: bool = False) -> "StudyResult | SweepStudyResult":
     variants = study.variants()
     if out is not None:
         # before any work: a directory that cannot take the results refuses the run now
@@ -274,7 +334,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
         for label, sub in variants:
             if progress:
                 print(f"toposynth: variant {label}", file=sys.stderr)
-            results.append((label, _run(sub, None if out is None else Path(out) / label, ex, progress)))
+            results.append((label, _run(sub, None if out is None else Path(out) / label, ex, progress, True)))
+        ex.release()   # the report is written while a local dask cluster stops
         sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
         if out is not None:
             from .report import write_sweep_outputs
@@ -308,10 +369,10 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
     waves = [specs[i:i + WAVE] for i in range(0, len(specs), WAVE)] if study.prune else [specs]
     k = 0
 
-    def keep(fut) -> None:
+    def keep(rec: CandidateRecord) -> None:
         nonlocal k
         k += 1
-        _log(fut.result(), fp, done, log, progress, resumed + k, len(specs))
+        _log(rec, fp, done, log, progress, resumed + k, len(specs))
 
     fn = _Evaluate(study)
     try:
@@ -326,7 +387,11 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
                     b = _best(study, [r for r in earlier if sizes[r.spec] == size])
                     if b is not None:
                         best[size] = b
-            _gather(ex, [(s, best.get(sizes[s])) for s in pending], fn, keep)
+            # times of the candidates before this wave (never of its own: the chunks do not depend on the
+            # order results arrive in)
+            seconds = [done[s].seconds for s in specs[: w * WAVE] if s in done][-4 * WAVE:]
+            chunk = 1 if ex.inline else chunk_size(len(pending), ex.slots, seconds)
+            _gather(ex, [(s, best.get(sizes[s])) for s in pending], fn, keep, chunk)
     except (StudyError, KeyboardInterrupt):
         raise
     except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
@@ -342,6 +407,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor,
     ranking = classes[pes]
     checks = cross_check(study, ranking[: study.cross_check_top], done)
     sims = simulate_winners(study, ranking, records, out, fp, ex, progress)
+    if not nested:
+        ex.release()   # no more tasks: a local dask cluster stops while the results are written
     res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
                       classes=classes if len(classes) > 1 else {},
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
@@ -459,12 +526,12 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
                              lambda d: validate_simulation(d, study.sim_max_load))
         log = open_log(Path(out) / "simulation.jsonl")
 
-    def keep(fut) -> None:
-        rec = fut.result()
-        _keep(rec, fp, done, log)
-        if progress:
-            what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
-            print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
+    def keep(rec: dict[str, Any]) -> None:
+        with _interrupt_after():
+            _keep(rec, fp, done, log)
+            if progress:
+                what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
+                print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
 
     fn = _Simulate(study)
     try:

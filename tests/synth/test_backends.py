@@ -266,7 +266,7 @@ def test_an_interrupt_writes_every_finished_result_first(tmp_path, monkeypatch):
         run(study_from_dict(d), tmp_path, jobs=2)
     recs = lines(tmp_path / "records.jsonl")
     assert len(seen) == 3                       # jobs + 1 in the pool (the handed-out one replaced)
-    assert len(recs) == 4 and {f.result().spec for f in seen} < {r["spec"] for r in recs}
+    assert len(recs) == 4 and {x.spec for f in seen for x in f.result()} < {r["spec"] for r in recs}
 
 
 def test_ctrl_c_keeps_finished_candidates_and_the_rerun_resumes(tmp_path, reference, capsys):
@@ -395,7 +395,11 @@ def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference
             p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--scheduler", addr), env=ENV,
                                  stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         procs.append(p)
-        wait_for(lambda: len(lines(out / "records.jsonl")) >= 4, 120, "4 records", p)
+        try:
+            wait_for(lambda: len(lines(out / "records.jsonl")) >= 4, 120, "4 records", p)
+        except AssertionError as exc:   # say what the cluster was doing
+            raise AssertionError(f"{exc}; " + "; ".join(f"{x.name}: {x.read_text()[-800:]!r}"
+                                                        for x in sorted(logs.iterdir()))) from None
         os.kill(workers[0].pid, signal.SIGKILL)
         assert len(lines(out / "records.jsonl")) < len(d["candidates"]["specs"])        # killed mid-run
         assert p.wait(180) == 0, (logs / "run").read_text()
@@ -410,3 +414,36 @@ def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference
     # quiet: the progress lines and nothing from the cluster
     err = (logs / "run").read_text().splitlines()
     assert err and all(x.startswith(("toposynth: study", "  [")) for x in err), err
+
+
+def test_release_stops_a_local_cluster_in_the_background_and_a_new_task_starts_another():
+    pytest.importorskip("distributed")
+    with Executor("dask", jobs=1) as ex:
+        ex.submit(abs, -3)
+        assert [f.result() for f in ex.as_completed()] == [3]
+        first = ex._cluster
+        ex.release()
+        assert ex._cluster is None and ex._stopping is not None
+        ex.submit(abs, -4)                      # waits for the old cluster to stop, starts a new one
+        assert [f.result() for f in ex.as_completed()] == [4] and ex._cluster is not first
+        assert first.status.name == "closed"
+
+
+def test_a_record_and_its_progress_line_are_not_split_by_ctrl_c():
+    R = importlib.import_module("synth.run")
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with R._interrupt_after():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)                    # the handler has run by now: deferred, not raised
+            steps.append("written")
+    assert steps == ["written"] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_chunks_carry_several_quick_candidates():
+    """(the loky and dask runs above, with pruning, use chunks of 2 from the second wave on)"""
+    R = importlib.import_module("synth.run")
+    assert R.chunk_size(16, 2, []) == 1                    # no timings yet: one a task
+    assert R.chunk_size(16, 2, [0.003] * 16) == 4          # pruned ones: four a task
+    assert R.chunk_size(16, 2, [1.0] * 16) == 1            # slow ones stay one a task
+    assert R.chunk_size(6, 2, [0.003] * 16) == 1           # fewer than two tasks a worker otherwise
