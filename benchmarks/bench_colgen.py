@@ -3,6 +3,13 @@
     python benchmarks/bench_colgen.py [--sizes 4,6,8,10] [--methods colgen1e-2,colgen1e-4,ptas0.05,ptas0.01,pdlp]
                                       [--limit 480] [--repeat 1]
 
+Methods: ``colgenTOL`` (column generation, PDLP master), ``mwuTOL`` (column
+generation, the exponential-potential master), ``ptasEPS``, ``pdlp`` (the arc
+LP). A size is k (the k x k x k torus) or, above 64, the number of routers
+(a cube): issue 16's 4096-router target is
+
+    python benchmarks/bench_colgen.py --sizes 4096 --methods mwu0.05,mwu0.01,ptas0.05 --limit 600
+
 Every measurement runs in its own subprocess (one thread) and reports wall
 time, CPU time and peak RSS (``ru_maxrss``); the methods of one size are
 interleaved (A B C A B C ...) and the minimum of each is kept. The last
@@ -27,11 +34,13 @@ t = cd.torus((k, k, k))
 p = FlowProblem.from_topology(t, Demands.random(t.n, 4 * t.n, seed=1))
 # compile the kernels outside the measurement
 w = FlowProblem.from_topology(cd.ring(5), Demands.uniform(5))
-max_concurrent_flow(w); colgen_max_concurrent_flow(w)
+max_concurrent_flow(w); colgen_max_concurrent_flow(w); colgen_max_concurrent_flow(w, master="mwu")
 t0, c0 = time.perf_counter(), time.process_time()
 try:
     if method.startswith("colgen"):
         r = colgen_max_concurrent_flow(p, tol=float(method[6:]), time_limit=limit)
+    elif method.startswith("mwu"):
+        r = colgen_max_concurrent_flow(p, tol=float(method[3:]), time_limit=limit, master="mwu")
     elif method.startswith("ptas"):
         r = max_concurrent_flow(p, eps=float(method[4:]))
     else:
@@ -57,6 +66,16 @@ def run(k: int, method: str, limit: float) -> dict:
         return {"error": f"> {limit:.0f} s", "wall": math.inf, "cpu": math.inf, "rss_mb": math.nan}
 
 
+def _side(size: int) -> int:
+    """k from a size given as k or (above 64) as k**3 routers."""
+    if size <= 64:
+        return size
+    k = round(size ** (1 / 3))
+    if k ** 3 != size:
+        raise SystemExit(f"bench_colgen: {size} routers is not a cube k**3; give k instead")
+    return k
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="4,6,8,10")
@@ -64,7 +83,7 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=480.0)
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [_side(int(s)) for s in args.sizes.split(",")]
     methods = args.methods.split(",")
     best: dict[tuple[int, str], dict] = {}
     for k in sizes:

@@ -3,7 +3,8 @@
 - ``"ptas"``: the Garg-Koenemann PTAS (:func:`flows.max_concurrent_flow`,
   :func:`flows.min_latency`), certified to ``eps``;
 - ``"colgen"``: path-based column generation (:func:`flows.colgen.colgen_max_concurrent_flow`),
-  certified to ``eps`` (``eps = 0``: to :data:`EXACT_TOL`);
+  certified to ``eps`` (``eps = 0``: to :data:`EXACT_TOL`), its master
+  chosen by :func:`colgen_master`;
 - ``"lp"``: the arc LP by HiGHS's interior point (exact); ``"pdlp"``: the
   same LP by HiGHS's PDLP (upper bound re-priced, primal to 1e-7);
 - ``"auto"``: column generation for the capacity whatever eps is asked
@@ -33,7 +34,8 @@ from .result import FlowResult
 from .symmetry import symmetric_uniform
 
 __all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER",
-           "AUTO_LATENCY_EPS", "choose_solver"]
+           "AUTO_LATENCY_EPS", "AUTO_MWU_EPS", "AUTO_MWU_EPS_LARGE", "AUTO_MWU_LARGE_ROUTERS", "choose_solver",
+           "colgen_master"]
 
 SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry")
 #: the certified gap column generation runs to when eps = 0 ("exact")
@@ -47,6 +49,16 @@ AUTO_PTAS_BELOW_ROUTERS = 100
 #: past 3 GB in 6 minutes where the PTAS certifies it in seconds; measured
 #: colgen wins are at 4 per router (benchmarks/RESULTS.md)
 AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER = 16
+#: column generation's master under auto: the exponential-potential
+#: ("mwu") master from this eps up (faster than the PDLP master at every
+#: size measured, 64-4096 routers, at gap 5%), and from AUTO_MWU_EPS_LARGE
+#: on instances of at least AUTO_MWU_LARGE_ROUTERS routers (4096 routers at
+#: gap 1%: 74 s CPU where the PDLP master's first solve did not finish in
+#: 15 minutes); the PDLP master below (it reaches 1e-6 where the potential
+#: stalls near 3e-3 at 512 routers)
+AUTO_MWU_EPS = 0.02
+AUTO_MWU_EPS_LARGE = 0.01
+AUTO_MWU_LARGE_ROUTERS = 2000
 #: the latency objective has no column generation: auto runs the PTAS search
 #: from this eps up and the exact LP below it
 AUTO_LATENCY_EPS = 0.02
@@ -67,6 +79,21 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
                         or len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n):
         return "ptas"
     return "colgen"
+
+
+def colgen_master(problem: FlowProblem, eps: float) -> str:
+    """The master LP method column generation uses for ``eps`` (see
+    :data:`AUTO_MWU_EPS`).
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> p = FlowProblem.from_topology(cd.torus((8, 8, 8)), Demands.random(512, 2048, seed=1))
+    >>> colgen_master(p, 0.05), colgen_master(p, 0.01), colgen_master(p, 0.0)
+    ('mwu', 'pdlp', 'pdlp')
+    """
+    if eps >= AUTO_MWU_EPS or (eps >= AUTO_MWU_EPS_LARGE and problem.n >= AUTO_MWU_LARGE_ROUTERS):
+        return "mwu"
+    return "pdlp"
 
 
 def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", objective: str = "concurrent",
@@ -113,7 +140,8 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     elif chosen == "colgen":
         if objective == "latency":
             raise FlowError("column generation solves the capacity only; use --solver ptas or lp with --latency")
-        r = colgen_max_concurrent_flow(problem, tol=eps if eps > 0 else EXACT_TOL, time_limit=time_limit)
+        r = colgen_max_concurrent_flow(problem, tol=eps if eps > 0 else EXACT_TOL, time_limit=time_limit,
+                                       master=colgen_master(problem, eps))
         method = r.extra["method"]
     else:
         method_ = "ipm" if chosen == "lp" else "pdlp"

@@ -122,3 +122,35 @@ def test_auto_takes_the_ptas_for_dense_demands():
     assert len(dense.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * t.n
     assert choose_solver(dense, 0.05) == "ptas" and choose_solver(dense, 0.0) == "colgen"
     assert choose_solver(sparse, 0.05) == "colgen"
+
+
+@pytest.mark.parametrize("name,p", CASES, ids=[c[0] for c in CASES])
+def test_colgen_mwu_master_brackets_the_arc_lp(name, p):
+    exact = solve_lp(p).lam
+    for tol in (1e-4, 0.05):
+        r = colgen_max_concurrent_flow(p, tol=tol, master="mwu")
+        assert r.status == "optimal" and r.gap <= tol
+        assert r.lam <= exact * (1 + 1e-9) and r.upper_bound >= exact * (1 - 1e-9)
+        for h in r.extra["history"]:
+            assert h["lambda"] <= exact * (1 + 1e-9) <= h["upper_bound"] * (1 + 2e-9)
+        # the arc flow is the explicit routing that certifies lam
+        assert r.utilisation.max() == pytest.approx(((p.R @ r.arc_flow) / p.capacity).max())
+        assert r.utilisation.max() <= 1 + 1e-9
+        assert r.extra["method"] == "colgen (mwu master)"
+
+
+def test_colgen_mwu_on_a_512_router_torus_brackets_the_recorded_optimum():
+    # the optimum 0.235467 (benchmarks/RESULTS.md, colgen with the PDLP master to gap 2.8e-6)
+    p = FlowProblem.from_topology(cd.torus((8, 8, 8)), Demands.random(512, 2048, seed=1))
+    r = colgen_max_concurrent_flow(p, tol=0.02, master="mwu")
+    assert r.status == "optimal" and r.gap <= 0.02
+    assert r.lam <= 0.2354675 <= r.upper_bound
+    assert r.lam >= 0.2354665 / 1.02
+
+
+def test_solve_picks_the_mwu_master_for_loose_gaps():
+    p = FlowProblem.from_topology(cd.torus((4, 4, 4)), Demands.random(64, 256, seed=1))
+    exact = solve_lp(p).lam
+    r = solve(p, eps=0.05, solver="colgen")
+    assert r.extra["method"] == "colgen (mwu master)" and r.lam <= exact * (1 + 1e-9) <= r.upper_bound * (1 + 1e-9)
+    assert solve(p, eps=0.0, solver="colgen").extra["method"] == "colgen (pdlp master)"
