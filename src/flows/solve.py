@@ -140,8 +140,15 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     elif chosen == "colgen":
         if objective == "latency":
             raise FlowError("column generation solves the capacity only; use --solver ptas or lp with --latency")
-        r = colgen_max_concurrent_flow(problem, tol=eps if eps > 0 else EXACT_TOL, time_limit=time_limit,
-                                       master=colgen_master(problem, eps))
+        tol = eps if eps > 0 else EXACT_TOL
+        master = colgen_master(problem, eps)
+        r = colgen_max_concurrent_flow(problem, tol=tol, time_limit=time_limit, master=master)
+        if master == "mwu" and r.status.startswith("stalled"):
+            # the potential's sweeps can stall short of a small gap; the LP master gets there (slower)
+            left = None if time_limit is None else max(1.0, time_limit - r.seconds)
+            r2 = colgen_max_concurrent_flow(problem, tol=tol, time_limit=left, master="pdlp")
+            r = dataclasses.replace(r2, seconds=r.seconds + r2.seconds,
+                                    extra={**r2.extra, "stalled_first": r.extra["method"]})
         method = r.extra["method"]
     else:
         method_ = "ipm" if chosen == "lp" else "pdlp"

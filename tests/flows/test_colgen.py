@@ -154,3 +154,26 @@ def test_solve_picks_the_mwu_master_for_loose_gaps():
     r = solve(p, eps=0.05, solver="colgen")
     assert r.extra["method"] == "colgen (mwu master)" and r.lam <= exact * (1 + 1e-9) <= r.upper_bound * (1 + 1e-9)
     assert solve(p, eps=0.0, solver="colgen").extra["method"] == "colgen (pdlp master)"
+
+
+def test_solve_falls_back_to_the_lp_master_when_the_potential_stalls(monkeypatch):
+    import dataclasses
+    import importlib
+
+    S = importlib.import_module("flows.solve")   # the module (flows.solve is also the function)
+
+    real = S.colgen_max_concurrent_flow
+
+    def stalling(problem, **kw):
+        r = real(problem, **kw)
+        if kw.get("master") == "mwu":   # what a stalled potential returns: uncertified, gap above tol
+            return dataclasses.replace(r, lam=r.lam * 0.9, status="stalled at gap 0.1 after 3 rounds (master accuracy)")
+        return r
+
+    monkeypatch.setattr(S, "colgen_max_concurrent_flow", stalling)
+    t = cd.torus((4, 4, 4))
+    p = FlowProblem.from_topology(t, Demands.random(64, 256, seed=2))
+    r = S.solve(p, eps=0.05, solver="colgen")
+    exact = solve_lp(p).lam
+    assert r.extra["method"] == "colgen (pdlp master)" and r.extra["stalled_first"] == "colgen (mwu master)"
+    assert r.certified and r.lam <= exact * (1 + 1e-7) and r.upper_bound >= exact * (1 - 1e-7) and r.gap <= 0.05
