@@ -34,7 +34,7 @@ from .equivalent import (
 )
 from .placement import block_placement
 from .records import record_table, routing_records
-from .routing import NextHopTable, UpDownRouting, shortest_path_table, updown
+from .routing import NextHopTable, UpDownRouting, hop_distances, shortest_path_table, updown
 from .registry import FAMILIES, Family, families, from_spec, register
 from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 from .topology import INTERNAL, Placement, Topology
@@ -50,7 +50,7 @@ __all__ = [
     "distance_stats", "per_dimension_hops", "uniform_load", "bisection", "describe",
     "DistanceStats", "UniformLoad", "Bisection",
     "routing_records", "record_table",
-    "shortest_path_table", "updown", "NextHopTable", "UpDownRouting",
+    "shortest_path_table", "updown", "hop_distances", "NextHopTable", "UpDownRouting",
     "equivalent_distance", "equivalent_distance_rows", "equivalent_distance_stats", "route_union", "EquivalentDistanceStats",
     "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane", "block_placement",
     "iter_graph6", "iter_graphs", "count_graphs",

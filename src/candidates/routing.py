@@ -45,10 +45,27 @@ from ._routing_kernels import (
 from .errors import TopologyError
 from .topology import Topology
 
-__all__ = ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown", "MAX_MASK_DEGREE"]
+__all__ = ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown", "hop_distances", "MAX_MASK_DEGREE"]
 
 #: Largest router degree a ``uint64`` next-hop mask can describe.
 MAX_MASK_DEGREE = 64
+
+
+def hop_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.ndarray:
+    """Hops from ``source`` to every router over the CSR adjacency
+    ``(indptr, indices)`` (``-1``: unreachable), by breadth-first search.
+
+    >>> import candidates as cd
+    >>> t = cd.ring(6)
+    >>> hop_distances(t.indptr, t.indices, 0).tolist()
+    [0, 1, 2, 3, 2, 1]
+    """
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    n = len(indptr) - 1
+    if not 0 <= int(source) < n:
+        raise TopologyError(f"source {source} is not a router (0..{n - 1})")
+    return bfs_distances(indptr, indices, int(source))
 
 
 def _mask_arcs(mask: int, indptr: np.ndarray, arc_id: np.ndarray, u: int) -> np.ndarray:

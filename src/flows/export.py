@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-import pulp
 
 from .lp import build_lp_arrays
 from .problem import FlowError, FlowProblem
@@ -28,10 +27,14 @@ def to_pulp(problem: FlowProblem, objective: str = "concurrent") -> pulp.LpProbl
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
+    >>> import pulp
     >>> m = to_pulp(FlowProblem.from_topology(cd.ring(4), Demands.uniform(4)))
     >>> len(m.variables()), m.sense == pulp.LpMaximize
     (33, True)
     """
+    # imported here: pulp (10 ms) is for export only, not every `toposynth flow`
+    import pulp
+
     c, A, row_lo, row_hi, _, meta = build_lp_arrays(problem, objective)
     ncol = A.shape[1]
     if ncol > MAX_PULP_COLUMNS:

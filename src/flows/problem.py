@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from candidates.errors import ToposynthError
+from candidates.routing import hop_distances
 from candidates.textfile import read_text
 from candidates.topology import Topology
 
@@ -358,12 +358,21 @@ class FlowProblem:
 
 
 def _check_routable(n: int, src: np.ndarray, dst: np.ndarray, dem: Demands) -> None:
-    from candidates._kernels import bfs_distances
-
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    indices = dst[order]
     if _symmetric(n, src, dst):
         # every channel has its reverse (any topology's channels): reachable
         # = same connected component, one O(n + channels) pass instead of a
-        # BFS per source (216,000 BFS on a 60x60x60 torus took minutes)
+        # BFS per source (216,000 BFS on a 60x60x60 torus took minutes). A
+        # connected network (the usual case) is told by one BFS; scipy's
+        # components only for a disconnected one (scipy.sparse.csgraph costs
+        # 40 ms of every `toposynth flow`'s start-up to import)
+        if (hop_distances(indptr, indices, 0) >= 0).all():
+            return
+        from scipy.sparse.csgraph import connected_components
+
         comp = connected_components(sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)),
                                     directed=False)[1]
         bad = comp[dem.src] != comp[dem.dst]
@@ -375,12 +384,8 @@ def _check_routable(n: int, src: np.ndarray, dst: np.ndarray, dem: Demands) -> N
             f"demand {s} -> {t} cannot be routed: no path from router {s} to router "
             f"{t} (the topology is disconnected); remove the demand or connect the routers"
         )
-    order = np.argsort(src, kind="stable")
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    indices = dst[order]
     for s in np.unique(dem.src):
-        d = bfs_distances(indptr, indices, int(s))
+        d = hop_distances(indptr, indices, int(s))
         bad = dem.dst[(dem.src == s) & (d[dem.dst] < 0)]
         if len(bad):
             raise FlowError(

@@ -36,8 +36,6 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from joblib.externals.loky import get_reusable_executor
-
 from .errors import StudyError
 
 __all__ = ["Executor", "BACKENDS", "check_scheduler", "watch_parent"]
@@ -192,6 +190,10 @@ class Executor:
     def _start(self) -> None:
         if self.backend == "loky":
             if self._pool is None:
+                # imported here: joblib's loky costs every `toposynth` command ~45 ms of start-up
+                # (-X importtime), and only runs with --jobs > 1 use it
+                from joblib.externals.loky import get_reusable_executor
+
                 # reuse="auto": the same pool across runs of one process (tests, sweeps) while the
                 # worker count and initializer match
                 self._pool = get_reusable_executor(max_workers=self.jobs, initializer=_init_worker)

@@ -151,15 +151,15 @@ def test_inline_loky_and_dask_executors_give_every_result():
 
 
 def test_one_pool_serves_every_wave_variant_and_simulation(monkeypatch):
-    B = importlib.import_module("synth.backends")
+    loky = importlib.import_module("joblib.externals.loky")   # synth.backends imports it when a pool starts
     calls = []
-    real = B.get_reusable_executor
+    real = loky.get_reusable_executor
 
     def counted(*args, **kwargs):
         calls.append(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(B, "get_reusable_executor", counted)
+    monkeypatch.setattr(loky, "get_reusable_executor", counted)
     d = products(20, count=32)                                      # 2 waves
     d["traffic"]["count"] = [24, 32]                                # 2 variants
     d["simulation"] = {"top": 1, "step": 0.2, "max_load": 0.4}      # and the winners' simulations
