@@ -2,15 +2,17 @@
 
 - ``"ptas"``: the Garg-Koenemann PTAS (:func:`flows.max_concurrent_flow`,
   :func:`flows.min_latency`), certified to ``eps``;
-- ``"colgen"``: path-based column generation (:func:`flows.colgen.colgen_max_concurrent_flow`),
-  certified to ``eps`` (``eps = 0``: to :data:`EXACT_TOL`);
+- ``"colgen"``: path-based column generation (:func:`flows.colgen.colgen_max_concurrent_flow`,
+  :func:`flows.colgen_min_latency`), certified to ``eps`` (``eps = 0``: to :data:`EXACT_TOL`);
 - ``"lp"``: the arc LP by HiGHS's interior point (exact); ``"pdlp"``: the
   same LP by HiGHS's PDLP (upper bound re-priced, primal to 1e-7);
 - ``"auto"``: column generation for the capacity whatever eps is asked
   (measured: it is faster than the PTAS at eps = 0.05 from 216 routers up
   and exact besides; see :data:`AUTO_PTAS_BELOW_ROUTERS`), the PTAS on tiny
-  instances where it is quicker; for the latency objective the PTAS search
-  for eps >= :data:`AUTO_LATENCY_EPS` and the exact LP below; given the
+  instances where it is quicker; for the latency objective column generation
+  too (measured faster than the PTAS search and the exact LP at every load
+  tried, and it needs no capacity run), except the PTAS search for dense
+  demands at eps >= :data:`AUTO_LATENCY_EPS`; given the
   ``topology``, uniform traffic on a lattice family (the same demands and
   capacities seen from every router, no shared resources) is solved exactly
   by symmetry (:func:`flows.symmetric_uniform`: one source's flow) first;
@@ -25,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 
 from .colgen import colgen_max_concurrent_flow
+from .colgen_latency import colgen_min_latency
 from .latency import min_latency
 from .lp import solve_lp
 from .problem import FlowError, FlowProblem
@@ -47,8 +50,9 @@ AUTO_PTAS_BELOW_ROUTERS = 100
 #: past 3 GB in 6 minutes where the PTAS certifies it in seconds; measured
 #: colgen wins are at 4 per router (benchmarks/RESULTS.md)
 AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER = 16
-#: the latency objective has no column generation: auto runs the PTAS search
-#: from this eps up and the exact LP below it
+#: the latency objective: auto runs column generation, or the PTAS search from
+#: this eps up where the demands are dense (above
+#: AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER per router, as for the capacity)
 AUTO_LATENCY_EPS = 0.02
 
 
@@ -59,10 +63,11 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
     >>> from flows.problem import Demands
     >>> p = FlowProblem.from_topology(cd.torus((8, 8, 8)), Demands.random(512, 2048, seed=1))
     >>> choose_solver(p, 0.05), choose_solver(p, 0.0), choose_solver(p, 0.05, "latency")
-    ('colgen', 'colgen', 'ptas')
+    ('colgen', 'colgen', 'colgen')
     """
     if objective == "latency":
-        return "ptas" if eps >= AUTO_LATENCY_EPS else "lp"
+        dense = len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n
+        return "ptas" if eps >= AUTO_LATENCY_EPS and dense else "colgen"
     if eps >= 0.02 and (problem.n < AUTO_PTAS_BELOW_ROUTERS
                         or len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n):
         return "ptas"
@@ -111,9 +116,9 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
              else max_concurrent_flow(problem, eps=eps, max_phases=max_phases, progress=progress))
         method = "ptas"
     elif chosen == "colgen":
-        if objective == "latency":
-            raise FlowError("column generation solves the capacity only; use --solver ptas or lp with --latency")
-        r = colgen_max_concurrent_flow(problem, tol=eps if eps > 0 else EXACT_TOL, time_limit=time_limit)
+        tol = eps if eps > 0 else EXACT_TOL
+        r = (colgen_min_latency(problem, tol=tol, time_limit=time_limit) if objective == "latency"
+             else colgen_max_concurrent_flow(problem, tol=tol, time_limit=time_limit))
         method = r.extra["method"]
     else:
         method_ = "ipm" if chosen == "lp" else "pdlp"

@@ -246,7 +246,9 @@ def _print_flow(args, out: dict, results: dict) -> int:
         print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
         if args.latency:
             if r.average_latency is not None:
-                print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}")
+                lgap = r.extra.get("latency_gap")
+                gap = "" if lgap is None else f"   gap {lgap:.3g}"
+                print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}{gap}")
             else:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
@@ -467,9 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--eps", type=float, default=0.05,
                     help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
     fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
-                    help="auto (default): column generation for the capacity (the PTAS on instances under "
-                         "100 routers at eps >= 0.02), the PTAS search for --latency at eps >= 0.02 and the "
-                         "exact LP below; ptas; colgen (path-based column generation, exact with --eps 0); "
+                    help="auto (default): column generation (the PTAS on instances under 100 routers, and "
+                         "for more than 16 demands per router, at eps >= 0.02; for --latency only the latter); "
+                         "ptas; colgen (path-based column generation, exact with --eps 0); "
                          "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
                          "both (ptas beside lp)")
     fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
