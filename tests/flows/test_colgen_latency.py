@@ -106,6 +106,16 @@ def test_solve_routes_the_latency_objective_to_colgen():
     assert choose_solver(q, 0.05, "latency") == "colgen" and choose_solver(q, 0.0, "latency") == "colgen"
     for solver, eps in (("colgen", 0.0), ("auto", 0.0), ("auto", 0.05)):
         r = solve(q, eps=eps, solver=solver, objective="latency")
-        assert r.extra["method"] == "colgen (simplex master)" and r.extra["solver_requested"] == solver
+        assert r.extra["method"] == "colgen (ipm master)" and r.extra["solver_requested"] == solver
         assert r.latency_bound <= exact * (1 + 1e-7) and exact <= r.average_latency * (1 + 1e-7)
         assert r.extra["latency_gap"] <= (eps if eps else 1e-6) and r.certified
+
+
+def test_simplex_master_agrees():
+    p = FlowProblem.from_topology(cd.torus((4, 4, 2)), Demands.random(32, 128, seed=3))
+    q = p.scaled(0.97 * solve_lp(p).lam)
+    exact = solve_lp(q, "latency").average_latency
+    r = colgen_min_latency(q, tol=1e-7, master="simplex")
+    assert r.extra["method"] == "colgen (simplex master)" and r.status == "optimal"
+    assert r.latency_bound <= exact * (1 + 1e-7) and exact <= r.average_latency * (1 + 1e-7)
+    assert r.average_latency == pytest.approx(exact, rel=2e-7)

@@ -101,10 +101,10 @@ def test_flow_latency_by_column_generation(capsys):
     d = json.loads(out)
     p = flows.FlowProblem.from_topology(cd.torus((4, 4, 2)), flows.Demands.random(32, 128, seed=0).scaled(0.25))
     exact = flows.solve_lp(p, "latency").average_latency
-    assert d["method"] == "colgen (simplex master)" and d["status"] == "optimal" and d["latency_gap"] <= 1e-6
+    assert d["method"] == "colgen (ipm master)" and d["status"] == "optimal" and d["latency_gap"] <= 1e-6
     assert d["latency_bound"] <= exact * (1 + 1e-7) and exact <= d["average_latency"] * (1 + 1e-7)
     rc, out, _ = run(capsys, "flow", "torus:4x4x2", "--traffic", "random:128", "--scale", "0.25", "--latency")
-    assert rc == 0 and "[auto] colgen (simplex master): optimal" in out and "certified lower bound" in out
+    assert rc == 0 and "[auto] colgen (ipm master): optimal" in out and "certified lower bound" in out
 
 
 @pytest.mark.parametrize(
