@@ -146,9 +146,9 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     # the artificial columns' cost: M = mu * the longest latency-shortest
     # path. A small M keeps the master's prices bounded while artificial flow
     # remains, so the Lagrangian bound is useful early (BG/L row at 0.985 x
-    # lambda: 23 rounds, 6.8 s CPU at mu = 1.5; 25, 9.0 s at 3; 26, 11.6 s at
-    # 10; 27, 13.9 s at 100); when it is too small pricing stalls with
-    # artificial flow left and M grows
+    # lambda, tol 1e-4, simplex master: 23 rounds, 6.8 s CPU at mu = 1.5;
+    # 25, 9.0 s at 3; 26, 11.6 s at 10; 27, 13.9 s at 100); when it is too
+    # small pricing stalls with artificial flow left and M grows
     scale = float(dist0.max()) if dist0.max() > 0 else 1.0
     mu = 2.0
     h.addCols(K, np.full(K, mu * scale), np.zeros(K), np.full(K, inf), K, np.arange(K, dtype=np.int32),
