@@ -65,7 +65,8 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     are the capacity bracket when ``capacity`` (a max-concurrent-flow result
     for this very problem) is given or had to be computed; otherwise ``lam``
     is 1 (what is routed) and ``upper_bound`` the capacity bound of the final
-    prices (certified, but loose where few resources carry a price).
+    prices (certified, but loose where few resources carry a price), and
+    ``extra["capacity_from"]`` says so.
     Infeasible demands (capacity below 1) give status
     ``"infeasible"``, as the other solvers do.
 
@@ -219,6 +220,8 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
                     cap_r = FlowResult("colgen", "concurrent", lam_lo, cap_ub, f_lo, (problem.R @ f_lo) / cap,
                                        problem.resource_names, time.perf_counter() - t0,
                                        extra={"method": f"colgen ({master} master)"})
+                    # the master's path flows give only a weak lower side: say what is certified
+                    return _infeasible(problem, cap_r, t0, upper_only=True)
                 return _infeasible(problem, cap_r, t0)
             if mu >= 1e6 and not asked:
                 # M is huge and the prices decide nothing: ask the capacity itself
@@ -247,11 +250,13 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
                               iterations=rounds, extra={"message": status, "method": f"colgen ({master} master)"})
         raise FlowError(f"column generation found no routing of the demands ({status}); "
                         f"raise the time limit or use --solver lp")
+    extra_cap = {}
     if cap_r is not None:
         lam, upper = cap_r.lam, cap_r.upper_bound
     else:
         # this flow routes the demands: lambda >= 1; the final prices bound it from above
         lam, upper = 1.0, max(1.0, reprice_bound(problem, y))
+        extra_cap = {"capacity_from": "latency prices"}
     util = (problem.R @ best_flow) / cap
     return FlowResult("colgen", "latency", lam, upper, best_flow, util, problem.resource_names,
                       time.perf_counter() - t0, status=status, iterations=rounds,
@@ -259,7 +264,7 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
                       extra={"method": f"colgen ({master} master)", "tol": tol, "latency_gap": _gap(best_ub, best_lb),
                              "start": "latency-shortest paths + artificial columns", "columns": int(pool.count),
                              "pricing_rounds": rounds, "master_seconds": t_master, "pricing_seconds": t_price,
-                             "cpu_seconds": time.process_time() - c0, "history": history})
+                             "cpu_seconds": time.process_time() - c0, **extra_cap, "history": history})
 
 
 def _gap(ub: float, lb: float) -> float:
@@ -288,8 +293,8 @@ def _certified_flow(problem: FlowProblem, pool: _PathPool, x: np.ndarray, dem_am
     return float(problem.latency @ flow), flow, 0.0
 
 
-def _infeasible(problem: FlowProblem, cap: FlowResult, t0: float) -> FlowResult:
-    if cap.lam > 0:
+def _infeasible(problem: FlowProblem, cap: FlowResult, t0: float, upper_only: bool = False) -> FlowResult:
+    if cap.lam > 0 and not upper_only:
         msg = f"infeasible: capacity lambda = {cap.lam:.6g} < 1 (certified upper bound {cap.upper_bound:.6g})"
     else:
         msg = f"infeasible: the demands do not fit (capacity lambda <= {cap.upper_bound:.6g} < 1, certified)"

@@ -242,8 +242,13 @@ def _print_flow(args, out: dict, results: dict) -> int:
     for name, r in results.items():
         d = r.to_dict()
         print(f"[{name}] {d.get('method', name)}: {d['status']}  ({d['seconds']:.3g} s)")
-        print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
-        print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
+        if d.get("capacity_from") == "latency prices":
+            # the latency solver computed no capacity: the demands are routed, and its prices bound lambda
+            print(f"  lambda       >= 1   (the demands are routed; capacity not computed, "
+                  f"at most {d['upper_bound']:.6g})")
+        else:
+            print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
+            print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
         if args.latency:
             if r.average_latency is not None:
                 lgap = r.extra.get("latency_gap")
