@@ -96,7 +96,6 @@ ROWS = [
     # ---- flow
     Row("PTAS eps 0", ["flow", "torus:4x4", "--solver", "ptas", "--eps", "0"], 2, r"the PTAS needs eps > 0; use --solver colgen"),
     Row("negative eps", ["flow", "torus:4x4", "--eps", "-0.1"], 2, r"eps must be in \[0, 1\) \(0 = exact\), got -0.1"),
-    Row("colgen latency", ["flow", "torus:4x4", "--solver", "colgen", "--latency"], 2, r"column generation solves the capacity only"),
     Row("eps above 1", ["flow", "torus:4x4", "--eps", "1.5"], 2, r"eps must be in \[0, 1\) \(0 = exact\), got 1.5"),
     Row("eps nan", ["flow", "torus:4x4", "--eps", "nan"], 2, r"eps must be in \[0, 1\) \(0 = exact\), got nan"),
     Row("random count negative", ["flow", "torus:4x4", "--traffic", "random:-3"], 2, r"traffic.count: must be an integer >= 1"),

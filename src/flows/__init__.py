@@ -16,10 +16,11 @@ from .physical import Board, Packaging, PhysicalModel, RouterDelay, Technology, 
 from .ptas import max_concurrent_flow
 from .result import FlowResult
 from .colgen import colgen_max_concurrent_flow
+from .colgen_latency import colgen_min_latency
 from .solve import SOLVERS, choose_solver, solve
 from .symmetry import arc_orbits, symmetric_uniform
 
 __all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "lp_columns", "max_concurrent_flow", "min_latency",
-           "colgen_max_concurrent_flow", "solve", "choose_solver", "SOLVERS",
+           "colgen_max_concurrent_flow", "colgen_min_latency", "solve", "choose_solver", "SOLVERS",
            "cross_check", "CrossCheck", "symmetric_uniform", "arc_orbits", "to_pulp", "write_model",
            "Technology", "RouterDelay", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem"]

@@ -2,16 +2,18 @@
 
 - ``"ptas"``: the Garg-Koenemann PTAS (:func:`flows.max_concurrent_flow`,
   :func:`flows.min_latency`), certified to ``eps``;
-- ``"colgen"``: path-based column generation (:func:`flows.colgen.colgen_max_concurrent_flow`),
-  certified to ``eps`` (``eps = 0``: to :data:`EXACT_TOL`), its master
-  chosen by :func:`colgen_master`;
+- ``"colgen"``: path-based column generation (:func:`flows.colgen.colgen_max_concurrent_flow`,
+  its master chosen by :func:`colgen_master`; :func:`flows.colgen_min_latency`), certified to
+  ``eps`` (``eps = 0``: to :data:`EXACT_TOL`);
 - ``"lp"``: the arc LP by HiGHS's interior point (exact); ``"pdlp"``: the
   same LP by HiGHS's PDLP (upper bound re-priced, primal to 1e-7);
 - ``"auto"``: column generation for the capacity whatever eps is asked
   (measured: it is faster than the PTAS at eps = 0.05 from 216 routers up
   and exact besides; see :data:`AUTO_PTAS_BELOW_ROUTERS`), the PTAS on tiny
-  instances where it is quicker; for the latency objective the PTAS search
-  for eps >= :data:`AUTO_LATENCY_EPS` and the exact LP below; given the
+  instances where it is quicker; for the latency objective column generation
+  too (measured faster than the PTAS search and the exact LP at every load
+  tried, and it needs no capacity run), except the PTAS search for dense
+  demands at eps >= :data:`AUTO_LATENCY_EPS`; given the
   ``topology``, uniform traffic on a lattice family (the same demands and
   capacities seen from every router, no shared resources) is solved exactly
   by symmetry (:func:`flows.symmetric_uniform`: one source's flow) first;
@@ -26,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 
 from .colgen import colgen_max_concurrent_flow
+from .colgen_latency import colgen_min_latency
 from .latency import min_latency
 from .lp import solve_lp
 from .problem import FlowError, FlowProblem
@@ -59,8 +62,9 @@ AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER = 16
 AUTO_MWU_EPS = 0.02
 AUTO_MWU_EPS_LARGE = 0.01
 AUTO_MWU_LARGE_ROUTERS = 2000
-#: the latency objective has no column generation: auto runs the PTAS search
-#: from this eps up and the exact LP below it
+#: the latency objective: auto runs column generation, or the PTAS search from
+#: this eps up where the demands are dense (above
+#: AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER per router, as for the capacity)
 AUTO_LATENCY_EPS = 0.02
 
 
@@ -71,10 +75,11 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
     >>> from flows.problem import Demands
     >>> p = FlowProblem.from_topology(cd.torus((8, 8, 8)), Demands.random(512, 2048, seed=1))
     >>> choose_solver(p, 0.05), choose_solver(p, 0.0), choose_solver(p, 0.05, "latency")
-    ('colgen', 'colgen', 'ptas')
+    ('colgen', 'colgen', 'colgen')
     """
     if objective == "latency":
-        return "ptas" if eps >= AUTO_LATENCY_EPS else "lp"
+        dense = len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n
+        return "ptas" if eps >= AUTO_LATENCY_EPS and dense else "colgen"
     if eps >= 0.02 and (problem.n < AUTO_PTAS_BELOW_ROUTERS
                         or len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n):
         return "ptas"
@@ -138,17 +143,18 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
              else max_concurrent_flow(problem, eps=eps, max_phases=max_phases, progress=progress))
         method = "ptas"
     elif chosen == "colgen":
-        if objective == "latency":
-            raise FlowError("column generation solves the capacity only; use --solver ptas or lp with --latency")
         tol = eps if eps > 0 else EXACT_TOL
-        master = colgen_master(problem, eps)
-        r = colgen_max_concurrent_flow(problem, tol=tol, time_limit=time_limit, master=master)
-        if master == "mwu" and r.status.startswith("stalled"):
-            # the potential's sweeps can stall short of a small gap; the LP master gets there (slower)
-            left = None if time_limit is None else max(1.0, time_limit - r.seconds)
-            r2 = colgen_max_concurrent_flow(problem, tol=tol, time_limit=left, master="pdlp")
-            r = dataclasses.replace(r2, seconds=r.seconds + r2.seconds,
-                                    extra={**r2.extra, "stalled_first": r.extra["method"]})
+        if objective == "latency":
+            r = colgen_min_latency(problem, tol=tol, time_limit=time_limit)
+        else:
+            master = colgen_master(problem, eps)
+            r = colgen_max_concurrent_flow(problem, tol=tol, time_limit=time_limit, master=master)
+            if master == "mwu" and r.status.startswith("stalled"):
+                # the potential's sweeps can stall short of a small gap; the LP master gets there (slower)
+                left = None if time_limit is None else max(1.0, time_limit - r.seconds)
+                r2 = colgen_max_concurrent_flow(problem, tol=tol, time_limit=left, master="pdlp")
+                r = dataclasses.replace(r2, seconds=r.seconds + r2.seconds,
+                                        extra={**r2.extra, "stalled_first": r.extra["method"]})
         method = r.extra["method"]
     else:
         method_ = "ipm" if chosen == "lp" else "pdlp"

@@ -251,11 +251,18 @@ def _print_flow(args, out: dict, results: dict) -> int:
     for name, r in results.items():
         d = r.to_dict()
         print(f"[{name}] {d.get('method', name)}: {d['status']}  ({d['seconds']:.3g} s)")
-        print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
-        print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
+        if d.get("capacity_from") == "latency prices":
+            # the latency solver computed no capacity: the demands are routed, and its prices bound lambda
+            print(f"  lambda       >= 1   (the demands are routed; capacity not computed, "
+                  f"at most {d['upper_bound']:.6g})")
+        else:
+            print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
+            print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
         if args.latency:
             if r.average_latency is not None:
-                print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}")
+                lgap = r.extra.get("latency_gap")
+                gap = "" if lgap is None else f"   gap {lgap:.3g}"
+                print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}{gap}")
             else:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
@@ -476,9 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--eps", type=float, default=0.05,
                     help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
     fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
-                    help="auto (default): column generation for the capacity (the PTAS on instances under "
-                         "100 routers at eps >= 0.02), the PTAS search for --latency at eps >= 0.02 and the "
-                         "exact LP below; ptas; colgen (path-based column generation, exact with --eps 0); "
+                    help="auto (default): column generation (the PTAS on instances under 100 routers, and "
+                         "for more than 16 demands per router, at eps >= 0.02; for --latency only the latter); "
+                         "ptas; colgen (path-based column generation, exact with --eps 0); "
                          "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
                          "both (ptas beside lp)")
     fl.add_argument("--max-phases", type=int, default=100000, metavar="N",

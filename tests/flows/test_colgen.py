@@ -97,7 +97,7 @@ def test_auto_picks_as_documented():
     assert choose_solver(small, 0.05) == "ptas"
     assert choose_solver(small, 0.01) == "colgen" and choose_solver(small, 0.0) == "colgen"
     assert choose_solver(big, 0.05) == "colgen"
-    assert choose_solver(big, 0.05, "latency") == "ptas" and choose_solver(big, 0.01, "latency") == "lp"
+    assert choose_solver(big, 0.05, "latency") == "colgen" and choose_solver(big, 0.01, "latency") == "colgen"
     exact = solve_lp(small).lam
     r = solve(small, eps=0)
     assert r.extra["method"] == "colgen (pdlp master)" and r.lam == pytest.approx(exact, rel=1e-6) and r.gap <= 1e-6
@@ -122,6 +122,8 @@ def test_auto_takes_the_ptas_for_dense_demands():
     assert len(dense.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * t.n
     assert choose_solver(dense, 0.05) == "ptas" and choose_solver(dense, 0.0) == "colgen"
     assert choose_solver(sparse, 0.05) == "colgen"
+    assert choose_solver(dense, 0.05, "latency") == "ptas" and choose_solver(dense, 0.0, "latency") == "colgen"
+    assert choose_solver(sparse, 0.05, "latency") == "colgen"
 
 
 @pytest.mark.parametrize("name,p", CASES, ids=[c[0] for c in CASES])
