@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import highspy
 import numpy as np
@@ -31,6 +32,7 @@ from ._colgen_kernels import price_round
 from ._pool_kernels import pool_min_lengths, potential_sweeps
 from .lp import _quiet_highs
 from .problem import FlowError, FlowProblem
+from .progress import Reporter
 from .ptas import grouped
 from .result import FlowResult
 
@@ -69,7 +71,9 @@ def _subset(out, idx):
 def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_limit: float | None = None,
                                max_rounds: int = 1000, master: str = "pdlp", smoothing: float = 0.5,
                                warm_phases: int | None = None, warm_step: float = 0.3, verbose: bool = False,
-                               trace: bool = False, beta: float | None = None, max_sweeps: int = 200) -> FlowResult:
+                               trace: bool = False, beta: float | None = None, max_sweeps: int = 200,
+                               progress: Callable[[dict], None] | None = None,
+                               progress_interval: float = 5.0) -> FlowResult:
     """Max concurrent flow to a certified relative gap ``tol``.
 
     ``master`` is the HiGHS method for the restricted master: ``"pdlp"``
@@ -88,6 +92,10 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
     multiplicative-weights phases seed the master (default 10, 3 for mwu);
     ``beta`` fixes the mwu potential's stiffness relative to the congestion
     (default: it follows the gap) and ``max_sweeps`` caps its sweeps per round.
+    ``progress`` is called after a round, at most every ``progress_interval``
+    seconds, with ``{"rounds", "seconds", "lam", "upper_bound", "gap"}``
+    (a round is one master solve and one pricing: the first PDLP master of
+    a large instance can take minutes on its own).
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -107,9 +115,10 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
         warm_phases = 3 if master == "mwu" else 10
     if master == "mwu":
         return _colgen_mwu(problem, tol, time_limit, max_rounds, warm_phases, warm_step, beta, max_sweeps, smoothing,
-                           trace)
+                           trace, progress, progress_interval)
     t0 = time.perf_counter()
     c0 = time.process_time()
+    report = Reporter(progress, progress_interval, t0)
     indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
     K = len(dem_dst)
     A = problem.num_arcs
@@ -210,6 +219,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
         t_price += time.perf_counter() - tp
         history.append({"round": rounds, "lambda": lam, "upper_bound": best_bound, "new_columns": int(out[1]),
                         "seconds": time.perf_counter() - t0})
+        report(rounds, lam=lam, upper_bound=best_bound, gap=best_bound / lam - 1 if lam > 0 else math.inf)
         if trace:
             print(f"round {rounds}: lam {lam:.8g} bound {best_bound:.8g} gap {best_bound / lam - 1 if lam > 0 else math.inf:.3g} "
                   f"cols +{out[1]} total {pool.count} alpha {alpha:.3g} master {t_master:.2f}s price {t_price:.2f}s "
@@ -333,13 +343,15 @@ def _gather(ptr, val, idx):
 
 
 def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_rounds: int, warm_phases: int,
-                warm_step: float, beta: float | None, max_sweeps: int, smoothing: float, trace: bool) -> FlowResult:
+                warm_step: float, beta: float | None, max_sweeps: int, smoothing: float, trace: bool,
+                progress: Callable[[dict], None] | None = None, progress_interval: float = 5.0) -> FlowResult:
     """Column generation whose restricted master is solved approximately by
     :func:`potential_sweeps` (no LP solver). Certificates as in
     :func:`colgen_max_concurrent_flow`: lambda from the pool's path flows,
     the bound from exact pricing at the potential's weights."""
     t0 = time.perf_counter()
     c0 = time.process_time()
+    report = Reporter(progress, progress_interval, t0)
     indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
     K = len(dem_dst)
     nres = problem.num_resources
@@ -413,6 +425,7 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
         t_price += time.perf_counter() - tp
         history.append({"round": rounds, "lambda": lam, "upper_bound": best_bound, "new_columns": int(out[1]),
                         "seconds": time.perf_counter() - t0})
+        report(rounds, lam=lam, upper_bound=best_bound, gap=best_bound / lam - 1 if lam > 0 else math.inf)
         if trace:
             print(f"round {rounds}: lam {lam:.8g} bound {best_bound:.8g} (this {bound:.8g}) gap "
                   f"{best_bound / lam - 1 if lam > 0 else math.inf:.3g} restricted {rgap:.3g} sweeps {sweeps} beta {bt:.3g} alpha {alpha:.3g} "

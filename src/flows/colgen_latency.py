@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import highspy
 import numpy as np
@@ -41,6 +42,7 @@ from .colgen import _certified as _capacity_certified
 from .colgen import _PathPool, _set_master_method, colgen_max_concurrent_flow
 from .lp import _quiet_highs, reprice_bound
 from .problem import FlowError, FlowProblem
+from .progress import Reporter
 from .ptas import grouped
 from .result import FlowResult
 
@@ -54,7 +56,8 @@ _TIGHTEN = 1e-7
 
 def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: FlowResult | None = None,
                        time_limit: float | None = None, max_rounds: int = 1000, master: str = "ipm",
-                       verbose: bool = False, trace: bool = False) -> FlowResult:
+                       verbose: bool = False, trace: bool = False, progress: Callable[[dict], None] | None = None,
+                       progress_interval: float = 5.0) -> FlowResult:
     """Route every demand at minimum total latency, to a certified relative gap ``tol``.
 
     Returns a :class:`FlowResult` with objective ``"latency"`` as
@@ -94,6 +97,7 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     if capacity is not None and (capacity.objective != "concurrent" or len(capacity.arc_flow) != problem.num_arcs):
         raise FlowError("capacity must be a max-concurrent-flow result for the same problem")
     t0 = time.perf_counter()
+    report = Reporter(progress, progress_interval, t0)
     c0 = time.process_time()
     if capacity is not None and capacity.upper_bound < 1.0:
         return _infeasible(problem, capacity, t0)
@@ -198,6 +202,7 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
         t_price += time.perf_counter() - tp
         history.append({"round": rounds, "lower_bound": best_lb / total, "upper_bound": best_ub / total,
                         "artificial": art / total, "new_columns": int(out[1]), "seconds": time.perf_counter() - t0})
+        report(rounds, lower_bound=best_lb / total, upper_bound=best_ub / total, gap=_gap(best_ub, best_lb))
         if trace:
             print(f"round {rounds}: ub {best_ub / total:.8g} lb {best_lb / total:.8g} art {art / total:.3g} "
                   f"cols +{out[1]} total {pool.count} mu {mu:g} master {t_master:.2f}s price {t_price:.2f}s "

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._kernels import _tree_flow, dijkstra, split_dag_flow
 from .problem import FlowError, FlowProblem
+from .progress import Reporter
 from .ptas import grouped, max_concurrent_flow
 from .result import FlowResult
 
@@ -104,7 +106,8 @@ def _envelope(points):
 
 
 def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
-                max_phases: int = 100000, capacity: FlowResult | None = None) -> FlowResult:
+                max_phases: int = 100000, capacity: FlowResult | None = None,
+                progress: Callable[[dict], None] | None = None, progress_interval: float = 5.0) -> FlowResult:
     """Route every demand at (near) minimum average latency.
 
     Returns a :class:`FlowResult` with objective ``"latency"``: ``arc_flow``
@@ -139,8 +142,10 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
     if max_phases < 1:
         raise FlowError(f"max_phases must be >= 1, got {max_phases}")
     t0 = time.perf_counter()
+    report = Reporter(progress, progress_interval, t0)
     total = problem.demands.total
-    cap = max_concurrent_flow(problem, eps=eps) if capacity is None else capacity
+    cap = (max_concurrent_flow(problem, eps=eps, progress=progress, progress_interval=progress_interval)
+           if capacity is None else capacity)
     if cap.objective != "concurrent" or len(cap.arc_flow) != problem.num_arcs:
         raise FlowError("capacity must be a max_concurrent_flow result for the same problem")
     if cap.lam < 1.0 <= cap.upper_bound:
@@ -205,6 +210,8 @@ def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
             # run (at the same budget unless the envelope drops) must be finer
             inner = max(inner / 2.0, eps / 64.0)
         hi, best_flow = _envelope(points)
+        report(steps, phases=phases, lower_bound=lo / total, upper_bound=hi / total,
+               gap=hi / lo - 1 if lo > 0 else math.inf)
         if not math.isfinite(hi) and r.upper_bound >= 1.0:
             budget *= 1.5
     if best_flow is None:

@@ -75,8 +75,8 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
     destinations when fewer); ``nnz`` the nonzeros of the resource matrix
     (default one per channel); ``tree_arcs`` the channels of one group's
     shortest-path tree (default: every router for a group with many
-    demands, else a few hops per demand). ``solver``: ``ptas``, ``lp`` or
-    ``both``. ``uniform``: the demands are yet to be built as uniform
+    demands, else a few hops per demand). ``solver``: ``ptas``, ``lp``,
+    ``both`` or ``colgen`` (sized as the PTAS, timed as measured). ``uniform``: the demands are yet to be built as uniform
     traffic (which first makes an n x n mask).
     """
     n, arcs, demands, groups = int(n), int(arcs), int(demands), max(1, int(groups))
@@ -86,7 +86,7 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
         tree_arcs = min(n - 1.0, per_group * max(2.0, n ** (1.0 / 3.0)))
     problem = demand_bytes(n, demands, uniform=uniform) + 48.0 * arcs + 32.0 * nnz + 64.0 * n
     parts: dict[str, float] = {"problem": problem}
-    if solver in ("ptas", "both"):
+    if solver in ("ptas", "both", "colgen"):
         pool = max(3072.0 * groups, 16.0 * groups * _POOL_TREES * tree_arcs)
         parts["ptas"] = _PTAS_PER_ARC * arcs + 40.0 * demands + pool + 64.0 * n
     cols = groups * arcs + 1
@@ -101,6 +101,11 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
     seconds = 8e-7 * groups * (n + arcs)
     if demands / groups < n / 2:
         seconds *= 2.5
+    if solver == "colgen":
+        # column generation with the potential master at eps 0.05 (what auto
+        # runs on such instances): 13 s CPU at 4096 routers with 4 demands
+        # per router, time growing as routers^1.6 (benchmarks/RESULTS.md)
+        seconds = 13.0 * (n / 4096.0) ** 1.6 * (demands / (4.0 * n))
     return FlowCost(n, arcs, demands, groups, parts, held, cols, seconds)
 
 
@@ -145,4 +150,4 @@ def large_problem_note(cost: FlowCost) -> str | None:
                 "interior point: no progress lines until it ends)")
     return (f"large problem: {format_count(cost.n)} routers, {format_count(cost.demands)} demands in "
             f"{format_count(cost.groups)} source groups; roughly {format_seconds(cost.seconds)} or more "
-            f"(a rough guess: phases vary with the instance)")
+            f"(a rough guess from measured runs)")

@@ -109,8 +109,10 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     says so in its status and is not :attr:`FlowResult.certified`).
     ``topology``: the :class:`~candidates.Topology` the problem was built
     on, which lets ``auto`` use symmetry where it applies. ``progress``: a
-    callback the PTAS's capacity run reports to every few seconds
-    (:func:`flows.max_concurrent_flow`).
+    callback every iterative solver reports to every few seconds (a dict:
+    ``seconds``, ``phases`` (the PTAS) or ``rounds`` (column generation,
+    the latency search's steps), ``gap``, and ``lam``/``upper_bound`` or
+    for the latency ``lower_bound``/``upper_bound``).
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -139,20 +141,20 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     if chosen == "ptas":
         if eps == 0:
             raise FlowError("the PTAS needs eps > 0; use --solver colgen or lp for an exact answer")
-        r = (min_latency(problem, eps=eps, max_phases=max_phases) if objective == "latency"
+        r = (min_latency(problem, eps=eps, max_phases=max_phases, progress=progress) if objective == "latency"
              else max_concurrent_flow(problem, eps=eps, max_phases=max_phases, progress=progress))
         method = "ptas"
     elif chosen == "colgen":
         tol = eps if eps > 0 else EXACT_TOL
         if objective == "latency":
-            r = colgen_min_latency(problem, tol=tol, time_limit=time_limit)
+            r = colgen_min_latency(problem, tol=tol, time_limit=time_limit, progress=progress)
         else:
             master = colgen_master(problem, eps)
-            r = colgen_max_concurrent_flow(problem, tol=tol, time_limit=time_limit, master=master)
+            r = colgen_max_concurrent_flow(problem, tol=tol, time_limit=time_limit, master=master, progress=progress)
             if master == "mwu" and r.status.startswith("stalled"):
                 # the potential's sweeps can stall short of a small gap; the LP master gets there (slower)
                 left = None if time_limit is None else max(1.0, time_limit - r.seconds)
-                r2 = colgen_max_concurrent_flow(problem, tol=tol, time_limit=left, master="pdlp")
+                r2 = colgen_max_concurrent_flow(problem, tol=tol, time_limit=left, master="pdlp", progress=progress)
                 r = dataclasses.replace(r2, seconds=r.seconds + r2.seconds,
                                         extra={**r2.extra, "stalled_first": r.extra["method"]})
         method = r.extra["method"]

@@ -134,8 +134,17 @@ def _blocks(text: str) -> tuple[tuple[int, ...], ...]:
 
 
 def _print_progress(p: dict) -> None:
-    print(f"toposynth: PTAS {p['seconds']:.0f} s: {p['phases']} phases, lambda {p['lam']:.6g}, "
-          f"upper bound {p['upper_bound']:.6g}, gap {p['gap']:.3g}", file=sys.stderr, flush=True)
+    """One stderr line per report of flows.solve's progress callback."""
+    done = f"{p['phases']} phases" if "rounds" not in p else f"{p['rounds']} rounds"
+    if not p.get("upper_bound", 0) > 0:
+        # the PTAS reports before its first phase ends (its first bound check)
+        print(f"toposynth: {p['seconds']:.0f} s: {done}, first phase running", file=sys.stderr, flush=True)
+        return
+    if "lower_bound" in p:
+        what = f"latency in [{p['lower_bound']:.6g}, {p['upper_bound']:.6g}]"
+    else:
+        what = f"lambda {p['lam']:.6g}, upper bound {p['upper_bound']:.6g}"
+    print(f"toposynth: {p['seconds']:.0f} s: {done}, {what}, gap {p['gap']:.3g}", file=sys.stderr, flush=True)
 
 
 def cmd_flow(args: argparse.Namespace) -> int:
@@ -179,13 +188,17 @@ def cmd_flow(args: argparse.Namespace) -> int:
                              solver=sized, uniform=uniform))
     problem = physical.problem(topo, traffic.demands(topo).scaled(args.scale))
     dem = problem.demands
+    if args.solver == "auto" and sized == "ptas":
+        # the time of the solver auto will run
+        sized = flows.choose_solver(problem, args.eps, objective)
+        sized = "ptas" if sized == "ptas" else "colgen" if sized == "colgen" else "lp"
     cost = flow_cost(problem.n, problem.num_arcs, len(dem), min(len(np.unique(dem.src)), len(np.unique(dem.dst))),
                      nnz=problem.R.nnz, solver=sized)
     check_flow(f"flow {topo.spec or topo.family}", cost)
     note = large_problem_note(cost)
     show = args.progress or sys.stderr.isatty()
-    if note and not args.latency:
-        note += "; PTAS progress every 5 s" if show else "; --progress shows the PTAS's"
+    if note:
+        note += "; progress every 5 s" if show else "; --progress shows it"
     if note:
         print(f"toposynth: {note}", file=sys.stderr, flush=True)
     progress = _print_progress if show else None
@@ -502,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--connector-pins", action="append", metavar="LEVEL=PINS",
                     help="connector pins of every unit of a packaging level (repeatable), e.g. node_card=240")
     fl.add_argument("--progress", action="store_true",
-                    help="PTAS progress lines on stderr every 5 s (default when stderr is a terminal)")
+                    help="progress lines on stderr every 5 s (default when stderr is a terminal)")
     fl.add_argument("--json", action="store_true", help="print JSON")
     fl.set_defaults(func=cmd_flow)
 

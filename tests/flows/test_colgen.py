@@ -179,3 +179,30 @@ def test_solve_falls_back_to_the_lp_master_when_the_potential_stalls(monkeypatch
     exact = solve_lp(p).lam
     assert r.extra["method"] == "colgen (pdlp master)" and r.extra["stalled_first"] == "colgen (mwu master)"
     assert r.certified and r.lam <= exact * (1 + 1e-7) and r.upper_bound >= exact * (1 - 1e-7) and r.gap <= 0.05
+
+
+@pytest.mark.parametrize("master", ["pdlp", "mwu"])
+def test_progress_reports_every_round_and_changes_nothing(master):
+    p = FlowProblem.from_topology(cd.torus((4, 4, 4)), Demands.random(64, 256, seed=3))
+    seen: list = []
+    quiet = colgen_max_concurrent_flow(p, tol=1e-3, master=master)
+    loud = colgen_max_concurrent_flow(p, tol=1e-3, master=master, progress=seen.append, progress_interval=0.0)
+    assert (loud.lam, loud.upper_bound, loud.iterations) == (quiet.lam, quiet.upper_bound, quiet.iterations)
+    assert [s["rounds"] for s in seen] == list(range(1, loud.iterations + 1))
+    exact = solve_lp(p).lam
+    for s in seen:   # every report is a certified bracket of the optimum
+        assert s["lam"] <= exact * (1 + 1e-9) <= s["upper_bound"] * (1 + 1e-9)
+
+
+def test_latency_progress_brackets_the_lp_optimum():
+    from flows import colgen_min_latency, min_latency
+
+    t = cd.torus((4, 6))    # where the latency-shortest paths do not fit: the PTAS searches
+    p0 = FlowProblem.from_topology(t, Demands.random(24, 96, seed=3))
+    p = p0.scaled(0.9 * solve_lp(p0).lam)
+    opt = solve_lp(p, "latency").average_latency
+    for fn in (colgen_min_latency, min_latency):
+        seen: list = []
+        fn(p, progress=seen.append, progress_interval=0.0)
+        lat = [s for s in seen if "lower_bound" in s]
+        assert lat and all(s["lower_bound"] <= opt * (1 + 1e-7) and s["upper_bound"] >= opt * (1 - 1e-7) for s in lat)
