@@ -43,9 +43,12 @@ __all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_PTA
 SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry")
 #: the certified gap column generation runs to when eps = 0 ("exact")
 EXACT_TOL = 1e-6
-#: auto takes the PTAS below this many routers when eps >= 0.02 (measured
-#: crossover, benchmarks/bench_colgen.py)
-AUTO_PTAS_BELOW_ROUTERS = 100
+#: auto takes the PTAS below this many routers when eps >= 0.02: measured at
+#: eps 0.05 with 4 random demands per router, the PTAS is quicker at 8 and 16
+#: routers (0.4 / 1.3 ms against 0.7 / 2.8 ms), column generation with the
+#: potential master from 27 routers up (3.9 ms against 11 ms; 64 routers
+#: 13 against 29 ms; benchmarks/RESULTS.md, scratch small_auto.py)
+AUTO_PTAS_BELOW_ROUTERS = 24
 #: auto takes the PTAS (eps >= 0.02) when there are more demands than this
 #: per router: column generation's master has a row per demand, and on
 #: uniform traffic (n - 1 per router) a 512-router packaging instance grew
