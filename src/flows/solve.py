@@ -47,7 +47,7 @@ EXACT_TOL = 1e-6
 #: eps 0.05 with 4 random demands per router, the PTAS is quicker at 8 and 16
 #: routers (0.4 / 1.3 ms against 0.7 / 2.8 ms), column generation with the
 #: potential master from 27 routers up (3.9 ms against 11 ms; 64 routers
-#: 13 against 29 ms; benchmarks/RESULTS.md, scratch small_auto.py)
+#: 13 against 29 ms; benchmarks/bench_auto_small.py)
 AUTO_PTAS_BELOW_ROUTERS = 24
 #: auto takes the PTAS (eps >= 0.02) when there are more demands than this
 #: per router: column generation's master has a row per demand, and on
