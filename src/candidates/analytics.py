@@ -20,7 +20,6 @@ Conventions (they matter when comparing with the papers' closed forms):
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any

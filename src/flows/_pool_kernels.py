@@ -92,22 +92,17 @@ def potential_sweeps(k_ptr, cptr, crow, cval, dem, cap, x, load, beta_rel, beta_
                 # difference of the two columns' resource entries
                 stamp += 1
                 nt = 0
-                for q in range(cptr[j], cptr[j + 1]):
-                    r = crow[q]
-                    if tmark[r] != stamp:
-                        tmark[r] = stamp
-                        tmp[r] = 0.0
-                        tlist[nt] = r
-                        nt += 1
-                    tmp[r] += cval[q]
-                for q in range(cptr[best], cptr[best + 1]):
-                    r = crow[q]
-                    if tmark[r] != stamp:
-                        tmark[r] = stamp
-                        tmp[r] = 0.0
-                        tlist[nt] = r
-                        nt += 1
-                    tmp[r] -= cval[q]
+                for side in range(2):     # + column j, - the best column
+                    col = j if side == 0 else best
+                    sign = 1.0 if side == 0 else -1.0
+                    for q in range(cptr[col], cptr[col + 1]):
+                        r = crow[q]
+                        if tmark[r] != stamp:
+                            tmark[r] = stamp
+                            tmp[r] = 0.0
+                            tlist[nt] = r
+                            nt += 1
+                        tmp[r] += sign * cval[q]
                 g = 0.0
                 hess = 0.0
                 for i in range(nt):

@@ -119,19 +119,10 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
     t0 = time.perf_counter()
     c0 = time.process_time()
     report = Reporter(progress, progress_interval, t0)
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
-    K = len(dem_dst)
-    A = problem.num_arcs
-    nres = problem.num_resources
+    pr = Pricing(problem)
+    K, nres, dem_amt = pr.K, pr.nres, pr.dem_amt
     cap = problem.capacity
-    Rc = problem.R.tocsc()
-    Rc.eliminate_zeros()
-    RcT = Rc.T.tocsr()
-    col_ptr = Rc.indptr.astype(np.int64)
-    col_res = Rc.indices.astype(np.int64)
-    col_val = Rc.data.astype(np.float64)
-    row_of_dem = (nres + np.arange(K)).astype(np.int64)
-    none = np.zeros(0)
+    price = _capacity_price(pr, cap)
     h = _quiet_highs()
     h.setOptionValue("output_flag", bool(verbose))
     h.setOptionValue("threads", 1)
@@ -161,13 +152,6 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
                       cptr[:-1].astype(np.int32), crow, cval)
             pool.add(out[2], out[3], out[4])
 
-    def price(y, check_y, z, select):
-        out = price_round(indptr, heads, arcs, tails, RcT @ y, grp_ptr, grp_src, dem_dst, z, 1e-9,
-                          none if check_y is None else RcT @ check_y,
-                          col_ptr, col_res, col_val, nres, row_of_dem, select)
-        alpha = float(dem_amt @ out[0])
-        return (float(cap @ y) / alpha if alpha > 0 else math.inf), out
-
     tp = time.perf_counter()
     best_bound, y_c = _warm_start(problem, price, add, dem_amt, warm_phases, warm_step)
     t_price += time.perf_counter() - tp
@@ -180,15 +164,8 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
     alpha = smoothing
     x = np.zeros(0)
     while True:
-        tm = time.perf_counter()
-        h.run()
-        t_master += time.perf_counter() - tm
-        ms = h.getModelStatus()
-        sol = h.getSolution()
-        # PDLP at a loose tolerance sometimes ends 'Unknown' with a usable
-        # solution: the certificates below are computed from it independently
-        if ms != highspy.HighsModelStatus.kOptimal and not (sol.value_valid and sol.dual_valid):
-            raise FlowError(f"HiGHS stopped the master LP with status '{h.modelStatusToString(ms)}'")
+        sol, dt = run_master(h, "master LP")
+        t_master += dt
         duals = np.asarray(sol.row_dual)
         x = np.maximum(np.asarray(sol.col_value)[1:], 0.0)
         lam, _ = _certified(problem, pool, x, dem_amt)
@@ -248,6 +225,65 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
                              "history": history})
 
 
+class Pricing:
+    """What every pricing round needs, built once per solve: the channels
+    grouped by source (:func:`flows.ptas.grouped`) and the resource matrix
+    by channel (a path's column) and transposed (channel lengths from
+    resource prices)."""
+
+    def __init__(self, problem: FlowProblem):
+        (self.indptr, self.heads, self.arcs, self.tails, self.grp_ptr, self.grp_src, self.dem_dst,
+         self.dem_amt) = grouped(problem)
+        self.K = len(self.dem_dst)
+        self.nres = problem.num_resources
+        Rc = problem.R.tocsc()
+        Rc.eliminate_zeros()
+        self.RcT = Rc.T.tocsr()
+        self.col_ptr = Rc.indptr.astype(np.int64)
+        self.col_res = Rc.indices.astype(np.int64)
+        self.col_val = Rc.data.astype(np.float64)
+        self.row_of_dem = (self.nres + np.arange(self.K)).astype(np.int64)
+
+    def round(self, length: np.ndarray, z: np.ndarray, check: np.ndarray | None, select: bool):
+        """One tree per source under channel ``length``: :func:`price_round`'s
+        output (distances, then the columns priced below ``z``; ``check``:
+        channel lengths the columns must also improve under)."""
+        return price_round(self.indptr, self.heads, self.arcs, self.tails, length, self.grp_ptr, self.grp_src,
+                           self.dem_dst, z, 1e-9, _NONE if check is None else check, self.col_ptr, self.col_res,
+                           self.col_val, self.nres, self.row_of_dem, select)
+
+
+_NONE = np.zeros(0)
+
+
+def run_master(h, what: str):
+    """Solve the master ``h`` as it stands: ``(solution, seconds)``. A status
+    other than optimal with primal and dual values is accepted (PDLP at a
+    loose tolerance sometimes ends 'Unknown' with a usable solution: every
+    certificate is computed from it independently); without them, a one-line
+    :class:`FlowError` naming ``what``."""
+    t = time.perf_counter()
+    h.run()
+    dt = time.perf_counter() - t
+    ms = h.getModelStatus()
+    sol = h.getSolution()
+    if ms != highspy.HighsModelStatus.kOptimal and not (sol.value_valid and sol.dual_valid):
+        raise FlowError(f"HiGHS stopped the {what} with status '{h.modelStatusToString(ms)}'")
+    return sol, dt
+
+
+def _capacity_price(pr: Pricing, cap: np.ndarray):
+    """``price(y, check_y, z, select) -> (bound, out)``: a pricing round at
+    resource prices ``y`` and the capacity bound ``c.y / sum d dist_y`` it certifies."""
+
+    def price(y, check_y, z, select):
+        out = pr.round(pr.RcT @ y, z, None if check_y is None else pr.RcT @ check_y, select)
+        alpha = float(pr.dem_amt @ out[0])
+        return (float(cap @ y) / alpha if alpha > 0 else math.inf), out
+
+    return price
+
+
 def _warm_start(problem: FlowProblem, price, add, dem_amt, warm_phases: int, warm_step: float):
     """Warm start by multiplicative weights: route every demand on its
     shortest path, raise each resource's price by exp(step * its
@@ -256,7 +292,6 @@ def _warm_start(problem: FlowProblem, price, add, dem_amt, warm_phases: int, war
     certified bound; returns the best bound and its prices."""
     cap = problem.capacity
     A = problem.num_arcs
-    none = np.zeros(0)
     y_c = 1.0 / cap
     best_bound = math.inf
     cum = np.zeros(problem.num_resources)
@@ -264,7 +299,7 @@ def _warm_start(problem: FlowProblem, price, add, dem_amt, warm_phases: int, war
     seen: set = set()
     y_w = y_c
     for _ in range(max(1, warm_phases)):
-        bound, out = price(y_w, None, none, False)
+        bound, out = price(y_w, None, _NONE, False)
         if bound < best_bound:
             best_bound, y_c = bound, y_w
         ck, pptr, parc = out[2], out[3], out[4]
@@ -352,30 +387,15 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
     t0 = time.perf_counter()
     c0 = time.process_time()
     report = Reporter(progress, progress_interval, t0)
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
-    K = len(dem_dst)
-    nres = problem.num_resources
+    pr = Pricing(problem)
+    K, nres, dem_amt = pr.K, pr.nres, pr.dem_amt
     cap = problem.capacity.astype(np.float64)
-    Rc = problem.R.tocsc()
-    Rc.eliminate_zeros()
-    RcT = Rc.T.tocsr()
-    col_ptr = Rc.indptr.astype(np.int64)
-    col_res = Rc.indices.astype(np.int64)
-    col_val = Rc.data.astype(np.float64)
-    row_of_dem = (nres + np.arange(K)).astype(np.int64)
-    none = np.zeros(0)
+    price = _capacity_price(pr, cap)
     pool = _SortedPool(K)
     t_master = t_price = 0.0
 
     def add(out):
         pool.add(out, nres)
-
-    def price(y, check_y, z, select):
-        out = price_round(indptr, heads, arcs, tails, RcT @ y, grp_ptr, grp_src, dem_dst, z, 1e-9,
-                          none if check_y is None else RcT @ check_y,
-                          col_ptr, col_res, col_val, nres, row_of_dem, select)
-        alpha = float(dem_amt @ out[0])
-        return (float(cap @ y) / alpha if alpha > 0 else math.inf), out
 
     tp = time.perf_counter()
     best_bound, y_c = _warm_start(problem, price, add, dem_amt, warm_phases, warm_step)

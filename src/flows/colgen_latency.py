@@ -37,13 +37,11 @@ from collections.abc import Callable
 import highspy
 import numpy as np
 
-from ._colgen_kernels import price_round
 from .colgen import _certified as _capacity_certified
-from .colgen import _PathPool, _set_master_method, colgen_max_concurrent_flow
+from .colgen import Pricing, _PathPool, _set_master_method, colgen_max_concurrent_flow, run_master
 from .lp import _quiet_highs, reprice_bound
 from .problem import FlowError, FlowProblem
 from .progress import Reporter
-from .ptas import grouped
 from .result import FlowResult
 
 __all__ = ["colgen_min_latency"]
@@ -101,25 +99,15 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     c0 = time.process_time()
     if capacity is not None and capacity.upper_bound < 1.0:
         return _infeasible(problem, capacity, t0)
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
-    K = len(dem_dst)
-    nres = problem.num_resources
+    pr = Pricing(problem)
+    K, nres, dem_amt = pr.K, pr.nres, pr.dem_amt
     cap = problem.capacity
     lat = problem.latency
-    Rc = problem.R.tocsc()
-    Rc.eliminate_zeros()
-    RcT = Rc.T.tocsr()
-    col_ptr = Rc.indptr.astype(np.int64)
-    col_res = Rc.indices.astype(np.int64)
-    col_val = Rc.data.astype(np.float64)
-    row_of_dem = (nres + np.arange(K)).astype(np.int64)
-    none = np.zeros(0)
     zero_y = np.zeros(nres)
     total = float(dem_amt.sum())
 
     def price(y, z, select):
-        return price_round(indptr, heads, arcs, tails, lat + RcT @ y, grp_ptr, grp_src, dem_dst, z, 1e-9, none,
-                           col_ptr, col_res, col_val, nres, row_of_dem, select)
+        return pr.round(lat + pr.RcT @ y, z, None, select)
 
     h = _quiet_highs()
     h.setOptionValue("output_flag", bool(verbose))
@@ -144,7 +132,7 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     # Round 0: the latency-shortest paths (y = 0): the columns to start from,
     # and the first lower bound (no capacities at all)
     tp = time.perf_counter()
-    out = price(zero_y, none, False)
+    out = price(zero_y, np.zeros(0), False)
     dist0 = out[0]
     best_lb = float(dem_amt @ dist0)
     t_price += time.perf_counter() - tp
@@ -157,7 +145,7 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     scale = float(dist0.max()) if dist0.max() > 0 else 1.0
     mu = 2.0
     h.addCols(K, np.full(K, mu * scale), np.zeros(K), np.full(K, inf), K, np.arange(K, dtype=np.int32),
-              row_of_dem.astype(np.int32), np.ones(K))
+              pr.row_of_dem.astype(np.int32), np.ones(K))
 
     def add(out):
         ncol, cptr, crow, cval = out[1], out[5], out[6], out[7]
@@ -174,13 +162,8 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     cap_r = capacity
     asked = False
     while True:
-        tm = time.perf_counter()
-        h.run()
-        t_master += time.perf_counter() - tm
-        ms = h.getModelStatus()
-        sol = h.getSolution()
-        if ms != highspy.HighsModelStatus.kOptimal and not (sol.value_valid and sol.dual_valid):
-            raise FlowError(f"HiGHS stopped the latency master LP with status '{h.modelStatusToString(ms)}'")
+        sol, dt = run_master(h, "latency master LP")
+        t_master += dt
         xs = np.asarray(sol.col_value)
         duals = np.asarray(sol.row_dual)
         art = float(np.maximum(xs[:K], 0.0).sum())

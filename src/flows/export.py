@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .lp import build_lp_arrays
 from .problem import FlowError, FlowProblem
+
+if TYPE_CHECKING:
+    import pulp
 
 __all__ = ["to_pulp", "write_model", "MAX_PULP_COLUMNS"]
 

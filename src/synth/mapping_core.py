@@ -265,7 +265,7 @@ def task_index(xy, shape: Sequence[int]):
     7
     """
     x, y = xy
-    W, H = int(shape[0]), int(shape[1])
+    H = int(shape[1])
     return np.asarray(x) * H + np.asarray(y) if np.ndim(x) else int(x) * H + int(y)
 
 

@@ -67,7 +67,7 @@ import hashlib
 import json
 import math
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 

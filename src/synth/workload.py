@@ -18,7 +18,6 @@ packaging is spelled and dispatched in one place.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
