@@ -431,13 +431,18 @@ def test_release_stops_a_local_cluster_in_the_background_and_a_new_task_starts_a
 
 def test_a_record_and_its_progress_line_are_not_split_by_ctrl_c():
     R = importlib.import_module("synth.run")
+    # Python's own handler (a background test run without job control inherits SIGINT ignored)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     steps = []
-    with pytest.raises(KeyboardInterrupt):
-        with R._interrupt_after():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)                    # the handler has run by now: deferred, not raised
-            steps.append("written")
-    assert steps == ["written"] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with R._interrupt_after():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)                    # the handler has run by now: deferred, not raised
+                steps.append("written")
+        assert steps == ["written"] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_chunks_carry_several_quick_candidates():
