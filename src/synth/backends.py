@@ -227,6 +227,10 @@ class Executor:
             get_mp_context().set_forkserver_preload(_FORKSERVER_PRELOAD)
             self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                          dashboard_address=None, preload=["synth.backends"],
+                                         # the scheduler's HTTP server (health, metrics) starts even without a
+                                         # dashboard, on 8787 unless told: on a port the system picks, so a
+                                         # second cluster on the machine gives no 'port in use' warning
+                                         scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                                          silence_logs=logging.INFO if self.verbose else logging.ERROR)
             self._client = Client(self._cluster)
 

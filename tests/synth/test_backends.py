@@ -452,3 +452,17 @@ def test_chunks_carry_several_quick_candidates():
     assert R.chunk_size(16, 2, [0.003] * 16) == 4          # pruned ones: four a task
     assert R.chunk_size(16, 2, [1.0] * 16) == 1            # slow ones stay one a task
     assert R.chunk_size(6, 2, [0.003] * 16) == 1           # fewer than two tasks a worker otherwise
+
+
+def test_a_local_cluster_says_nothing_when_8787_is_taken(recwarn):
+    pytest.importorskip("distributed")
+    with socket.socket() as s:
+        try:
+            s.bind(("", 8787))
+            s.listen()
+        except OSError:
+            pass                                # taken already: the case itself
+        with Executor("dask", jobs=1) as ex:
+            ex.submit(abs, -2)
+            assert [f.result() for f in ex.as_completed()] == [2]
+    assert not [w for w in recwarn if "8787" in str(w.message) or "port" in str(w.message).lower()]
