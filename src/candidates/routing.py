@@ -51,6 +51,10 @@ __all__ = ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown", "ho
 MAX_MASK_DEGREE = 64
 
 
+#: networks up to this size get their hop distances by numpy (see hop_distances)
+_NUMPY_BFS_ROUTERS = 256
+
+
 def hop_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.ndarray:
     """Hops from ``source`` to every router over the CSR adjacency
     ``(indptr, indices)`` (``-1``: unreachable), by breadth-first search.
@@ -65,7 +69,23 @@ def hop_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.nd
     n = len(indptr) - 1
     if not 0 <= int(source) < n:
         raise TopologyError(f"source {source} is not a router (0..{n - 1})")
-    return bfs_distances(indptr, indices, int(source))
+    if n > _NUMPY_BFS_ROUTERS:
+        return bfs_distances(indptr, indices, int(source))
+    # small networks by numpy, one level at a time: the first numba kernel a
+    # process runs costs ~0.3 s (numba loads its typing registries), which
+    # is most of a small `toposynth flow` answered without numba (the LP)
+    dist = np.full(n, -1, dtype=np.int64)
+    dist[source] = 0
+    frontier = np.array([int(source)])
+    level = 0
+    while len(frontier):
+        level += 1
+        lens = indptr[frontier + 1] - indptr[frontier]
+        nb = indices[np.repeat(indptr[frontier], lens) + (np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens))]
+        nb = np.unique(nb[dist[nb] < 0])
+        dist[nb] = level
+        frontier = nb
+    return dist
 
 
 def _mask_arcs(mask: int, indptr: np.ndarray, arc_id: np.ndarray, u: int) -> np.ndarray:

@@ -7,10 +7,11 @@
   ``eps`` (``eps = 0``: to :data:`EXACT_TOL`);
 - ``"lp"``: the arc LP by HiGHS's interior point (exact); ``"pdlp"``: the
   same LP by HiGHS's PDLP (upper bound re-priced, primal to 1e-7);
-- ``"auto"``: column generation for the capacity whatever eps is asked
-  (measured: it is faster than the PTAS at eps = 0.05 from 216 routers up
-  and exact besides; see :data:`AUTO_PTAS_BELOW_ROUTERS`), the PTAS on tiny
-  instances where it is quicker; for the latency objective column generation
+- ``"auto"``: the exact arc LP on tiny instances (:data:`AUTO_LP_BELOW_ROUTERS`);
+  column generation for the capacity whatever eps is asked (measured: with
+  the potential master it is faster than the PTAS at eps = 0.05 from 27
+  routers up), the PTAS for dense demands (:data:`AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER`);
+  for the latency objective column generation
   too (measured faster than the PTAS search and the exact LP at every load
   tried, and it needs no capacity run), except the PTAS search for dense
   demands at eps >= :data:`AUTO_LATENCY_EPS`; given the
@@ -36,19 +37,21 @@ from .ptas import max_concurrent_flow
 from .result import FlowResult
 from .symmetry import symmetric_uniform
 
-__all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_PTAS_BELOW_ROUTERS", "AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER",
+__all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_LP_BELOW_ROUTERS", "AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER",
            "AUTO_LATENCY_EPS", "AUTO_MWU_EPS", "AUTO_MWU_EPS_LARGE", "AUTO_MWU_LARGE_ROUTERS", "choose_solver",
            "colgen_master"]
 
 SOLVERS = ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry")
 #: the certified gap column generation runs to when eps = 0 ("exact")
 EXACT_TOL = 1e-6
-#: auto takes the PTAS below this many routers when eps >= 0.02: measured at
-#: eps 0.05 with 4 random demands per router, the PTAS is quicker at 8 and 16
-#: routers (0.4 / 1.3 ms against 0.7 / 2.8 ms), column generation with the
-#: potential master from 27 routers up (3.9 ms against 11 ms; 64 routers
-#: 13 against 29 ms; benchmarks/bench_auto_small.py)
-AUTO_PTAS_BELOW_ROUTERS = 24
+#: auto solves the arc LP exactly below this many routers: there it takes
+#: 3-20 ms (8-16 routers, 4 random demands each; benchmarks/RESULTS.md), less
+#: than the ~0.3 s the first numba kernel of a process costs (numba loads its
+#: typing registries) that the PTAS and column generation pay in a fresh
+#: `toposynth flow`; in-process the PTAS would be quicker (0.4-1.3 ms) but
+#: not exact. From 27 routers up column generation with the potential master
+#: beats the PTAS (3.9 against 11 ms at 27 routers; bench_auto_small.py)
+AUTO_LP_BELOW_ROUTERS = 24
 #: auto takes the PTAS (eps >= 0.02) when there are more demands than this
 #: per router: column generation's master has a row per demand, and on
 #: uniform traffic (n - 1 per router) a 512-router packaging instance grew
@@ -80,11 +83,12 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
     >>> choose_solver(p, 0.05), choose_solver(p, 0.0), choose_solver(p, 0.05, "latency")
     ('colgen', 'colgen', 'colgen')
     """
+    if problem.n < AUTO_LP_BELOW_ROUTERS:
+        return "lp"
     if objective == "latency":
         dense = len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n
         return "ptas" if eps >= AUTO_LATENCY_EPS and dense else "colgen"
-    if eps >= 0.02 and (problem.n < AUTO_PTAS_BELOW_ROUTERS
-                        or len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n):
+    if eps >= 0.02 and len(problem.demands) > AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER * problem.n:
         return "ptas"
     return "colgen"
 
@@ -121,7 +125,7 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     >>> from flows.problem import Demands
     >>> r = solve(FlowProblem.from_topology(cd.ring(6), Demands.uniform(6)), eps=0)
     >>> r.extra["method"], round(r.lam, 6), r.gap <= 1e-6
-    ('colgen (pdlp master)', 1.111111, True)
+    ('lp (ipm)', 1.111111, True)
     """
     if solver not in SOLVERS:
         raise FlowError(f"unknown solver {solver!r}; use one of {', '.join(SOLVERS)}")

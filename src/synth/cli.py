@@ -496,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--eps", type=float, default=0.05,
                     help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
     fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
-                    help="auto (default): column generation (the PTAS on instances under 24 routers, and "
+                    help="auto (default): column generation (the exact LP under 24 routers; the PTAS "
                          "for more than 16 demands per router, at eps >= 0.02; for --latency only the latter); "
                          "ptas; colgen (path-based column generation, exact with --eps 0); "
                          "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "

@@ -93,18 +93,24 @@ def test_pdlp_bound_is_certified_by_repricing():
 
 def test_auto_picks_as_documented():
     small = FlowProblem.from_topology(cd.torus((4, 4)), Demands.uniform(16))
+    mid = FlowProblem.from_topology(cd.torus((3, 3, 3)), Demands.random(27, 108, seed=1))
     big = FlowProblem.from_topology(cd.torus((6, 6, 6)), Demands.random(216, 864, seed=1))
-    assert choose_solver(small, 0.05) == "ptas"
-    assert choose_solver(small, 0.01) == "colgen" and choose_solver(small, 0.0) == "colgen"
+    for eps in (0.05, 0.01, 0.0):
+        assert choose_solver(small, eps) == "lp" and choose_solver(small, eps, "latency") == "lp"
+    assert choose_solver(mid, 0.05) == "colgen" and choose_solver(mid, 0.0) == "colgen"
     assert choose_solver(big, 0.05) == "colgen"
     assert choose_solver(big, 0.05, "latency") == "colgen" and choose_solver(big, 0.01, "latency") == "colgen"
     exact = solve_lp(small).lam
-    r = solve(small, eps=0)
-    assert r.extra["method"] == "colgen (pdlp master)" and r.lam == pytest.approx(exact, rel=1e-6) and r.gap <= 1e-6
     r = solve(small, eps=0.05)
-    assert r.extra["method"] == "ptas" and r.lam <= exact <= r.upper_bound and r.gap <= 0.05
+    assert r.extra["method"] == "lp (ipm)" and r.lam == pytest.approx(exact, rel=1e-9) and r.gap <= 1e-9
+    exact = solve_lp(mid).lam
+    r = solve(mid, eps=0)
+    assert r.extra["method"] == "colgen (pdlp master)" and r.lam == pytest.approx(exact, rel=1e-6) and r.gap <= 1e-6
+    r = solve(mid, eps=0.05)
+    assert r.extra["method"] == "colgen (mwu master)" and r.lam <= exact * (1 + 1e-9) <= r.upper_bound * (1 + 1e-9)
+    assert r.gap <= 0.05
     r = solve(small, eps=0.0, solver="pdlp")
-    assert r.extra["method"] == "lp (pdlp)" and r.upper_bound >= exact * (1 - 1e-12)
+    assert r.extra["method"] == "lp (pdlp)" and r.upper_bound >= solve_lp(small).lam * (1 - 1e-12)
     with pytest.raises(FlowError, match="unknown solver"):
         solve(small, solver="magic")
 
