@@ -194,9 +194,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
             if out_s[1] > 0:
                 out = out_s
         t_price += time.perf_counter() - tp
-        history.append({"round": rounds, "lambda": lam, "upper_bound": best_bound, "new_columns": int(out[1]),
-                        "seconds": time.perf_counter() - t0})
-        report(rounds, lam=lam, upper_bound=best_bound, gap=best_bound / lam - 1 if lam > 0 else math.inf)
+        _record_round(history, report, rounds, lam, best_bound, int(out[1]), t0)
         if trace:
             print(f"round {rounds}: lam {lam:.8g} bound {best_bound:.8g} gap {best_bound / lam - 1 if lam > 0 else math.inf:.3g} "
                   f"cols +{out[1]} total {pool.count} alpha {alpha:.3g} master {t_master:.2f}s price {t_price:.2f}s "
@@ -208,11 +206,9 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
             # the master's solution is less accurate than tol asks
             status = f"stalled at gap {best_bound / lam - 1:.3g} after {rounds} rounds (master accuracy)"
             break
-        if rounds >= max_rounds:
-            status = f"stopped after {rounds} rounds"
-            break
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            status = f"time limit after {rounds} rounds"
+        stop = round_limit(rounds, max_rounds, t0, time_limit)
+        if stop:
+            status = f"{stop} after {rounds} rounds"
             break
         add(out)
     lam, arc_flow = _certified(problem, pool, x, dem_amt)
@@ -254,6 +250,23 @@ class Pricing:
 
 
 _NONE = np.zeros(0)
+
+
+def _record_round(history: list, report: Reporter, rounds: int, lam: float, bound: float, new: int,
+                  t0: float) -> None:
+    """A capacity round into ``history`` and to the progress reporter."""
+    history.append({"round": rounds, "lambda": lam, "upper_bound": bound, "new_columns": new,
+                    "seconds": time.perf_counter() - t0})
+    report(rounds, lam=lam, upper_bound=bound, gap=bound / lam - 1 if lam > 0 else math.inf)
+
+
+def round_limit(rounds: int, max_rounds: int, t0: float, time_limit: float | None) -> str | None:
+    """Why column generation must stop now (``"round limit"``, ``"time limit"``), or None."""
+    if rounds >= max_rounds:
+        return "round limit"
+    if time_limit is not None and time.perf_counter() - t0 > time_limit:
+        return "time limit"
+    return None
 
 
 def run_master(h, what: str):
@@ -443,9 +456,7 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
             best_bound, y_c = bound, y
         alpha /= 2
         t_price += time.perf_counter() - tp
-        history.append({"round": rounds, "lambda": lam, "upper_bound": best_bound, "new_columns": int(out[1]),
-                        "seconds": time.perf_counter() - t0})
-        report(rounds, lam=lam, upper_bound=best_bound, gap=best_bound / lam - 1 if lam > 0 else math.inf)
+        _record_round(history, report, rounds, lam, best_bound, int(out[1]), t0)
         if trace:
             print(f"round {rounds}: lam {lam:.8g} bound {best_bound:.8g} (this {bound:.8g}) gap "
                   f"{best_bound / lam - 1 if lam > 0 else math.inf:.3g} restricted {rgap:.3g} sweeps {sweeps} beta {bt:.3g} alpha {alpha:.3g} "
@@ -464,11 +475,9 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
                 break
         else:
             idle = 0
-        if rounds >= max_rounds:
-            status = f"stopped after {rounds} rounds"
-            break
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            status = f"time limit after {rounds} rounds"
+        stop = round_limit(rounds, max_rounds, t0, time_limit)
+        if stop:
+            status = f"{stop} after {rounds} rounds"
             break
         add(out)
     lam, arc_flow = _certified_sorted(problem, pool, dem_amt)

@@ -38,7 +38,7 @@ import highspy
 import numpy as np
 
 from .colgen import _certified as _capacity_certified
-from .colgen import Pricing, _PathPool, _set_master_method, colgen_max_concurrent_flow, run_master
+from .colgen import Pricing, _PathPool, _set_master_method, colgen_max_concurrent_flow, round_limit, run_master
 from .lp import _quiet_highs, reprice_bound
 from .problem import FlowError, FlowProblem
 from .progress import Reporter
@@ -224,11 +224,9 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
             mu *= 4.0
             h.changeColsCost(K, np.arange(K, dtype=np.int32), np.full(K, mu * scale))
             continue
-        if rounds >= max_rounds:
-            status = f"gap {_gap(best_ub, best_lb):.3g} after {rounds} rounds (round limit)"
-            break
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            status = f"gap {_gap(best_ub, best_lb):.3g} after {rounds} rounds (time limit)"
+        stop = round_limit(rounds, max_rounds, t0, time_limit)
+        if stop:
+            status = f"gap {_gap(best_ub, best_lb):.3g} after {rounds} rounds ({stop})"
             break
         add(out)
     if best_flow is None:
