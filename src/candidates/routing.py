@@ -80,8 +80,7 @@ def hop_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.nd
     level = 0
     while len(frontier):
         level += 1
-        lens = indptr[frontier + 1] - indptr[frontier]
-        nb = indices[np.repeat(indptr[frontier], lens) + (np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens))]
+        nb = np.concatenate([indices[indptr[u]:indptr[u + 1]] for u in frontier.tolist()])
         nb = np.unique(nb[dist[nb] < 0])
         dist[nb] = level
         frontier = nb

@@ -190,8 +190,7 @@ def cmd_flow(args: argparse.Namespace) -> int:
     dem = problem.demands
     if args.solver == "auto" and sized == "ptas":
         # the time of the solver auto will run
-        sized = flows.choose_solver(problem, args.eps, objective)
-        sized = "ptas" if sized == "ptas" else "colgen" if sized == "colgen" else "lp"
+        sized = flows.choose_solver(problem, args.eps, objective)      # ptas, colgen or lp
     cost = flow_cost(problem.n, problem.num_arcs, len(dem), min(len(np.unique(dem.src)), len(np.unique(dem.dst))),
                      nnz=problem.R.nnz, solver=sized)
     check_flow(f"flow {topo.spec or topo.family}", cost)
