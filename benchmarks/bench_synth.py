@@ -19,7 +19,7 @@ import time
 
 from _record import record, table
 
-from synth.run import run
+from synth.runner import run
 from synth.study import BUILTIN_STUDIES, study_from_dict
 
 

@@ -54,7 +54,7 @@ import numpy as np
 from _record import record_subsection, table
 
 from synth.evaluate import build_topology, evaluate
-from synth.run import run
+from synth.runner import run
 from synth.study import BUILTIN_STUDIES, study_from_dict
 
 PAPER_TABLE1 = {  # T: (capacity optimal, torus, min latency optimal, max latency optimal, torus latency) in us

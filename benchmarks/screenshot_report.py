@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.chromium:
         print("no chromium found: apt-get install chromium, or pass --chromium PATH", file=sys.stderr)
         return 2
-    from synth.run import run
+    from synth.runner import run
     from synth.study import builtin_study
 
     out = args.dir or Path(tempfile.mkdtemp(prefix="toposynth-default-"))

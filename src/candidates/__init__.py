@@ -10,35 +10,46 @@ reached by spec strings (``from_spec("rtt:a=8")``).
 8
 """
 
-from .analytics import (
-    Bisection,
-    DistanceStats,
-    UniformLoad,
-    bisection,
-    describe,
-    distance_stats,
-    per_dimension_hops,
-    uniform_load,
-)
+import importlib
+
 from .compose import bgl_midplane, hierarchical, product
 from .enumeration import count_graphs, iter_graph6, iter_graphs
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
+from .hops import hop_distances
 from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
-from .equivalent import (
-    EquivalentDistanceStats,
-    equivalent_distance,
-    equivalent_distance_rows,
-    equivalent_distance_stats,
-    route_union,
-)
 from .placement import block_placement
-from .records import record_table, routing_records
-from .routing import NextHopTable, UpDownRouting, hop_distances, shortest_path_table, updown
 from .registry import FAMILIES, Family, families, from_spec, register
 from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 from .topology import INTERNAL, Placement, Topology
 from .twin import card_of_port, twin_route, twin_torus
+
+# names whose modules compile numba kernels load on first use (PEP 562):
+# importing numba is ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up
+# (measured, -X importtime), and such a flow needs none of them
+_LAZY = {
+    "analytics": ["Bisection", "DistanceStats", "UniformLoad", "bisection", "describe", "distance_stats",
+                  "per_dimension_hops", "uniform_load"],
+    "equivalent": ["EquivalentDistanceStats", "equivalent_distance", "equivalent_distance_rows",
+                   "equivalent_distance_stats", "route_union"],
+    "records": ["record_table", "routing_records"],
+    "routing": ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown"],
+}
+_LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _LAZY_MODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULE))
+
 
 __all__ = [
     "Topology", "Placement", "INTERNAL",

@@ -7,18 +7,41 @@
 1.111111
 """
 
+import importlib
+
 from .lp import build_lp_arrays, lp_columns, solve_lp
 from .problem import Demands, FlowError, FlowProblem
-from .check import CrossCheck, cross_check
 from .export import to_pulp, write_model
-from .latency import min_latency
 from .physical import Board, Packaging, PhysicalModel, RouterDelay, Technology, physical_model, physical_problem
-from .ptas import max_concurrent_flow
 from .result import FlowResult
-from .colgen import colgen_max_concurrent_flow
-from .colgen_latency import colgen_min_latency
 from .solve import SOLVERS, choose_solver, solve
 from .symmetry import arc_orbits, symmetric_uniform
+
+# the iterative solvers load on first use (PEP 562): their numba kernels'
+# import is ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up (measured,
+# -X importtime), and the LP answers small problems without them
+_LAZY = {
+    "check": ["CrossCheck", "cross_check"],
+    "colgen": ["colgen_max_concurrent_flow"],
+    "colgen_latency": ["colgen_min_latency"],
+    "latency": ["min_latency"],
+    "ptas": ["max_concurrent_flow"],
+}
+_LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _LAZY_MODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULE))
+
 
 __all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "lp_columns", "max_concurrent_flow", "min_latency",
            "colgen_max_concurrent_flow", "colgen_min_latency", "solve", "choose_solver", "SOLVERS",

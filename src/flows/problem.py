@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from candidates.errors import ToposynthError
-from candidates.routing import hop_distances
+from candidates.hops import hop_distances
 from candidates.textfile import read_text
 from candidates.topology import Topology
 

@@ -28,12 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from .colgen import colgen_max_concurrent_flow
-from .colgen_latency import colgen_min_latency
-from .latency import min_latency
 from .lp import solve_lp
 from .problem import FlowError, FlowProblem
-from .ptas import max_concurrent_flow
 from .result import FlowResult
 from .symmetry import symmetric_uniform
 
@@ -145,13 +141,22 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     if chosen == "symmetry":
         raise FlowError("the symmetry solver needs the topology (flows.solve(..., topology=topo)) and the capacity "
                         "objective")
+    # the iterative solvers are imported where chosen, not at the top: their
+    # numba kernels' import is ~0.2 s of a small `toposynth flow`'s ~0.5 s
+    # start-up (measured, -X importtime), and the LP answers small problems
     if chosen == "ptas":
+        from .latency import min_latency
+        from .ptas import max_concurrent_flow
+
         if eps == 0:
             raise FlowError("the PTAS needs eps > 0; use --solver colgen or lp for an exact answer")
         r = (min_latency(problem, eps=eps, max_phases=max_phases, progress=progress) if objective == "latency"
              else max_concurrent_flow(problem, eps=eps, max_phases=max_phases, progress=progress))
         method = "ptas"
     elif chosen == "colgen":
+        from .colgen import colgen_max_concurrent_flow
+        from .colgen_latency import colgen_min_latency
+
         tol = eps if eps > 0 else EXACT_TOL
         if objective == "latency":
             r = colgen_min_latency(problem, tol=tol, time_limit=time_limit, progress=progress)

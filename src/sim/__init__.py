@@ -43,7 +43,7 @@ _LAZY = {
     'sweep': 'engine',
     'SimMemory': 'memory',
     'memory_estimate': 'memory',
-    'ROUTINGS': 'routing',
+    'ROUTINGS': 'config',
     'resolve_routing': 'routing',
     'Trace': 'trace',
     'TraceBuilder': 'trace',

@@ -44,6 +44,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .events import EV_COMPUTE, EV_RECV, EV_SEND
+
 KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
 HELPER = dict(_nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
 
@@ -123,10 +125,6 @@ C_SEED = 13           # the seed of the kernels' generator
 C_STARTED = 14        # 1 once the generator was seeded and the first arrivals drawn
 NCTL = 15
 
-# trace events
-EV_COMPUTE = 0
-EV_SEND = 1
-EV_RECV = 2
 
 Net = namedtuple("Net", [
     "n", "A", "T", "V", "D",

@@ -45,8 +45,7 @@ def _loads(text: str) -> list[float]:
 
 def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``simulate`` on an argparse subparsers object."""
-    from .config import PRESETS
-    from .routing import ROUTINGS
+    from .config import PRESETS, ROUTINGS
 
     s = subparsers.add_parser(
         "simulate",

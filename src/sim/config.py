@@ -15,7 +15,22 @@ from typing import Any
 
 from .errors import SimError
 
-__all__ = ["SimConfig", "PRESETS", "preset"]
+__all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS"]
+
+#: name -> one-line description
+ROUTINGS: dict[str, str] = {
+    "auto": "adaptive on lattices with routing records, table otherwise",
+    "dor": "dimension order on the routing records (dateline, bubble or no deadlock avoidance)",
+    "adaptive": "minimal adaptive on the records, escape VC 0 = DOR with bubble flow control",
+    "table": "adaptive over shortest-path next hops, escape VC 0 = up*/down*",
+    "updown": "up*/down* on every VC",
+    "minimal": "shortest-path next hops on every VC, no deadlock avoidance",
+    "distance": "shortest-path next hops, adaptive, VC class = hops taken (distance classes; vcs >= diameter)",
+    "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
+    "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
+    "min_adapt": "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the others)",
+    "valiant": "router iq only: BookSim2's valiant (DOR to a random router, then to the destination; VC classes)",
+}
 
 
 @dataclass(frozen=True)
@@ -25,7 +40,7 @@ class SimConfig:
     Attributes
     ----------
     routing : str
-        A name of :data:`sim.routing.ROUTINGS` (``auto``, ``dor``,
+        A name of :data:`ROUTINGS` (``auto``, ``dor``,
         ``adaptive``, ``table``, ``updown``, ``minimal``).
     vcs : int
         Virtual channels per input port.

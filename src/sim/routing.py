@@ -68,27 +68,13 @@ import numpy as np
 from candidates import Topology, routing_records, shortest_path_table, updown
 from candidates.records import has_records
 
+from .config import ROUTINGS
 from .errors import SimError
 
 __all__ = ["ROUTINGS", "IQ_ONLY", "resolve_routing", "RoutingTables", "build_tables"]
 
 MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6}
 TWIN = ("tsdor", "dort")
-
-#: name -> one-line description
-ROUTINGS: dict[str, str] = {
-    "auto": "adaptive on lattices with routing records, table otherwise",
-    "dor": "dimension order on the routing records (dateline, bubble or no deadlock avoidance)",
-    "adaptive": "minimal adaptive on the records, escape VC 0 = DOR with bubble flow control",
-    "table": "adaptive over shortest-path next hops, escape VC 0 = up*/down*",
-    "updown": "up*/down* on every VC",
-    "minimal": "shortest-path next hops on every VC, no deadlock avoidance",
-    "distance": "shortest-path next hops, adaptive, VC class = hops taken (distance classes; vcs >= diameter)",
-    "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
-    "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
-    "min_adapt": "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the others)",
-    "valiant": "router iq only: BookSim2's valiant (DOR to a random router, then to the destination; VC classes)",
-}
 
 #: routings that only BookSim2's router model (``SimConfig(router="iq")``) implements
 IQ_ONLY = ("min_adapt", "valiant")

@@ -70,13 +70,13 @@ from candidates import Topology
 from candidates.errors import check_seed
 from candidates.textfile import read_text
 
-from . import _core as K
 from .config import SimConfig
 from .errors import SimError
+from .events import EV_COMPUTE, EV_RECV, EV_SEND
 
 __all__ = ["Trace", "TraceBuilder", "TraceResult", "run_trace", "read_trace", "write_trace"]
 
-COMPUTE, SEND, RECV = K.EV_COMPUTE, K.EV_SEND, K.EV_RECV
+COMPUTE, SEND, RECV = EV_COMPUTE, EV_SEND, EV_RECV
 _KIND_NAMES = {COMPUTE: "compute", SEND: "send", RECV: "recv"}
 
 
@@ -442,6 +442,10 @@ def run_trace(
     >>> r.cycles, r.finish[:4], r.hops
     (46, [46, 0, 0, 23], 3.0)
     """
+    # the simulator is imported here, not at the top: building a trace (and
+    # so the sim package, which every `toposynth` command loads for its
+    # parser) should not import numba (~0.2 s, measured with -X importtime)
+    from . import _core as K
     from . import driver
     from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, tables_for
     from .memory import check_sim_memory

@@ -1,6 +1,6 @@
 """Where the design flow's evaluations run: in-process, a loky process pool, or a dask cluster.
 
-One :class:`Executor` serves a whole :func:`synth.run.run` call (every wave,
+One :class:`Executor` serves a whole :func:`synth.run` call (every wave,
 every variant of a swept study, the winners' simulations), so a pool or a
 cluster is started once, not once per wave:
 

@@ -331,7 +331,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------- run
 def cmd_run(args: argparse.Namespace) -> int:
     from .answer import units
-    from .run import run
+    from .runner import run
     from .study import builtin_study, load_study
 
     if args.study is None:

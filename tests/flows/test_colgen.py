@@ -169,8 +169,9 @@ def test_solve_falls_back_to_the_lp_master_when_the_potential_stalls(monkeypatch
     import importlib
 
     S = importlib.import_module("flows.solve")   # the module (flows.solve is also the function)
+    C = importlib.import_module("flows.colgen")  # solve imports the solver from it when chosen
 
-    real = S.colgen_max_concurrent_flow
+    real = C.colgen_max_concurrent_flow
 
     def stalling(problem, **kw):
         r = real(problem, **kw)
@@ -178,7 +179,7 @@ def test_solve_falls_back_to_the_lp_master_when_the_potential_stalls(monkeypatch
             return dataclasses.replace(r, lam=r.lam * 0.9, status="stalled at gap 0.1 after 3 rounds (master accuracy)")
         return r
 
-    monkeypatch.setattr(S, "colgen_max_concurrent_flow", stalling)
+    monkeypatch.setattr(C, "colgen_max_concurrent_flow", stalling)
     t = cd.torus((4, 4, 4))
     p = FlowProblem.from_topology(t, Demands.random(64, 256, seed=2))
     r = S.solve(p, eps=0.05, solver="colgen")

@@ -21,7 +21,7 @@ import synth
 from candidates import iter_graph6
 from synth.backends import Executor, check_scheduler
 from synth.cli import main
-from synth.run import backend_settings, run
+from synth.runner import backend_settings, run
 from synth.study import StudyError, study_from_dict
 from synth.toml_out import dumps
 
@@ -249,7 +249,7 @@ def test_cli_scheduler_errors_are_one_line(tmp_path, capsys, monkeypatch):
 def test_an_interrupt_writes_every_finished_result_first(tmp_path, monkeypatch):
     """Deterministic: one result has been written, the other tasks in the
     pool have finished too, then Ctrl-C: they are written before the run stops."""
-    R = importlib.import_module("synth.run")
+    from synth import runner as R
     seen: list = []
 
     class Interrupted(R.Executor):
@@ -430,7 +430,7 @@ def test_release_stops_a_local_cluster_in_the_background_and_a_new_task_starts_a
 
 
 def test_a_record_and_its_progress_line_are_not_split_by_ctrl_c():
-    R = importlib.import_module("synth.run")
+    from synth import runner as R
     # Python's own handler (a background test run without job control inherits SIGINT ignored)
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
     steps = []
@@ -447,7 +447,7 @@ def test_a_record_and_its_progress_line_are_not_split_by_ctrl_c():
 
 def test_chunks_carry_several_quick_candidates():
     """(the loky and dask runs above, with pruning, use chunks of 2 from the second wave on)"""
-    R = importlib.import_module("synth.run")
+    from synth import runner as R
     assert R.chunk_size(16, 2, []) == 1                    # no timings yet: one a task
     assert R.chunk_size(16, 2, [0.003] * 16) == 4          # pruned ones: four a task
     assert R.chunk_size(16, 2, [1.0] * 16) == 1            # slow ones stay one a task

@@ -199,3 +199,21 @@ def test_flow_uniform_on_a_lattice_is_solved_by_symmetry(capsys):
     # not a lattice: auto goes on to the other solvers
     rc, out, _ = run(capsys, "flow", "complete:6", "--json")
     assert rc == 0 and json.loads(out)["method"] != "symmetry" and json.loads(out)["lambda"] <= 5.0 + 1e-9
+
+
+@pytest.mark.parametrize("argv", [["flow", "ring:8"], ["flow", "torus:4x4", "--traffic", "random:64"],
+                                  ["flow", "rtt:a=4"], ["--help"]])
+def test_small_commands_do_not_import_numba(argv):
+    """A small `flow` is answered by the LP or by symmetry, and `--help` by the parser: neither may pay for
+    importing numba (~0.2 s of a ~0.3 s start-up; benchmarks/bench_startup.py has the times)."""
+    code = ("import sys; from synth.cli import main\n"
+            "try:\n    rc = main(sys.argv[1:])\nexcept SystemExit as e:\n    rc = e.code\n"
+            "print('numba' in sys.modules, rc)")
+    r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert r.stdout.splitlines()[-1] == "False 0", r.stdout + r.stderr
+
+
+def test_a_larger_flow_still_loads_its_kernels(capsys):
+    """The lazy names resolve: a 64-router flow runs column generation (numba kernels) through them."""
+    rc, out, _ = run(capsys, "flow", "torus:4x4x4", "--traffic", "random:256", "--json")
+    assert rc == 0 and json.loads(out)["method"].startswith("colgen")

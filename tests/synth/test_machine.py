@@ -13,7 +13,7 @@ from synth.answer import study_answers
 from synth.cli import main
 from synth.evaluate import build_problem, build_topology, evaluate, study_demands
 from synth.machine import MachineError, pareto_front
-from synth.run import run
+from synth.runner import run
 from synth.study import StudyError, study_from_dict
 
 
@@ -197,7 +197,7 @@ def test_the_answer_states_certified_gains_and_the_best_at_the_baseline_cost():
 
 
 def test_simulation_routing_is_chosen_for_arbitrary_graphs():
-    from synth.run import simulation_routing
+    from synth.runner import simulation_routing
 
     s = study_from_dict({"candidates": {"specs": ["torus:4x4"]}, "simulation": {"top": 1, "preset": "tpds2010"}})
     assert simulation_routing(cd.from_spec("torus:4x4"), s) == "adaptive"          # the preset's own

@@ -12,7 +12,7 @@ from candidates.enumeration import count_graphs
 from synth.cli import main
 from synth.record_log import read_log, rejected_path
 from synth.records import CandidateRecord, validate_simulation
-from synth.run import run
+from synth.runner import run
 from synth.study import study_from_dict
 
 TINY = {"candidates": {"specs": ["ring:6", "complete:6"]}, "ranking": {"objective": "capacity"},
@@ -228,9 +228,7 @@ def _study_file(tmp_path):
 
 
 def test_run_out_refused_before_any_work(tmp_path, capsys, monkeypatch):
-    import importlib
-
-    R = importlib.import_module("synth.run")  # the module, not the function synth.run
+    from synth import runner as R
 
     def boom(*a, **k):  # evaluate must not be reached
         raise AssertionError("a candidate was evaluated")

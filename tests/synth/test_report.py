@@ -12,7 +12,7 @@ import pytest
 
 from candidates import from_spec
 from synth.drawing import draw_topology
-from synth.run import run
+from synth.runner import run
 from synth.study import BUILTIN_STUDIES, study_from_dict
 from synth.toml_out import dumps, prune
 

@@ -10,7 +10,7 @@ import flows
 from candidates import from_spec, read_topology
 from synth.cli import main
 from synth.evaluate import build_problem, evaluate
-from synth.run import run
+from synth.runner import run
 from synth.study import StudyError, builtin_study, load_study, study_from_dict
 
 SMALL = {
@@ -291,9 +291,7 @@ def test_simulation_of_winners_and_baseline(tmp_path):
 
 
 def test_pruning_by_certified_bounds_is_sound_and_deterministic(monkeypatch):
-    import importlib
-
-    R = importlib.import_module("synth.run")  # the module, not the function synth.run
+    from synth import runner as R
     from synth.evaluate import bounds
 
     monkeypatch.setattr(R, "WAVE", 2)
@@ -367,11 +365,9 @@ def test_mixed_traffic_through_a_mapping_matches_the_paper_model():
 
 
 def test_a_killed_worker_stops_the_sweep_with_one_line_and_keeps_the_records(tmp_path, monkeypatch, capsys):
-    import importlib
-
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-    R = importlib.import_module("synth.run")
+    from synth import runner as R
     real = R.Executor
 
     class DiesAfterOne(real):
