@@ -65,7 +65,9 @@ C_DRAIN_T = 2      # draining: packets generated before this cycle are still mea
 C_DEADLOCK = 3     # 1 when the watchdog fired
 C_PROGRESS = 4     # last cycle a flit moved
 C_RESET_T = 5      # cycle of the last statistics clear
-NCTL = 6
+C_GROW = 6         # 1: run stopped before cycle C_NOW because a pool must grow (the driver grows it and goes on)
+C_POOL_LOW = 7     # stop when fewer packets than this are free (T while the packet pool can grow, else 0)
+NCTL = 8
 
 # --------------------------------------------------------- statistics vector
 A_PLAT_SUM = 0     # packet latency (generation to the tail's arrival), sum over sampled packets
@@ -96,7 +98,8 @@ VS_ACTIVE = 2      # output VC held: flits request the switch
 # VC (VS_VA) / for the switch (VS_ACTIVE, its front flit arrived and past the
 # previous one), NEVER otherwise; kept in router order (``net.vc_pos``), so
 # an allocator's scan of a router reads one contiguous row
-NEVER = np.int64(1) << np.int64(62)
+# cycles are int32 in the state arrays (sim.iq refuses runs that could reach it)
+NEVER = np.int64(2**31 - 1)
 
 # ----------------------------------------------------------------- routings
 RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
@@ -135,6 +138,7 @@ Buf = namedtuple("Buf", [
 Trf = namedtuple("Trf", [
     "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
     "src_t", "src_l", "src_head", "src_cnt", "next_gen", "inj_p", "inj_f", "inj_vc", "inj_lvc",
+    "cap", "full",                         # the source queues' capacity; full[0] = 1: a row of src_t is full below it
 ])
 
 Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
@@ -145,8 +149,12 @@ Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
 # =========================================================================
 @njit(**HELPER)
 def _generate(now, trf, acc, counting):
-    """Packets generated this cycle join their terminal's source queue."""
-    cap = trf.src_t.shape[1]
+    """Packets generated this cycle join their terminal's source queue.
+    ``src_t`` may hold fewer columns than the capacity ``cap``: a row that
+    fills up sets ``full`` and the driver widens the rows before the next
+    cycle (Bernoulli sources add at most one packet a cycle)."""
+    cap = trf.cap
+    pc = trf.src_t.shape[1]
     a = acc.v
     for t in range(trf.next_gen.shape[0]):
         while trf.next_gen[t] <= now:
@@ -158,11 +166,13 @@ def _generate(now, trf, acc, counting):
                 a[A_GEN_PKTS] += 1
             if trf.src_cnt[t] < cap:
                 k = trf.src_head[t] + trf.src_cnt[t]
-                if k >= cap:
-                    k -= cap
+                if k >= pc:
+                    k -= pc
                 trf.src_t[t, k] = now
                 trf.src_l[t, k] = L
                 trf.src_cnt[t] += 1
+                if trf.src_cnt[t] == pc and pc < cap:
+                    trf.full[0] = 1
             else:
                 a[A_OVERFLOW] += 1
             trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
@@ -869,6 +879,9 @@ def run(net, buf, trf, acc, ctl, until):
     W = buf.wh_cnt.shape[0]
     a = acc.v
     while now < until:
+        if buf.nfree[0] < ctl[C_POOL_LOW] or trf.full[0] != 0:
+            ctl[C_GROW] = 1             # a terminal may take a packet (or generate one) it has no room for
+            break
         slot = now & (W - 1)
         for e in range(buf.wh_cnt[slot]):
             o = buf.wh_o[slot, e]

@@ -243,7 +243,7 @@ def simulate(
     if not 0.0 <= load:
         raise SimError(f"load must be non-negative, got {load}")
     routing, deadlock = _resolve(topo, cfg)
-    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency)
+    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency, load=load)
     dests = pat.destinations(topo)
     mean_len = cfg.mean_packet_length
     weight = dests.weight
@@ -259,7 +259,7 @@ def simulate(
         if pair_latency:
             raise SimError("pair_latency is not recorded by router=iq yet; use router=simple")
         return _iq_result(topo, cfg, pat, routing, load, seed, iq.measure(iq.build(topo, cfg, routing, dests, rate,
-                                                                                 seed), cfg))
+                                                                                 seed, load), cfg))
     tabs = tables_for(topo, cfg, routing)
     run = driver.build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
                        drain=cfg.drain, seed=seed, pair_latency=pair_latency)
