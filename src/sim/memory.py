@@ -99,8 +99,8 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
 
     >>> import candidates as cd
     >>> z = iq_sizes(cd.from_spec("torus:4x4"), preset("booksim"), 0.1)
-    >>> z["NVC"], z["pool_max"], z["W"], round(z["parts"]["buffers"])
-    (192, 1553, 16, 66816)
+    >>> z["NVC"], z["pool_max"], z["pool"], round(z["parts"]["buffers"])
+    (160, 1297, 61, 33440)
     """
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, max(topo.ndim, 1), cfg.vcs
     lo, hi = cfg.length_range
