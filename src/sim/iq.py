@@ -64,10 +64,8 @@ HIST_BINS = 1 << 16
 #: the last cycle a run may reach: cycles are int32 in the state (NEVER, 2**31 - 1, means "not pending")
 MAX_CYCLE = 2**31 - 2**24
 
-#: the packet pool's arrays (grown together) and their bytes per packet (with the free stack's int32)
-POOL_FIELDS = ("pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph",
-               "pk_rec", "pk_intm", "pk_vph")
-POOL_BYTES = 7 * 4 + 5 * 1 + 4
+#: bytes a packet takes in the pool: its int32 row of buf.pkr and its place in the free stack
+POOL_BYTES = Q.NK * 4 + 4
 
 
 class IQRun:
@@ -118,19 +116,16 @@ class IQRun:
             P1 = min(self.pool_max, 2 * P)
             check_memory(f"router iq's packet pool ({format_count(P1)} packets)", (P1 - P) * POOL_BYTES,
                          "lower the load (the network is past saturation)")
-            grown = {}
-            for name in POOL_FIELDS:
-                old = getattr(buf, name)
-                new = np.zeros(P1, old.dtype)
-                new[:P] = old
-                grown[name] = new
+            pkr = np.zeros((P1, Q.NK), np.int32)
+            pkr[:P] = buf.pkr
+            pkr[P:, Q.K_INTM] = -1
             # the new packets go under the free stack: numbers are reused as from a stack of all P1
             nf = int(buf.nfree[0])
             free = np.empty(P1, np.int32)
             free[:P1 - P] = np.arange(P1 - 1, P - 1, -1)
             free[P1 - P:P1 - P + nf] = buf.free[:nf]
             buf.nfree[0] = nf + P1 - P
-            self.buf = buf._replace(free=free, **grown)
+            self.buf = buf._replace(free=free, pkr=pkr)
             self.ctl[Q.C_POOL_LOW] = T if P1 < self.pool_max else 0
 
     def clear(self) -> None:
@@ -280,33 +275,32 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.int64(code), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
         np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
         np.int64(1 if cfg.self_traffic else 0), np.int64(1 if cfg.output_set == "booksim" else 0),
+        np.int64(Q.F_FB + 3 * B),
     )
     del vc_pos
     NVC, NOV = NIP * V, NOP * V
     W, WW = z["W"], z["WW"]
     never = np.int32(Q.NEVER)
+    vcr = np.zeros((NVC, z["vc_cols"]), i32)
+    vcr[:, Q.F_STATE] = Q.VS_IDLE
+    ovr = np.zeros((NOV, Q.NOVF), np.int64)
+    ovr[:, Q.O_OWNER] = -1
+    ovr[:, Q.O_CRED] = B
+    ovr[:, Q.O_REQ] = -1
+    pkr = np.zeros((P, Q.NK), i32)
+    pkr[:, Q.K_INTM] = -1
     buf = Q.Buf(
-        np.zeros((NVC, B), i32), np.zeros((NVC, B), i32), np.zeros((NVC, B), i32),
-        np.zeros(NVC, i32), np.zeros(NVC, i32), np.zeros(NVC, np.int8), np.zeros(NVC, i32),
-        np.full(NVC, never, i32), np.full(NVC, never, i32), np.full(NVC, -1, i32),
-        np.zeros(NVC, i32), np.zeros((NVC, R), i32), np.zeros((NVC, R), i32),
-        np.zeros((NVC, R), i32), np.zeros((NVC, R), i32),
-        np.full(NOV, -1, i32), np.full(NOV, B, i32),
-        np.zeros(NOV, i32), np.zeros(NVC, i32), np.zeros(NOP, i32), np.zeros(NIP, i32),
-        np.zeros(NIP, i32),
+        vcr, np.full(NVC, never, i32), np.full(NVC, never, i32), ovr,
+        np.zeros(NOP, i32), np.zeros(NIP, i32), np.zeros(NIP, i32),
         # credits due in one cycle: at most one per input port (a cycle's moves) and one per ejection port
         np.zeros(W, np.int64), np.zeros((W, NOP), i32),
         np.zeros((WW, (n + 63) // 64), np.uint64),
-        np.zeros(P, i32), np.zeros(P, i32), np.zeros(P, i32), np.zeros(P, i32),
-        np.zeros(P, i32), np.zeros(P, i32), np.zeros(P, np.int8),
-        np.zeros(P, np.int8), np.zeros(P, np.int8), np.zeros(P, np.int8),
-        np.full(P, -1, i32), np.zeros(P, np.int8),
-        np.arange(P - 1, -1, -1, dtype=i32), np.array([P], dtype=np.int64),
+        pkr, np.arange(P - 1, -1, -1, dtype=i32), np.array([P], dtype=np.int64),
         np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
         np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
         np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.full(NOV, -1, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
         np.zeros(n, i32),
         np.zeros(NVC, i32), np.zeros(1, np.int64),
     )

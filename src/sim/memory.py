@@ -100,7 +100,7 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     >>> import candidates as cd
     >>> z = iq_sizes(cd.from_spec("torus:4x4"), preset("booksim"), 0.1)
     >>> z["NVC"], z["pool_max"], z["pool"], round(z["parts"]["buffers"])
-    (160, 1297, 61, 33440)
+    (160, 1297, 61, 39424)
     """
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, max(topo.ndim, 1), cfg.vcs
     lo, hi = cfg.length_range
@@ -111,6 +111,8 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     NVC, NOV = NIP * V, NOP * V
     R = D + 1
     pool_max = NVC * B + T + 1
+    # an input VC's int32 row: 7 scalars, B slots of 3, R route entries of 4, in whole 64-byte lines
+    vc_cols = -(-(7 + 3 * B + 4 * R) // 16) * 16
     if load is None:
         pool = pool_max
     else:
@@ -125,16 +127,16 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
         # per input port 5 int32 (+ its place, int64, while building), per VC 2, per output port 5 (+ sa_gptr),
         # per arc its dimension and direction (int8) and its flit count (int64), per router 2 + 2D
         "network": NIP * 28.0 + NVC * 8.0 + NOP * 24.0 + A * 10.0 + n * (12.0 + 8 * D) + T * 4.0,
-        # per VC: B slots of 3 int32, 10 scalars, a route set of R x 4 int32; per output VC 3 int32 + an int64
-        # stamp; per input port 2 int32
-        "buffers": NVC * (12.0 * B + 33 + 16.0 * R + 4) + NOV * 20.0 + NIP * 8.0,
+        # per VC its row and 3 int32 (ready cycles, pending list); per output VC a row of 4 int64; per input
+        # port 2 int32
+        "buffers": NVC * (4.0 * vc_cols + 12) + NOV * 32.0 + NIP * 8.0,
         "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
-        "packets": pool * 37.0,
+        "packets": pool * 52.0,
         "queues": T * (queue_cols * 8.0 + 80),
         "stats": (1 << 16) * 8.0 + A * 8.0,
     }
     return {"B": B, "link": link, "NVC": NVC, "NOV": NOV, "R": R, "pool": pool, "pool_max": pool_max,
-            "queue_cols": queue_cols, "W": W, "WW": WW, "parts": parts}
+            "queue_cols": queue_cols, "vc_cols": vc_cols, "W": W, "WW": WW, "parts": parts}
 
 
 def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, routing: str | None = None,

@@ -32,14 +32,18 @@ def test_estimate_closed_form_torus_4x4():
     # mean hops of a 4-ring (self included) 1, so 2 in all; a hop costs 4 stages + a 2-cycle channel;
     # 1.25 x (16 terminals x 0.1 x (2 x 6 + 6 + 4)) packets in flight + a cycle's takes (T + 1)
     assert z["pool"] == int(1.25 * 16 * 0.1 * 22 + T + 1) == 61
-    assert z["parts"]["buffers"] == NVC * (12 * B + 33 + 16 * R + 4) + NOV * 20 + NIP * 8
-    assert z["parts"]["packets"] == 61 * 37
+    # an input VC's int32 row: 7 scalars + 8 slots of 3 + 3 route entries of 4 = 43, in 64-byte lines: 48;
+    # 3 more int32 per VC; an output VC's row of 4 int64; 2 int32 per input port
+    assert z["vc_cols"] == 48
+    assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32 + NIP * 8
+    # a packet's row of 12 int32 and its place in the free stack
+    assert z["parts"]["packets"] == 61 * 52
     # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
     assert z["W"] == 16 and z["parts"]["wheel"] == 16 * (NOP * 4 + 8) + z["WW"] * 1 * 8
     m = memory_estimate(t, _cfg(), load=0.1)
     assert m.nbytes == sum(z["parts"].values())
     # without a load the pool is sized for a full network
-    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 37
+    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 52
 
 
 def _allocated(run) -> float:
@@ -63,6 +67,7 @@ def test_estimate_matches_the_allocated_arrays(spec):
     assert 0.95 < est.nbytes / _allocated(run) < 1.15, (est.nbytes, _allocated(run))
     z = iq_sizes(t, cfg, 0.1)
     assert run.buf.free.shape[0] == z["pool"] and run.trf.src_t.shape[1] == z["queue_cols"]
+    assert run.buf.vcr.shape == (z["NVC"], z["vc_cols"]) and run.buf.ovr.shape == (z["NOV"], 4)
 
 
 def test_refused_in_one_line_before_anything_is_allocated(monkeypatch):
@@ -107,6 +112,7 @@ def test_growing_pool_and_queues_change_nothing(load):
         figs.append(iq.measure(run, cfg))
         runs.append(run)
     assert runs[0].buf.free.shape[0] > iq_sizes(t, cfg, 0.01)["pool"]
+    assert runs[0].buf.pkr.shape[0] == runs[0].buf.free.shape[0]
     assert runs[0].buf.free.shape[0] <= runs[1].buf.free.shape[0] == iq_sizes(t, cfg)["pool_max"]
     if load > 0.5:
         assert runs[0].trf.src_t.shape[1] > 16
