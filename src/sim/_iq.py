@@ -114,12 +114,11 @@ DEST_HOT = 3
 
 Net = namedtuple("Net", [
     "n", "A", "T", "V", "B", "D",
-    "ip_router", "ip_lat", "ip_up",        # per input port: router, latency of its channel, upstream output port
-    "op_router", "op_lat", "op_term",      # per output port: router, channel latency, terminal (-1: a link)
-    "r_ip", "r_ip_ptr", "ip_local",        # input ports of every router in allocation order, local index
-    "vc_pos", "pos_g",                     # input VC -> its place in that order (ip's place * V + v), and back
-    "r_op", "r_op_ptr", "op_local",
-    "term_router", "out_op", "op_dim", "op_dir", "coords", "shape", "wrap", "dim_order",
+    "ipr", "opr",                          # a row per input / output port (P_*, Q_*)
+    "r_ip", "r_ip_ptr",                    # input ports of every router in allocation order
+    "pos_g",                               # place of an input VC in that order (ip's place * V + v) -> the VC
+    "r_op", "r_op_ptr",
+    "term_router", "out_op", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
     "rt0",                                 # the first column of the route set in a row of buf.vcr
 ])
@@ -138,7 +137,8 @@ F_T = 3
 F_OUT = 4
 F_RTN = 5
 F_AAPTR = 6
-F_FB = 7
+F_POS = 7          # the VC's place in router order (va_at, sa_at)
+F_FB = 8
 K_DST = 0
 K_LEN = 1
 K_SRC = 2
@@ -158,8 +158,22 @@ O_GPTR = 2
 O_REQ = 3
 NOVF = 4
 
+# a port's row of ``net.ipr`` / ``net.opr`` (int32): its facts and its switch allocator's round-robin pointers
+P_ROUTER = 0
+P_LAT = 1          # latency of the channel into it
+P_UP = 2           # the output port upstream
+P_LOCAL = 3        # its index among its router's input ports
+P_SAAPTR = 4       # switch allocator: accept pointer
+P_SWRR = 5         # the VC after the last one that won the switch
+Q_ROUTER = 0
+Q_LAT = 1
+Q_LOCAL = 2
+Q_DIM = 3          # dimension of a link's port (-1: a terminal's)
+Q_SAGPTR = 4       # switch allocator: grant pointer
+NPORT = 8
+
 Buf = namedtuple("Buf", [
-    "vcr", "va_at", "sa_at", "ovr", "sa_gptr", "sa_aptr", "sw_rr",
+    "vcr", "va_at", "sa_at", "ovr",
     "wh_cnt", "wh_o", "wake", "pkr", "free", "nfree",
     "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo",
     "r_va", "pend", "npend",
@@ -381,7 +395,7 @@ def _wake(u, t, buf):
 @njit(**HELPER)
 def _sa_ready(g, t, u, net, buf):
     """Input VC ``g`` of router ``u`` asks for the switch from cycle ``t``."""
-    buf.sa_at[net.vc_pos[g]] = t
+    buf.sa_at[buf.vcr[g, F_POS]] = t
     _wake(u, t, buf)
 
 
@@ -404,11 +418,11 @@ def _head_front(g, now_min, net, buf):
     h = buf.vcr[g, F_HEAD]
     arr = buf.vcr[g, F_FB + 3 * (h) + 2]
     start = arr if arr > now_min else now_min
-    u = net.ip_router[g // net.V]
+    u = net.ipr[g // net.V, P_ROUTER]
     buf.vcr[g, F_STATE] = VS_VA
     buf.r_va[u] += 1
     buf.vcr[g, F_T] = start + net.rd
-    buf.va_at[net.vc_pos[g]] = start + net.rd
+    buf.va_at[buf.vcr[g, F_POS]] = start + net.rd
     _wake(u, start + net.rd, buf)
     k = buf.npend[0]
     buf.pend[k] = g
@@ -420,7 +434,7 @@ def _route_pending(net, buf):
     """Route the heads that reached the front of their VC this cycle."""
     for k in range(buf.npend[0]):
         g = buf.pend[k]
-        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ip_router[g // net.V], net, buf)
+        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ipr[g // net.V, P_ROUTER], net, buf)
     buf.npend[0] = 0
 
 
@@ -440,7 +454,7 @@ def _push(g, p, fi, arr, net, buf):
             _head_front(g, arr, net, buf)
         elif buf.vcr[g, F_STATE] == VS_ACTIVE:
             t = buf.vcr[g, F_T]
-            _sa_ready(g, arr if arr > t else t, net.ip_router[g // net.V], net, buf)
+            _sa_ready(g, arr if arr > t else t, net.ipr[g // net.V, P_ROUTER], net, buf)
 
 
 # =========================================================================
@@ -576,11 +590,11 @@ def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
     buf.vcr[g, F_OUT] = o
     op = o // net.V
     if op < net.A:
-        buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DIM] = net.op_dim[op]
+        buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DIM] = net.opr[op, Q_DIM]
     buf.vcr[g, F_STATE] = VS_ACTIVE
     buf.r_va[u] -= 1
     buf.vcr[g, F_T] = now + net.va
-    buf.va_at[net.vc_pos[g]] = NEVER
+    buf.va_at[buf.vcr[g, F_POS]] = NEVER
     _sa_ready(g, now + net.va, u, net, buf)
     if first:
         buf.ovr[o, O_GPTR] = li + 1 if li + 1 < NIV else 0
@@ -610,7 +624,7 @@ def _vc_alloc(u, now, net, buf):
         nready += 1
         for e in range(buf.vcr[g, F_RTN]):
             op = buf.vcr[g, net.rt0 + 4 * (e)]
-            lop = net.op_local[op] * V
+            lop = net.opr[op, Q_LOCAL] * V
             for ov in range(buf.vcr[g, net.rt0 + 4 * (e) + 1], buf.vcr[g, net.rt0 + 4 * (e) + 2] + 1):
                 o = op * V + ov
                 if buf.ovr[o, O_OWNER] < 0:
@@ -649,7 +663,7 @@ def _vc_alloc(u, now, net, buf):
         # grant: every requested output VC picks the first requester from its pointer
         for k in range(nreq):
             o = buf.req_o[k]
-            lo = net.op_local[o // V] * V + o % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
             buf.sc_win[lo] = -1
         any_req = False
         for k in range(nreq):
@@ -658,8 +672,8 @@ def _vc_alloc(u, now, net, buf):
             if g < 0 or buf.ovr[o, O_OWNER] >= 0 or buf.vcr[g, F_STATE] != VS_VA:
                 continue
             any_req = True
-            lo = net.op_local[o // V] * V + o % V
-            li = net.ip_local[g // V] * V + g % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
+            li = net.ipr[g // V, P_LOCAL] * V + g % V
             key = li - buf.ovr[o, O_GPTR]
             if key < 0:
                 key += NIV
@@ -673,16 +687,16 @@ def _vc_alloc(u, now, net, buf):
         for k in range(nreq):
             g = buf.req_g[k]
             if g >= 0:
-                buf.sc_in[net.ip_local[g // V] * V + g % V] = -1
+                buf.sc_in[net.ipr[g // V, P_LOCAL] * V + g % V] = -1
         for k in range(nreq):
             g = buf.req_g[k]
             if g < 0:
                 continue
             o = buf.req_o[k]
-            lo = net.op_local[o // V] * V + o % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
             if buf.sc_win[lo] != k:
                 continue
-            li = net.ip_local[g // V] * V + g % V
+            li = net.ipr[g // V, P_LOCAL] * V + g % V
             key = lo - buf.vcr[g, F_AAPTR]
             if key < 0:
                 key += NOV
@@ -694,11 +708,11 @@ def _vc_alloc(u, now, net, buf):
             g = buf.req_g[k]
             if g < 0:
                 continue
-            li = net.ip_local[g // V] * V + g % V
+            li = net.ipr[g // V, P_LOCAL] * V + g % V
             if buf.sc_in[li] != k:
                 continue
             o = buf.req_o[k]
-            lo = net.op_local[o // V] * V + o % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
             _va_grant(g, o, li, lo, it == 0, u, now, NIV, NOV, net, buf)
             granted += 1
             buf.sc_in[li] = -2
@@ -753,12 +767,12 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             if buf.sa_at[j0 + v] > now:
                 continue
             g = net.pos_g[j0 + v]
-            rr = buf.sw_rr[g // V]
+            rr = net.ipr[g // V, P_SWRR]
             o = buf.vcr[g, F_OUT]
             if buf.ovr[o, O_CRED] <= 0:
                 continue                        # the credit's return wakes the router
             nreq += 1
-            lo = net.op_local[o // V]
+            lo = net.opr[o // V, Q_LOCAL]
             bit = np.uint64(1) << np.uint64(li)
             if omask[lo] & bit:
                 cur = sreq[li, lo]
@@ -788,7 +802,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             lo = touched[k]
             if omask[lo] == 0:
                 continue
-            li = _first_from(omask[lo], buf.sa_gptr[net.r_op[o0 + lo]], NI)
+            li = _first_from(omask[lo], net.opr[net.r_op[o0 + lo], Q_SAGPTR], NI)
             gmask[li] |= np.uint64(1) << np.uint64(lo)
             granted |= np.uint64(1) << np.uint64(li)
         if granted == 0:
@@ -799,13 +813,13 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             li = _low_bit(granted)
             granted &= granted - np.uint64(1)
             ip = net.r_ip[i0 + li]
-            lo = _first_from(gmask[li], buf.sa_aptr[ip], NO)
+            lo = _first_from(gmask[li], net.ipr[ip, P_SAAPTR], NO)
             gmask[li] = 0
             in_m[li] = lo
             if it == 0:
                 op = net.r_op[o0 + lo]
-                buf.sa_gptr[op] = li + 1 if li + 1 < NI else 0
-                buf.sa_aptr[ip] = lo + 1 if lo + 1 < NO else 0
+                net.opr[op, Q_SAGPTR] = li + 1 if li + 1 < NI else 0
+                net.ipr[ip, P_SAAPTR] = lo + 1 if lo + 1 < NO else 0
             omask[lo] = 0                       # a matched output takes no more grants
             bit = ~(np.uint64(1) << np.uint64(li))
             for k in range(nt):                 # nor does a matched input get any
@@ -818,7 +832,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         lo = in_m[li]
         ip = net.r_ip[i0 + li]
         v = sreq[li, lo]
-        buf.sw_rr[ip] = v + 1 if v + 1 < V else 0
+        net.ipr[ip, P_SWRR] = v + 1 if v + 1 < V else 0
         _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase)
         moved += 1
     if moved < nreq:
@@ -839,16 +853,16 @@ def _move(g, t_out, net, buf, acc, phase):
     buf.vcr[g, F_CNT] -= 1
     ip = g // V
     # the credit of the freed slot goes upstream
-    up = net.ip_up[ip]
+    up = net.ipr[ip, P_UP]
     if ip < A:
-        _credit_later(t_out + net.ip_lat[ip] + 1 + net.credit_delay, up * V + g % V, buf)
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1 + net.credit_delay, up * V + g % V, buf)
     else:
-        _credit_later(t_out + net.ip_lat[ip] + 1, up * V + g % V, buf)
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1, up * V + g % V, buf)
     o = buf.vcr[g, F_OUT]
     op = o // V
     buf.ovr[o, O_CRED] -= 1
     tail = fi == buf.pkr[p, K_LEN] - 1
-    buf.sa_at[net.vc_pos[g]] = NEVER
+    buf.sa_at[buf.vcr[g, F_POS]] = NEVER
     if tail:
         buf.ovr[o, O_OWNER] = -1
     t_send = t_out + net.st
@@ -857,11 +871,11 @@ def _move(g, t_out, net, buf, acc, phase):
             buf.pkr[p, K_HOPS] += 1
         if phase < 2:
             acc.arc_flits[op] += 1
-        _push(o, p, fi, t_send + net.op_lat[op] + 1, net, buf)
+        _push(o, p, fi, t_send + net.opr[op, Q_LAT] + 1, net, buf)
     else:
-        t_read = t_send + net.op_lat[op] + 1
+        t_read = t_send + net.opr[op, Q_LAT] + 1
         _eject(p, fi, t_read, net, buf, acc, phase)
-        _credit_later(t_read + net.op_lat[op] + 1, o, buf)
+        _credit_later(t_read + net.opr[op, Q_LAT] + 1, o, buf)
     if tail:
         if buf.vcr[g, F_CNT] > 0:
             _head_front(g, t_out + 1, net, buf)
@@ -871,7 +885,7 @@ def _move(g, t_out, net, buf, acc, phase):
         buf.vcr[g, F_T] = t_out + 1
         if buf.vcr[g, F_CNT] > 0:
             a = buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD]) + 2]
-            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ip_router[ip], net, buf)
+            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ipr[ip, P_ROUTER], net, buf)
 
 
 # =========================================================================
@@ -918,7 +932,7 @@ def run(net, buf, trf, acc, ctl, until):
             c = buf.ovr[o, O_CRED]
             buf.ovr[o, O_CRED] = c + 1
             if c == 0:                  # a VC may have waited for this credit
-                _wake(net.op_router[o // net.V], now, buf)
+                _wake(net.opr[o // net.V, Q_ROUTER], now, buf)
         buf.wh_cnt[slot] = 0
         _generate(now, trf, acc, phase < 2)
         _inject(now, net, buf, trf, acc, phase, drain_t)

@@ -253,7 +253,6 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     ip_up = np.concatenate([np.arange(A), A + T + np.arange(T)]).astype(i32)
     op_router = np.concatenate([topo.arc_src, term_r, term_r]).astype(i32)
     op_lat = np.concatenate([np.full(A, link), np.ones(2 * T)]).astype(i32)
-    op_term = np.concatenate([np.full(A, -1), np.arange(T), np.arange(T)]).astype(i32)
     max_ni = int(np.diff(r_ip_ptr).max())
     max_no = int(np.diff(r_op_ptr).max())
     if max(max_ni, max_no) > 64:
@@ -264,24 +263,34 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     place[r_ip] = np.arange(NIP)
     vc_pos = (place[:, None] * V + np.arange(V)).ravel()
     del place
+    ipr = np.zeros((NIP, Q.NPORT), i32)
+    ipr[:, Q.P_ROUTER] = ip_router
+    ipr[:, Q.P_LAT] = ip_lat
+    ipr[:, Q.P_UP] = ip_up
+    ipr[:, Q.P_LOCAL] = ip_local
+    opr = np.zeros((NOP, Q.NPORT), i32)
+    opr[:, Q.Q_ROUTER] = op_router
+    opr[:, Q.Q_LAT] = op_lat
+    opr[:, Q.Q_LOCAL] = op_local
+    opr[:, Q.Q_DIM] = -1
+    opr[:A, Q.Q_DIM] = topo.arc_dim
+    del ip_router, ip_lat, ip_up, op_router, op_lat
     net = Q.Net(
         np.int64(n), np.int64(A), np.int64(T), np.int64(V), np.int64(B), np.int64(D),
-        ip_router, ip_lat, ip_up, op_router, op_lat, op_term,
-        r_ip.astype(i32), r_ip_ptr.astype(i32), ip_local.astype(i32), vc_pos.astype(i32),
-        np.argsort(vc_pos).astype(i32), r_op.astype(i32), r_op_ptr.astype(i32), op_local.astype(i32),
-        term_r.astype(i32), out_op,
-        np.ascontiguousarray(topo.arc_dim, dtype=np.int8), np.where(arc_dir > 0, 0, 1).astype(np.int8),
+        ipr, opr, r_ip.astype(i32), r_ip_ptr.astype(i32), np.argsort(vc_pos).astype(i32),
+        r_op.astype(i32), r_op_ptr.astype(i32), term_r.astype(i32), out_op,
         np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
         np.int64(code), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
         np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
         np.int64(1 if cfg.self_traffic else 0), np.int64(1 if cfg.output_set == "booksim" else 0),
         np.int64(Q.F_FB + 3 * B),
     )
-    del vc_pos
     NVC, NOV = NIP * V, NOP * V
     W, WW = z["W"], z["WW"]
     never = np.int32(Q.NEVER)
     vcr = np.zeros((NVC, z["vc_cols"]), i32)
+    vcr[:, Q.F_POS] = vc_pos
+    del vc_pos
     vcr[:, Q.F_STATE] = Q.VS_IDLE
     ovr = np.zeros((NOV, Q.NOVF), np.int64)
     ovr[:, Q.O_OWNER] = -1
@@ -291,7 +300,6 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     pkr[:, Q.K_INTM] = -1
     buf = Q.Buf(
         vcr, np.full(NVC, never, i32), np.full(NVC, never, i32), ovr,
-        np.zeros(NOP, i32), np.zeros(NIP, i32), np.zeros(NIP, i32),
         # credits due in one cycle: at most one per input port (a cycle's moves) and one per ejection port
         np.zeros(W, np.int64), np.zeros((W, NOP), i32),
         np.zeros((WW, (n + 63) // 64), np.uint64),

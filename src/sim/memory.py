@@ -100,7 +100,7 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     >>> import candidates as cd
     >>> z = iq_sizes(cd.from_spec("torus:4x4"), preset("booksim"), 0.1)
     >>> z["NVC"], z["pool_max"], z["pool"], round(z["parts"]["buffers"])
-    (160, 1297, 61, 39424)
+    (160, 1297, 61, 38784)
     """
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, max(topo.ndim, 1), cfg.vcs
     lo, hi = cfg.length_range
@@ -111,8 +111,8 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     NVC, NOV = NIP * V, NOP * V
     R = D + 1
     pool_max = NVC * B + T + 1
-    # an input VC's int32 row: 7 scalars, B slots of 3, R route entries of 4, in whole 64-byte lines
-    vc_cols = -(-(7 + 3 * B + 4 * R) // 16) * 16
+    # an input VC's int32 row: 8 scalars, B slots of 3, R route entries of 4, in whole 64-byte lines
+    vc_cols = -(-(8 + 3 * B + 4 * R) // 16) * 16
     if load is None:
         pool = pool_max
     else:
@@ -124,12 +124,12 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     W = _pow2_at_least(cfg.sw_alloc_delay + cfg.st_delay + 2 * link + cfg.credit_delay + 6 + 2)
     WW = _pow2_at_least(cfg.sw_alloc_delay + cfg.st_delay + link + cfg.routing_delay + cfg.vc_alloc_delay + 2 + 2)
     parts = {
-        # per input port 5 int32 (+ its place, int64, while building), per VC 2, per output port 5 (+ sa_gptr),
-        # per arc its dimension and direction (int8) and its flit count (int64), per router 2 + 2D
-        "network": NIP * 28.0 + NVC * 8.0 + NOP * 24.0 + A * 10.0 + n * (12.0 + 8 * D) + T * 4.0,
-        # per VC its row and 3 int32 (ready cycles, pending list); per output VC a row of 4 int64; per input
-        # port 2 int32
-        "buffers": NVC * (4.0 * vc_cols + 12) + NOV * 32.0 + NIP * 8.0,
+        # per port a row of 8 int32 and its place in router order (+ an int64 one per input port while
+        # building), per VC its place (int32; int64 while building), per arc its flit count (int64), per
+        # router 3 + 2D int32
+        "network": NIP * 44.0 + NVC * 12.0 + NOP * 36.0 + A * 8.0 + n * (12.0 + 8 * D) + T * 4.0,
+        # per VC its row and 3 int32 (ready cycles, pending list); per output VC a row of 4 int64
+        "buffers": NVC * (4.0 * vc_cols + 12) + NOV * 32.0,
         "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
         "packets": pool * 52.0,
         "queues": T * (queue_cols * 8.0 + 80),

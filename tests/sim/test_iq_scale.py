@@ -32,10 +32,10 @@ def test_estimate_closed_form_torus_4x4():
     # mean hops of a 4-ring (self included) 1, so 2 in all; a hop costs 4 stages + a 2-cycle channel;
     # 1.25 x (16 terminals x 0.1 x (2 x 6 + 6 + 4)) packets in flight + a cycle's takes (T + 1)
     assert z["pool"] == int(1.25 * 16 * 0.1 * 22 + T + 1) == 61
-    # an input VC's int32 row: 7 scalars + 8 slots of 3 + 3 route entries of 4 = 43, in 64-byte lines: 48;
-    # 3 more int32 per VC; an output VC's row of 4 int64; 2 int32 per input port
+    # an input VC's int32 row: 8 scalars + 8 slots of 3 + 3 route entries of 4 = 44, in 64-byte lines: 48;
+    # 3 more int32 per VC; an output VC's row of 4 int64
     assert z["vc_cols"] == 48
-    assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32 + NIP * 8
+    assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32
     # a packet's row of 12 int32 and its place in the free stack
     assert z["parts"]["packets"] == 61 * 52
     # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
