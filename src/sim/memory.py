@@ -11,9 +11,12 @@ router state grows with channels x VCs x buffers. A 64x32x32 torus (65,536
 routers) thus needs about 178 GB for its record tables.
 
 BookSim2's router model (``router="iq"``) builds no n x n table: it routes
-from coordinates, and its state is int32 arrays per port, VC and buffer slot,
-a credit wheel, and a packet pool and source queues sized by the traffic
-(:func:`iq_sizes`); a 64x32x32 torus at load 0.1 needs about 0.5 GB.
+from coordinates, and its state is int32 rows per port, VC and packet, a
+credit wheel, and a packet pool and source queues sized by the traffic
+(:func:`iq_sizes`): a 64x32x32 torus at load 0.02 (stable) needs about
+0.35 GB beside the interpreter. Past saturation the source queues and the
+pool grow with the backlog, which no estimate made before the run can know;
+the run checks every growth against the memory limit.
 
 >>> import candidates as cd
 >>> m = memory_estimate(cd.from_spec("torus:8x8x8"), "default")
