@@ -327,10 +327,15 @@ def _iq_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, load: 
     t0 = time.perf_counter()
     planned = cfg.warmup + cfg.measure if cfg.measurement == "fixed" else cfg.sample_period * cfg.max_samples
 
+    last: list[float | None] = [None]
+
     def hook(run: iq.IQRun) -> None:
         now, ph = run.now, int(run.ctl[Q.C_PHASE])
         span = now - int(run.ctl[Q.C_RESET_T])
-        acc = float(run.acc.v[Q.A_ACC_FLITS]) / (span * T) if ph >= 1 and span > 0 else None
+        if ph == 1 and span > 0:
+            last[0] = float(run.acc.v[Q.A_ACC_FLITS]) / (span * T)
+        # while draining: the measurement's figure (the window is over)
+        acc = last[0] if ph >= 1 else None
         progress(SimProgress(load, now, planned, ("warm-up", "measurement", "drain")[min(ph, 2)], acc,
                              time.perf_counter() - t0))
 

@@ -59,6 +59,10 @@ __all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
 ROUTING_CODES = {"dor": Q.RT_DOR, "min_adapt": Q.RT_MIN_ADAPT, "valiant": Q.RT_VALIANT}
 
 HIST_BINS = 1 << 16
+#: seconds a kernel call lasts when :func:`measure` reports progress
+PROGRESS_SECONDS = 1.0
+
+
 class IQRun:
     """The state of one run of the IQ router model (numba named tuples)."""
 
@@ -255,7 +259,7 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
             run.advance(min(until, start + piece[0]))
             ran, dt = run.now - start, time.perf_counter() - t
             if ran > 0:
-                piece[0] = int(min(1 << 16, max(16, ran / max(dt, 1e-6))))
+                piece[0] = int(min(1 << 16, max(16, ran * PROGRESS_SECONDS / max(dt, 1e-6))))
             progress(run)
             if ran == 0:
                 break

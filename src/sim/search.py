@@ -25,11 +25,11 @@ schedules the loads of a study's saturation searches on its workers).
 
 from __future__ import annotations
 
+import heapq
 import os
 import signal
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -44,8 +44,6 @@ OK, SATURATED, UNSTABLE, DEADLOCK = 0, 1, 2, 3
 #: how many decision-tree nodes :meth:`SearchState.wanted` looks at (it grows like 2^depth; a few
 #: levels cover any realistic number of workers)
 _TREE_NODES = 512
-#: the outcomes a point can have under each rule, the likelier first (speculation follows that one first)
-_BRANCHES = {"list": (OK,), "accepted": (OK, SATURATED, DEADLOCK), "stable": (OK, UNSTABLE)}
 
 
 @dataclass(frozen=True)
@@ -187,28 +185,42 @@ class SearchState:
     def wanted(self, free: int, running: Sequence[float]) -> list[float]:
         """Up to ``free`` loads to start now, neither finished nor in
         ``running``: the serial run's next load first, then the loads it
-        may need after the running ones, nearest first (breadth first over
-        their possible outcomes, the likelier outcome -- the load is fine --
-        first)."""
+        may need after the running ones, likeliest first (a best-first walk
+        over their possible outcomes: while the load rises a point is
+        likelier fine than not, a bisection's halves are even)."""
         out: list[float] = []
         if free <= 0:
             return out
         busy = set(running)
-        frontier = deque([tuple(self.outcomes)])
-        nodes = 0
-        while frontier and len(out) < free and nodes < _TREE_NODES:
-            hist = frontier.popleft()
+        heap = [(-1.0, 0, tuple(self.outcomes))]
+        count = nodes = 0
+        while heap and len(out) < free and nodes < _TREE_NODES:
+            neg, _, hist = heapq.heappop(heap)
             nodes += 1
             x = self.search.next_load(hist)
             if x is None:
                 continue
-            if x in self.known:
-                frontier.appendleft(hist + (self.search.outcome(self.known[x]),))
-                continue
-            if x not in busy and x not in out:
-                out.append(x)
-            frontier.extend(hist + (o,) for o in _BRANCHES[self.search.kind])
+            if x in self.known:   # finished on a speculative branch: its outcome is known
+                branches: tuple = ((self.search.outcome(self.known[x]), 1.0),)
+            else:
+                if x not in busy and x not in out:
+                    out.append(x)
+                branches = self._odds(hist)
+            for o, p in branches:
+                count += 1
+                heapq.heappush(heap, (neg * p, count, hist + (o,)))
         return out
+
+    def _odds(self, hist: tuple) -> tuple:
+        """The outcomes of the point after ``hist`` with rough odds (they only order the speculation)."""
+        kind = self.search.kind
+        if kind == "list":
+            return ((OK, 1.0),)
+        if kind == "accepted":
+            return ((OK, 0.8), (SATURATED, 0.15), (DEADLOCK, 0.05))
+        if any(o != OK for o in hist):
+            return ((OK, 0.5), (UNSTABLE, 0.5))
+        return ((OK, 0.8), (UNSTABLE, 0.2))
 
     def result(self):
         return self.search.result(self.path)
