@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -573,8 +574,27 @@ def _run_search(search: LoadSearch, topology, config, traffic_pattern, seed, job
     # checked here, once: a bad configuration is one line before any worker starts
     routing, _ = _resolve(topo, cfg)
     check_sim_memory(topo, cfg, routing=routing)
-    if jobs > 1 or progress is None:
-        at = functools.partial(simulate, topo, cfg, pat, seed=seed)
+    if jobs > 1:
+        at: Callable[[float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat, seed)
     else:
         at = functools.partial(simulate, topo, cfg, pat, seed=seed, progress=progress)
     return run_search(search, at, jobs, progress)
+
+
+#: a worker's topology of the sweep it serves (token, Topology): the routing tables are cached on the
+#: Topology object, and every task brings its own unpickled copy without them -- without this, a worker
+#: built the tables again for every point (a 4096-router torus: seconds a point)
+_WORKER_TOPOLOGY: list = [None, None]
+
+
+class _SimulateAt:
+    """Picklable ``load -> simulate(...)`` for a sweep's workers; the points of one sweep share the
+    first copy of its topology that reached the worker."""
+
+    def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern, seed: int):
+        self.token, self.topo, self.cfg, self.pat, self.seed = token, topo, cfg, pat, seed
+
+    def __call__(self, load: float) -> SimResult:
+        if _WORKER_TOPOLOGY[0] != self.token:
+            _WORKER_TOPOLOGY[:] = [self.token, self.topo]
+        return simulate(_WORKER_TOPOLOGY[1], self.cfg, self.pat, load, seed=self.seed)

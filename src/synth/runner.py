@@ -526,12 +526,28 @@ class _SimulatePoint:
         t0 = time.perf_counter()
         study = self.study
         try:
-            topo = build_topology(spec, study)
+            topo = _point_topology(spec, study)
             cfg = sim.preset(study.sim_preset, routing=simulation_routing(topo, study))
             r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=study.seed)
         except Exception as exc:  # the candidate's record says it; the study goes on
             r = exc
         return spec, load, r, time.perf_counter() - t0
+
+
+#: a worker's candidates of the sweeps it serves, (study fingerprint, spec) -> Topology, the last few:
+#: the simulator caches its routing tables on the Topology object, and a candidate's points share them
+#: as they do in one serial sweep (a 4096-router torus: seconds of tables a point otherwise)
+_POINT_TOPOLOGIES: dict[tuple[str, str], Any] = {}
+
+
+def _point_topology(spec: str, study: Study):
+    key = (study.fingerprint(), spec)
+    topo = _POINT_TOPOLOGIES.get(key)
+    if topo is None:
+        while len(_POINT_TOPOLOGIES) >= 4:
+            del _POINT_TOPOLOGIES[next(iter(_POINT_TOPOLOGIES))]
+        topo = _POINT_TOPOLOGIES[key] = build_topology(spec, study)
+    return topo
 
 
 def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable) -> None:
