@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -32,6 +32,8 @@ __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
 
 HIST_BINS = 1 << 16
 CHUNK = 1 << 16        # cycles per kernel call (the kernel cannot be interrupted)
+#: the length of a kernel call when someone watches the progress: a call costs tens of microseconds
+PROGRESS_SECONDS = 1.0
 _DL_CODES = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}
 
 
@@ -219,11 +221,17 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     return KernelRun(net, buf, trf, out, ctl, kernel.run if trace is None else kernel.run_trace)
 
 
-def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[float, float, list[float]]:
+def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
+            progress: Callable[[KernelRun], None] | None = None) -> tuple[float, float, list[float]]:
     """Advance ``run`` until it ends; returns the wall and CPU seconds it
     took and, with ``batch = (warmup, measure, period)``, the mean latency
     (from generation) of the measured packets delivered in every period of
-    the window (batch means for :func:`sim.confidence.ci95`)."""
+    the window (batch means for :func:`sim.confidence.ci95`).
+
+    ``progress(run)`` is called after every kernel call; with it the calls
+    last about :data:`PROGRESS_SECONDS` each (fewer cycles than
+    :data:`CHUNK` on a large network). Where the kernel stops between calls
+    changes no number (it resumes from its state)."""
     _announce_compile(run.kernel)
     t0, c0 = time.perf_counter(), time.process_time()
     means: list[float] = []
@@ -234,10 +242,14 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[
     st = run.out.stats
     prev = (st[K.S_SUM_LAT_GEN], st[K.S_TAG_DELIVERED])
     k = 0
+    # with progress: a short first call measures the speed, the next ones last about PROGRESS_SECONDS
+    chunk = CHUNK if progress is None else 256
     while True:
-        until = run.ctl[K.C_NOW] + CHUNK
+        start = int(run.ctl[K.C_NOW])
+        until = start + chunk
         if k < len(bounds):
             until = min(until, bounds[k])
+        t = time.perf_counter()
         done = run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(until))
         if k < len(bounds) and run.ctl[K.C_NOW] >= bounds[k]:
             k += 1
@@ -245,6 +257,11 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[
             if cur[1] > prev[1]:
                 means.append(float(cur[0] - prev[0]) / float(cur[1] - prev[1]))
             prev = cur
+        if progress is not None:
+            ran, dt = int(run.ctl[K.C_NOW]) - start, time.perf_counter() - t
+            if ran > 0 and not done:
+                chunk = int(min(CHUNK, max(16, ran * PROGRESS_SECONDS / max(dt, 1e-6))))
+            progress(run)
         if done:
             break
     return time.perf_counter() - t0, time.process_time() - c0, means
