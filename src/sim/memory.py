@@ -17,7 +17,7 @@ some 10,000 routers per 4 GB; ``pair_latency`` adds (n, n) accumulators.
 >>> import candidates as cd
 >>> m = memory_estimate(cd.from_spec("torus:64x32x32"), "tpds2010")
 >>> m.routing, round(m.nbytes / 1e9, 1), m.per_pair
-('adaptive', 1.6, 0.0)
+('adaptive', 1.5, 0.0)
 >>> memory_estimate(cd.from_spec("torus:8x8x8"), "default", routing="table").per_pair
 40.0
 """
@@ -107,7 +107,7 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     if wormhole:
         cap = cfg.buffer_flits if cfg.buffer_flits > 0 else cfg.buffer_packets * hi
         slots = cap
-        W = 1 << max(int(cfg.link_latency + 2).bit_length(), 0)
+        W = 1 << int(cfg.link_latency + 2).bit_length()
     else:
         cap = cfg.buffer_packets * hi
         slots = cap // lo
