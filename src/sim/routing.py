@@ -62,14 +62,13 @@ and ``table`` for anything else.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from candidates import Topology, hop_distances, shortest_path_table, updown
 from candidates.lattice import reduce_to_box
-from candidates.records import has_records, record_table
+from candidates.records import has_records, record_table, record_ties
 
 from .config import ROUTINGS
 from .errors import SimError
@@ -206,79 +205,25 @@ def pair_records(tabs: RoutingTables, src, dst) -> tuple[np.ndarray, np.ndarray]
 
 
 def with_ties(topo: Topology, tabs: RoutingTables) -> RoutingTables:
-    """The tables with every minimal record of each difference class (cached)."""
+    """The tables with every minimal record of each difference class that
+    :func:`candidates.record_ties` gives (the lattice translates of the base
+    record; cached)."""
     key = f"_sim_ties_{tabs.mode}"
     cached = topo.__dict__.get(key)
     if cached is None:
         if tabs.cls_kind == CLS_LATTICE:
-            recs, cnt = _tie_records(topo, tabs.records[0][None], tabs.out_arc[:1])
-            cached = dataclasses.replace(tabs, records=np.ascontiguousarray(recs[:, 0]), rec_count=cnt[0])
+            recs, cnt = record_ties(topo)               # by router, from router 0
+            n = topo.n
+            cls = class_index(tabs, np.zeros(n, dtype=np.int64), np.arange(n))
+            records = np.zeros(recs.shape, dtype=np.int16)
+            records[:, cls] = recs
+            count = np.zeros(n, dtype=np.int8)
+            count[cls] = cnt
+            cached = dataclasses.replace(tabs, records=records, rec_count=count)
         else:
             cached = dataclasses.replace(tabs, rec_count=np.ones(1, dtype=np.int8))
         topo.__dict__[key] = cached
     return cached
-
-
-_TIE_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted"}
-
-
-def _tie_records(topo: Topology, rec: np.ndarray, out_arc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every minimal routing record from the S routers whose out-arcs are
-    ``out_arc`` (S, D, 2) to every router, whose base records are ``rec``
-    (S, n, D): the base record plus its lattice translates ``rec + c @
-    lattice`` (``c`` in {-1, 0, 1}^D) of the same length whose hops exist.
-    Returns ``(records (K, S, n, D), count (S, n))`` with the base record
-    first. The simulator passes router 0 alone (the records of every
-    difference class); all n routers give the all-pairs tables.
-
-    >>> import candidates as cd
-    >>> t = cd.ring(4)
-    >>> tabs = build_tables(t, "dor")
-    >>> recs, cnt = _tie_records(t, tabs.records[0][None], tabs.out_arc[:1])
-    >>> cnt[0].tolist(), recs[:, 0, 2, 0].tolist()   # the opposite node: -2 or +2
-    ([1, 1, 2, 1], [-2, 2])
-    """
-    S, n, D = rec.shape
-    if topo.family not in _TIE_FAMILIES or topo.lattice is None:
-        return rec[None].copy(), np.ones((S, n), dtype=np.int8)
-    lat = np.asarray(topo.lattice, dtype=np.int64)
-    shifts = [np.asarray(c, dtype=np.int64) @ lat for c in itertools.product((-1, 0, 1), repeat=lat.shape[0])
-              if any(c)]
-    base = rec.astype(np.int64)
-    length = np.abs(base).sum(axis=2)
-    alts = [base]
-    ok_all = []
-    for sh in shifts:
-        cand = base + sh
-        ok = np.abs(cand).sum(axis=2) == length
-        ok &= length > 0
-        if not ok.any():
-            continue
-        # every hop the record asks for must exist
-        for d in range(D):
-            need = cand[:, :, d] != 0
-            sgn = (cand[:, :, d] < 0).astype(np.int64)
-            ok &= ~need | (out_arc[:, d, :][np.arange(S)[:, None], sgn] >= 0)
-        if ok.any():
-            alts.append(cand)
-            ok_all.append(ok)
-    cnt = np.ones((S, n), dtype=np.int64)
-    if not ok_all:
-        return rec[None].copy(), cnt.astype(np.int8)
-    # keep distinct records only, packed at the front
-    K = 1 + max(1, int(np.sum(ok_all, axis=0).max()))
-    out = np.zeros((K, S, n, D), dtype=np.int16)
-    out[0] = rec
-    for cand, ok in zip(alts[1:], ok_all):
-        dup = np.zeros((S, n), dtype=bool)
-        for j in range(K):
-            dup |= (cnt > j) & (out[j].astype(np.int64) == cand).all(axis=2)
-        ok = ok & ~dup & (cnt < K)
-        i, j = np.nonzero(ok)
-        out[cnt[i, j], i, j] = cand[i, j]
-        cnt[i, j] += 1
-    K = int(cnt.max())
-    return np.ascontiguousarray(out[:K]), cnt.astype(np.int8)
 
 
 def _class_lattice(topo: Topology) -> np.ndarray:
