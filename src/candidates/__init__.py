@@ -28,11 +28,11 @@ from .twin import card_of_port, twin_route, twin_torus
 # importing numba is ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up
 # (measured, -X importtime), and such a flow needs none of them
 _LAZY = {
-    "analytics": ["Bisection", "DistanceStats", "UniformLoad", "bisection", "describe", "distance_stats",
-                  "per_dimension_hops", "uniform_load"],
+    "analytics": ["Bisection", "ChannelLoads", "DistanceStats", "UniformLoad", "bisection", "channel_loads",
+                  "describe", "distance_stats", "per_dimension_hops", "uniform_load"],
     "equivalent": ["EquivalentDistanceStats", "equivalent_distance", "equivalent_distance_rows",
                    "equivalent_distance_stats", "route_union"],
-    "records": ["record_table", "routing_records"],
+    "records": ["record_table", "record_ties", "routing_records"],
     "routing": ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown"],
 }
 _LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
@@ -58,9 +58,9 @@ __all__ = [
     "rt", "rtt", "pt", "ptt", "pdtt",
     "from_spec", "families", "register", "Family", "FAMILIES",
     "read_topology", "write_topology", "from_graph6",
-    "distance_stats", "per_dimension_hops", "uniform_load", "bisection", "describe",
-    "DistanceStats", "UniformLoad", "Bisection",
-    "routing_records", "record_table",
+    "distance_stats", "per_dimension_hops", "uniform_load", "channel_loads", "bisection", "describe",
+    "DistanceStats", "UniformLoad", "ChannelLoads", "Bisection",
+    "routing_records", "record_table", "record_ties",
     "shortest_path_table", "updown", "hop_distances", "NextHopTable", "UpDownRouting",
     "equivalent_distance", "equivalent_distance_rows", "equivalent_distance_stats", "route_union", "EquivalentDistanceStats",
     "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane", "block_placement",

@@ -28,17 +28,20 @@ import numpy as np
 
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
 from .errors import TopologyError
-from .records import has_records, record_table
+from .records import has_records, record_table, record_ties
 from .size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 from .topology import Topology
 
 __all__ = [
     "DistanceStats",
     "UniformLoad",
+    "ChannelLoads",
     "Bisection",
     "distance_stats",
     "per_dimension_hops",
     "uniform_load",
+    "channel_loads",
+    "CHANNEL_ROUTINGS",
     "bisection",
     "describe",
     "DescribeCost",
@@ -215,32 +218,19 @@ def uniform_load(topo: Topology) -> UniformLoad:
     if cayley:
         # abelian Cayley graph: every source sees the same class totals
         c2 = float(w[0] * w[0])
-        class_tot, _, _ = _ecmp(topo, np.ones(n), np.zeros(1, dtype=np.int64))
-        class_tot = class_tot * float(n) * c2
+        one_source, _, _ = _ecmp(topo, np.ones(n), np.zeros(1, dtype=np.int64))
+        class_tot = one_source * float(n) * c2
+        busiest = _channel_loads(topo, "records") if has_records(topo) else \
+            _channel_loads(topo, "ecmp", ecmp=(one_source, None))
     else:
         class_tot, arc_load, _ = _ecmp(topo, w, np.arange(n, dtype=np.int64))
-    if has_records(topo) and cayley:
-        rec = record_table(topo)
-        # translation invariance: from every source the same records, so a
-        # class's + (or -) arcs share n times router 0's + (or -) hops evenly
-        pos = np.clip(rec, 0, None).sum(axis=0)
-        neg = np.clip(-rec, 0, None).sum(axis=0)
-        max_arc = float((np.maximum(pos, neg) * float(n) * c2 / np.maximum(E, 1)).max())
-        routing = "records"
-    elif cayley:
-        # v -> -v is an automorphism: both directions of a class load evenly
-        max_arc = float((class_tot / np.maximum(2 * E, 1)).max())
-        routing = "ecmp"
-    else:
-        max_arc = float(arc_load.max())
-        routing = "ecmp"
+        busiest = _channel_loads(topo, "ecmp", ecmp=(None, arc_load))
     tau = class_tot / pair_w
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.where(class_tot > 0, 2 * E * (n_pe - 1) / np.maximum(class_tot, 1e-300), np.inf)
     j = int(np.argmin(bound))
     inj = float(bound[j])
     lu = inj / (n_pe - 1) * float(class_tot.sum()) / (2 * E.sum())
-    ecmp = (n_pe - 1) / max_arc if max_arc > 0 else math.inf
     return UniformLoad(
         class_names=names,
         class_links=[int(x) for x in E],
@@ -249,9 +239,136 @@ def uniform_load(topo: Topology) -> UniformLoad:
         injection_bound=inj,
         bottleneck=names[j],
         link_utilisation=float(lu),
-        routing_bound=ecmp,
-        routing=routing,
+        routing_bound=busiest.bound,
+        routing=busiest.routing,
     )
+
+
+#: the routings :func:`channel_loads` models
+CHANNEL_ROUTINGS = ("records", "ties", "ecmp")
+
+
+@dataclass(frozen=True)
+class ChannelLoads:
+    """Channel loads under uniform traffic at an injection rate of one phit
+    per cycle per processing element, for one routing.
+
+    ``plus[j]`` / ``minus[j]``: the load of the busiest channel of link
+    class j in its + / - direction (even / odd channel numbers);
+    ``bound``: the injection rate (phits/cycle/PE) at which the busiest
+    channel saturates, ``1 / max load``; ``bottleneck``: that channel's
+    class and direction (``"x+"``). ``routing``: ``"records"`` (the
+    family's minimal routing records with their fixed tie rule: dimension
+    order, what the simulator's ``dor`` and ``adaptive`` routings inject),
+    ``"ties"`` (a record drawn uniformly among every minimal record of the
+    pair: the simulator's ``tie_break="random"``) or ``"ecmp"`` (an even
+    split over all shortest paths).
+    """
+
+    routing: str
+    class_names: list[str]
+    plus: list[float]
+    minus: list[float]
+    bound: float
+    bottleneck: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _record_loads(topo: Topology, recs: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hops router 0 sends on the + and - channels of each class, a pair's
+    records weighted evenly (``recs`` (K, n, D), ``count`` (n,))."""
+    D = recs.shape[2]
+    pos, neg = np.zeros(D), np.zeros(D)
+    for k in range(recs.shape[0]):
+        rows = np.flatnonzero(count > k) if k else slice(None)   # alternatives are rare: only their rows
+        r = recs[k, rows]
+        share = (1.0 / count[rows])[:, None]
+        pos += (np.clip(r, 0, None) * share).sum(axis=0)
+        neg += (np.clip(-r, 0, None) * share).sum(axis=0)
+    return pos, neg
+
+
+def _channel_loads(topo: Topology, routing: str, ecmp=None) -> ChannelLoads:
+    names = list(topo.dims)
+    nclass = len(names)
+    n = topo.n
+    E = np.bincount(topo.link_dim, minlength=nclass).astype(np.float64)
+    w = _weights(topo)
+    n_pe = float(w.sum())
+    cayley = topo.lattice is not None and bool(np.all(w == w[0]))
+    if routing in ("records", "ties"):
+        if not (has_records(topo) and cayley):
+            raise TopologyError(f"channel loads under {routing} need a vertex-transitive lattice family with "
+                                f"routing records (torus, rt, rtt, pt, ptt, pdtt, twisted, hypercube); "
+                                f"{topo.spec or topo.family} has none: use routing='ecmp'")
+        if routing == "records":
+            base = record_table(topo).astype(np.int64)
+            pos, neg = _record_loads(topo, base[None], np.ones(n, dtype=np.int64))
+        else:
+            pos, neg = _record_loads(topo, *record_ties(topo))
+        # translation invariance: every source sends the same records, so a
+        # class's + (or -) channels share n times router 0's + (or -) hops evenly
+        c2 = float(w[0] * w[0])
+        plus = pos * n * c2 / np.maximum(E, 1) / (n_pe - 1)
+        minus = neg * n * c2 / np.maximum(E, 1) / (n_pe - 1)
+        # a class with one link per router pair of a 2-cycle (the hypercube's):
+        # + and - are the same step, each router has one channel in it, and
+        # the translations carry every channel of the class onto every other
+        single = 2 * E == n
+        plus[single] = minus[single] = (pos + neg)[single] * n * c2 / n / (n_pe - 1)
+    elif routing == "ecmp":
+        if cayley:
+            class_tot = ecmp[0] if ecmp is not None else _ecmp(topo, np.ones(n), np.zeros(1, dtype=np.int64))[0]
+            # v -> -v is an automorphism: both directions of a class load evenly
+            plus = minus = class_tot * n * float(w[0] * w[0]) / np.maximum(2 * E, 1) / (n_pe - 1)
+        else:
+            arc_load = ecmp[1] if ecmp is not None else _ecmp(topo, w, np.arange(n, dtype=np.int64))[1]
+            even = np.arange(topo.num_arcs) % 2 == 0
+            plus, minus = np.zeros(nclass), np.zeros(nclass)
+            np.maximum.at(plus, topo.arc_dim[even], arc_load[even])
+            np.maximum.at(minus, topo.arc_dim[~even], arc_load[~even])
+            plus, minus = plus / (n_pe - 1), minus / (n_pe - 1)
+    else:
+        raise TopologyError(f"unknown routing {routing!r} for channel loads; use one of {', '.join(CHANNEL_ROUTINGS)}")
+    both = np.concatenate([plus, minus])
+    j = int(np.argmax(both))
+    top = float(both[j])
+    return ChannelLoads(routing, names, [float(x) for x in plus], [float(x) for x in minus],
+                        1.0 / top if top > 0 else math.inf, names[j % nclass] + ("+" if j < nclass else "-"))
+
+
+def _channel_routings(topo: Topology) -> list[str]:
+    """The routings :func:`channel_loads` serves for ``topo`` cheaply: all three on
+    vertex-transitive lattice families with records, ECMP elsewhere."""
+    w = _weights(topo)
+    if has_records(topo) and topo.lattice is not None and bool(np.all(w == w[0])):
+        return ["records", "ties", "ecmp"]
+    return ["ecmp"]
+
+
+def channel_loads(topo: Topology, routing: str = "records") -> ChannelLoads:
+    """Per-class channel loads under uniform traffic and the injection rate
+    at which the busiest channel saturates, under ``routing`` (one of
+    :data:`CHANNEL_ROUTINGS`; see :class:`ChannelLoads`).
+
+    ``records`` and ``ties`` need a vertex-transitive lattice family and are
+    computed from router 0's records (a million-router torus in seconds);
+    ``ecmp`` serves any connected graph (one BFS per router unless the
+    graph is a lattice).
+
+    >>> import candidates as cd
+    >>> r = channel_loads(cd.ring(4), "records")   # 1 hop +, 1 hop -, the 2-hop tie -: per 3 destinations
+    >>> r.plus, r.minus, r.bottleneck, r.bound
+    ([0.3333333333333333], [1.0], 'x-', 1.0)
+    >>> channel_loads(cd.ring(4), "ties").minus    # the tie drawn at random: 2 hops each way in all
+    [0.6666666666666666]
+    """
+    _require_connected(topo, "channel loads")
+    if topo.n == 1 or float(_weights(topo).sum()) <= 1:
+        raise TopologyError("uniform traffic needs at least two processing elements on two routers")
+    return _channel_loads(topo, routing)
 
 
 @dataclass(frozen=True)
@@ -491,6 +608,7 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
         out["routing_bound"] = load.routing_bound
         out["routing"] = load.routing
         out["class_links"] = dict(zip(load.class_names, load.class_links))
+        out["channel_loads"] = {r: channel_loads(topo, r).to_dict() for r in _channel_routings(topo)}
     if topo.n >= 2:
         try:
             b = bisection(topo, exact_limit=bisection_exact_limit, kernighan_lin=skip_kl is None)

@@ -35,10 +35,13 @@ __all__ = [
     "lattice_record",
     "routing_records",
     "record_table",
+    "record_ties",
     "has_records",
 ]
 
 _RECORD_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted", "mesh", "path", "hypercube"}
+# families whose other minimal records are lattice translates of the base one
+_TIE_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted"}
 
 
 def _rem(x, m):
@@ -196,6 +199,79 @@ def record_table(topo: Topology) -> np.ndarray:
     table.setflags(write=False)
     topo.__dict__["_record_table"] = table
     return table
+
+
+def record_ties(topo: Topology, reach: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The minimal routing records from router 0 to every router that are
+    lattice translates of the base record: ``(records (K, n, D), count
+    (n,))``, router ``v``'s in ``records[:count[v], v]``, the base record
+    (:func:`record_table`) first.
+
+    The alternatives are the translates ``r + c @ L`` (``c`` in
+    {-reach..reach}^D, in :func:`itertools.product` order) of the same
+    length whose hops exist, each once; for vertex-transitive lattice
+    families the records between any two routers are those of their
+    displacement class. ``reach=1`` is the simulator's ``tie_break="random"``
+    (it finds every minimal record of tori, RT, PT, PDTT; RTT and PTT need
+    ``reach=2`` for some). Families without lattice ties (mesh, hypercube,
+    ...) have one record.
+
+    >>> from candidates import torus
+    >>> recs, cnt = record_ties(torus((4,)))
+    >>> cnt.tolist(), recs[:, 2, 0].tolist()   # the opposite router: -2 (the base) or +2
+    ([1, 1, 2, 1], [-2, 2])
+    """
+    key = f"_record_ties_{reach}"
+    cached = topo.__dict__.get(key)
+    if cached is not None:
+        return cached
+    base = record_table(topo).astype(np.int64)
+    n, D = base.shape
+    count = np.ones(n, dtype=np.int64)
+    alts: list[tuple[np.ndarray, np.ndarray]] = []    # (rows, their translated records)
+    if topo.family in _TIE_FAMILIES and topo.lattice is not None:
+        lat = np.asarray(topo.lattice, dtype=np.int64)
+        # the directions router 0 has links in (the same at every router of these families)
+        plus = np.zeros(D, dtype=bool)
+        minus = np.zeros(D, dtype=bool)
+        out = topo.arc_src == 0
+        plus[topo.arc_dim[out & (np.arange(topo.num_arcs) % 2 == 0)]] = True
+        minus[topo.arc_dim[out & (np.arange(topo.num_arcs) % 2 == 1)]] = True
+        # column by column in int32, keeping only the rows a translate ties
+        # (a million-router torus: 26 translates in about a second)
+        cols = [np.ascontiguousarray(base[:, d], dtype=np.int32) for d in range(D)]
+        length = np.abs(base).sum(axis=1).astype(np.int32)
+        for c in itertools.product(range(-reach, reach + 1), repeat=lat.shape[0]):
+            if not any(c):
+                continue
+            shift = np.asarray(c, dtype=np.int64) @ lat
+            ok = length > 0
+            total = np.zeros(n, dtype=np.int32)
+            for d in range(D):
+                x = cols[d] + np.int32(shift[d]) if shift[d] else cols[d]
+                total += np.abs(x)
+                if not plus[d]:
+                    ok &= x <= 0
+                if not minus[d]:
+                    ok &= x >= 0
+            idx = np.flatnonzero(ok & (total == length))
+            if len(idx):
+                alts.append((idx, base[idx] + shift))
+    K = 1 + (int(np.bincount(np.concatenate([i for i, _ in alts]), minlength=n).max()) if alts else 0)
+    records = np.zeros((K, n, D), dtype=np.int64)
+    records[0] = base
+    for idx, cand in alts:
+        dup = np.zeros(len(idx), dtype=bool)
+        for j in range(K):
+            dup |= (count[idx] > j) & (records[j, idx] == cand).all(axis=1)
+        records[count[idx[~dup]], idx[~dup]] = cand[~dup]
+        count[idx[~dup]] += 1
+    K = int(count.max())
+    out_records = np.ascontiguousarray(records[:K])
+    out_records.setflags(write=False)
+    count.setflags(write=False)
+    topo.__dict__[key] = (out_records, count)
+    return out_records, count
 
 
 def _bfs_lattice(topo: Topology) -> tuple[np.ndarray, np.ndarray]:

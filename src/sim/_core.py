@@ -58,6 +58,12 @@ MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
 MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
 MODE_DISTANCE = 6     # shortest-path next hops adaptive, VC class = hops taken (distance classes)
 
+# how a pair's record / next hop is found (sim.routing.CLS_*)
+CLS_NONE = 0          # (n, n) next-hop masks and distances
+CLS_DIFF = 1          # the record is the coordinate difference
+CLS_LATTICE = 2       # the record of the pair's difference class
+CLS_TWIN = 3          # nDT: next hop by (traffic class, source card, node offset, destination card)
+
 # deadlock avoidance of MODE_DOR
 DL_NONE = 0
 DL_DATELINE = 1
@@ -130,12 +136,13 @@ Net = namedtuple("Net", [
     "n", "A", "T", "V", "D",
     "arc_src", "arc_dst", "arc_dim", "arc_dir", "arc_wrap", "arc_up", "vc_router",
     "in_indptr", "in_arcs", "term_router", "term_indptr",
-    # routing records (DOR / adaptive) and their ties
-    "out_arc", "records", "rec_count", "tie_random", "with_records", "min_dist",
-    # shortest-path and up*/down* tables (table / updown / minimal / distance)
-    "csr_indptr", "csr_arc", "next_mask", "ud_up", "ud_down", "dc_width",
-    # twin tori (tsdor / dort)
-    "tw_next", "tw_code", "tw_vc", "tw_m", "tw_by_source",
+    # routing records (DOR / adaptive) by difference class (CLS_*) and their ties; out_arc (n, D, 2)
+    "out_arc", "records", "rec_count", "tie_random",
+    "cls_kind", "coords", "cls_lat", "cls_order", "cls_shape", "cls_stride",
+    # shortest-path and up*/down* tables (table / updown / minimal / distance); (n, n) distances
+    "csr_indptr", "csr_arc", "next_mask", "ud_up", "ud_down", "dc_width", "min_dist",
+    # twin tori (tsdor / dort): next hop, class and distance by (traffic class, source card, d')
+    "tw_next", "tw_code", "tw_dist", "tw_vc", "tw_m", "tw_by_source",
     # router configuration
     "mode", "deadlock", "transit_priority", "router_delay", "link_latency", "bubble",
     "cap", "slots", "inj_cap", "n_inj", "n_ej", "watchdog", "check_every", "scan_every",
@@ -143,8 +150,9 @@ Net = namedtuple("Net", [
 
 Buf = namedtuple("Buf", [
     # packet pool (ids recycled through the free stack ``free[:ctl[C_NFREE]]``)
-    "pk_dst", "pk_len", "pk_src", "pk_hops", "pk_state", "pk_ring", "pk_esc", "pk_tgen", "pk_tinj", "pk_ready",
-    "pk_rem", "pk_msg", "free",
+    # (pk_rem: the remaining record; twin tori: the node offset to the destination)
+    "pk_dst", "pk_len", "pk_src", "pk_hops", "pk_min", "pk_state", "pk_ring", "pk_esc", "pk_tgen", "pk_tinj",
+    "pk_ready", "pk_rem", "pk_msg", "free",
     # input VCs: rings of packets (VCT) or flits (wormhole: packet, flit index, cycle it may leave)
     "vc_pk", "vc_fi", "vc_rdy", "vc_head", "vc_cnt", "vc_since", "vc_out", "credit", "owner",
     # VCT: cycles input ports, output channels, injection queues and ejectors are busy until
@@ -307,9 +315,32 @@ def enqueue(q, p, u, buf):
 
 
 @njit(**HELPER)
+def load_class(p, u, v, net, buf):
+    """``pk_rem[p]`` = the difference ``coords[v] - coords[u]`` reduced into
+    the coordinate box modulo the lattice (dimensions in ``cls_order``, as
+    :func:`candidates.lattice.reduce_to_box`); returns its canonical index
+    (C order in the box), the pair's difference class."""
+    Dc = net.cls_order.shape[0]
+    for k in range(Dc):
+        buf.pk_rem[p, k] = net.coords[v, k] - net.coords[u, k]
+    for i in range(Dc):
+        k = net.cls_order[i]
+        q = np.int64(buf.pk_rem[p, k]) // net.cls_shape[k]
+        if q != 0:
+            for j in range(Dc):
+                buf.pk_rem[p, j] -= q * net.cls_lat[k, j]
+    c = np.int64(0)
+    for k in range(Dc):
+        c += buf.pk_rem[p, k] * net.cls_stride[k]
+    return c
+
+
+@njit(**HELPER)
 def new_packet(p, u, d, L, tgen, now, net, buf):
     """Fill packet ``p`` (from router ``u`` to terminal ``d``) as it enters an
-    injection queue; record routings draw its record."""
+    injection queue: record routings draw its record (from its difference
+    class: no n x n table), twin tori start its node offset; its minimal
+    hops."""
     ur = net.term_router[d]
     buf.pk_tgen[p] = tgen
     buf.pk_len[p] = L
@@ -320,12 +351,30 @@ def new_packet(p, u, d, L, tgen, now, net, buf):
     buf.pk_hops[p] = 0
     buf.pk_ring[p] = 0
     buf.pk_state[p] = ST_TC1 if (net.tw_by_source != 0 and (u & 1) != 0) else 0
-    if net.with_records:
+    kind = net.cls_kind
+    if kind == CLS_DIFF:
+        h = 0
+        for k in range(net.D):
+            r = net.coords[ur, k] - net.coords[u, k]
+            buf.pk_rem[p, k] = r
+            h += abs(r)
+        buf.pk_min[p] = h
+    elif kind == CLS_LATTICE:
+        c = load_class(p, u, ur, net, buf)
         kk = 0
-        if net.tie_random != 0 and net.rec_count[u, ur] > 1:
-            kk = np.random.randint(0, net.rec_count[u, ur])
-        for k in range(net.records.shape[3]):
-            buf.pk_rem[p, k] = net.records[kk, u, ur, k]
+        if net.tie_random != 0 and net.rec_count[c] > 1:
+            kk = np.random.randint(0, net.rec_count[c])
+        h = 0
+        for k in range(net.D):
+            r = net.records[kk, c, k]
+            buf.pk_rem[p, k] = r
+            h += abs(r)
+        buf.pk_min[p] = h
+    elif kind == CLS_TWIN:
+        c = load_class(p, u, ur, net, buf)
+        buf.pk_min[p] = net.tw_dist[u & 1, 2 * c + (ur & 1)]
+    else:
+        buf.pk_min[p] = net.min_dist[u, ur]
 
 
 @njit(**HELPER)
@@ -527,8 +576,14 @@ def candidates(p, u, dr, L, net, buf):
     nc = 0
     if mode == MODE_TWIN:
         tc = 1 if (buf.pk_state[p] & ST_TC1) != 0 else 0
-        a = net.tw_next[tc, u, dr]
-        code = net.tw_code[tc, u, dr]
+        # pk_rem holds the node offset to the destination (kept reduced by advance_route)
+        c = np.int64(0)
+        for k in range(net.cls_stride.shape[0]):
+            c += buf.pk_rem[p, k] * net.cls_stride[k]
+        c = 2 * c + (dr & 1)
+        hop = net.tw_next[tc, u & 1, c]
+        a = net.out_arc[u, hop >> 1, hop & 1]
+        code = net.tw_code[tc, u & 1, c]
         crossed = (buf.pk_state[p] & ST_CROSSED) != 0
         if code == 0:
             key = 2 * net.arc_dim[a] + (a & 1) + 1
@@ -649,6 +704,12 @@ def advance_route(p, a, v, esc, net, buf):
             buf.pk_ring[p] = ring
     elif mode == MODE_TWIN:
         if k < net.tw_m * 2 + 1:  # an external link (the internal class is the last one)
+            r = buf.pk_rem[p, k] - sgn
+            if r < 0:
+                r += net.cls_shape[k]
+            elif r >= net.cls_shape[k]:
+                r -= net.cls_shape[k]
+            buf.pk_rem[p, k] = r
             ring = 2 * k + (0 if sgn > 0 else 1) + 1
             _dateline_state(p, ring, a, net, buf)
             buf.pk_ring[p] = ring
@@ -679,7 +740,7 @@ def delivered(p, u, tdel, net, buf, trf, ctl, out):
         stats[S_SUM_LAT_GEN] += lg
         stats[S_SUM_LAT_INJ] += li
         stats[S_SUM_HOPS] += buf.pk_hops[p]
-        stats[S_SUM_MINHOPS] += net.min_dist[buf.pk_src[p], u]
+        stats[S_SUM_MINHOPS] += buf.pk_min[p]
         if lg > stats[S_MAX_LAT_GEN]:
             stats[S_MAX_LAT_GEN] = lg
         if li > stats[S_MAX_LAT_INJ]:

@@ -21,10 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from candidates.errors import EXIT_DEADLOCK, EXIT_NOT_CERTIFIED, EXIT_OK
+from candidates.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK
 from candidates.paths import check_out_file
 
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
+
+#: seconds between two progress lines of a running simulation (``--progress`` without a value)
+PROGRESS_EVERY = 5.0
 
 
 def _loads(text: str) -> list[float]:
@@ -101,6 +104,13 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--write-trace", metavar="FILE", help="with --trace: also write the trace in the text format")
     s.add_argument("--max-cycles", type=int, default=10**10, help="with --trace: stop after this many cycles")
     s.add_argument("--phit-bytes", type=int, help="with --trace: bytes per phit (default 4)")
+    s.add_argument("--jobs", type=int, default=1,
+                   help="with --sweep/--saturation: simulate this many loads at once in worker processes "
+                        "(0: every core; default 1); the numbers are the serial run's")
+    s.add_argument("--progress", nargs="?", type=float, const=PROGRESS_EVERY, default=None, metavar="SECONDS",
+                   help="progress lines on stderr even when it is not a terminal: the loads running, and a "
+                        "running simulation's cycles and accepted load every SECONDS (default 5)")
+    s.add_argument("--quiet", action="store_true", help="no progress lines, even on a terminal")
     s.add_argument("--plot", metavar="FILE", help="with --sweep/--saturation: write accepted and latency curves (PNG/SVG)")
     s.add_argument("--channels", action="store_true", help="with --json: include per-channel utilisation")
     s.add_argument("--json", action="store_true", help="print JSON")
@@ -153,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
     from .errors import SimError
     from .traffic import traffic
 
+    if getattr(args, "jobs", 1) != 1 and not (args.sweep or args.saturation):
+        raise SimError("--jobs runs the loads of --sweep or --saturation in parallel; add one of them")
     topo = from_spec(args.spec)
     cfg = _config(args)
     # the files this run writes, checked before it simulates: a sweep that cannot be plotted is lost work
@@ -169,12 +181,22 @@ def run(args: argparse.Namespace) -> int:
     pat = traffic(args.traffic)
     if args.plot and not (args.sweep or args.saturation):
         raise SimError("--plot needs --sweep or --saturation")
+    show = _show_progress(args)
     if args.sweep or args.saturation:
-        if args.saturation:
-            res = saturation(topo, cfg, pat, step=args.step, seed=args.seed, definition=args.definition)
-        else:
-            loads = _loads(args.loads) if args.loads else None
-            res = sweep(topo, cfg, pat, loads, seed=args.seed)
+        if args.jobs < 0:
+            raise SimError(f"--jobs must be >= 0 (0: every core), got {args.jobs}")
+        table = _Table(topo, pat, cfg, print_rows=not args.json, show=show, jobs=args.jobs)
+        try:
+            if args.saturation:
+                res = saturation(topo, cfg, pat, step=args.step, seed=args.seed, definition=args.definition,
+                                 jobs=args.jobs, progress=table)
+            else:
+                loads = _loads(args.loads) if args.loads else None
+                res = sweep(topo, cfg, pat, loads, seed=args.seed, jobs=args.jobs, progress=table)
+        except KeyboardInterrupt:
+            if args.json and table.points:   # what finished is kept (the text rows are printed already)
+                _print_json({"points": [p.to_dict() for p in table.points], "interrupted": True})
+            raise
         if args.plot:
             from .plot import plot_sweeps
 
@@ -185,17 +207,12 @@ def run(args: argparse.Namespace) -> int:
             _print_json(res.to_dict())
             _say_deadlock(stuck)
             return status
-        print(f"{topo.spec}  {res.points[0].routing}  traffic {pat}  ({cfg.name} preset)")
-        print(f"{'offered':>9} {'accepted':>9} {'latency':>9} {'p99':>7} {'hops':>6} {'deadlock':>8}")
-        for p in res.points:
-            print(f"{p.offered:>9.4f} {p.accepted:>9.4f} {_fmt(p.latency):>9} "
-                  f"{_fmt(p.latency_percentiles['p99']):>7} {_fmt(p.hops):>6} {str(p.deadlock):>8}")
         print(f"saturation throughput {res.saturation:.4g} phits/cycle/PE (at offered load {res.saturation_load:.4g})")
         if args.plot:
             print(f"plot written to {args.plot}")
         _say_deadlock(stuck)
         return status
-    r = simulate(topo, cfg, pat, args.load, seed=args.seed)
+    r = simulate(topo, cfg, pat, args.load, seed=args.seed, progress=None if show is None else _RunProgress(show))
     status = EXIT_DEADLOCK if r.deadlock else EXIT_OK
     if args.json:
         _print_json(r.to_dict(channels=args.channels))
@@ -224,6 +241,76 @@ def run(args: argparse.Namespace) -> int:
         print(f"{k:<{w}}  {v}")
     _say_deadlock([r.offered] if r.deadlock else [])
     return status
+
+
+def _show_progress(args: argparse.Namespace) -> float | None:
+    """Seconds between progress lines on stderr, or None for none: asked
+    for (``--progress``), or on a terminal unless ``--quiet`` or ``--json``."""
+    from .errors import SimError
+
+    every = getattr(args, "progress", None)
+    if every is not None and not every > 0:
+        raise SimError(f"--progress takes the seconds between lines (> 0), got {every:g}")
+    if getattr(args, "quiet", False):
+        return None
+    if every is not None:
+        return every
+    return PROGRESS_EVERY if sys.stderr.isatty() and not getattr(args, "json", False) else None
+
+
+class _RunProgress:
+    """A line on stderr every ``every`` seconds of a running simulation."""
+
+    def __init__(self, every: float = PROGRESS_EVERY) -> None:
+        self.last = 0.0
+        self.every = every
+
+    def __call__(self, p) -> None:
+        # the first line after `every` too: a run that ends sooner prints none
+        if p.elapsed - self.last < self.every:
+            return
+        self.last = p.elapsed
+        acc = "" if p.accepted is None else f", accepted {p.accepted:.4g}"
+        print(f"toposynth: load {p.load:g}: cycle {p.cycles} of {p.planned} planned ({p.phase}){acc}, "
+              f"{p.elapsed:.0f} s", file=sys.stderr, flush=True)
+
+
+class _Table:
+    """A sweep's progress: each point's row on stdout as it joins the
+    result, and (``show``) the loads running on stderr and the running
+    simulation's progress lines."""
+
+    def __init__(self, topo, pat, cfg, *, print_rows: bool, show: float | None, jobs: int):
+        self.head = f"{topo.spec}  {{routing}}  traffic {pat}  ({cfg.name} preset)"
+        self.print_rows, self.show, self.jobs = print_rows, show, jobs
+        self.points: list = []
+        self.running: tuple = ()
+        self.run_progress = _RunProgress(show or PROGRESS_EVERY)
+
+    def __call__(self, ev) -> None:
+        from .search import SweepProgress
+
+        if not isinstance(ev, SweepProgress):   # a serial sweep's running point
+            if self.show is not None:
+                self.run_progress(ev)
+            return
+        if ev.point is not None:
+            p = ev.point
+            self.points.append(p)
+            if self.print_rows:
+                if len(self.points) == 1:
+                    print(self.head.format(routing=p.routing))
+                    print(f"{'offered':>9} {'accepted':>9} {'latency':>9} {'p99':>7} {'hops':>6} {'deadlock':>8}")
+                print(f"{p.offered:>9.4f} {p.accepted:>9.4f} {_fmt(p.latency):>9} "
+                      f"{_fmt(p.latency_percentiles['p99']):>7} {_fmt(p.hops):>6} {str(p.deadlock):>8}", flush=True)
+        if ev.running != self.running:
+            self.running = ev.running
+            self.run_progress = _RunProgress(self.show or PROGRESS_EVERY)
+            # a point event's running set is the one before new loads start: said by the next event
+            if self.show is not None and ev.point is None and ev.running and self.jobs != 1:
+                print(f"toposynth: running load{'s' if len(ev.running) > 1 else ''} "
+                      f"{', '.join(f'{x:g}' for x in ev.running)} ({ev.finished} point{'s' if ev.finished != 1 else ''} "
+                      "done)", file=sys.stderr, flush=True)
 
 
 def _say_switches(topo, cfg) -> None:
@@ -353,6 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     except ToposynthError as exc:
         print(f"toposynth: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("toposynth: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

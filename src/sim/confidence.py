@@ -18,7 +18,10 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+# scipy.special, not scipy.stats: stats.t.ppf is special.stdtrit (bit-identical, checked for
+# 1..2000 degrees of freedom), and scipy.stats costs every process that simulates 0.84 s of import
+# (-X importtime) against 0.38 s -- paid again by each worker of a parallel sweep
+from scipy import special
 
 __all__ = ["ci95"]
 
@@ -29,4 +32,4 @@ def ci95(batch_means: Sequence[float]) -> float | None:
     b = np.asarray(batch_means, dtype=np.float64)
     if len(b) < 2:
         return None
-    return float(stats.t.ppf(0.975, len(b) - 1) * b.std(ddof=1) / math.sqrt(len(b)))
+    return float(special.stdtrit(len(b) - 1, 0.975) * b.std(ddof=1) / math.sqrt(len(b)))

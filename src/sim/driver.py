@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -32,6 +32,8 @@ __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
 
 HIST_BINS = 1 << 16
 CHUNK = 1 << 16        # cycles per kernel call (the kernel cannot be interrupted)
+#: the length of a kernel call when someone watches the progress: a call costs tens of microseconds
+PROGRESS_SECONDS = 1.0
 _DL_CODES = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}
 
 
@@ -73,10 +75,20 @@ def _i64(x) -> np.ndarray:
 def _twin(tabs) -> tuple:
     if tabs.tw_next is not None:
         vc = np.stack([tabs.tw_first, tabs.tw_step, tabs.tw_count], axis=2)
-        return (np.ascontiguousarray(tabs.tw_next, dtype=np.int32), np.ascontiguousarray(tabs.tw_code, dtype=np.int8),
-                _i64(vc), np.int64(tabs.tw_m), np.int64(tabs.tw_by_source))
-    return (np.full((1, 1, 1), -1, dtype=np.int32), np.zeros((1, 1, 1), dtype=np.int8),
+        return (np.ascontiguousarray(tabs.tw_next, dtype=np.int8), np.ascontiguousarray(tabs.tw_code, dtype=np.int8),
+                np.ascontiguousarray(tabs.tw_dist, dtype=np.int32), _i64(vc), np.int64(tabs.tw_m),
+                np.int64(tabs.tw_by_source))
+    return (np.full((1, 1, 1), -1, dtype=np.int8), np.zeros((1, 1, 1), dtype=np.int8), np.zeros((1, 1), np.int32),
             np.zeros((1, 4, 3), dtype=np.int64), np.int64(-1), np.int64(0))
+
+
+def _classes(tabs) -> tuple:
+    """The difference-class arrays (1-element dummies for the table routings)."""
+    if tabs.cls_kind == K.CLS_NONE:
+        one = np.zeros(1, dtype=np.int64)
+        return np.int64(K.CLS_NONE), np.zeros((1, 1), np.int32), np.zeros((1, 1), np.int64), one, one + 1, one
+    return (np.int64(tabs.cls_kind), np.ascontiguousarray(tabs.coords, dtype=np.int32), _i64(tabs.cls_lat),
+            _i64(tabs.cls_order), _i64(tabs.cls_shape), _i64(tabs.cls_stride))
 
 
 def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
@@ -84,7 +96,7 @@ def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
     over the classes 0 .. diameter - 1."""
     if tabs.mode != K.MODE_DISTANCE:
         return 1
-    diam = int(tabs.min_dist.max())
+    diam = int(tabs.min_dist.max())  # table routings: (n, n) distances
     if cfg.vcs < diam:
         raise SimError(f"routing distance needs one virtual channel per hop of the longest route: "
                        f"{topo!r} has diameter {diam}, got vcs={cfg.vcs} (use --vcs {diam} or more)")
@@ -97,7 +109,8 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
     in_indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(topo.arc_dst, minlength=n), out=in_indptr[1:])
     ties = tabs.rec_count is not None
-    rec_count = tabs.rec_count if ties else np.ones((1, 1), dtype=np.int8)
+    rec_count = tabs.rec_count if ties else np.ones(1, dtype=np.int8)
+    min_dist = tabs.min_dist if tabs.min_dist is not None else np.zeros((1, 1))
     return K.Net(
         np.int64(n), np.int64(topo.num_arcs), np.int64(topo.num_terminals), np.int64(V),
         np.int64(tabs.out_arc.shape[1]),
@@ -105,11 +118,10 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         _i64(tabs.arc_up), np.repeat(_i64(topo.arc_src), V), in_indptr, in_arcs, _i64(terminal_router(topo)),
         _i64(terminal_offsets(topo)),
         _i64(tabs.out_arc), np.ascontiguousarray(tabs.records, dtype=np.int16),
-        np.ascontiguousarray(rec_count, dtype=np.int8), np.int64(1 if ties else 0),
-        np.int64(tabs.mode in (K.MODE_DOR, K.MODE_ADAPTIVE)), _i64(tabs.min_dist),
+        np.ascontiguousarray(rec_count, dtype=np.int8), np.int64(1 if ties else 0), *_classes(tabs),
         _i64(topo.indptr), _i64(topo.arc_id), np.ascontiguousarray(tabs.next_mask, dtype=np.uint64),
         np.ascontiguousarray(tabs.ud_up, dtype=np.uint64), np.ascontiguousarray(tabs.ud_down, dtype=np.uint64),
-        np.int64(_distance_width(topo, tabs, cfg)),
+        np.int64(_distance_width(topo, tabs, cfg)), np.ascontiguousarray(min_dist, dtype=np.int32),
         *_twin(tabs),
         np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0),
         np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),
@@ -141,7 +153,7 @@ def _buf(net, wormhole: bool, W: int):
 
     NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
     return K.Buf(
-        z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
+        z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
         np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.arange(P - 1, -1, -1, dtype=np.int32),
         np.zeros((NVC, slots), np.int32), np.zeros((only(w_on, NVC), only(w_on, cap)), np.int32),
         np.zeros((only(w_on, NVC), only(w_on, cap)), np.int64),
@@ -219,11 +231,17 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     return KernelRun(net, buf, trf, out, ctl, kernel.run if trace is None else kernel.run_trace)
 
 
-def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[float, float, list[float]]:
+def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
+            progress: Callable[[KernelRun], None] | None = None) -> tuple[float, float, list[float]]:
     """Advance ``run`` until it ends; returns the wall and CPU seconds it
     took and, with ``batch = (warmup, measure, period)``, the mean latency
     (from generation) of the measured packets delivered in every period of
-    the window (batch means for :func:`sim.confidence.ci95`)."""
+    the window (batch means for :func:`sim.confidence.ci95`).
+
+    ``progress(run)`` is called after every kernel call; with it the calls
+    last about :data:`PROGRESS_SECONDS` each (fewer cycles than
+    :data:`CHUNK` on a large network). Where the kernel stops between calls
+    changes no number (it resumes from its state)."""
     _announce_compile(run.kernel)
     t0, c0 = time.perf_counter(), time.process_time()
     means: list[float] = []
@@ -234,10 +252,14 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[
     st = run.out.stats
     prev = (st[K.S_SUM_LAT_GEN], st[K.S_TAG_DELIVERED])
     k = 0
+    # with progress: a short first call measures the speed, the next ones last about PROGRESS_SECONDS
+    chunk = CHUNK if progress is None else 256
     while True:
-        until = run.ctl[K.C_NOW] + CHUNK
+        start = int(run.ctl[K.C_NOW])
+        until = start + chunk
         if k < len(bounds):
             until = min(until, bounds[k])
+        t = time.perf_counter()
         done = run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(until))
         if k < len(bounds) and run.ctl[K.C_NOW] >= bounds[k]:
             k += 1
@@ -245,6 +267,11 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None) -> tuple[
             if cur[1] > prev[1]:
                 means.append(float(cur[0] - prev[0]) / float(cur[1] - prev[1]))
             prev = cur
+        if progress is not None:
+            ran, dt = int(run.ctl[K.C_NOW]) - start, time.perf_counter() - t
+            if ran > 0 and not done:
+                chunk = int(min(CHUNK, max(16, ran * PROGRESS_SECONDS / max(dt, 1e-6))))
+            progress(run)
         if done:
             break
     return time.perf_counter() - t0, time.process_time() - c0, means

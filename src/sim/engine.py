@@ -47,8 +47,11 @@ over its length.
 
 from __future__ import annotations
 
+import functools
+import time
+import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -62,9 +65,10 @@ from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
 from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
+from .search import LoadSearch, check_jobs, run_search
 from .traffic import DEST_PERM, TrafficPattern, traffic
 
-__all__ = ["SimResult", "SweepResult", "simulate", "sweep", "saturation"]
+__all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation"]
 
 HIST_BINS = driver.HIST_BINS
 DEADLOCK_KINDS = {0: "none", 1: "no progress", 2: "knot", 3: "trace"}
@@ -177,6 +181,27 @@ class SimResult:
         return d
 
 
+@dataclass(frozen=True)
+class SimProgress:
+    """Where a running simulation is (what :func:`simulate`'s ``progress``
+    receives, between batches of cycles): ``cycles`` simulated of about
+    ``planned`` (warm-up + measurement; the drain and BookSim2's sample
+    periods can add more), the ``phase`` (``warm-up``, ``measurement``,
+    ``drain``), the accepted load so far in the measurement (None while
+    warming up), and the wall seconds since the run started."""
+
+    load: float
+    cycles: int
+    planned: int
+    phase: str
+    accepted: float | None
+    elapsed: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"load": self.load, "cycles": self.cycles, "planned": self.planned, "phase": self.phase,
+                "accepted": self.accepted, "elapsed": self.elapsed}
+
+
 def _percentiles(hist: np.ndarray, qs: Sequence[float] = (50, 95, 99)) -> dict[str, float | None]:
     total = int(hist.sum())
     out: dict[str, float | None] = {}
@@ -213,6 +238,7 @@ def simulate(
     *,
     seed: int = 0,
     pair_latency: bool = False,
+    progress: Callable[[SimProgress], None] | None = None,
 ) -> SimResult:
     """Simulate ``topology`` under a traffic pattern at ``load``.
 
@@ -228,6 +254,8 @@ def simulate(
     seed : the same seed gives the same numbers
     pair_latency : also record the mean latency of every (source router,
         destination router) pair (:attr:`SimResult.pair_latency`)
+    progress : called with a :class:`SimProgress` about once a second
+        between batches of cycles (the numbers do not depend on it)
 
     >>> import candidates as cd
     >>> r = simulate(cd.torus((4, 4)), "singleflit", "uniform", 0.2, seed=3)
@@ -258,12 +286,14 @@ def simulate(
     if cfg.router == "iq":
         if pair_latency:
             raise SimError("pair_latency is not recorded by router=iq yet; use router=simple")
+        hook = None if progress is None else _iq_progress(progress, cfg, load, topo.num_terminals)
         return _iq_result(topo, cfg, pat, routing, load, seed, iq.measure(iq.build(topo, cfg, routing, dests, rate,
-                                                                                 seed, load), cfg))
+                                                                                 seed, load), cfg, hook))
     tabs = tables_for(topo, cfg, routing)
     run = driver.build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
                        drain=cfg.drain, seed=seed, pair_latency=pair_latency)
-    seconds, cpu, means = driver.execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period))
+    hook = None if progress is None else _simple_progress(progress, cfg, load, topo.num_terminals)
+    seconds, cpu, means = driver.execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
     o = run.out
     res = _result(topo, cfg, pat, routing, load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
     res.latency_ci95 = ci95(means)
@@ -274,6 +304,43 @@ def simulate(
             res.pair_latency = np.where(o.pair_cnt > 0, o.pair_sum / np.maximum(o.pair_cnt, 1), np.nan)
         res.pair_packets = o.pair_cnt
     return res
+
+
+def _simple_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
+    """driver.execute's hook (a KernelRun) as SimProgress records."""
+    t0 = time.perf_counter()
+    start, end = cfg.warmup, cfg.warmup + cfg.measure
+
+    def hook(run: driver.KernelRun) -> None:
+        now = int(run.ctl[K.C_NOW])
+        phase = "warm-up" if now < start else "measurement" if now < end else "drain"
+        span = min(now, end) - start
+        acc = float(run.out.stats[K.S_ACC_PHITS]) / (span * T) if span > 0 else None
+        progress(SimProgress(load, now, end, phase, acc, time.perf_counter() - t0))
+
+    return hook
+
+
+def _iq_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
+    """iq.measure's hook (an IQRun) as SimProgress records."""
+    from . import _iq as Q
+
+    t0 = time.perf_counter()
+    planned = cfg.warmup + cfg.measure if cfg.measurement == "fixed" else cfg.sample_period * cfg.max_samples
+
+    last: list[float | None] = [None]
+
+    def hook(run: iq.IQRun) -> None:
+        now, ph = run.now, int(run.ctl[Q.C_PHASE])
+        span = now - int(run.ctl[Q.C_RESET_T])
+        if ph == 1 and span > 0:
+            last[0] = float(run.acc.v[Q.A_ACC_FLITS]) / (span * T)
+        # while draining: the measurement's figure (the window is over)
+        acc = last[0] if ph >= 1 else None
+        progress(SimProgress(load, now, planned, ("warm-up", "measurement", "drain")[min(ph, 2)], acc,
+                             time.perf_counter() - t0))
+
+    return hook
 
 
 def _per_dimension(topo: Topology, util: np.ndarray) -> dict[str, dict[str, float]]:
@@ -426,8 +493,16 @@ def sweep(
     loads: Iterable[float] | None = None,
     *,
     seed: int = 0,
+    jobs: int = 1,
+    progress: Callable[[Any], None] | None = None,
 ) -> SweepResult:
     """Simulate at every load (default 0.05, 0.10, ..., 1.0).
+
+    ``jobs``: worker processes (a loky pool; 0 = every core); the points
+    are the serial run's, whatever ``jobs``. ``progress``: called with a
+    :class:`~sim.search.SweepProgress` when the running loads change and
+    when a point is finished (in load order), and -- serially -- with each
+    point's :class:`SimProgress` while it runs.
 
     >>> import candidates as cd
     >>> s = sweep(cd.ring(8), "singleflit", "uniform", [0.1, 0.2], seed=1)
@@ -437,7 +512,7 @@ def sweep(
     loads = [round(0.05 * i, 10) for i in range(1, 21)] if loads is None else [float(x) for x in loads]
     if not loads:
         raise SimError("a sweep needs at least one load")
-    return _sweep_result([simulate(topology, config, traffic_pattern, x, seed=seed) for x in loads])
+    return _run_search(LoadSearch.of_loads(loads), topology, config, traffic_pattern, seed, jobs, progress)
 
 
 def saturation(
@@ -451,6 +526,8 @@ def saturation(
     seed: int = 0,
     definition: str = "accepted",
     resolution: float = 0.005,
+    jobs: int = 1,
+    progress: Callable[[Any], None] | None = None,
 ) -> SweepResult:
     """Raise the load by ``step`` until the network saturates.
 
@@ -465,6 +542,11 @@ def saturation(
     creeping up a little past the knee) and reports the highest accepted
     load as the saturation throughput.
 
+    ``jobs`` > 1 runs the next ``jobs`` loads of the search at once in a
+    loky pool (0 = every core), speculatively: the result is the serial
+    run's, the points it would not have run are discarded. ``progress``:
+    as for :func:`sweep`.
+
     >>> import candidates as cd
     >>> s = saturation(cd.ring(8), "singleflit", "uniform", step=0.1, seed=1)
     >>> 0.5 < s.saturation <= 0.7  # DOR sends the 4-hop ties one way: 10/7 hops per packet on it
@@ -475,51 +557,44 @@ def saturation(
     if definition not in ("accepted", "stable"):
         raise SimError(f"definition must be accepted or stable, got {definition!r}")
     if definition == "stable":
-        return _stable_saturation(topology, config, traffic_pattern, step, max_load, resolution, seed)
-    points: list[SimResult] = []
-    sat_seen = 0
-    x = step
-    while x <= max_load + 1e-12:
-        r = simulate(topology, config, traffic_pattern, x, seed=seed)
-        points.append(r)
-        if r.deadlock or r.accepted < tolerance * r.offered:
-            sat_seen += 1
-            if sat_seen >= 3 or r.deadlock:
-                break
-        x = round(x + step, 10)
-    return _sweep_result(points)
+        if not 0 < resolution <= step:
+            raise SimError(f"need 0 < resolution <= step, got resolution={resolution}, step={step}")
+        search = LoadSearch.stable(step, max_load, resolution)
+    else:
+        search = LoadSearch.accepted(step, max_load, tolerance)
+    return _run_search(search, topology, config, traffic_pattern, seed, jobs, progress)
 
 
-def _stable_saturation(topology, config, traffic_pattern, step, max_load, resolution, seed) -> SweepResult:
-    if not 0 < resolution <= step:
-        raise SimError(f"need 0 < resolution <= step, got resolution={resolution}, step={step}")
-    points: list[SimResult] = []
+def _run_search(search: LoadSearch, topology, config, traffic_pattern, seed, jobs, progress) -> SweepResult:
+    jobs = check_jobs(jobs)
+    topo = _check_topology(topology)
+    cfg = _as_config(config)
+    pat = traffic(traffic_pattern)
+    seed = check_seed(seed)
+    # checked here, once: a bad configuration is one line before any worker starts
+    routing, _ = _resolve(topo, cfg)
+    check_sim_memory(topo, cfg, routing=routing)
+    if jobs > 1:
+        at: Callable[[float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat, seed)
+    else:
+        at = functools.partial(simulate, topo, cfg, pat, seed=seed, progress=progress)
+    return run_search(search, at, jobs, progress)
 
-    def run(x: float) -> SimResult:
-        r = simulate(topology, config, traffic_pattern, x, seed=seed)
-        points.append(r)
-        return r
 
-    lo, hi = 0.0, None
-    best: SimResult | None = None
-    x = step
-    while x <= max_load + 1e-12:
-        r = run(x)
-        if not r.stable:
-            hi = x
-            break
-        lo, best = x, r
-        x = round(x + step, 10)
-    if hi is not None:
-        while hi - lo > resolution + 1e-12:
-            mid = round((lo + hi) / 2, 10)
-            r = run(mid)
-            if r.stable:
-                lo, best = mid, r
-            else:
-                hi = mid
-    points.sort(key=lambda p: p.load)
-    if best is None:
-        return SweepResult(points, 0.0, 0.0)
-    return SweepResult(points, float(best.accepted), float(best.load))
+#: a worker's topology of the sweep it serves (token, Topology): the routing tables are cached on the
+#: Topology object, and every task brings its own unpickled copy without them -- without this, a worker
+#: built the tables again for every point (a 4096-router torus: seconds a point)
+_WORKER_TOPOLOGY: list = [None, None]
 
+
+class _SimulateAt:
+    """Picklable ``load -> simulate(...)`` for a sweep's workers; the points of one sweep share the
+    first copy of its topology that reached the worker."""
+
+    def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern, seed: int):
+        self.token, self.topo, self.cfg, self.pat, self.seed = token, topo, cfg, pat, seed
+
+    def __call__(self, load: float) -> SimResult:
+        if _WORKER_TOPOLOGY[0] != self.token:
+            _WORKER_TOPOLOGY[:] = [self.token, self.topo]
+        return simulate(_WORKER_TOPOLOGY[1], self.cfg, self.pat, load, seed=self.seed)

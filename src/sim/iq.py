@@ -67,6 +67,9 @@ MAX_CYCLE = 2**31 - 2**24
 #: bytes a packet takes in the pool: its int32 row of buf.pkr and its place in the free stack
 POOL_BYTES = Q.NK * 4 + 4
 
+#: seconds a kernel call lasts when :func:`measure` reports progress
+PROGRESS_SECONDS = 1.0
+
 
 class IQRun:
     """The state of one run of the IQ router model (numba named tuples)."""
@@ -336,7 +339,8 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
 
 def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
     """Run the measurement method of ``cfg`` on a built model; the figures
-    (rates per terminal per cycle, latencies in cycles) and the run's facts."""
+    (rates per terminal per cycle, latencies in cycles) and the run's facts.
+    ``progress(run)`` is called about once a second of simulation."""
     T = run.net.T
     t0 = time.process_time()
     w0 = time.perf_counter()
@@ -344,20 +348,37 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
     stable = True
     period = int(cfg.sample_period)
 
+    piece = [256]
+
+    def advance(until: int) -> None:
+        """``run.advance(until)``; with ``progress``, in calls of about a
+        second each, reporting after each (the run resumes exactly where a
+        call stopped, so no number changes)."""
+        if progress is None:
+            run.advance(until)
+            return
+        while run.now < until and not run.ctl[Q.C_DEADLOCK]:
+            start, t = run.now, time.perf_counter()
+            run.advance(min(until, start + piece[0]))
+            ran, dt = run.now - start, time.perf_counter() - t
+            if ran > 0:
+                piece[0] = int(min(1 << 16, max(16, ran * PROGRESS_SECONDS / max(dt, 1e-6))))
+            progress(run)
+            if ran == 0:
+                break
+
     def sample(until: int) -> tuple[float, float]:
         v = run.acc.v
         s0, c0 = v[Q.A_PLAT_SUM], v[Q.A_PLAT_CNT]
-        run.advance(until)
+        advance(until)
         s1, c1 = v[Q.A_PLAT_SUM], v[Q.A_PLAT_CNT]
         if run.ctl[Q.C_PHASE] == 1 and c1 > c0:
             batches.append((s1 - s0) / (c1 - c0))
-        if progress is not None:
-            progress(run)
         return s1, c1
 
     if cfg.measurement == "fixed":
         run.ctl[Q.C_PHASE] = 0
-        run.advance(cfg.warmup)
+        advance(cfg.warmup)
         run.clear()
         run.ctl[Q.C_PHASE] = 1
         end = cfg.warmup + cfg.measure
@@ -416,7 +437,7 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
         while not run.drained():
             if run.now >= limit or run.ctl[Q.C_DEADLOCK]:
                 break
-            run.advance(min(limit, run.now + 1000))
+            advance(min(limit, run.now + 1000))
             if not run.drained() and run.threshold_latency() > cfg.latency_threshold:
                 if cfg.measurement == "booksim":
                     stable = False

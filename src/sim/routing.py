@@ -61,17 +61,20 @@ and ``table`` for anything else.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from candidates import Topology, routing_records, shortest_path_table, updown
-from candidates.records import has_records
+from candidates import Topology, hop_distances, shortest_path_table, updown
+from candidates.lattice import reduce_to_box
+from candidates.records import has_records, record_table, record_ties
 
 from .config import ROUTINGS
 from .errors import SimError
 
-__all__ = ["ROUTINGS", "IQ_ONLY", "resolve_routing", "RoutingTables", "build_tables"]
+__all__ = ["ROUTINGS", "IQ_ONLY", "resolve_routing", "RoutingTables", "build_tables", "class_index", "pair_records",
+           "with_ties", "twin_next_hops", "twin_path"]
 
 MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6}
 TWIN = ("tsdor", "dort")
@@ -101,155 +104,178 @@ def resolve_routing(topo: Topology, name: str) -> str:
     return name
 
 
+#: how a routing finds the record / next hop of a (router, destination) pair
+CLS_NONE = 0       # n x n next-hop masks (table routings)
+CLS_DIFF = 1       # the record is the coordinate difference (mesh, path, hypercube)
+CLS_LATTICE = 2    # the record of the difference class modulo the lattice, from a table of n records
+CLS_TWIN = 3       # nDT: the next hop of (traffic class, source card, node offset, destination card)
+
+_DIFF_FAMILIES = ("mesh", "path", "hypercube")
+
+
 @dataclass(frozen=True, eq=False)
 class RoutingTables:
-    """Arrays the kernel reads; dummies where a routing does not need them."""
+    """Arrays the kernel reads; dummies where a routing does not need them.
+
+    The record routings and the twin tori hold nothing of size n x n: a
+    pair's record (next hop) is looked up by the *difference class* of the
+    pair, ``coords[dst] - coords[src]`` reduced into the coordinate box
+    modulo ``cls_lat`` (:func:`candidates.lattice.reduce_to_box`; dimensions
+    reduced in ``cls_order``) and numbered in C order of ``cls_shape``
+    (:func:`class_index`). On a lattice Z^D / L the minimal records, their
+    ties and the twin-route rules depend on that class only. The table
+    routings keep (n, n) next-hop masks and distances."""
 
     mode: int
     arc_dir: np.ndarray
     arc_wrap: np.ndarray
-    out_arc: np.ndarray
-    records: np.ndarray              # (K, n, n, D): K = 1 (the base record) unless ties are expanded
+    out_arc: np.ndarray             # (n, D, 2) the arc leaving a router along a dimension (+, -); -1 if none
+    records: np.ndarray             # (K, R, D) int16 records of each class, K alternatives (ties); R = n, or 1
     next_mask: np.ndarray
     ud_up: np.ndarray
     ud_down: np.ndarray
     arc_up: np.ndarray
-    min_dist: np.ndarray  # (n, n) graph distance (minimal hops)
+    min_dist: np.ndarray = None     # (n, n) graph distance (minimal hops): table routings only
+    # difference classes (record routings and twin tori)
+    cls_kind: int = CLS_NONE
+    coords: np.ndarray = None       # (n, Dc) coordinates the classes are taken from
+    cls_lat: np.ndarray = None      # (Dc, Dc) the lattice (rows)
+    cls_order: np.ndarray = None    # (Dc,) order to reduce the dimensions in
+    cls_shape: np.ndarray = None    # (Dc,) the coordinate box
     # twin tori (tsdor / dort)
-    tw_next: np.ndarray = None      # (C, n, n) next channel, -1 at the destination router
-    tw_code: np.ndarray = None      # (C, n, n) 0 external, 1 internal (dateline of dim m), 2 after m, 3 first hop
+    tw_next: np.ndarray = None      # (C, 2, n) hop 2 * dim + (0 plus, 1 minus) by (class, source card, d'); -1 at d
+    tw_code: np.ndarray = None      # (C, 2, n) 0 external, 1 internal (dateline of dim m), 2 after m, 3 first hop
+    tw_dist: np.ndarray = None      # (2, n) hops by (source card, d'); d' = 2 * node offset class + dest card
     tw_first: np.ndarray = None     # (C, 4) first VC of each class
     tw_step: np.ndarray = None      # (C, 4) stride between the VCs of a class
     tw_count: np.ndarray = None     # (C, 4) VCs of a class
     tw_m: int = -1                  # the middle dimension
     tw_by_source: int = 0           # 1: traffic class = source card (tsdor)
     vcs: int = 0                    # VCs per port the kernel needs (>= SimConfig.vcs)
-    rec_count: np.ndarray = None    # (n, n) minimal records per pair (tie_break="random")
+    rec_count: np.ndarray = None    # (R,) minimal records per class (tie_break="random")
+
+    @property
+    def cls_stride(self) -> np.ndarray:
+        s = np.asarray(self.cls_shape, dtype=np.int64)
+        return np.concatenate([np.cumprod(s[::-1])[::-1][1:], [1]]).astype(np.int64)
+
+
+def class_index(tabs: RoutingTables, src, dst) -> np.ndarray:
+    """The difference class of every pair ``(src[i], dst[i])``: the index
+    of ``coords[dst] - coords[src]`` reduced into the box modulo the lattice
+    (for twin tori: of the node offset, ``2 * index + dst card``). What the
+    kernel computes per packet (``_core.load_class``).
+
+    >>> import candidates as cd
+    >>> t = cd.rtt(4)
+    >>> tabs = build_tables(t, "dor")
+    >>> int(class_index(tabs, [t.node_index((5, 1))], [t.node_index((1, 0))])[0]) == t.node_index((0, 3))
+    True
+    """
+    src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+    dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+    Dc = len(tabs.cls_shape)
+    c = np.asarray(tabs.coords, dtype=np.int64)[:, :Dc]
+    z = reduce_to_box(c[dst] - c[src], tabs.cls_shape, np.asarray(tabs.cls_lat, dtype=np.int64))
+    idx = z @ tabs.cls_stride
+    return 2 * idx + (dst & 1) if tabs.cls_kind == CLS_TWIN else idx
+
+
+def pair_records(tabs: RoutingTables, src, dst) -> tuple[np.ndarray, np.ndarray]:
+    """The records of pairs ``(src[i], dst[i])`` under a record routing's
+    tables: ``(records (K, len, D), count (len,))``, alternative ``k`` valid
+    where ``count > k`` (the base record first).
+
+    >>> import candidates as cd
+    >>> t = cd.ring(4)
+    >>> recs, cnt = pair_records(with_ties(t, build_tables(t, "dor")), [1], [3])
+    >>> cnt.tolist(), recs[:, 0, 0].tolist()   # the opposite node: -2 or +2
+    ([2], [-2, 2])
+    """
+    src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+    dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+    if tabs.cls_kind == CLS_DIFF:
+        d = (np.asarray(tabs.coords, dtype=np.int64)[dst] - np.asarray(tabs.coords, dtype=np.int64)[src])
+        return d[None], np.ones(len(src), dtype=np.int64)
+    if tabs.cls_kind != CLS_LATTICE:
+        raise SimError("pair_records needs the tables of a record routing (dor, adaptive)")
+    c = class_index(tabs, src, dst)
+    cnt = np.ones(len(src), dtype=np.int64) if tabs.rec_count is None else tabs.rec_count[c].astype(np.int64)
+    return tabs.records[:, c].astype(np.int64), cnt
 
 
 def with_ties(topo: Topology, tabs: RoutingTables) -> RoutingTables:
-    """The tables with every minimal record of each pair (cached)."""
-    import dataclasses
-
+    """The tables with every minimal record of each difference class that
+    :func:`candidates.record_ties` gives (the lattice translates of the base
+    record; cached)."""
     key = f"_sim_ties_{tabs.mode}"
     cached = topo.__dict__.get(key)
     if cached is None:
-        recs, cnt = _tie_records(topo, tabs.records[0], tabs.out_arc)
-        cached = dataclasses.replace(tabs, records=recs, rec_count=cnt)
+        if tabs.cls_kind == CLS_LATTICE:
+            recs, cnt = record_ties(topo)               # by router, from router 0
+            n = topo.n
+            cls = class_index(tabs, np.zeros(n, dtype=np.int64), np.arange(n))
+            records = np.zeros(recs.shape, dtype=np.int16)
+            records[:, cls] = recs
+            count = np.zeros(n, dtype=np.int8)
+            count[cls] = cnt
+            cached = dataclasses.replace(tabs, records=records, rec_count=count)
+        else:
+            cached = dataclasses.replace(tabs, rec_count=np.ones(1, dtype=np.int8))
         topo.__dict__[key] = cached
     return cached
 
 
-_TIE_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted"}
+def _class_lattice(topo: Topology) -> np.ndarray:
+    """The lattice the records are a function of the difference modulo:
+    the topology's, or for a torus with mesh dimensions the box itself (its
+    per-dimension offsets then need wraparound links the records check)."""
+    if topo.lattice is not None:
+        return np.asarray(topo.lattice, dtype=np.int64)
+    return np.diag(np.asarray(topo.shape, dtype=np.int64))
 
 
-def _tie_records(topo: Topology, rec: np.ndarray, out_arc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every minimal routing record of every (source, destination): the
-    base record plus its lattice translates ``rec + c @ lattice`` (``c`` in
-    {-1, 0, 1}^D) of the same length whose hops exist. Returns
-    ``(records (K, n, n, D), count (n, n))`` with the base record first.
-
-    >>> import candidates as cd
-    >>> t = cd.ring(4)
-    >>> tabs = build_tables(t, "dor")
-    >>> recs, cnt = _tie_records(t, tabs.records[0], tabs.out_arc)
-    >>> cnt[0].tolist(), recs[:, 0, 2, 0].tolist()   # the opposite node: -2 or +2
-    ([1, 1, 2, 1], [-2, 2])
-    """
-    n, D = topo.n, topo.ndim
-    if topo.family not in _TIE_FAMILIES or topo.lattice is None:
-        return rec[None].copy(), np.ones((n, n), dtype=np.int8)
-    lat = np.asarray(topo.lattice, dtype=np.int64)
-    import itertools
-
-    shifts = [np.asarray(c, dtype=np.int64) @ lat for c in itertools.product((-1, 0, 1), repeat=lat.shape[0])
-              if any(c)]
-    base = rec.astype(np.int64)
-    length = np.abs(base).sum(axis=2)
-    alts = [base]
-    ok_all = []
-    for sh in shifts:
-        cand = base + sh
-        ok = np.abs(cand).sum(axis=2) == length
-        ok &= length > 0
-        if not ok.any():
-            continue
-        # every hop the record asks for must exist
-        for d in range(D):
-            need = cand[:, :, d] != 0
-            sgn = (cand[:, :, d] < 0).astype(np.int64)
-            ok &= ~need | (out_arc[:, d, :][np.arange(n)[:, None], sgn] >= 0)
-        if ok.any():
-            alts.append(cand)
-            ok_all.append(ok)
-    cnt = np.ones((n, n), dtype=np.int64)
-    if not ok_all:
-        return rec[None].copy(), cnt.astype(np.int8)
-    # keep distinct records only, packed at the front
-    K = 1 + max(1, int(np.sum(ok_all, axis=0).max()))
-    out = np.zeros((K, n, n, D), dtype=np.int16)
-    out[0] = rec
-    for cand, ok in zip(alts[1:], ok_all):
-        dup = np.zeros((n, n), dtype=bool)
-        for j in range(K):
-            dup |= (cnt > j) & (out[j].astype(np.int64) == cand).all(axis=2)
-        ok = ok & ~dup & (cnt < K)
-        i, j = np.nonzero(ok)
-        out[cnt[i, j], i, j] = cand[i, j]
-        cnt[i, j] += 1
-    K = int(cnt.max())
-    return np.ascontiguousarray(out[:K]), cnt.astype(np.int8)
+def _reduction_order(lat: np.ndarray) -> np.ndarray:
+    """An order of the dimensions in which every dimension is reduced
+    before those its twist shifts (what reduce_to_box does)."""
+    T = lat - np.diag(np.diag(lat))
+    D = len(lat)
+    order: list[int] = []
+    left = set(range(D))
+    while left:
+        # a dimension no remaining dimension's twist shifts; lowest first (reduce_to_box's order)
+        k = min(k for k in left if not any(T[j, k] for j in left if j != k))
+        order.append(k)
+        left.remove(k)
+    return np.asarray(order, dtype=np.int64)
 
 
-def _all_records(topo: Topology) -> np.ndarray:
-    n, D = topo.n, topo.ndim
-    rec = np.empty((n, n, D), dtype=np.int16)
-    dst = np.arange(n)
-    chunk = max(1, 2_000_000 // max(n, 1))
-    for s0 in range(0, n, chunk):
-        s1 = min(n, s0 + chunk)
-        src = np.repeat(np.arange(s0, s1), n)
-        dd = np.tile(dst, s1 - s0)
-        if topo.family == "hypercube":
-            r = topo.coords[dd] - topo.coords[src]
-        else:
-            r = routing_records(topo, src, dd)
-        rec[s0:s1] = r.reshape(s1 - s0, n, D)
-    return rec
-
-
-def twin_next_hops(topo: Topology, algorithm: str) -> tuple[np.ndarray, np.ndarray]:
-    """Next channel and internal-link class for every (traffic class, router,
-    destination router) of an nDT under ``tsdor`` or ``dort``.
+def _twin_rules(topo: Topology, algorithm: str, u: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Next arc and internal-link class of packets at routers ``u`` for
+    routers ``d`` of an nDT under ``tsdor`` or ``dort``, per traffic class:
+    ``(arc (C, len), code (C, len))``, arc -1 at the destination router.
 
     Traffic class 0 routes d0 -> d(n-1); under ``tsdor`` class 1 (packets of
     PE1) routes d(n-1) -> d0. The rules are those of
     :func:`candidates.twin_route` (minimal direction per dimension; the
     middle dimension's tie takes the port on the current card, other ties
     the plus port; internal link when the needed port is on the other card
-    and at the destination node). Walking the table from a source with the
-    source card's class reproduces ``twin_route`` hop by hop.
-
-    >>> import candidates as cd
-    >>> t = cd.from_spec("ndt:2x2x2")
-    >>> nxt, code = twin_next_hops(t, "tsdor")
-    >>> nxt.shape, int(nxt[0, 0, 0])
-    ((2, 16, 16), -1)
-    """
+    and at the destination node)."""
     from candidates.twin import _twin_shape
 
     s = np.array(_twin_shape(topo), dtype=np.int64)
     nd = len(s)
     m = (nd - 1) // 2
     N = int(np.prod(s))
-    n = topo.n
     stride = np.array([int(np.prod(s[k + 1:])) for k in range(nd)], dtype=np.int64)
     C = 2 if algorithm == "tsdor" else 1
-    nxt = np.full((C, n, n), -1, dtype=np.int32)
-    code = np.zeros((C, n, n), dtype=np.int8)
+    u = np.asarray(u, dtype=np.int64)
+    d = np.asarray(d, dtype=np.int64)
+    P = len(u)
+    rows = np.arange(P)
+    nxt = np.full((C, P), -1, dtype=np.int64)
+    code = np.zeros((C, P), dtype=np.int8)
     node_c = topo.coords[::2, :nd].astype(np.int64)  # (N, nd)
-    u = np.repeat(np.arange(n, dtype=np.int64), n)
-    d = np.tile(np.arange(n, dtype=np.int64), n)
     un, card = u // 2, u % 2
     x = node_c[un]
     off = (node_c[d // 2] - x) % s
@@ -260,8 +286,8 @@ def twin_next_hops(topo: Topology, algorithm: str) -> tuple[np.ndarray, np.ndarr
             k = np.where(nz.any(axis=1), nz.argmax(axis=1), -1)
         else:
             k = np.where(nz.any(axis=1), nd - 1 - nz[:, ::-1].argmax(axis=1), -1)
-        out = np.full(n * n, -1, dtype=np.int64)
-        cod = np.zeros(n * n, dtype=np.int8)
+        out = np.full(P, -1, dtype=np.int64)
+        cod = np.zeros(P, dtype=np.int8)
         internal = 2 * (nd * N + un) + card
         # at the destination node: the internal link if the card differs
         at = k < 0
@@ -270,7 +296,7 @@ def twin_next_hops(topo: Topology, algorithm: str) -> tuple[np.ndarray, np.ndarr
         cod[fin] = 2
         mv = ~at
         kk = np.where(mv, k, 0)
-        o = off[np.arange(n * n), kk]
+        o = off[rows, kk]
         back = s[kk] - o
         sign = np.where(o < back, 1, -1)
         tie = o == back
@@ -281,39 +307,79 @@ def twin_next_hops(topo: Topology, algorithm: str) -> tuple[np.ndarray, np.ndarr
         later = (kk > m) if asc else (kk < m)
         cod[cross] = np.where(kk[cross] == m, 1, np.where(later[cross], 2, 3))
         ext = mv & ~cross
-        base = np.where(sign > 0, un, un + (((x[np.arange(n * n), kk] - 1) % s[kk]) - x[np.arange(n * n), kk])
-                        * stride[kk])
+        base = np.where(sign > 0, un, un + (((x[rows, kk] - 1) % s[kk]) - x[rows, kk]) * stride[kk])
         arc = 2 * (kk * N + base) + (sign < 0)
         out[ext] = arc[ext]
-        nxt[tc] = out.reshape(n, n)
-        code[tc] = cod.reshape(n, n)
+        nxt[tc] = out
+        code[tc] = cod
     return nxt, code
 
 
-def _twin_used(topo: Topology, nxt: np.ndarray, code: np.ndarray, by_source: bool) -> np.ndarray:
-    """used[tc, c]: some packet of traffic class tc takes a hop of code c."""
-    C, n = nxt.shape[0], topo.n
+def twin_next_hops(topo: Topology, algorithm: str) -> tuple[np.ndarray, np.ndarray]:
+    """The next hop and internal-link class of an nDT under ``tsdor`` or
+    ``dort`` for every (traffic class, source card, d'): ``(hop (C, 2, n),
+    code (C, 2, n))``, int8. The rules (:func:`_twin_rules`) depend on the
+    node offset (destination node - current node, modulo the shape) and the
+    two cards only, so the rows are those of node 0's two routers and
+    ``d' = 2 * offset index + destination card`` is the router that offset
+    reaches from node 0. ``hop = 2 * dim + (0 plus, 1 minus)`` (the internal
+    link is dimension n) names the arc ``out_arc[router, dim, direction]``;
+    -1 at the destination router. Walking the tables from a source with the
+    source card's class reproduces ``twin_route`` hop by hop
+    (:func:`twin_path`).
+
+    >>> import candidates as cd
+    >>> t = cd.from_spec("ndt:2x2x2")
+    >>> hop, code = twin_next_hops(t, "tsdor")
+    >>> hop.shape, int(hop[0, 0, 0]), int(hop[0, 0, 1]), int(code[0, 0, 1])   # to the other card: internal
+    ((2, 2, 16), -1, 6, 2)
+    """
+    n = topo.n
+    u = np.repeat(np.arange(2, dtype=np.int64), n)
+    d = np.tile(np.arange(n, dtype=np.int64), 2)
+    arc, code = _twin_rules(topo, algorithm, u, d)
+    a = np.maximum(arc, 0)
+    hop = np.where(arc >= 0, 2 * np.asarray(topo.arc_dim, dtype=np.int64)[a] + (a & 1), -1)
+    C = arc.shape[0]
+    return hop.reshape(C, 2, n).astype(np.int8), code.reshape(C, 2, n)
+
+
+def _twin_arc(tabs: RoutingTables, tc: int, u: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The next arc (-1 at the destination) and its code for packets of
+    traffic class ``tc`` at routers ``u`` for routers ``d`` (what the
+    kernel computes)."""
+    c = class_index(tabs, u, d)
+    hop = tabs.tw_next[tc, u & 1, c].astype(np.int64)
+    h = np.maximum(hop, 0)
+    arc = np.where(hop >= 0, tabs.out_arc[u, h >> 1, h & 1], -1)
+    return arc, tabs.tw_code[tc, u & 1, c]
+
+
+def _twin_used(topo: Topology, tabs: RoutingTables, by_source: bool) -> np.ndarray:
+    """used[tc, c]: some packet of traffic class tc takes a hop of code c.
+    The rules depend on the difference class only, so walking from node 0's
+    routers to every router sees every hop any packet takes."""
+    C, n = tabs.tw_next.shape[0], topo.n
     used = np.zeros((C, 4), dtype=bool)
     arc_dst = np.asarray(topo.arc_dst, dtype=np.int64)
     for tc in range(C):
-        src = np.arange(n) if not by_source else np.arange(tc, n, 2)
+        src = np.arange(2) if not by_source else np.array([tc])
         cur = np.repeat(src, n)
         dst = np.tile(np.arange(n), len(src))
         live = cur != dst
         cur, dst = cur[live], dst[live]
         while len(cur):
-            a = nxt[tc, cur, dst].astype(np.int64)
-            used[tc, np.unique(code[tc, cur, dst])] = True
+            a, code = _twin_arc(tabs, tc, cur, dst)
+            used[tc, np.unique(code)] = True
             cur = arc_dst[a]
             live = cur != dst
             cur, dst = cur[live], dst[live]
     return used
 
 
-def _twin_vcs(code: np.ndarray, used: np.ndarray, vcs: int, algorithm: str
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _twin_vcs(used: np.ndarray, vcs: int, algorithm: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """VC lists per (traffic class, VC class) and the VCs per port needed."""
-    C = code.shape[0]
+    C = used.shape[0]
     if vcs % (2 * C) or vcs < 2 * C:
         raise SimError(f"routing {algorithm} needs a multiple of {2 * C} virtual channels "
                        f"({C} traffic class{'es' if C > 1 else ''} x 2 dateline classes), got {vcs}")
@@ -356,8 +422,9 @@ def twin_path(tabs: "RoutingTables", topo: Topology, src: int, dst: int) -> list
     u, ring, crossed = src, 0, False
     out = []
     while u != dst:
-        a = int(tabs.tw_next[tc, u, dst])
-        c = int(tabs.tw_code[tc, u, dst])
+        arc, code = _twin_arc(tabs, tc, np.array([u]), np.array([dst]))
+        a = int(arc[0])
+        c = int(code[0])
         if c == 0:
             k = int(topo.arc_dim[a])
             key = 2 * k + (0 if a % 2 == 0 else 1) + 1
@@ -379,6 +446,44 @@ def twin_path(tabs: "RoutingTables", topo: Topology, src: int, dst: int) -> list
     return out
 
 
+def _out_arcs(topo: Topology, D: int) -> np.ndarray:
+    """(n, D, 2): the arc leaving each router along each dimension, even
+    arcs (the + direction) in column 0, odd arcs in column 1; -1 if none."""
+    A = topo.num_arcs
+    out_arc = np.full((topo.n, D, 2), -1, dtype=np.int64)
+    out_arc[topo.arc_src, topo.arc_dim, np.arange(A) % 2] = np.arange(A)
+    return out_arc
+
+
+def _record_tables(topo: Topology, routing: str, arc_dir: np.ndarray, arc_wrap: np.ndarray,
+                   out_arc: np.ndarray) -> RoutingTables:
+    """The records of a lattice family by difference class: O(n D), no n x n."""
+    n, D = topo.n, topo.ndim
+    coords = np.ascontiguousarray(topo.coords, dtype=np.int64)
+    dummy_mask = np.zeros((1, 1), dtype=np.uint64)
+    common = dict(mode=MODE[routing], arc_dir=arc_dir, arc_wrap=arc_wrap, out_arc=out_arc, next_mask=dummy_mask,
+                  ud_up=dummy_mask, ud_down=dummy_mask, arc_up=np.zeros(topo.num_arcs, dtype=np.int64),
+                  coords=coords, cls_shape=np.asarray(topo.shape, dtype=np.int64))
+    if topo.family in _DIFF_FAMILIES:
+        # the record is the coordinate difference, every hop of it a mesh link
+        lat = np.diag(np.asarray(topo.shape, dtype=np.int64))
+        return RoutingTables(records=np.zeros((1, 1, D), dtype=np.int16), cls_kind=CLS_DIFF, cls_lat=lat,
+                             cls_order=np.arange(D, dtype=np.int64), **common)
+    lat = _class_lattice(topo)
+    tabs = RoutingTables(records=np.zeros((1, 1, D), dtype=np.int16), cls_kind=CLS_LATTICE, cls_lat=lat,
+                         cls_order=_reduction_order(lat), **common)
+    # records from router 0 are those of every difference class
+    table = np.asarray(record_table(topo), dtype=np.int64)
+    rec = np.zeros((1, n, D), dtype=np.int16)
+    rec[0, class_index(tabs, np.zeros(n, dtype=np.int64), np.arange(n))] = table
+    # every hop a record asks for must exist (at every router: each sees every class)
+    for d in range(D):
+        for sgn, used in ((0, (table[:, d] > 0).any()), (1, (table[:, d] < 0).any())):
+            if used and (out_arc[:, d, sgn] < 0).any():
+                raise SimError(f"routing records of {topo!r} use a missing link in dimension {topo.dims[d]}")
+    return dataclasses.replace(tabs, records=rec)
+
+
 def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> RoutingTables:
     """Kernel tables for a resolved routing name (cached on the topology)."""
     key = f"_sim_tables_{routing}_{root}" + (f"_{vcs}" if routing in TWIN else "")
@@ -392,14 +497,11 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
     n, A = topo.n, topo.num_arcs
     arc_dir = np.where(np.arange(A) % 2 == 0, 1, -1).astype(np.int64)
     arc_wrap = np.zeros(A, dtype=np.int64)
-    dummy_rec = np.zeros((1, 1, 1, 1), dtype=np.int16)
+    dummy_rec = np.zeros((1, 1, 1), dtype=np.int16)
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
     arc_up = np.zeros(A, dtype=np.int64)
     if routing in ("dor", "adaptive"):
-        D = topo.ndim
-        out_arc = np.full((n, D, 2), -1, dtype=np.int64)
-        for a in range(A):
-            out_arc[topo.arc_src[a], topo.arc_dim[a], a % 2] = a
+        out_arc = _out_arcs(topo, topo.ndim)
         shape = np.asarray(topo.shape)
         k = topo.arc_dim
         # the records' convention: even arcs step +1 along their dimension, odd arcs -1 (mod its size)
@@ -412,17 +514,7 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
                            "generator or use --routing table")
         xs = topo.coords[topo.arc_src, k]
         arc_wrap = np.where(arc_dir > 0, xs == shape[k] - 1, xs == 0).astype(np.int64)
-        records = _all_records(topo)
-        # every hop a record asks for must exist
-        need = records != 0
-        sgn = (records < 0).astype(np.int64)
-        for d in range(D):
-            miss = need[:, :, d] & (out_arc[:, d, :][np.arange(n)[:, None], sgn[:, :, d]] < 0)
-            if miss.any():
-                raise SimError(f"routing records of {topo!r} use a missing link in dimension {topo.dims[d]}")
-        min_dist = np.abs(records.astype(np.int64)).sum(axis=2)
-        tab = RoutingTables(MODE[routing], arc_dir, arc_wrap, out_arc, records[None],
-                            dummy_mask, dummy_mask, dummy_mask, arc_up, min_dist)
+        tab = _record_tables(topo, routing, arc_dir, arc_wrap, out_arc)
     else:
         if not topo.is_connected():
             raise SimError(f"{topo!r} is not connected: some packets could never be delivered")
@@ -432,23 +524,21 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
             ud = updown(topo, root)
             ud_up, ud_down = ud.mask_up, ud.mask_down
             arc_up = ud.arc_up.astype(np.int64)
-            dist = sp.dist
         else:
             ud_up = ud_down = dummy_mask
-            dist = sp.dist
         tab = RoutingTables(MODE[routing], arc_dir, arc_wrap, out_arc, dummy_rec,
                             np.ascontiguousarray(sp.next_mask) if routing != "updown" else dummy_mask,
                             np.ascontiguousarray(ud_up), np.ascontiguousarray(ud_down), arc_up,
-                            dist.astype(np.int64))
+                            min_dist=sp.dist)
     topo.__dict__[key] = tab
     return tab
 
 
 def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
+    """An nDT's twin-route tables by difference class (node offset and
+    cards): O(n), no n x n."""
+    hop, code = twin_next_hops(topo, routing)  # validates the nDT layout
     n, A = topo.n, topo.num_arcs
-    nxt, code = twin_next_hops(topo, routing)
-    used = _twin_used(topo, nxt, code, routing == "tsdor")
-    first, step, count, total = _twin_vcs(code, used, vcs, routing)
     s = np.array(topo.params["shape"], dtype=np.int64)
     nd = len(s)
     N = int(np.prod(s))
@@ -461,10 +551,17 @@ def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
     node_c = topo.coords[::2, :nd].astype(np.int64)
     xk[ext] = node_c[base[ext], k[ext]]
     arc_wrap = (ext & (xk == s[np.minimum(k, nd - 1)] - 1)).astype(np.int64)
-    sp = shortest_path_table(topo)
-    dummy_rec = np.zeros((1, 1, 1, 1), dtype=np.int16)
+    # the graph distances from node 0's two cards: every (source card, d') class
+    dist = np.stack([hop_distances(topo.indptr, topo.indices, c) for c in (0, 1)])
+    if (dist < 0).any():
+        raise SimError(f"{topo!r} is not connected: some packets could never be delivered")  # pragma: no cover
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
-    return RoutingTables(MODE[routing], arc_dir, arc_wrap, np.full((n, 1, 2), -1, dtype=np.int64), dummy_rec,
+    tabs = RoutingTables(MODE[routing], arc_dir, arc_wrap, _out_arcs(topo, nd + 1), np.zeros((1, 1, 1), np.int16),
                          dummy_mask, dummy_mask, dummy_mask, np.zeros(A, dtype=np.int64),
-                         sp.dist.astype(np.int64), nxt, code, first, step, count, (nd - 1) // 2,
-                         1 if routing == "tsdor" else 0, total)
+                         cls_kind=CLS_TWIN, coords=np.ascontiguousarray(topo.coords[:, :nd], dtype=np.int64),
+                         cls_lat=np.diag(s), cls_order=np.arange(nd, dtype=np.int64), cls_shape=s,
+                         tw_next=hop, tw_code=code, tw_dist=dist.astype(np.int32), tw_m=(nd - 1) // 2,
+                         tw_by_source=1 if routing == "tsdor" else 0)
+    used = _twin_used(topo, tabs, routing == "tsdor")
+    first, step, count, total = _twin_vcs(used, vcs, routing)
+    return dataclasses.replace(tabs, tw_first=first, tw_step=step, tw_count=count, vcs=total)

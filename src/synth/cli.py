@@ -35,6 +35,9 @@ def _fmt(x: Any, digits: int = 4) -> str:
 
 
 # ------------------------------------------------------------------ describe
+#: how `describe` names the routings of candidates.channel_loads
+_CHANNEL_ROUTING_NAMES = {"records": "records (DOR)", "ties": "random ties", "ecmp": "ECMP"}
+
 def cmd_describe(args: argparse.Namespace) -> int:
     from candidates import describe, from_spec
     from candidates.analytics import check_describe
@@ -72,8 +75,11 @@ def cmd_describe(args: argparse.Namespace) -> int:
             rows += [
                 ("uniform injection bound", f"{d['injection_bound']:.4g} phits/cycle/PE (bottleneck {d['injection_bottleneck']})"),
                 ("link utilisation at the bound", _fmt(d["link_utilisation"])),
-                (f"channel bound under {d['routing']} routing", _fmt(d["routing_bound"])),
             ]
+            for r, c in d.get("channel_loads", {}).items():
+                per = ", ".join(f"{k} {p:.4g}/{m:.4g}" for k, p, m in zip(c["class_names"], c["plus"], c["minus"]))
+                rows.append((f"channel bound, {_CHANNEL_ROUTING_NAMES[r]}",
+                             f"{c['bound']:.4g} phits/cycle/PE at {c['bottleneck']} (loads +/- per class: {per})"))
         if "bisection" in d:
             b = d["bisection"]
             if "skipped" in b:

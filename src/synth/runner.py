@@ -478,6 +478,18 @@ def simulation_routing(topo, study: Study) -> str:
         return "table"
 
 
+def _sim_record(spec: str, routing: str, sw, seconds: float) -> dict[str, Any]:
+    """The simulation record of one candidate from its saturation sweep."""
+    pts = [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
+            "deadlock": p.deadlock, "load": p.load} for p in sw.points]
+    return {"spec": spec, "status": "ok", "saturation": sw.saturation, "routing": routing, "points": pts,
+            "seconds": seconds}
+
+
+def _sim_failed(spec: str, exc: BaseException, seconds: float) -> dict[str, Any]:
+    return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}", "seconds": seconds}
+
+
 class _Simulate:
     """Picklable: the saturation sweep of one candidate under the study's traffic."""
 
@@ -495,13 +507,107 @@ class _Simulate:
             routing = simulation_routing(topo, study)
             sw = sim.saturation(topo, sim.preset(study.sim_preset, routing=routing), pattern, step=study.sim_step,
                                 max_load=study.sim_max_load, seed=study.seed)
-            pts = [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
-                    "deadlock": p.deadlock, "load": p.load} for p in sw.points]
-            return {"spec": spec, "status": "ok", "saturation": sw.saturation, "routing": routing, "points": pts,
-                    "seconds": time.perf_counter() - t0}
+            return _sim_record(spec, routing, sw, time.perf_counter() - t0)
         except Exception as exc:  # recorded, the study goes on
-            return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}",
-                    "seconds": time.perf_counter() - t0}
+            return _sim_failed(spec, exc, time.perf_counter() - t0)
+
+
+class _SimulatePoint:
+    """Picklable: one load of one candidate's saturation sweep, ``(spec, load) -> (spec, load, SimResult or
+    the exception, seconds)``; the numbers of that point of :class:`_Simulate`'s sweep."""
+
+    def __init__(self, study: Study):
+        self.study = study
+
+    def __call__(self, item: tuple[str, float]) -> tuple[str, float, Any, float]:
+        import sim
+
+        spec, load = item
+        t0 = time.perf_counter()
+        study = self.study
+        try:
+            topo = _point_topology(spec, study)
+            cfg = sim.preset(study.sim_preset, routing=simulation_routing(topo, study))
+            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=study.seed)
+        except Exception as exc:  # the candidate's record says it; the study goes on
+            r = exc
+        return spec, load, r, time.perf_counter() - t0
+
+
+#: a worker's candidates of the sweeps it serves, (study fingerprint, spec) -> Topology, the last few:
+#: the simulator caches its routing tables on the Topology object, and a candidate's points share them
+#: as they do in one serial sweep (a 4096-router torus: seconds of tables a point otherwise)
+_POINT_TOPOLOGIES: dict[tuple[str, str], Any] = {}
+
+
+def _point_topology(spec: str, study: Study):
+    key = (study.fingerprint(), spec)
+    topo = _POINT_TOPOLOGIES.get(key)
+    if topo is None:
+        while len(_POINT_TOPOLOGIES) >= 4:
+            del _POINT_TOPOLOGIES[next(iter(_POINT_TOPOLOGIES))]
+        topo = _POINT_TOPOLOGIES[key] = build_topology(spec, study)
+    return topo
+
+
+def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable) -> None:
+    """The saturation sweeps of ``specs`` with their loads as the tasks of
+    ``ex``: the load every unfinished sweep needs now first, then (workers
+    left over: fewer candidates than workers) the loads a sweep may need
+    next, speculatively. Every sweep's points and saturation are its serial
+    run's (:class:`sim.search.SearchState`); a record's ``seconds`` is the
+    time of the points on its sweep, what a serial run takes. Speculative
+    points still running when every sweep is decided are waited for (a
+    worker cannot be stopped mid-point and kept)."""
+    from sim.search import LoadSearch, SearchState
+
+    search = LoadSearch.accepted(study.sim_step, study.sim_max_load)   # the search of sim.saturation
+    states: dict[str, SearchState] = {}
+    routing: dict[str, str] = {}
+    spent: dict[str, dict[float, float]] = {}
+    for spec in specs:
+        t0 = time.perf_counter()
+        try:
+            routing[spec] = simulation_routing(build_topology(spec, study), study)
+        except Exception as exc:
+            keep(_sim_failed(spec, exc, time.perf_counter() - t0))
+            continue
+        states[spec] = SearchState(search)
+        spent[spec] = {}
+    running: set[tuple[str, float]] = set()
+    fn = _SimulatePoint(study)
+    slots = ex.slots
+
+    def fill() -> None:
+        live = [s for s in states if not states[s].done]
+        # round robin by depth: every sweep's next load, then each one's first speculative load, ...
+        for depth in range(1, slots + 1):
+            for spec in live:
+                busy = [x for (s, x) in running if s == spec]
+                for x in states[spec].wanted(min(depth - len(busy), slots - len(running)), busy):
+                    running.add((spec, x))
+                    ex.submit(fn, (spec, x))
+                if len(running) >= slots:
+                    return
+
+    fill()
+    while running:
+        for fut in ex.as_completed():
+            spec, x, r, secs = fut.result()
+            running.discard((spec, x))
+            st = states.get(spec)
+            if st is None or st.done:
+                pass                                        # a speculative point no longer needed
+            elif isinstance(r, BaseException):
+                del states[spec]
+                keep(_sim_failed(spec, r, secs + sum(spent.pop(spec).values())))
+            else:
+                spent[spec][x] = secs
+                st.add(x, r)
+                if st.done:
+                    keep(_sim_record(spec, routing[spec], st.result(), sum(spent[spec][p.load] for p in st.path)))
+            break       # new tasks first; as_completed() then sees every pending one again
+        fill()
 
 
 def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRecord], out: Path | None, fp: str,
@@ -533,9 +639,13 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
                 what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
                 print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
 
-    fn = _Simulate(study)
     try:
-        _gather(ex, [s for s in specs if s not in done], fn, keep)
+        todo = [s for s in specs if s not in done]
+        if ex.inline:
+            _gather(ex, todo, _Simulate(study), keep)
+        else:
+            # the loads are the tasks: a study with fewer winners than workers still uses them all
+            _simulate_points(study, todo, ex, keep)
     except (StudyError, KeyboardInterrupt):
         raise
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke

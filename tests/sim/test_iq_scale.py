@@ -87,11 +87,12 @@ def test_refused_in_one_line_before_anything_is_allocated(monkeypatch):
 
 
 def test_iq_runs_where_n_by_n_tables_would_not_fit(monkeypatch):
-    # 2,048 routers: the simple router's record tables need about 170 MB, the iq state under 10 MB
+    # 2,048 routers: n x n tables (the table routing's) need about 170 MB, the iq state about 11 MB
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "60M")
     t = cd.from_spec("torus:16x16x8")
     with pytest.raises(SizeError, match="n x n tables"):
-        sim.simulate(t, preset("singleflit", warmup=50, measure=50), "uniform", 0.02)
+        sim.simulate(t, preset("singleflit", routing="table", deadlock="auto", warmup=50, measure=50), "uniform", 0.02)
+    assert memory_estimate(t, _cfg(), load=0.02).nbytes < 12e6
     r = sim.simulate(t, _cfg(warmup=100, measure=200), "uniform", 0.02, seed=3)
     assert r.stable and r.packets > 0.5 * 0.02 * 2048 * 200
     # zero-load latency of BookSim2's torus: 6 cycles a hop plus 7 in and out; 16x16x8: mean hops 4 + 4 + 2

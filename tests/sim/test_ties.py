@@ -9,12 +9,16 @@ import candidates as cd
 import sim
 from sim import SimConfig, SimError, simulate
 from candidates.lattice import reduce_to_box
-from sim.routing import build_tables, with_ties
+from sim.routing import build_tables, pair_records, with_ties
 
 
 def _ties(spec):
+    """The topology and its tie records expanded to every pair: (K, n, n, D), (n, n)."""
     t = cd.from_spec(spec)
-    return t, with_ties(t, build_tables(t, "adaptive"))
+    tabs = with_ties(t, build_tables(t, "adaptive"))
+    s, d = np.divmod(np.arange(t.n * t.n), t.n)
+    recs, cnt = pair_records(tabs, s, d)
+    return t, recs.reshape(len(recs), t.n, t.n, -1), cnt.reshape(t.n, t.n)
 
 
 @pytest.mark.parametrize("a", [4, 8])
@@ -22,12 +26,10 @@ def test_rtt_ties_are_exactly_the_nodes_at_distance_a(a):
     """RTT(a): the 2a - 1 nodes at the diameter a have several minimal
     records, every other node one; every record is minimal and reaches the
     destination."""
-    t, tabs = _ties(f"rtt:a={a}")
+    t, recs, cnt = _ties(f"rtt:a={a}")
     dist = cd.shortest_path_table(t).dist
-    cnt = tabs.rec_count.astype(int)
     assert np.array_equal(cnt > 1, dist == a)
     assert ((cnt > 1).sum(axis=1) == 2 * a - 1).all()
-    recs = tabs.records.astype(int)
     for k in range(recs.shape[0]):
         sel = cnt > k
         assert np.array_equal(np.abs(recs[k]).sum(axis=2)[sel], dist[sel])
@@ -41,8 +43,8 @@ def test_rtt_ties_are_exactly_the_nodes_at_distance_a(a):
 def test_rt_ties_count():
     """RT(a): x offset a (a destinations), y offset a/2 (2a), both (1, four records)."""
     a = 8
-    _, tabs = _ties(f"rt:a={a}")
-    c = tabs.rec_count[0].astype(int)
+    _, _, cnt = _ties(f"rt:a={a}")
+    c = cnt[0]
     assert (c == 2).sum() == 3 * a - 2 and (c == 4).sum() == 1 and (c > 1).sum() == 3 * a - 1
 
 

@@ -1,0 +1,86 @@
+"""The README's printed examples are what the tool prints.
+
+Every ``$ toposynth ...`` line of the README that is followed by output is
+run (in a scratch directory; a study file the README shows just before is
+written there), and its standard output plus its error lines compared line
+by line. Allowed differences: run times (``0.39 s``), the memory this machine
+has, and a ``...`` line, which stands for any number of lines.
+"""
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from synth.cli import main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+PROMPT = re.compile(r"^(\s*)\$ (toposynth .*)$")
+#: examples that take more than a few seconds run with `pytest -m slow`
+SLOW = ("toposynth run studies/",)
+
+
+def _examples() -> list[tuple[int, str, list[str]]]:
+    lines = README.read_text().splitlines()
+    out = []
+    i = 0
+    while i < len(lines):
+        m = PROMPT.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, command = m.groups()
+        start = i
+        i += 1
+        while command.endswith("\\"):                 # a command continued on the next line
+            command = command[:-1] + " " + lines[i].strip()
+            i += 1
+        while i < len(lines) and lines[i].strip().startswith("#"):   # its comment, wrapped
+            i += 1
+        expected = []
+        while i < len(lines) and lines[i].strip() and not PROMPT.match(lines[i]) and lines[i].strip() != "```":
+            expected.append(lines[i][len(indent):])
+            i += 1
+        if expected:
+            study = None
+            if command.split()[1] == "run":
+                toml = [b for b in re.findall(r"```toml\n(.*?)```", "\n".join(lines[:start]), re.S)]
+                study = toml[-1] if toml else None
+            out.append(pytest.param(start + 1, command, expected, study, id=f"README:{start + 1}",
+                                    marks=[pytest.mark.slow] if command.startswith(SLOW) else []))
+    return out
+
+
+def _normal(line: str) -> str:
+    line = re.sub(r"\b\d+(\.\d+)?(e-?\d+)? s\b", "T s", line)
+    line = re.sub(r"this machine has [\d.]+ [KMGT]?B available", "this machine has M available", line)
+    return line.rstrip()
+
+
+def _matches(expected: list[str], actual: list[str]) -> bool:
+    if not expected:
+        return not actual
+    if expected[0].strip() == "...":
+        return any(_matches(expected[1:], actual[k:]) for k in range(len(actual) + 1))
+    return bool(actual) and _normal(expected[0]) == _normal(actual[0]) and _matches(expected[1:], actual[1:])
+
+
+EXAMPLES = _examples()
+
+
+def test_the_readme_has_printed_examples():
+    assert len(EXAMPLES) >= 8
+
+
+@pytest.mark.parametrize("line,command,expected,study", EXAMPLES)
+def test_readme_example(line, command, expected, study, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "studies").symlink_to(README.parent / "studies")
+    argv = shlex.split(command, comments=True)[1:]
+    if study is not None and not Path(argv[1]).exists():
+        Path(argv[1]).write_text(study)
+    main(argv)
+    out, err = capsys.readouterr()
+    actual = out.splitlines() + [x for x in err.splitlines() if x.startswith("toposynth: error")]
+    assert _matches(expected, actual), "\n".join(["README:", *expected, "tool:", *actual])
