@@ -65,7 +65,9 @@ C_DRAIN_T = 2      # draining: packets generated before this cycle are still mea
 C_DEADLOCK = 3     # 1 when the watchdog fired
 C_PROGRESS = 4     # last cycle a flit moved
 C_RESET_T = 5      # cycle of the last statistics clear
-NCTL = 6
+C_GROW = 6         # 1: run stopped before cycle C_NOW because a pool must grow (the driver grows it and goes on)
+C_POOL_LOW = 7     # stop when fewer packets than this are free (T while the packet pool can grow, else 0)
+NCTL = 8
 
 # --------------------------------------------------------- statistics vector
 A_PLAT_SUM = 0     # packet latency (generation to the tail's arrival), sum over sampled packets
@@ -96,7 +98,8 @@ VS_ACTIVE = 2      # output VC held: flits request the switch
 # VC (VS_VA) / for the switch (VS_ACTIVE, its front flit arrived and past the
 # previous one), NEVER otherwise; kept in router order (``net.vc_pos``), so
 # an allocator's scan of a router reads one contiguous row
-NEVER = np.int64(1) << np.int64(62)
+# cycles are int32 in the state arrays (sim.iq refuses runs that could reach it)
+NEVER = np.int64(2**31 - 1)
 
 # ----------------------------------------------------------------- routings
 RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
@@ -111,30 +114,75 @@ DEST_HOT = 3
 
 Net = namedtuple("Net", [
     "n", "A", "T", "V", "B", "D",
-    "ip_router", "ip_lat", "ip_up",        # per input port: router, latency of its channel, upstream output port
-    "op_router", "op_lat", "op_term",      # per output port: router, channel latency, terminal (-1: a link)
-    "r_ip", "r_ip_ptr", "ip_local",        # input ports of every router in allocation order, local index
-    "vc_pos", "pos_g",                     # input VC -> its place in that order (ip's place * V + v), and back
-    "r_op", "r_op_ptr", "op_local",
-    "term_router", "out_op", "op_dim", "op_dir", "coords", "shape", "wrap", "dim_order",
+    "ipr", "opr",                          # a row per input / output port (P_*, Q_*)
+    "r_ip", "r_ip_ptr",                    # input ports of every router in allocation order
+    "pos_g",                               # place of an input VC in that order (ip's place * V + v) -> the VC
+    "r_op", "r_op_ptr",
+    "term_router", "out_op", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
+    "rt0",                                 # the first column of the route set in a row of buf.vcr
 ])
 
+# Records. What one flit's hop touches is kept together (at 65,536 routers the
+# state is far larger than the caches and every array read at a random index
+# is a cache miss): an input VC's row of ``vcr`` (int32) holds its scalars,
+# its B buffer slots (packet, flit index, arrival cycle) and its route set
+# (R entries of port, first VC, last VC, priority; from ``net.rt0``); a
+# packet's row of ``pkr`` (int32) its fields; an output VC's row of ``ovr``
+# (int64) its owner, credits, VC allocator pointer and request stamp.
+F_HEAD = 0
+F_CNT = 1
+F_STATE = 2
+F_T = 3
+F_OUT = 4
+F_RTN = 5
+F_AAPTR = 6
+F_POS = 7          # the VC's place in router order (va_at, sa_at)
+F_FB = 8
+K_DST = 0
+K_LEN = 1
+K_SRC = 2
+K_TGEN = 3
+K_TINJ = 4
+K_HOPS = 5
+K_DIR = 6
+K_DIM = 7
+K_PH = 8
+K_REC = 9
+K_INTM = 10
+K_VPH = 11
+NK = 12
+O_OWNER = 0
+O_CRED = 1
+O_GPTR = 2
+O_REQ = 3
+NOVF = 4
+
+# a port's row of ``net.ipr`` / ``net.opr`` (int32): its facts and its switch allocator's round-robin pointers
+P_ROUTER = 0
+P_LAT = 1          # latency of the channel into it
+P_UP = 2           # the output port upstream
+P_LOCAL = 3        # its index among its router's input ports
+P_SAAPTR = 4       # switch allocator: accept pointer
+P_SWRR = 5         # the VC after the last one that won the switch
+Q_ROUTER = 0
+Q_LAT = 1
+Q_LOCAL = 2
+Q_DIM = 3          # dimension of a link's port (-1: a terminal's)
+Q_SAGPTR = 4       # switch allocator: grant pointer
+NPORT = 8
+
 Buf = namedtuple("Buf", [
-    "fb_pk", "fb_idx", "fb_arr", "vc_head", "vc_cnt", "vc_state", "vc_t", "va_at", "sa_at", "vc_out", "rt_n",
-    "rt_op", "rt_v0", "rt_v1", "rt_pri",
-    "ov_owner", "ov_cred", "va_gptr", "va_aptr", "sa_gptr", "sa_aptr", "sw_rr",
-    "wh_cnt", "wh_o", "wake",
-    "pk_dst", "pk_len", "pk_src", "pk_tgen", "pk_tinj", "pk_hops", "pk_dir", "pk_dim", "pk_ph", "pk_rec",
-    "pk_intm", "pk_vph",
-    "free", "nfree",
-    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo", "ov_req",
+    "vcr", "va_at", "sa_at", "ovr",
+    "wh_cnt", "wh_o", "wake", "pkr", "free", "nfree",
+    "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo",
     "r_va", "pend", "npend",
 ])
 
 Trf = namedtuple("Trf", [
     "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
     "src_t", "src_l", "src_head", "src_cnt", "next_gen", "inj_p", "inj_f", "inj_vc", "inj_lvc",
+    "cap", "full",                         # the source queues' capacity; full[0] = 1: a row of src_t is full below it
 ])
 
 Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
@@ -145,8 +193,12 @@ Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
 # =========================================================================
 @njit(**HELPER)
 def _generate(now, trf, acc, counting):
-    """Packets generated this cycle join their terminal's source queue."""
-    cap = trf.src_t.shape[1]
+    """Packets generated this cycle join their terminal's source queue.
+    ``src_t`` may hold fewer columns than the capacity ``cap``: a row that
+    fills up sets ``full`` and the driver widens the rows before the next
+    cycle (Bernoulli sources add at most one packet a cycle)."""
+    cap = trf.cap
+    pc = trf.src_t.shape[1]
     a = acc.v
     for t in range(trf.next_gen.shape[0]):
         while trf.next_gen[t] <= now:
@@ -158,11 +210,13 @@ def _generate(now, trf, acc, counting):
                 a[A_GEN_PKTS] += 1
             if trf.src_cnt[t] < cap:
                 k = trf.src_head[t] + trf.src_cnt[t]
-                if k >= cap:
-                    k -= cap
+                if k >= pc:
+                    k -= pc
                 trf.src_t[t, k] = now
                 trf.src_l[t, k] = L
                 trf.src_cnt[t] += 1
+                if trf.src_cnt[t] == pc and pc < cap:
+                    trf.full[0] = 1
             else:
                 a[A_OVERFLOW] += 1
             trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
@@ -177,16 +231,16 @@ def _add(g, op, v0, v1, pri, net, buf):
     a ``std::set`` ordered by priority alone, so a second entry of the same
     priority is dropped: its min_adapt keeps only the first productive
     direction. ``net.one_per_pri`` reproduces that; off, every entry counts."""
-    k = buf.rt_n[g]
+    k = buf.vcr[g, F_RTN]
     if net.one_per_pri != 0:
         for e in range(k):
-            if buf.rt_pri[g, e] == pri:
+            if buf.vcr[g, net.rt0 + 4 * (e) + 3] == pri:
                 return
-    buf.rt_op[g, k] = op
-    buf.rt_v0[g, k] = v0
-    buf.rt_v1[g, k] = v1
-    buf.rt_pri[g, k] = pri
-    buf.rt_n[g] = k + 1
+    buf.vcr[g, net.rt0 + 4 * (k)] = op
+    buf.vcr[g, net.rt0 + 4 * (k) + 1] = v0
+    buf.vcr[g, net.rt0 + 4 * (k) + 2] = v1
+    buf.vcr[g, net.rt0 + 4 * (k) + 3] = pri
+    buf.vcr[g, F_RTN] = k + 1
 
 
 @njit(**HELPER)
@@ -207,20 +261,20 @@ def _dor_next(p, u, tr, turning, net, buf):
         return -1
     cur = net.coords[u, k]
     dst = net.coords[tr, k]
-    if turning or k != buf.pk_dim[p]:
+    if turning or k != buf.pkr[p, K_DIM]:
         if net.wrap[k] != 0:
             K = net.shape[k]
             dist2 = K - 2 * ((dst - cur + K) % K)
             d = 0 if (dist2 > 0 or (dist2 == 0 and np.random.randint(0, 2) == 1)) else 1
             if d == 0:
-                buf.pk_ph[p] = 1 if cur > dst else 0
+                buf.pkr[p, K_PH] = 1 if cur > dst else 0
             else:
-                buf.pk_ph[p] = 1 if dst < cur else 0
+                buf.pkr[p, K_PH] = 1 if dst < cur else 0
         else:
             d = 0 if cur < dst else 1
-            buf.pk_ph[p] = 0
-        buf.pk_dir[p] = d
-    return net.out_op[u, k, buf.pk_dir[p]]
+            buf.pkr[p, K_PH] = 0
+        buf.pkr[p, K_DIR] = d
+    return net.out_op[u, k, buf.pkr[p, K_DIR]]
 
 
 @njit(**HELPER)
@@ -229,8 +283,8 @@ def _route(g, p, u, net, buf):
     ``u``): output ports with a VC range each, as BookSim2's routing
     functions (``routing``) give them."""
     V = net.V
-    buf.rt_n[g] = 0
-    dt = buf.pk_dst[p]
+    buf.vcr[g, F_RTN] = 0
+    dt = buf.pkr[p, K_DST]
     dr = net.term_router[dt]
     ip = g // V
     injected = ip >= net.A
@@ -240,11 +294,11 @@ def _route(g, p, u, net, buf):
             wrapped = True
     rt = net.routing
     if rt == RT_VALIANT:
-        if buf.pk_vph[p] == 0 and u == buf.pk_intm[p]:
-            buf.pk_vph[p] = 1
-            buf.pk_dim[p] = -1          # BookSim2: the next dimension is entered afresh
-        tr = buf.pk_intm[p] if buf.pk_vph[p] == 0 else dr
-        if u == dr and buf.pk_vph[p] == 1:
+        if buf.pkr[p, K_VPH] == 0 and u == buf.pkr[p, K_INTM]:
+            buf.pkr[p, K_VPH] = 1
+            buf.pkr[p, K_DIM] = -1          # BookSim2: the next dimension is entered afresh
+        tr = buf.pkr[p, K_INTM] if buf.pkr[p, K_VPH] == 0 else dr
+        if u == dr and buf.pkr[p, K_VPH] == 1:
             _add(g, net.A + dt, 0, V - 1, 0, net, buf)
             return
         op = _dor_next(p, u, tr, injected, net, buf)
@@ -254,18 +308,18 @@ def _route(g, p, u, net, buf):
             pass                        # BookSim2 does not split the VCs at the destination router
         elif wrapped:
             ring = V // 2
-            if buf.pk_ph[p] == 0:
+            if buf.pkr[p, K_PH] == 0:
                 v1 -= ring
             else:
                 v0 += ring
             half = ring // 2
-            if buf.pk_vph[p] == 0:
+            if buf.pkr[p, K_VPH] == 0:
                 v1 -= half
             else:
                 v0 += half
         else:
             half = V // 2
-            if buf.pk_vph[p] == 0:
+            if buf.pkr[p, K_VPH] == 0:
                 v1 -= half
             else:
                 v0 += half
@@ -278,7 +332,7 @@ def _route(g, p, u, net, buf):
         op = _dor_next(p, u, dr, False, net, buf)
         if wrapped:
             half = V // 2
-            if buf.pk_ph[p] == 0:
+            if buf.pkr[p, K_PH] == 0:
                 _add(g, op, 0, V - 1 - half, 0, net, buf)
             else:
                 _add(g, op, half, V - 1, 0, net, buf)
@@ -303,7 +357,7 @@ def _route(g, p, u, net, buf):
             op = _dor_next(p, u, dr, True, net, buf)
         else:
             op = _dor_next(p, u, dr, False, net, buf)
-        _add(g, op, buf.pk_ph[p], buf.pk_ph[p], 0, net, buf)
+        _add(g, op, buf.pkr[p, K_PH], buf.pkr[p, K_PH], 0, net, buf)
         return
     # min_adapt_mesh: the DOR escape on VC 0; outside it, every productive direction on VCs 1..V-1
     op = _dor_next(p, u, dr, False, net, buf)
@@ -341,7 +395,7 @@ def _wake(u, t, buf):
 @njit(**HELPER)
 def _sa_ready(g, t, u, net, buf):
     """Input VC ``g`` of router ``u`` asks for the switch from cycle ``t``."""
-    buf.sa_at[net.vc_pos[g]] = t
+    buf.sa_at[buf.vcr[g, F_POS]] = t
     _wake(u, t, buf)
 
 
@@ -361,14 +415,14 @@ def _head_front(g, now_min, net, buf):
     from ``max(now_min, its arrival) + routing_delay``. Its route is computed
     at the end of the cycle (:func:`_route_pending`): no allocation can need
     it earlier, and one call site keeps the compiled kernel small."""
-    h = buf.vc_head[g]
-    arr = buf.fb_arr[g, h]
+    h = buf.vcr[g, F_HEAD]
+    arr = buf.vcr[g, F_FB + 3 * (h) + 2]
     start = arr if arr > now_min else now_min
-    u = net.ip_router[g // net.V]
-    buf.vc_state[g] = VS_VA
+    u = net.ipr[g // net.V, P_ROUTER]
+    buf.vcr[g, F_STATE] = VS_VA
     buf.r_va[u] += 1
-    buf.vc_t[g] = start + net.rd
-    buf.va_at[net.vc_pos[g]] = start + net.rd
+    buf.vcr[g, F_T] = start + net.rd
+    buf.va_at[buf.vcr[g, F_POS]] = start + net.rd
     _wake(u, start + net.rd, buf)
     k = buf.npend[0]
     buf.pend[k] = g
@@ -380,7 +434,7 @@ def _route_pending(net, buf):
     """Route the heads that reached the front of their VC this cycle."""
     for k in range(buf.npend[0]):
         g = buf.pend[k]
-        _route(g, buf.fb_pk[g, buf.vc_head[g]], net.ip_router[g // net.V], net, buf)
+        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ipr[g // net.V, P_ROUTER], net, buf)
     buf.npend[0] = 0
 
 
@@ -388,19 +442,19 @@ def _route_pending(net, buf):
 def _push(g, p, fi, arr, net, buf):
     """Flit ``fi`` of packet ``p`` enters input VC ``g`` (arriving at ``arr``)."""
     B = net.B
-    k = buf.vc_head[g] + buf.vc_cnt[g]
+    k = buf.vcr[g, F_HEAD] + buf.vcr[g, F_CNT]
     if k >= B:
         k -= B
-    buf.fb_pk[g, k] = p
-    buf.fb_idx[g, k] = fi
-    buf.fb_arr[g, k] = arr
-    buf.vc_cnt[g] += 1
-    if buf.vc_cnt[g] == 1:
-        if buf.vc_state[g] == VS_IDLE:
+    buf.vcr[g, F_FB + 3 * (k)] = p
+    buf.vcr[g, F_FB + 3 * (k) + 1] = fi
+    buf.vcr[g, F_FB + 3 * (k) + 2] = arr
+    buf.vcr[g, F_CNT] += 1
+    if buf.vcr[g, F_CNT] == 1:
+        if buf.vcr[g, F_STATE] == VS_IDLE:
             _head_front(g, arr, net, buf)
-        elif buf.vc_state[g] == VS_ACTIVE:
-            t = buf.vc_t[g]
-            _sa_ready(g, arr if arr > t else t, net.ip_router[g // net.V], net, buf)
+        elif buf.vcr[g, F_STATE] == VS_ACTIVE:
+            t = buf.vcr[g, F_T]
+            _sa_ready(g, arr if arr > t else t, net.ipr[g // net.V, P_ROUTER], net, buf)
 
 
 # =========================================================================
@@ -421,20 +475,20 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     buf.nfree[0] = nf
     d = draw_dest(t, net.T, trf, net.self_ok != 0)
     u = net.term_router[t]
-    buf.pk_dst[p] = d
-    buf.pk_len[p] = L
-    buf.pk_src[p] = u
-    buf.pk_tgen[p] = tg
-    buf.pk_tinj[p] = -1
-    buf.pk_hops[p] = 0
-    buf.pk_dim[p] = -1
-    buf.pk_ph[p] = 0
-    buf.pk_dir[p] = 0
-    buf.pk_vph[p] = 0
+    buf.pkr[p, K_DST] = d
+    buf.pkr[p, K_LEN] = L
+    buf.pkr[p, K_SRC] = u
+    buf.pkr[p, K_TGEN] = tg
+    buf.pkr[p, K_TINJ] = -1
+    buf.pkr[p, K_HOPS] = 0
+    buf.pkr[p, K_DIM] = -1
+    buf.pkr[p, K_PH] = 0
+    buf.pkr[p, K_DIR] = 0
+    buf.pkr[p, K_VPH] = 0
     if net.routing == RT_VALIANT:
-        buf.pk_intm[p] = net.term_router[np.random.randint(0, net.T)]
+        buf.pkr[p, K_INTM] = net.term_router[np.random.randint(0, net.T)]
     rec = phase == 1 or (phase == 2 and tg < drain_t)
-    buf.pk_rec[p] = 1 if rec else 0
+    buf.pkr[p, K_REC] = 1 if rec else 0
     a = acc.v
     if rec:
         a[A_TAG_TAKEN] += 1
@@ -468,26 +522,26 @@ def _inject(now, net, buf, trf, acc, phase, drain_t):
             vc = -1
             for i in range(1, V + 1):
                 c = 0 if (lvc < 0 or lvc > V - 1) else (lvc + i) % V
-                if buf.ov_owner[base + c] < 0 and buf.ov_cred[base + c] > 0:
+                if buf.ovr[base + c, O_OWNER] < 0 and buf.ovr[base + c, O_CRED] > 0:
                     vc = c
                     break
             if vc < 0:
                 continue
-            buf.ov_owner[base + vc] = t
+            buf.ovr[base + vc, O_OWNER] = t
             trf.inj_lvc[t] = vc
             trf.inj_vc[t] = vc
         o = base + trf.inj_vc[t]
-        if buf.ov_cred[o] <= 0:
+        if buf.ovr[o, O_CRED] <= 0:
             continue
         fi = trf.inj_f[t]
-        buf.ov_cred[o] -= 1
+        buf.ovr[o, O_CRED] -= 1
         if fi == 0:
-            buf.pk_tinj[p] = now
+            buf.pkr[p, K_TINJ] = now
         if phase < 2:
             a[A_INJ_FLITS] += 1
         _push((A + t) * V + trf.inj_vc[t], p, fi, now + 2, net, buf)
-        if fi == buf.pk_len[p] - 1:
-            buf.ov_owner[o] = -1
+        if fi == buf.pkr[p, K_LEN] - 1:
+            buf.ovr[o, O_OWNER] = -1
             trf.inj_p[t] = -1
         else:
             trf.inj_f[t] = fi + 1
@@ -500,22 +554,22 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
     if phase < 2:
         a[A_ACC_FLITS] += 1
     a[A_INFL_FLITS] -= 1
-    a[A_INFL_CSUM] -= buf.pk_tgen[p]
-    if fi != buf.pk_len[p] - 1:
+    a[A_INFL_CSUM] -= buf.pkr[p, K_TGEN]
+    if fi != buf.pkr[p, K_LEN] - 1:
         return
     a[A_DELIVERED] += 1
-    rec = buf.pk_rec[p] != 0
+    rec = buf.pkr[p, K_REC] != 0
     if phase == 0 or rec:
-        lat = t_read - buf.pk_tgen[p]
+        lat = t_read - buf.pkr[p, K_TGEN]
         a[A_PLAT_SUM] += lat
         a[A_PLAT_CNT] += 1
         a[A_PLAT_SQ] += lat * lat
         if lat > a[A_PLAT_MAX]:
             a[A_PLAT_MAX] = lat
-        a[A_NLAT_SUM] += t_read - buf.pk_tinj[p]
-        a[A_HOPS_SUM] += buf.pk_hops[p]
-        ur = net.term_router[buf.pk_dst[p]]
-        a[A_MINHOPS] += _min_hops(buf.pk_src[p], ur, net)
+        a[A_NLAT_SUM] += t_read - buf.pkr[p, K_TINJ]
+        a[A_HOPS_SUM] += buf.pkr[p, K_HOPS]
+        ur = net.term_router[buf.pkr[p, K_DST]]
+        a[A_MINHOPS] += _min_hops(buf.pkr[p, K_SRC], ur, net)
         hb = acc.hist.shape[0] - 1
         acc.hist[lat if lat < hb else hb] += 1
     if rec:
@@ -532,19 +586,19 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
 def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
     """Input VC ``g`` (local index ``li``) gets output VC ``o`` (``lo``);
     the round-robin pointers move on a first-iteration grant."""
-    buf.ov_owner[o] = g
-    buf.vc_out[g] = o
+    buf.ovr[o, O_OWNER] = g
+    buf.vcr[g, F_OUT] = o
     op = o // net.V
     if op < net.A:
-        buf.pk_dim[buf.fb_pk[g, buf.vc_head[g]]] = net.op_dim[op]
-    buf.vc_state[g] = VS_ACTIVE
+        buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DIM] = net.opr[op, Q_DIM]
+    buf.vcr[g, F_STATE] = VS_ACTIVE
     buf.r_va[u] -= 1
-    buf.vc_t[g] = now + net.va
-    buf.va_at[net.vc_pos[g]] = NEVER
+    buf.vcr[g, F_T] = now + net.va
+    buf.va_at[buf.vcr[g, F_POS]] = NEVER
     _sa_ready(g, now + net.va, u, net, buf)
     if first:
-        buf.va_gptr[o] = li + 1 if li + 1 < NIV else 0
-        buf.va_aptr[g] = lo + 1 if lo + 1 < NOV else 0
+        buf.ovr[o, O_GPTR] = li + 1 if li + 1 < NIV else 0
+        buf.vcr[g, F_AAPTR] = lo + 1 if lo + 1 < NOV else 0
 
 
 @njit(**HELPER)
@@ -568,15 +622,15 @@ def _vc_alloc(u, now, net, buf):
             continue
         g = net.pos_g[j0 + li]
         nready += 1
-        for e in range(buf.rt_n[g]):
-            op = buf.rt_op[g, e]
-            lop = net.op_local[op] * V
-            for ov in range(buf.rt_v0[g, e], buf.rt_v1[g, e] + 1):
+        for e in range(buf.vcr[g, F_RTN]):
+            op = buf.vcr[g, net.rt0 + 4 * (e)]
+            lop = net.opr[op, Q_LOCAL] * V
+            for ov in range(buf.vcr[g, net.rt0 + 4 * (e) + 1], buf.vcr[g, net.rt0 + 4 * (e) + 2] + 1):
                 o = op * V + ov
-                if buf.ov_owner[o] < 0:
-                    if buf.ov_req[o] == stamp:
+                if buf.ovr[o, O_OWNER] < 0:
+                    if buf.ovr[o, O_REQ] == stamp:
                         shared = True
-                    buf.ov_req[o] = stamp
+                    buf.ovr[o, O_REQ] = stamp
                     buf.req_g[nreq] = g
                     buf.req_o[nreq] = o
                     buf.req_li[nreq] = li
@@ -593,7 +647,7 @@ def _vc_alloc(u, now, net, buf):
             best = k
             bkey = NOV
             while k < nreq and buf.req_g[k] == g:
-                key = buf.req_lo[k] - buf.va_aptr[g]
+                key = buf.req_lo[k] - buf.vcr[g, F_AAPTR]
                 if key < 0:
                     key += NOV
                 if key < bkey:
@@ -609,18 +663,18 @@ def _vc_alloc(u, now, net, buf):
         # grant: every requested output VC picks the first requester from its pointer
         for k in range(nreq):
             o = buf.req_o[k]
-            lo = net.op_local[o // V] * V + o % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
             buf.sc_win[lo] = -1
         any_req = False
         for k in range(nreq):
             g = buf.req_g[k]
             o = buf.req_o[k]
-            if g < 0 or buf.ov_owner[o] >= 0 or buf.vc_state[g] != VS_VA:
+            if g < 0 or buf.ovr[o, O_OWNER] >= 0 or buf.vcr[g, F_STATE] != VS_VA:
                 continue
             any_req = True
-            lo = net.op_local[o // V] * V + o % V
-            li = net.ip_local[g // V] * V + g % V
-            key = li - buf.va_gptr[o]
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
+            li = net.ipr[g // V, P_LOCAL] * V + g % V
+            key = li - buf.ovr[o, O_GPTR]
             if key < 0:
                 key += NIV
             w = buf.sc_win[lo]
@@ -633,17 +687,17 @@ def _vc_alloc(u, now, net, buf):
         for k in range(nreq):
             g = buf.req_g[k]
             if g >= 0:
-                buf.sc_in[net.ip_local[g // V] * V + g % V] = -1
+                buf.sc_in[net.ipr[g // V, P_LOCAL] * V + g % V] = -1
         for k in range(nreq):
             g = buf.req_g[k]
             if g < 0:
                 continue
             o = buf.req_o[k]
-            lo = net.op_local[o // V] * V + o % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
             if buf.sc_win[lo] != k:
                 continue
-            li = net.ip_local[g // V] * V + g % V
-            key = lo - buf.va_aptr[g]
+            li = net.ipr[g // V, P_LOCAL] * V + g % V
+            key = lo - buf.vcr[g, F_AAPTR]
             if key < 0:
                 key += NOV
             w = buf.sc_in[li]
@@ -654,18 +708,18 @@ def _vc_alloc(u, now, net, buf):
             g = buf.req_g[k]
             if g < 0:
                 continue
-            li = net.ip_local[g // V] * V + g % V
+            li = net.ipr[g // V, P_LOCAL] * V + g % V
             if buf.sc_in[li] != k:
                 continue
             o = buf.req_o[k]
-            lo = net.op_local[o // V] * V + o % V
+            lo = net.opr[o // V, Q_LOCAL] * V + o % V
             _va_grant(g, o, li, lo, it == 0, u, now, NIV, NOV, net, buf)
             granted += 1
             buf.sc_in[li] = -2
         # matched inputs and outputs leave the next iterations
         for k in range(nreq):
             g = buf.req_g[k]
-            if g >= 0 and buf.vc_state[g] != VS_VA:
+            if g >= 0 and buf.vcr[g, F_STATE] != VS_VA:
                 buf.req_g[k] = -1
     if granted < nready:
         _wake(u, now + 1, buf)          # the others ask again next cycle
@@ -713,12 +767,12 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             if buf.sa_at[j0 + v] > now:
                 continue
             g = net.pos_g[j0 + v]
-            rr = buf.sw_rr[g // V]
-            o = buf.vc_out[g]
-            if buf.ov_cred[o] <= 0:
+            rr = net.ipr[g // V, P_SWRR]
+            o = buf.vcr[g, F_OUT]
+            if buf.ovr[o, O_CRED] <= 0:
                 continue                        # the credit's return wakes the router
             nreq += 1
-            lo = net.op_local[o // V]
+            lo = net.opr[o // V, Q_LOCAL]
             bit = np.uint64(1) << np.uint64(li)
             if omask[lo] & bit:
                 cur = sreq[li, lo]
@@ -748,7 +802,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             lo = touched[k]
             if omask[lo] == 0:
                 continue
-            li = _first_from(omask[lo], buf.sa_gptr[net.r_op[o0 + lo]], NI)
+            li = _first_from(omask[lo], net.opr[net.r_op[o0 + lo], Q_SAGPTR], NI)
             gmask[li] |= np.uint64(1) << np.uint64(lo)
             granted |= np.uint64(1) << np.uint64(li)
         if granted == 0:
@@ -759,13 +813,13 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             li = _low_bit(granted)
             granted &= granted - np.uint64(1)
             ip = net.r_ip[i0 + li]
-            lo = _first_from(gmask[li], buf.sa_aptr[ip], NO)
+            lo = _first_from(gmask[li], net.ipr[ip, P_SAAPTR], NO)
             gmask[li] = 0
             in_m[li] = lo
             if it == 0:
                 op = net.r_op[o0 + lo]
-                buf.sa_gptr[op] = li + 1 if li + 1 < NI else 0
-                buf.sa_aptr[ip] = lo + 1 if lo + 1 < NO else 0
+                net.opr[op, Q_SAGPTR] = li + 1 if li + 1 < NI else 0
+                net.ipr[ip, P_SAAPTR] = lo + 1 if lo + 1 < NO else 0
             omask[lo] = 0                       # a matched output takes no more grants
             bit = ~(np.uint64(1) << np.uint64(li))
             for k in range(nt):                 # nor does a matched input get any
@@ -778,7 +832,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         lo = in_m[li]
         ip = net.r_ip[i0 + li]
         v = sreq[li, lo]
-        buf.sw_rr[ip] = v + 1 if v + 1 < V else 0
+        net.ipr[ip, P_SWRR] = v + 1 if v + 1 < V else 0
         _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase)
         moved += 1
     if moved < nreq:
@@ -792,46 +846,46 @@ def _move(g, t_out, net, buf, acc, phase):
     V = net.V
     A = net.A
     B = net.B
-    h = buf.vc_head[g]
-    p = buf.fb_pk[g, h]
-    fi = buf.fb_idx[g, h]
-    buf.vc_head[g] = h + 1 if h + 1 < B else 0
-    buf.vc_cnt[g] -= 1
+    h = buf.vcr[g, F_HEAD]
+    p = buf.vcr[g, F_FB + 3 * (h)]
+    fi = buf.vcr[g, F_FB + 3 * (h) + 1]
+    buf.vcr[g, F_HEAD] = h + 1 if h + 1 < B else 0
+    buf.vcr[g, F_CNT] -= 1
     ip = g // V
     # the credit of the freed slot goes upstream
-    up = net.ip_up[ip]
+    up = net.ipr[ip, P_UP]
     if ip < A:
-        _credit_later(t_out + net.ip_lat[ip] + 1 + net.credit_delay, up * V + g % V, buf)
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1 + net.credit_delay, up * V + g % V, buf)
     else:
-        _credit_later(t_out + net.ip_lat[ip] + 1, up * V + g % V, buf)
-    o = buf.vc_out[g]
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1, up * V + g % V, buf)
+    o = buf.vcr[g, F_OUT]
     op = o // V
-    buf.ov_cred[o] -= 1
-    tail = fi == buf.pk_len[p] - 1
-    buf.sa_at[net.vc_pos[g]] = NEVER
+    buf.ovr[o, O_CRED] -= 1
+    tail = fi == buf.pkr[p, K_LEN] - 1
+    buf.sa_at[buf.vcr[g, F_POS]] = NEVER
     if tail:
-        buf.ov_owner[o] = -1
+        buf.ovr[o, O_OWNER] = -1
     t_send = t_out + net.st
     if op < A:
         if fi == 0:
-            buf.pk_hops[p] += 1
+            buf.pkr[p, K_HOPS] += 1
         if phase < 2:
             acc.arc_flits[op] += 1
-        _push(o, p, fi, t_send + net.op_lat[op] + 1, net, buf)
+        _push(o, p, fi, t_send + net.opr[op, Q_LAT] + 1, net, buf)
     else:
-        t_read = t_send + net.op_lat[op] + 1
+        t_read = t_send + net.opr[op, Q_LAT] + 1
         _eject(p, fi, t_read, net, buf, acc, phase)
-        _credit_later(t_read + net.op_lat[op] + 1, o, buf)
+        _credit_later(t_read + net.opr[op, Q_LAT] + 1, o, buf)
     if tail:
-        if buf.vc_cnt[g] > 0:
+        if buf.vcr[g, F_CNT] > 0:
             _head_front(g, t_out + 1, net, buf)
         else:
-            buf.vc_state[g] = VS_IDLE
+            buf.vcr[g, F_STATE] = VS_IDLE
     else:
-        buf.vc_t[g] = t_out + 1
-        if buf.vc_cnt[g] > 0:
-            a = buf.fb_arr[g, buf.vc_head[g]]
-            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ip_router[ip], net, buf)
+        buf.vcr[g, F_T] = t_out + 1
+        if buf.vcr[g, F_CNT] > 0:
+            a = buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD]) + 2]
+            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ipr[ip, P_ROUTER], net, buf)
 
 
 # =========================================================================
@@ -869,13 +923,16 @@ def run(net, buf, trf, acc, ctl, until):
     W = buf.wh_cnt.shape[0]
     a = acc.v
     while now < until:
+        if buf.nfree[0] < ctl[C_POOL_LOW] or trf.full[0] != 0:
+            ctl[C_GROW] = 1             # a terminal may take a packet (or generate one) it has no room for
+            break
         slot = now & (W - 1)
         for e in range(buf.wh_cnt[slot]):
             o = buf.wh_o[slot, e]
-            c = buf.ov_cred[o]
-            buf.ov_cred[o] = c + 1
+            c = buf.ovr[o, O_CRED]
+            buf.ovr[o, O_CRED] = c + 1
             if c == 0:                  # a VC may have waited for this credit
-                _wake(net.op_router[o // net.V], now, buf)
+                _wake(net.opr[o // net.V, Q_ROUTER], now, buf)
         buf.wh_cnt[slot] = 0
         _generate(now, trf, acc, phase < 2)
         _inject(now, net, buf, trf, acc, phase, drain_t)

@@ -271,7 +271,7 @@ def simulate(
     if not 0.0 <= load:
         raise SimError(f"load must be non-negative, got {load}")
     routing, deadlock = _resolve(topo, cfg)
-    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency)
+    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency, load=load)
     dests = pat.destinations(topo)
     mean_len = cfg.mean_packet_length
     weight = dests.weight
@@ -288,7 +288,7 @@ def simulate(
             raise SimError("pair_latency is not recorded by router=iq yet; use router=simple")
         hook = None if progress is None else _iq_progress(progress, cfg, load, topo.num_terminals)
         return _iq_result(topo, cfg, pat, routing, load, seed, iq.measure(iq.build(topo, cfg, routing, dests, rate,
-                                                                                 seed), cfg, hook))
+                                                                                 seed, load), cfg, hook))
     tabs = tables_for(topo, cfg, routing)
     run = driver.build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
                        drain=cfg.drain, seed=seed, pair_latency=pair_latency)

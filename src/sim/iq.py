@@ -45,12 +45,13 @@ from typing import Any
 import numpy as np
 
 from candidates import Topology
+from candidates.size import check_memory, format_count
 
 from . import _iq as Q
 from .confidence import ci95
 from .config import SimConfig
 from .errors import SimError
-from .routing import build_tables
+from .memory import iq_sizes
 from .traffic import DEST_PERM, Destinations, terminal_router
 
 __all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
@@ -59,6 +60,13 @@ __all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
 ROUTING_CODES = {"dor": Q.RT_DOR, "min_adapt": Q.RT_MIN_ADAPT, "valiant": Q.RT_VALIANT}
 
 HIST_BINS = 1 << 16
+
+#: the last cycle a run may reach: cycles are int32 in the state (NEVER, 2**31 - 1, means "not pending")
+MAX_CYCLE = 2**31 - 2**24
+
+#: bytes a packet takes in the pool: its int32 row of buf.pkr and its place in the free stack
+POOL_BYTES = Q.NK * 4 + 4
+
 #: seconds a kernel call lasts when :func:`measure` reports progress
 PROGRESS_SECONDS = 1.0
 
@@ -69,13 +77,59 @@ class IQRun:
     def __init__(self, net, buf, trf, acc, ctl, topo: Topology):
         self.net, self.buf, self.trf, self.acc, self.ctl = net, buf, trf, acc, ctl
         self.topo = topo
+        self.pool_max = 0
 
     @property
     def now(self) -> int:
         return int(self.ctl[Q.C_NOW])
 
     def advance(self, until: int) -> None:
-        Q.run(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
+        if until > MAX_CYCLE:
+            raise SimError(f"router iq counts cycles in int32 and cannot run to cycle {until:,}; keep warm-up, "
+                           f"measurement and drain below {MAX_CYCLE:,} cycles")
+        while True:
+            Q.run(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
+            if not self.ctl[Q.C_GROW]:
+                return
+            self.ctl[Q.C_GROW] = 0
+            self._grow()
+
+    def _grow(self) -> None:
+        """Widen the source queues or the packet pool the kernel stopped for
+        (both sized by activity; their contents and the order in which packet
+        numbers are reused stay as if they had had their full size)."""
+        buf, trf, T = self.buf, self.trf, self.net.T
+        if trf.full[0]:
+            pc = trf.src_t.shape[1]
+            wide = min(int(trf.cap), 2 * pc)
+            check_memory(f"router iq's source queues ({wide} packets a terminal, {format_count(T)} terminals)",
+                         2.0 * T * wide * 4, "lower the load (the network is past saturation) or the source_queue")
+            # every row unwrapped to start at its head
+            idx = (trf.src_head[:, None] + np.arange(pc)[None, :]) % pc
+            rows = np.arange(T)[:, None]
+            src_t = np.zeros((T, wide), np.int32)
+            src_l = np.zeros((T, wide), np.int32)
+            src_t[:, :pc] = trf.src_t[rows, idx]
+            src_l[:, :pc] = trf.src_l[rows, idx]
+            trf.src_head[:] = 0
+            trf.full[0] = 0
+            self.trf = trf = trf._replace(src_t=src_t, src_l=src_l)
+        if buf.nfree[0] < self.ctl[Q.C_POOL_LOW]:
+            P = buf.free.shape[0]
+            P1 = min(self.pool_max, 2 * P)
+            check_memory(f"router iq's packet pool ({format_count(P1)} packets)", (P1 - P) * POOL_BYTES,
+                         "lower the load (the network is past saturation)")
+            pkr = np.zeros((P1, Q.NK), np.int32)
+            pkr[:P] = buf.pkr
+            pkr[P:, Q.K_INTM] = -1
+            # the new packets go under the free stack: numbers are reused as from a stack of all P1
+            nf = int(buf.nfree[0])
+            free = np.empty(P1, np.int32)
+            free[:P1 - P] = np.arange(P1 - 1, P - 1, -1)
+            free[P1 - P:P1 - P + nf] = buf.free[:nf]
+            buf.nfree[0] = nf + P1 - P
+            self.buf = buf._replace(free=free, pkr=pkr)
+            self.ctl[Q.C_POOL_LOW] = T if P1 < self.pool_max else 0
 
     def clear(self) -> None:
         """BookSim2's ``_ClearStats``: statistics restart now."""
@@ -103,7 +157,40 @@ class IQRun:
                     and Q.backlog_before(self.trf, np.int64(self.ctl[Q.C_DRAIN_T])) == 0)
 
 
-def _lattice_ports(topo: Topology, tabs, dim_order: np.ndarray):
+def _lattice_arcs(topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The output arc of every (router, dimension, direction), each arc's
+    direction (+1 even arcs, -1 odd: the routing records' convention) and
+    whether a dimension wraps -- what the IQ model routes with, in
+    O(routers x ports) (sim.routing's record tables are n x n)."""
+    n, A, D = topo.n, topo.num_arcs, topo.ndim
+    arc_dir = np.where(np.arange(A) % 2 == 0, 1, -1).astype(np.int64)
+    k = topo.arc_dim
+    shape = np.asarray(topo.shape, dtype=np.int64)
+    step = (topo.coords[topo.arc_dst, k] - topo.coords[topo.arc_src, k]) % shape[k]
+    bad = step != np.where(arc_dir > 0, 1, shape[k] - 1) % shape[k]
+    if bad.any():
+        a0 = int(np.flatnonzero(bad)[0])
+        raise SimError(f"router iq: arc {a0} of {topo!r} does not step {'+' if arc_dir[a0] > 0 else '-'}1 along "
+                       f"dimension {topo.dims[k[a0]]} (renumbered links?); build the lattice with its generator")
+    out = np.full((n, D, 2), -1, dtype=np.int32)
+    out[topo.arc_src, k, np.arange(A) % 2] = np.arange(A)
+    xs = topo.coords[topo.arc_src, k]
+    arc_wrap = np.where(arc_dir > 0, xs == shape[k] - 1, xs == 0)
+    wrap = np.zeros(D, dtype=np.int64)
+    wrap[k[arc_wrap]] = 1
+    # dimension order from coordinates asks for + below the top (or anywhere on a ring), - above 0
+    c = topo.coords
+    need_plus = (wrap[None, :] != 0) | (c < shape[None, :] - 1)
+    need_minus = (wrap[None, :] != 0) | (c > 0)
+    miss = (need_plus & (out[:, :, 0] < 0)) | (need_minus & (out[:, :, 1] < 0))
+    if miss.any():
+        u, d = (int(x[0]) for x in np.nonzero(miss))
+        raise SimError(f"router iq: router {u} of {topo!r} lacks a link in dimension {topo.dims[d]} that "
+                       "dimension-order routing needs; use --router simple")
+    return out, arc_dir, wrap
+
+
+def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     """Input and output ports of every router in BookSim2's order: for each
     dimension (its order) the + output then the - output, the input arriving
     from the + neighbour (travelling -) then from the - neighbour; the
@@ -111,7 +198,7 @@ def _lattice_ports(topo: Topology, tabs, dim_order: np.ndarray):
     n, A, T = topo.n, topo.num_arcs, topo.num_terminals
     rank = np.empty(topo.ndim, dtype=np.int64)
     rank[dim_order] = np.arange(topo.ndim)
-    plus = tabs.arc_dir > 0
+    plus = arc_dir > 0
     out_key = rank[topo.arc_dim] * 2 + np.where(plus, 0, 1)
     in_key = rank[topo.arc_dim] * 2 + np.where(plus, 1, 0)
     term_r = terminal_router(topo)
@@ -133,37 +220,42 @@ def _lattice_ports(topo: Topology, tabs, dim_order: np.ndarray):
     return r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local
 
 
-def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int) -> IQRun:
-    """The model's state for one run (allocated before any cycle runs)."""
+def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int,
+          load: float | None = None) -> IQRun:
+    """The model's state for one run (allocated before any cycle runs; the
+    packet pool and the source queues sized for ``load`` as
+    :func:`sim.memory.iq_sizes` says, grown by the run if its traffic needs
+    more). Indices and cycles are int32: :data:`MAX_CYCLE` bounds a run."""
     code = ROUTING_CODES.get(routing)
     if code is None:
         raise SimError(f"router iq supports routings {', '.join(ROUTING_CODES)} (BookSim2's dim_order, "
                        f"min_adapt, valiant), got {routing!r}; use --router simple for the others")
-    tabs = build_tables(topo, "dor", cfg.updown_root, cfg.vcs)
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, topo.ndim, cfg.vcs
     moved = topo.coords[topo.arc_dst] != topo.coords[topo.arc_src]
     if (moved.sum(axis=1) != 1).any() or (moved.argmax(axis=1) != topo.arc_dim).any():
         raise SimError(f"router iq routes k-ary n-cubes (torus, mesh, ring, hypercube, rt, pt) from coordinates; "
                        f"{topo!r} has links that shift other coordinates (twisted wraparound): use --router simple")
-    B = cfg.buffer_flits if cfg.buffer_flits > 0 else cfg.buffer_packets * cfg.length_range[1]
-    wrap = np.zeros(D, dtype=np.int64)
-    for k in range(D):
-        wrap[k] = int(tabs.arc_wrap[topo.arc_dim == k].any())
+    out_op, arc_dir, wrap = _lattice_arcs(topo)
+    z = iq_sizes(topo, cfg, load)
+    B, P, PMAX, QCOLS, R = z["B"], z["pool"], z["pool_max"], z["queue_cols"], z["R"]
+    if PMAX >= 2**31 or z["NOV"] >= 2**31 // 2:
+        raise SimError(f"router iq numbers packets and channels in int32; {topo!r} with {V} VCs of {B} flits "
+                       "needs more: use fewer VCs or smaller buffers")
     need = {"min_adapt": 4 if wrap.any() else 2, "valiant": 4 if wrap.any() else 2}.get(routing, 1)
     if V < need:
         raise SimError(f"routing {routing} on {topo!r} needs at least {need} virtual channels (BookSim2's VC "
                        f"classes), got vcs={V}: add --vcs {need}")
-    link = cfg.link_latency if cfg.link_latency > 0 else (2 if wrap.any() else 1)
+    link = z["link"]
     dim_order = np.arange(D - 1, -1, -1, dtype=np.int64)
-    r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local = _lattice_ports(topo, tabs, dim_order)
+    r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local = _lattice_ports(topo, arc_dir, dim_order)
     term_r = terminal_router(topo)
     NIP, NOP = A + T, A + 2 * T
-    ip_router = np.concatenate([topo.arc_dst, term_r]).astype(np.int64)
-    ip_lat = np.concatenate([np.full(A, link), np.ones(T)]).astype(np.int64)
-    ip_up = np.concatenate([np.arange(A), A + T + np.arange(T)]).astype(np.int64)
-    op_router = np.concatenate([topo.arc_src, term_r, term_r]).astype(np.int64)
-    op_lat = np.concatenate([np.full(A, link), np.ones(2 * T)]).astype(np.int64)
-    op_term = np.concatenate([np.full(A, -1), np.arange(T), np.arange(T)]).astype(np.int64)
+    i32 = np.int32
+    ip_router = np.concatenate([topo.arc_dst, term_r]).astype(i32)
+    ip_lat = np.concatenate([np.full(A, link), np.ones(T)]).astype(i32)
+    ip_up = np.concatenate([np.arange(A), A + T + np.arange(T)]).astype(i32)
+    op_router = np.concatenate([topo.arc_src, term_r, term_r]).astype(i32)
+    op_lat = np.concatenate([np.full(A, link), np.ones(2 * T)]).astype(i32)
     max_ni = int(np.diff(r_ip_ptr).max())
     max_no = int(np.diff(r_op_ptr).max())
     if max(max_ni, max_no) > 64:
@@ -173,65 +265,76 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     place = np.empty(NIP, dtype=np.int64)
     place[r_ip] = np.arange(NIP)
     vc_pos = (place[:, None] * V + np.arange(V)).ravel()
+    del place
+    ipr = np.zeros((NIP, Q.NPORT), i32)
+    ipr[:, Q.P_ROUTER] = ip_router
+    ipr[:, Q.P_LAT] = ip_lat
+    ipr[:, Q.P_UP] = ip_up
+    ipr[:, Q.P_LOCAL] = ip_local
+    opr = np.zeros((NOP, Q.NPORT), i32)
+    opr[:, Q.Q_ROUTER] = op_router
+    opr[:, Q.Q_LAT] = op_lat
+    opr[:, Q.Q_LOCAL] = op_local
+    opr[:, Q.Q_DIM] = -1
+    opr[:A, Q.Q_DIM] = topo.arc_dim
+    del ip_router, ip_lat, ip_up, op_router, op_lat
     net = Q.Net(
         np.int64(n), np.int64(A), np.int64(T), np.int64(V), np.int64(B), np.int64(D),
-        ip_router, ip_lat, ip_up, op_router, op_lat, op_term,
-        r_ip, r_ip_ptr, ip_local, vc_pos, np.argsort(vc_pos).astype(np.int64), r_op, r_op_ptr, op_local,
-        term_r.astype(np.int64), np.ascontiguousarray(tabs.out_arc, dtype=np.int64),
-        np.ascontiguousarray(topo.arc_dim, dtype=np.int64), np.where(tabs.arc_dir > 0, 0, 1).astype(np.int64),
+        ipr, opr, r_ip.astype(i32), r_ip_ptr.astype(i32), np.argsort(vc_pos).astype(i32),
+        r_op.astype(i32), r_op_ptr.astype(i32), term_r.astype(i32), out_op,
         np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
         np.int64(code), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
         np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
         np.int64(1 if cfg.self_traffic else 0), np.int64(1 if cfg.output_set == "booksim" else 0),
+        np.int64(Q.F_FB + 3 * B),
     )
     NVC, NOV = NIP * V, NOP * V
-    P = NVC * B + T + 1
-    W = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + 2 * int(link) + cfg.credit_delay + 6)
-    R = D + 1                          # route-set entries: every dimension plus an escape
-    # router wake-ups reach as far as a head's arrival at the next router plus routing
-    WW = Q.wheel_size(cfg.sw_alloc_delay + cfg.st_delay + int(link) + cfg.routing_delay + cfg.vc_alloc_delay + 2)
+    W, WW = z["W"], z["WW"]
+    never = np.int32(Q.NEVER)
+    vcr = np.zeros((NVC, z["vc_cols"]), i32)
+    vcr[:, Q.F_POS] = vc_pos
+    del vc_pos
+    vcr[:, Q.F_STATE] = Q.VS_IDLE
+    ovr = np.zeros((NOV, Q.NOVF), np.int64)
+    ovr[:, Q.O_OWNER] = -1
+    ovr[:, Q.O_CRED] = B
+    ovr[:, Q.O_REQ] = -1
+    pkr = np.zeros((P, Q.NK), i32)
+    pkr[:, Q.K_INTM] = -1
     buf = Q.Buf(
-        np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int32), np.zeros((NVC, B), np.int64),
-        np.zeros(NVC, np.int64), np.zeros(NVC, np.int64), np.zeros(NVC, np.int8), np.zeros(NVC, np.int64),
-        np.full(NVC, Q.NEVER, np.int64), np.full(NVC, Q.NEVER, np.int64), np.full(NVC, -1, np.int64),
-        np.zeros(NVC, np.int64), np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
-        np.zeros((NVC, R), np.int64), np.zeros((NVC, R), np.int64),
-        np.full(NOV, -1, np.int64), np.full(NOV, B, np.int64),
-        np.zeros(NOV, np.int64), np.zeros(NVC, np.int64), np.zeros(NOP, np.int64), np.zeros(NIP, np.int64),
-        np.zeros(NIP, np.int64),
-        np.zeros(W, np.int64), np.zeros((W, 3 * (NIP + T)), np.int64),
+        vcr, np.full(NVC, never, i32), np.full(NVC, never, i32), ovr,
+        # credits due in one cycle: at most one per input port (a cycle's moves) and one per ejection port
+        np.zeros(W, np.int64), np.zeros((W, NOP), i32),
         np.zeros((WW, (n + 63) // 64), np.uint64),
-        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
-        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
-        np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int8),
-        np.full(P, -1, np.int64), np.zeros(P, np.int8),
-        np.arange(P - 1, -1, -1, dtype=np.int64), np.array([P], dtype=np.int64),
+        pkr, np.arange(P - 1, -1, -1, dtype=i32), np.array([P], dtype=np.int64),
         np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
         np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
         np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64), np.full(NOV, -1, np.int64),
-        np.zeros(n, np.int64),
-        np.zeros(NVC, np.int64), np.zeros(1, np.int64),
+        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
+        np.zeros(n, i32),
+        np.zeros(NVC, i32), np.zeros(1, np.int64),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
     if dests.mode == DEST_PERM and cfg.self_traffic:
         perm = np.where(perm < 0, np.arange(T), perm)
-    cap = int(cfg.source_queue)
     next_gen = np.full(T, np.inf)
     trf = Q.Trf(
         np.int64(dests.mode), perm, np.ascontiguousarray(dests.cdf, dtype=np.float64), np.int64(dests.hot_count),
         float(dests.hot_prob), np.ascontiguousarray(rate, dtype=np.float64), np.int64(cfg.injection == "poisson"),
         np.int64(lo), np.int64(hi),
-        np.zeros((T, cap), np.int64), np.zeros((T, cap), np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64),
+        np.zeros((T, QCOLS), i32), np.zeros((T, QCOLS), i32), np.zeros(T, np.int64), np.zeros(T, np.int64),
         next_gen, np.full(T, -1, np.int64), np.zeros(T, np.int64), np.full(T, -1, np.int64),
-        np.full(T, -1, np.int64),
+        np.full(T, -1, np.int64), np.int64(cfg.source_queue), np.zeros(1, np.int64),
     )
     acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros(HIST_BINS + 1, np.int64))
     ctl = np.zeros(Q.NCTL, np.int64)
+    ctl[Q.C_POOL_LOW] = T if P < PMAX else 0
     Q.seed_and_start(np.int64(seed), trf)
-    return IQRun(net, buf, trf, acc, ctl, topo)
+    run = IQRun(net, buf, trf, acc, ctl, topo)
+    run.pool_max = PMAX
+    return run
 
 
 def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:

@@ -1,0 +1,133 @@
+"""BookSim2's router model (router=iq) at scale: no n x n tables, its memory
+estimate against a closed form and against the arrays it allocates, the
+refusal of what will not fit, and the packet pool and source queues that grow
+with the traffic without changing a number."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import candidates as cd
+import sim
+from candidates.size import SizeError
+from sim import iq, preset
+from sim.memory import iq_sizes, memory_estimate
+from sim.traffic import traffic
+
+
+def _cfg(**kw):
+    return preset("booksim", **{"measurement": "fixed", "warmup": 200, "measure": 400, "drain": 5000, **kw})
+
+
+def test_estimate_closed_form_torus_4x4():
+    # torus 4x4: 32 links -> A = 64 arcs, T = 16; 2 VCs of 8 flits; route sets of D + 1 = 3
+    t = cd.from_spec("torus:4x4")
+    z = iq_sizes(t, _cfg(), 0.1)
+    A, T, n, V, B, R = 64, 16, 16, 2, 8, 3
+    NIP, NOP = A + T, A + 2 * T
+    NVC, NOV = NIP * V, NOP * V
+    assert (z["NVC"], z["NOV"], z["R"], z["link"]) == (NVC, NOV, R, 2)
+    assert z["pool_max"] == NVC * B + T + 1 == 1297
+    # mean hops of a 4-ring (self included) 1, so 2 in all; a hop costs 4 stages + a 2-cycle channel;
+    # 1.25 x (16 terminals x 0.1 x (2 x 6 + 6 + 4)) packets in flight + a cycle's takes (T + 1)
+    assert z["pool"] == int(1.25 * 16 * 0.1 * 22 + T + 1) == 61
+    # an input VC's int32 row: 8 scalars + 8 slots of 3 + 3 route entries of 4 = 44, in 64-byte lines: 48;
+    # 3 more int32 per VC; an output VC's row of 4 int64
+    assert z["vc_cols"] == 48
+    assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32
+    # a packet's row of 12 int32 and its place in the free stack
+    assert z["parts"]["packets"] == 61 * 52
+    # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
+    assert z["W"] == 16 and z["parts"]["wheel"] == 16 * (NOP * 4 + 8) + z["WW"] * 1 * 8
+    m = memory_estimate(t, _cfg(), load=0.1)
+    assert m.nbytes == sum(z["parts"].values())
+    # without a load the pool is sized for a full network
+    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 52
+
+
+def _allocated(run) -> float:
+    total = 0
+    for part in (run.net, run.buf, run.trf, run.acc):
+        for x in part:
+            if isinstance(x, np.ndarray):
+                total += x.nbytes
+    return total + run.ctl.nbytes
+
+
+@pytest.mark.parametrize("spec", ["torus:8x8x8", "mesh:6x6", "torus:16x8"])
+def test_estimate_matches_the_allocated_arrays(spec):
+    t = cd.from_spec(spec)
+    cfg = _cfg()
+    pat = traffic("uniform")
+    d = pat.destinations(t)
+    run = iq.build(t, cfg, "dor", d, np.full(t.num_terminals, 0.1), 1, 0.1)
+    est = memory_estimate(t, cfg, load=0.1)
+    # the estimate also counts the build's int64 temporaries of the port order (28 bytes an input port)
+    assert 0.95 < est.nbytes / _allocated(run) < 1.15, (est.nbytes, _allocated(run))
+    z = iq_sizes(t, cfg, 0.1)
+    assert run.buf.free.shape[0] == z["pool"] and run.trf.src_t.shape[1] == z["queue_cols"]
+    assert run.buf.vcr.shape == (z["NVC"], z["vc_cols"]) and run.buf.ovr.shape == (z["NOV"], 4)
+
+
+def test_refused_in_one_line_before_anything_is_allocated(monkeypatch):
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "100M")
+    t = cd.from_spec("torus:64x32x32")
+    est = memory_estimate(t, _cfg(), load=0.1)
+    assert 0.3e9 < est.nbytes < 0.5e9           # int32 state of 65,536 routers: no n x n part
+    called = []
+    monkeypatch.setattr(iq, "build", lambda *a, **k: called.append(1))
+    with pytest.raises(SizeError) as exc:
+        sim.simulate(t, _cfg(), "uniform", 0.1)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert msg.startswith("simulating torus:64x32x32 (65,536 routers) on router iq needs about ")
+    assert "TOPOSYNTH_MEMORY_LIMIT" in msg
+    assert not called and not any(k.startswith("_sim_tables") for k in t.__dict__)
+
+
+def test_iq_runs_where_n_by_n_tables_would_not_fit(monkeypatch):
+    # 2,048 routers: n x n tables (the table routing's) need about 170 MB, the iq state about 11 MB
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "60M")
+    t = cd.from_spec("torus:16x16x8")
+    with pytest.raises(SizeError, match="n x n tables"):
+        sim.simulate(t, preset("singleflit", routing="table", deadlock="auto", warmup=50, measure=50), "uniform", 0.02)
+    assert memory_estimate(t, _cfg(), load=0.02).nbytes < 12e6
+    r = sim.simulate(t, _cfg(warmup=100, measure=200), "uniform", 0.02, seed=3)
+    assert r.stable and r.packets > 0.5 * 0.02 * 2048 * 200
+    # zero-load latency of BookSim2's torus: 6 cycles a hop plus 7 in and out; 16x16x8: mean hops 4 + 4 + 2
+    assert abs(r.latency_generation - (6 * 10 + 7)) < 3
+    assert abs(r.hops - 10.0) < 0.3
+    assert not any(k.startswith("_sim_tables") for k in t.__dict__)
+
+
+@pytest.mark.parametrize("load", [0.9, 0.25])
+def test_growing_pool_and_queues_change_nothing(load):
+    # past saturation the packet pool (sized for load 0.01) and the 16-packet source queues must grow
+    t = cd.from_spec("torus:8x8")
+    cfg = preset("booksim", measurement="fixed", warmup=300, measure=1000, drain=5000)
+    d = traffic("uniform").destinations(t)
+    runs, figs = [], []
+    for sized in (0.01, None):
+        run = iq.build(t, cfg, "dor", d, np.full(t.n, load), 7, sized)
+        figs.append(iq.measure(run, cfg))
+        runs.append(run)
+    assert runs[0].buf.free.shape[0] > iq_sizes(t, cfg, 0.01)["pool"]
+    assert runs[0].buf.pkr.shape[0] == runs[0].buf.free.shape[0]
+    assert runs[0].buf.free.shape[0] <= runs[1].buf.free.shape[0] == iq_sizes(t, cfg)["pool_max"]
+    if load > 0.5:
+        assert runs[0].trf.src_t.shape[1] > 16
+    a, b = figs
+    for k in a:
+        if k in ("seconds", "cpu_seconds"):
+            continue
+        if isinstance(a[k], np.ndarray):
+            assert np.array_equal(a[k], b[k]), k
+        else:
+            assert repr(a[k]) == repr(b[k]), k
+
+
+def test_cycles_beyond_int32_refused():
+    t = cd.from_spec("torus:4x4")
+    with pytest.raises(sim.SimError, match="int32"):
+        sim.simulate(t, preset("booksim", measurement="fixed", warmup=2**31, measure=10), "uniform", 0.1)
