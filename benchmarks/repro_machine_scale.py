@@ -1,0 +1,212 @@
+"""'twisted-tori-tpds2010' at the paper's full machine size: 64 x 32 x 32 (65,536 routers).
+
+    python benchmarks/repro_machine_scale.py [--quick] [--jobs 2] [--workdir DIR] [--only PART,..] [--record]
+
+Parts (in this order; ``--only`` picks some):
+
+- ``uniform``: Table 1's 3-D networks at a = 32 -- PT(32) (the 64x32x32 torus: Blue Gene/L's size, the paper's
+  router is Blue Gene/L-like), PTT(32) and PDTT(32) -- under uniform traffic with the paper's router (the
+  ``tpds2010`` preset: VCT, a bubble escape VC and two adaptive VCs, 16-phit packets), ties between equally short
+  records drawn at random (the even split the paper's bounds assume). Maximum accepted load against the bounds
+  4/a, 6/a, 48/(7a) and the channel bound of the routing (``candidates.channel_loads``); the PT(32) also at low
+  loads, for its latency.
+- ``hotregion``: Fig. 11b's hot-region traffic (25% of packets to the lowest 12.5% of the planes) on the same three
+  networks. At 16 x 8 x 8 the three sat at the hot PEs' own reception cap (each receives 2.75 times the offered
+  load, so nothing above 1/2.75 = 0.364 is deliverable) and could not be told apart; at a = 32 the uniform bounds
+  (0.125-0.214) are below that cap, so the networks limit.
+- ``first``: the uniform runs again with ties always broken the same way (the records' fixed rule): what the
+  tie rule costs at full size.
+
+Every load point is simulated once and appended to ``WORKDIR/points.jsonl`` (default
+``benchmarks/.machine_scale``): an interrupted run resumes where it stopped, and points of different sessions
+add up. Loads are fractions of the uniform bound; the points of a part run in a joblib pool (``--jobs``, default
+2). ``--quick`` runs a = 8 (16 x 8 x 8, 1,024 routers) in a few minutes. The measurement is the preset's
+(warm-up 2,000 cycles, window 5,000) with the drain cut to 5,000 cycles: a saturated point's window packets then
+need not all arrive (its latency is not reported), and its accepted load, measured in the window, is unaffected.
+``--record`` writes the section "Reproduction: twisted-tori-tpds2010 at 64x32x32" of RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from joblib import Parallel, delayed
+
+import candidates as cd
+import sim
+
+from _record import record, table
+
+HERE = Path(__file__).resolve().parent
+BOUND = {"pt": lambda a: 4 / a, "ptt": lambda a: 6 / a, "pdtt": lambda a: 48 / (7 * a)}
+FAMILIES = ("pt", "ptt", "pdtt")
+UNIFORM_FRACTIONS = (0.6, 0.8, 0.9, 1.0, 1.1)
+LATENCY_FRACTIONS = (0.1, 0.3, 0.5)
+HOT_FRACTIONS = (0.4, 0.6, 0.8, 1.0)
+HOT_CAP = 1 / (0.75 + 0.25 / 0.125)          # a hot PE receives 2.75 x the offered load
+PARTS = ("uniform", "hotregion", "first")
+
+
+def config(ties: str) -> sim.SimConfig:
+    return replace(sim.preset("tpds2010"), drain=5000, tie_break=ties)
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+_TOPOLOGIES: dict[str, cd.Topology] = {}
+
+
+def point(spec: str, ties: str, pattern: str, load: float, seed: int) -> dict:
+    """One simulation (in a worker): the result's dict plus its CPU time."""
+    t = _TOPOLOGIES.get(spec)
+    if t is None:                              # a worker builds each topology once
+        t = _TOPOLOGIES[spec] = cd.from_spec(spec)
+    r = sim.simulate(t, config(ties), pattern, load, seed=seed)
+    d = r.to_dict()
+    d["cpu_seconds"] = r.cpu_seconds
+    d["router_cycles"] = t.n * r.cycles
+    return d
+
+
+def _task(t: tuple) -> tuple[tuple, dict]:
+    return t, point(*t)
+
+
+def key(spec: str, ties: str, pattern: str, load: float, seed: int) -> str:
+    return f"{spec}|{ties}|{pattern}|{load:.6f}|{seed}"
+
+
+class Points:
+    """The points simulated so far (WORKDIR/points.jsonl), appended to as each finishes."""
+
+    def __init__(self, workdir: Path):
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.path = workdir / "points.jsonl"
+        self.known: dict[str, dict] = {}
+        if self.path.exists():
+            for line in self.path.read_text().splitlines():
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:       # a line cut by a kill: simulate that point again
+                    continue
+                self.known[rec["key"]] = rec["result"]
+
+    def run(self, tasks: list[tuple], jobs: int) -> None:
+        todo = [t for t in tasks if key(*t) not in self.known]
+        if not todo:
+            return
+        log(f"{len(todo)} point(s) to simulate ({len(tasks) - len(todo)} known), {jobs} worker(s)")
+        # by reference from the module, not from __main__: a worker then keeps its topologies between points
+        from repro_machine_scale import _task as task
+
+        gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(task)(t) for t in todo)
+        with self.path.open("a") as f:
+            for t, res in gen:
+                self.known[key(*t)] = res
+                f.write(json.dumps({"key": key(*t), "result": res}) + "\n")
+                f.flush()
+                log(f"{t[0]} {t[2]} ties={t[1]} load {t[3]:.4f}: accepted {res['accepted']:.4f} "
+                    f"({res['cpu_seconds']:.0f} s CPU, {res['router_cycles'] / res['cpu_seconds'] / 1e6:.2f} "
+                    f"M router-cycles/CPU s)")
+
+    def get(self, *t) -> dict | None:
+        return self.known.get(key(*t))
+
+
+def saturation(points: list[dict]) -> dict | None:
+    ok = [p for p in points if p is not None and not p["deadlock"]]
+    return max(ok, key=lambda p: p["accepted"]) if ok else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a = 8 (16x8x8) instead of a = 32 (64x32x32)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--workdir", type=Path, default=HERE / ".machine_scale")
+    ap.add_argument("--only", default=",".join(PARTS), help=f"comma list of {', '.join(PARTS)}")
+    ap.add_argument("--record", action="store_true")
+    args = ap.parse_args()
+    parts = [p.strip() for p in args.only.split(",") if p.strip()]
+    bad = [p for p in parts if p not in PARTS]
+    if bad:
+        ap.error(f"unknown part(s) {', '.join(bad)}; use {', '.join(PARTS)}")
+    a = 8 if args.quick else 32
+    store = Points(args.workdir)
+    specs = {f: f"{f}:a={a}" for f in FAMILIES}
+    topos = {f: cd.from_spec(s) for f, s in specs.items()}
+    seed = 1
+    out: list[str] = []
+    t0 = time.perf_counter()
+
+    def loads(f: str, fracs) -> list[float]:
+        return [round(x * BOUND[f](a), 6) for x in fracs]
+
+    plan = {
+        "uniform": [(specs[f], "random", "uniform", x, seed) for f in FAMILIES
+                    for x in loads(f, UNIFORM_FRACTIONS + (LATENCY_FRACTIONS if f == "pt" else ()))],
+        "hotregion": [(specs[f], "random", "hotregion", x, seed) for f in FAMILIES for x in loads(f, HOT_FRACTIONS)],
+        "first": [(specs[f], "first", "uniform", x, seed) for f in FAMILIES for x in loads(f, UNIFORM_FRACTIONS)],
+    }
+    try:
+        for part in parts:
+            log(f"part {part}: {len(plan[part])} points")
+            store.run(plan[part], args.jobs)
+    except KeyboardInterrupt:
+        log("interrupted: the finished points are kept; run again to resume")
+
+    rows = []
+    for f in FAMILIES:
+        t = topos[f]
+        lo = cd.channel_loads(t, "ties").bound
+        rec = cd.channel_loads(t, "records").bound
+        for ties, part in (("random", "uniform"), ("first", "first")):
+            pts = [store.get(specs[f], ties, "uniform", x, seed) for x in loads(f, UNIFORM_FRACTIONS)]
+            best = saturation(pts)
+            done = sum(p is not None for p in pts)
+            rows.append([f.upper() + f"({a})", "x".join(map(str, t.shape)), ties, round(BOUND[f](a), 4),
+                         round(lo if ties == "random" else rec, 4),
+                         "-" if best is None else round(best["accepted"], 4),
+                         "-" if best is None else round(best["accepted"] / BOUND[f](a), 3),
+                         f"{done}/{len(pts)}"])
+    out.append("### Uniform traffic (Table 1, 3-D at full size)\n")
+    out.append("Maximum accepted load (phits/cycle/PE) of the loads run, against the paper's bound and the channel "
+               "bound of the routing (ties at random: `channel_loads(t, 'ties')`; ties first: the records' fixed "
+               "rule, `channel_loads(t, 'records')`). 'points' = loads simulated of those planned.\n")
+    out.append(table(["network", "size", "ties", "paper bound", "routing bound", "max accepted",
+                      "accepted / paper bound", "points"], rows))
+    lat = [store.get(specs["pt"], "random", "uniform", x, seed) for x in loads("pt", LATENCY_FRACTIONS)]
+    if any(p is not None for p in lat):
+        out.append("\nPT(%d) (the %s torus) at low load: " % (a, "x".join(map(str, topos["pt"].shape))) + "; ".join(
+            f"load {p['load']:.4g}: latency {p['latency']:.1f} cycles, {p['hops']:.2f} hops"
+            for p in lat if p is not None and p["latency"] is not None))
+    hot = []
+    for f in FAMILIES:
+        pts = [store.get(specs[f], "random", "hotregion", x, seed) for x in loads(f, HOT_FRACTIONS)]
+        best = saturation(pts)
+        hot.append([f.upper() + f"({a})", round(BOUND[f](a), 4), round(HOT_CAP, 4),
+                    "-" if best is None else round(best["accepted"], 4), f"{sum(p is not None for p in pts)}/{len(pts)}"])
+    out.append("\n### Hot-region traffic (Fig. 11b)\n")
+    out.append(table(["network", "uniform bound", "offered load the hot PEs can absorb", "max accepted", "points"], hot))
+    done = [p for p in store.known.values()]
+    if done:
+        cpu = sum(p["cpu_seconds"] for p in done)
+        rc = sum(p["router_cycles"] for p in done)
+        out.append(f"\nSimulator over the stored points: {len(done)} points, {rc / 1e9:.2f} G router-cycles in "
+                   f"{cpu:.0f} s CPU = {rc / cpu / 1e6:.2f} M router-cycles per CPU second; this run "
+                   f"{time.perf_counter() - t0:.0f} s wall with {args.jobs} worker(s).")
+    text = "\n".join(out)
+    print(text)
+    if args.record:
+        record("Reproduction: twisted-tori-tpds2010 at 64x32x32" + (" (quick)" if args.quick else ""), text)
+
+
+if __name__ == "__main__":
+    main()
