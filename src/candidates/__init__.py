@@ -10,13 +10,12 @@ reached by spec strings (``from_spec("rtt:a=8")``).
 8
 """
 
-import importlib
-
 from .compose import bgl_midplane, hierarchical, product
 from .enumeration import count_graphs, iter_graph6, iter_graphs
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
 from .hops import hop_distances
 from .io import complete_graph, from_graph6, read_topology, write_topology
+from .lazy import lazy_names
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
 from .placement import block_placement
 from .registry import FAMILIES, Family, families, from_spec, register
@@ -35,21 +34,7 @@ _LAZY = {
     "records": ["record_table", "record_ties", "routing_records"],
     "routing": ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown"],
 }
-_LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str):
-    module = _LAZY_MODULE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULE))
-
+__getattr__, __dir__ = lazy_names(__name__, {n: m for m, names in _LAZY.items() for n in names}, globals())
 
 __all__ = [
     "Topology", "Placement", "INTERNAL",

@@ -7,7 +7,7 @@
 1.111111
 """
 
-import importlib
+from candidates.lazy import lazy_names
 
 from .lp import build_lp_arrays, lp_columns, solve_lp
 from .problem import Demands, FlowError, FlowProblem
@@ -27,21 +27,7 @@ _LAZY = {
     "latency": ["min_latency"],
     "ptas": ["max_concurrent_flow"],
 }
-_LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str):
-    module = _LAZY_MODULE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULE))
-
+__getattr__, __dir__ = lazy_names(__name__, {n: m for m, names in _LAZY.items() for n in names}, globals())
 
 __all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "lp_columns", "max_concurrent_flow", "min_latency",
            "colgen_max_concurrent_flow", "colgen_min_latency", "solve", "choose_solver", "SOLVERS",

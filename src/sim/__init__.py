@@ -19,7 +19,7 @@ kernel is numba-compiled once per machine.
 ['bitcomplement', 'bitreversal', 'diagonal']
 """
 
-import importlib
+from candidates.lazy import lazy_names
 
 from .errors import SimError
 from .nas import NAS_KERNELS, nas
@@ -54,17 +54,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    mod = _LAZY.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{mod}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

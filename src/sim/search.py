@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import heapq
 import os
-import signal
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
+
+from candidates.workers import init_worker
 
 from .errors import SimError
 
@@ -254,28 +253,6 @@ def check_jobs(jobs: Any, where: str = "jobs") -> int:
     return jobs
 
 
-def _watch_parent(period: float = 1.0) -> None:
-    # a worker whose parent died (even by SIGKILL) is adopted: its ppid changes; end it then
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(period)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="toposynth-watch-parent", daemon=True).start()
-
-
-def _init_worker() -> None:
-    """Initializer of the sweep's worker processes."""
-    # Ctrl-C in a terminal signals the whole process group: the parent stops
-    # the pool and keeps the finished points; a worker dying of it would
-    # only print a traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _watch_parent()
-
-
 @dataclass
 class _Pool:
     """A loky pool of ``jobs`` workers (joblib's reusable executor)."""
@@ -287,7 +264,7 @@ class _Pool:
         # imported here: only runs with jobs > 1 pay for joblib's loky (~45 ms, -X importtime)
         from joblib.externals.loky import get_reusable_executor
 
-        self.ex = get_reusable_executor(max_workers=self.jobs, initializer=_init_worker)
+        self.ex = get_reusable_executor(max_workers=self.jobs, initializer=init_worker)
 
     def kill(self) -> None:
         self.ex.shutdown(wait=True, kill_workers=True)

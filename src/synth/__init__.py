@@ -6,7 +6,7 @@
 ['complete:4', 'ring:4']
 """
 
-import importlib
+from candidates.lazy import lazy_names
 
 from .study import BUILTIN_STUDIES, DEFAULT_STUDY, Study, StudyError, builtin_study, load_study, study_from_dict
 
@@ -20,16 +20,4 @@ __all__ = ["run", "StudyResult", "Study", "StudyError", "load_study", "study_fro
 # importtime). The sweep lives in synth.runner, not synth.run, so that the
 # submodule cannot shadow the function.
 _LAZY_MODULE = {"run": "runner", "StudyResult": "runner", "render_report": "report"}
-
-
-def __getattr__(name: str):
-    module = _LAZY_MODULE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULE))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY_MODULE, globals())

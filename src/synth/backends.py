@@ -29,16 +29,16 @@ import concurrent.futures
 import logging
 import os
 import re
-import signal
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from candidates.workers import init_worker
+
 from .errors import StudyError
 
-__all__ = ["Executor", "BACKENDS", "check_scheduler", "watch_parent"]
+__all__ = ["Executor", "BACKENDS", "check_scheduler"]
 
 BACKENDS = ("loky", "dask")
 
@@ -78,41 +78,9 @@ def check_scheduler(address: Any, where: str = "--scheduler") -> str:
     return address.strip()
 
 
-def watch_parent(period: float = 1.0) -> threading.Thread:
-    """Start a daemon thread that ends this process (``os._exit``) once its
-    parent process is gone, checked every ``period`` seconds.
-
-    A parent that dies, however it dies, leaves its children to be adopted
-    (by init or a subreaper): ``os.getppid()`` then changes. Polling is used
-    rather than ``prctl(PR_SET_PDEATHSIG)``, which fires when the *thread*
-    that forked the worker ends -- loky forks replacement workers from a
-    helper thread that may end long before the parent process does.
-    """
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(period)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    t = threading.Thread(target=watch, name="toposynth-watch-parent", daemon=True)
-    t.start()
-    return t
-
-
-def _init_worker() -> None:
-    """Initializer of every worker process we start (loky; a local dask cluster's via ``dask_setup``)."""
-    # Ctrl-C in a terminal signals the whole process group: the parent
-    # handles it (and keeps the finished results); a worker dying of it
-    # would only lose the task it is running
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    watch_parent()
-
-
 def dask_setup(worker: Any = None) -> None:
     """dask's preload hook (``LocalCluster(preload=["synth.backends"])``): runs in each local worker process."""
-    _init_worker()
+    init_worker()
 
 
 def _verbose(verbose: bool | None) -> bool:
@@ -196,7 +164,7 @@ class Executor:
 
                 # reuse="auto": the same pool across runs of one process (tests, sweeps) while the
                 # worker count and initializer match
-                self._pool = get_reusable_executor(max_workers=self.jobs, initializer=_init_worker)
+                self._pool = get_reusable_executor(max_workers=self.jobs, initializer=init_worker)
             return
         if self._client is not None:
             return
