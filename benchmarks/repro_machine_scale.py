@@ -18,7 +18,7 @@ Parts (in this order; ``--only`` picks some):
   tie rule costs at full size.
 
 Every load point is simulated once and appended to ``WORKDIR/points.jsonl`` (default
-``benchmarks/.machine_scale``): an interrupted run resumes where it stopped, and points of different sessions
+``benchmarks/machine_scale``, kept in the repository): an interrupted run resumes where it stopped, and points of different sessions
 add up. Loads are fractions of the uniform bound; the points of a part run in a joblib pool (``--jobs``, default
 2). ``--quick`` runs a = 8 (16 x 8 x 8, 1,024 routers) in a few minutes. The measurement is the preset's
 (warm-up 2,000 cycles, window 5,000) with the drain cut to 5,000 cycles: a saturated point's window packets then
@@ -130,7 +130,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a = 8 (16x8x8) instead of a = 32 (64x32x32)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--workdir", type=Path, default=HERE / ".machine_scale")
+    ap.add_argument("--workdir", type=Path, default=HERE / "machine_scale")
     ap.add_argument("--only", default=",".join(PARTS), help=f"comma list of {', '.join(PARTS)}")
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
