@@ -21,9 +21,10 @@ _PROBE = r"""
 import json, sys
 from dataclasses import replace
 import candidates as cd, sim
-spec, routing = sys.argv[1:3]
+spec, routing, warm = sys.argv[1:4]
 cfg = replace(sim.preset("default"), routing=routing, warmup=20, measure=50, drain=50)
-sim.simulate(cd.from_spec("ndt:2x2x2" if routing == "table" else "torus:4x4"), cfg, "uniform", 0.05, seed=1)
+# the same family small first: a cold numba cache compiles each family's kernel types there, not in the measurement
+sim.simulate(cd.from_spec(warm), cfg, "uniform", 0.05, seed=1)
 def cur():
     with open("/proc/self/statm") as f: return int(f.read().split()[1]) * 4096
 def hwm():
@@ -38,11 +39,15 @@ print(json.dumps({"est": m.nbytes, "peak": hwm() - b0, "routing": m.routing}))
 """
 
 
-@pytest.mark.parametrize("spec, routing", [("torus:12x12x12", "adaptive"), ("mesh:32x32", "dor"),
-                                           ("ndt:4x4x4x4x2", "table")])
-def test_estimate_within_factor_two(spec, routing):
-    out = subprocess.run([sys.executable, "-c", _PROBE, spec, routing], capture_output=True, text=True,
-                         timeout=300, env={**os.environ, "PYTHONPATH": SRC}, check=True)
+@pytest.mark.parametrize("spec, routing, warm", [("torus:12x12x12", "adaptive", "torus:4x4"),
+                                                 ("mesh:32x32", "dor", "mesh:4x4"),
+                                                 ("ndt:4x4x4x4x2", "table", "ndt:2x2x2")])
+def test_estimate_within_factor_two(spec, routing, warm):
+    # twice: on a cold numba cache (a fresh CI venv) the first run compiles, and the compiler's memory,
+    # freed and reused by the simulation or not, skews its peak either way; the second loads the kernels
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _PROBE, spec, routing, warm], capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "PYTHONPATH": SRC}, check=True)
     r = json.loads(out.stdout)
     assert r["routing"] == routing
     assert 0.5 < r["peak"] / r["est"] < 2.0, r
