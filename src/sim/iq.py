@@ -314,6 +314,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
         np.zeros(n, i32),
         np.zeros(NVC, i32), np.zeros(1, np.int64),
+        np.zeros(n, i32),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
