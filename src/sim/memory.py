@@ -143,7 +143,7 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
         # per VC its row and 3 int32 (ready cycles, pending list); per output VC a row of 4 int64
         "buffers": NVC * (4.0 * vc_cols + 12) + NOV * 32.0,
         "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
-        "packets": pool * 52.0,
+        "packets": pool * 68.0,            # a 64-byte row and a place in the free stack
         "queues": T * (queue_cols * 8.0 + 80),
         "stats": (1 << 16) * 8.0 + A * 8.0,
     }

@@ -36,14 +36,14 @@ def test_estimate_closed_form_torus_4x4():
     # 3 more int32 per VC; an output VC's row of 4 int64
     assert z["vc_cols"] == 48
     assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32
-    # a packet's row of 12 int32 and its place in the free stack
-    assert z["parts"]["packets"] == 61 * 52
+    # a packet's row of 12 int32 padded to a 64-byte line, and its place in the free stack
+    assert z["parts"]["packets"] == 61 * 68
     # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
     assert z["W"] == 16 and z["parts"]["wheel"] == 16 * (NOP * 4 + 8) + z["WW"] * 1 * 8
     m = memory_estimate(t, _cfg(), load=0.1)
     assert m.nbytes == sum(z["parts"].values())
     # without a load the pool is sized for a full network
-    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 52
+    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 68
 
 
 def _allocated(run) -> float:
