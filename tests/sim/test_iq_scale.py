@@ -131,3 +131,22 @@ def test_cycles_beyond_int32_refused():
     t = cd.from_spec("torus:4x4")
     with pytest.raises(sim.SimError, match="int32"):
         sim.simulate(t, preset("booksim", measurement="fixed", warmup=2**31, measure=10), "uniform", 0.1)
+
+
+def test_parked_heads_change_no_number():
+    """Past saturation most routed heads find no idle output VC; they are
+    parked until their router frees one instead of asking every cycle. The
+    run parks heads and keeps the figures recorded before parking existed
+    (main at 56a4d24)."""
+    t = cd.from_spec("torus:8x8")
+    cfg = _cfg(warmup=300, measure=600, drain=3000)
+    d = traffic("uniform").destinations(t)
+    run = iq.build(t, cfg, "dor", d, np.full(t.num_terminals, 0.6), 3, 0.6)
+    parked = 0
+    for until in range(100, 1000, 100):
+        run.advance(until)
+        parked = max(parked, int((run.buf.va_at == iq.Q.PARKED).sum()))
+    assert parked > 10
+    r = sim.simulate(t, cfg, "uniform", 0.6, seed=3)
+    assert (r.latency_generation, r.accepted, r.packets, r.cycles, r.latency_max) == (
+        669.5189824734905, 0.21252604166666667, 18201, 1900, 1619)
