@@ -130,6 +130,7 @@ Net = namedtuple("Net", [
     "term_router", "out_op", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
     "rt0",                                 # the first column of the route set in a row of buf.vcr
+    "pf",                                  # 1: prefetch (the state is larger than the caches)
 ])
 
 # Records. What one flit's hop touches is kept together (at 65,536 routers the
@@ -448,21 +449,22 @@ def _route_pending(net, buf):
     npend = buf.npend[0]
     V = net.V
     for k in range(npend):
-        if k + 3 * PF_NEAR < npend:
-            g = buf.pend[k + 3 * PF_NEAR]
-            _prefetch(buf.vcr, g, 0)
-            _prefetch(buf.vcr, g, 16)
-            _prefetch(net.ipr, g // V, 0)
-        if k + 2 * PF_NEAR < npend:
-            g = buf.pend[k + 2 * PF_NEAR]
-            _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
-            u = net.ipr[g // V, P_ROUTER]
-            _prefetch(net.coords, u, 0)
-            _prefetch(net.out_op, u, 0)
-        if k + PF_NEAR < npend:
-            g = buf.pend[k + PF_NEAR]
-            dt = buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DST]
-            _prefetch(net.coords, net.term_router[dt], 0)
+        if net.pf != 0:
+            if k + 3 * PF_NEAR < npend:
+                g = buf.pend[k + 3 * PF_NEAR]
+                _prefetch(buf.vcr, g, 0)
+                _prefetch(buf.vcr, g, 16)
+                _prefetch(net.ipr, g // V, 0)
+            if k + 2 * PF_NEAR < npend:
+                g = buf.pend[k + 2 * PF_NEAR]
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+                u = net.ipr[g // V, P_ROUTER]
+                _prefetch(net.coords, u, 0)
+                _prefetch(net.out_op, u, 0)
+            if k + PF_NEAR < npend:
+                g = buf.pend[k + PF_NEAR]
+                dt = buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DST]
+                _prefetch(net.coords, net.term_router[dt], 0)
         g = buf.pend[k]
         _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ipr[g // net.V, P_ROUTER], net, buf)
     buf.npend[0] = 0
@@ -1042,12 +1044,13 @@ def _routers(now, net, buf, acc, phase):
             m += 1
     moved = 0
     for k in range(m):
-        if k + PF_FAR < m:
-            _prefetch_router(visit[k + PF_FAR], now, 0, net, buf)
-        if k + PF_NEAR < m:
-            _prefetch_router(visit[k + PF_NEAR], now, 1, net, buf)
-        if k + 1 < m:
-            _prefetch_router(visit[k + 1], now, 2, net, buf)
+        if net.pf != 0:
+            if k + PF_FAR < m:
+                _prefetch_router(visit[k + PF_FAR], now, 0, net, buf)
+            if k + PF_NEAR < m:
+                _prefetch_router(visit[k + PF_NEAR], now, 1, net, buf)
+            if k + 1 < m:
+                _prefetch_router(visit[k + 1], now, 2, net, buf)
         u = visit[k]
         if buf.r_va[u] > 0:
             _vc_alloc(u, now, net, buf)
@@ -1074,7 +1077,7 @@ def run(net, buf, trf, acc, ctl, until):
         slot = now & (W - 1)
         nc = buf.wh_cnt[slot]
         for e in range(nc):
-            if e + PF_CREDIT < nc:
+            if net.pf != 0 and e + PF_CREDIT < nc:
                 _prefetch(buf.ovr, buf.wh_o[slot, e + PF_CREDIT], 0)
             o = buf.wh_o[slot, e]
             c = buf.ovr[o, O_CRED]

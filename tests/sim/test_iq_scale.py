@@ -5,6 +5,8 @@ with the traffic without changing a number."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,20 @@ def test_parked_heads_change_no_number():
     r = sim.simulate(t, cfg, "uniform", 0.6, seed=3)
     assert (r.latency_generation, r.accepted, r.packets, r.cycles, r.latency_max) == (
         669.5189824734905, 0.21252604166666667, 18201, 1900, 1619)
+
+
+@pytest.mark.parametrize("routing,vcs,length", [("dor", 2, 1), ("min_adapt", 4, 4), ("valiant", 4, 3)])
+def test_prefetching_changes_no_number(monkeypatch, routing, vcs, length):
+    """Large networks prefetch the rows the next visits touch (a hint to the
+    memory system); forced on for a small one, every figure stays."""
+    t = cd.from_spec("torus:8x8")
+    cfg = _cfg(routing=routing, vcs=vcs, packet_length=length)
+    plain = sim.simulate(t, cfg, "uniform", 0.5, seed=5)
+    assert iq.build(t, cfg, routing, traffic("uniform").destinations(t), np.full(64, 0.1), 1).net.pf == 0
+    monkeypatch.setattr(iq, "PREFETCH_ABOVE", 0)
+    assert iq.build(t, cfg, routing, traffic("uniform").destinations(t), np.full(64, 0.1), 1).net.pf == 1
+    pf = sim.simulate(t, cfg, "uniform", 0.5, seed=5)
+    assert plain.packets > 1000
+    for f in dataclasses.fields(plain):
+        if f.name not in ("seconds", "cpu_seconds"):
+            assert repr(getattr(pf, f.name)) == repr(getattr(plain, f.name)), f.name
