@@ -48,8 +48,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from ._core import HELPER, KERNEL, draw_dest, gap, start
 
@@ -100,6 +103,12 @@ VS_ACTIVE = 2      # output VC held: flits request the switch
 # an allocator's scan of a router reads one contiguous row
 # cycles are int32 in the state arrays (sim.iq refuses runs that could reach it)
 NEVER = np.int64(2**31 - 1)
+# ``va_at`` of a routed head none of whose output VCs was idle at its last
+# VC allocation: it cannot ask before one of them frees, and all are its
+# router's, freed by a tail leaving that router (which sets it back to the
+# next cycle, :func:`_unpark`). Re-asking every cycle meanwhile changes
+# nothing but costs cache misses (past saturation most heads wait so).
+PARKED = NEVER - 1
 
 # ----------------------------------------------------------------- routings
 RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
@@ -121,6 +130,7 @@ Net = namedtuple("Net", [
     "term_router", "out_op", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
     "rt0",                                 # the first column of the route set in a row of buf.vcr
+    "pf",                                  # 1: prefetch (the state is larger than the caches)
 ])
 
 # Records. What one flit's hop touches is kept together (at 65,536 routers the
@@ -151,7 +161,7 @@ K_PH = 8
 K_REC = 9
 K_INTM = 10
 K_VPH = 11
-NK = 12
+NK = 16            # a packet's row: 12 fields, padded to one 64-byte line
 O_OWNER = 0
 O_CRED = 1
 O_GPTR = 2
@@ -177,6 +187,7 @@ Buf = namedtuple("Buf", [
     "wh_cnt", "wh_o", "wake", "pkr", "free", "nfree",
     "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo",
     "r_va", "pend", "npend",
+    "visit",                               # the routers woken for the current cycle, in router order
 ])
 
 Trf = namedtuple("Trf", [
@@ -431,8 +442,29 @@ def _head_front(g, now_min, net, buf):
 
 @njit(**HELPER)
 def _route_pending(net, buf):
-    """Route the heads that reached the front of their VC this cycle."""
-    for k in range(buf.npend[0]):
+    """Route the heads that reached the front of their VC this cycle (in
+    the order they got there: routes draw random numbers), prefetching
+    what the routes of the next few read (their VC rows, then packets and
+    routers' coordinates, then the destinations' coordinates)."""
+    npend = buf.npend[0]
+    V = net.V
+    for k in range(npend):
+        if net.pf != 0:
+            if k + 3 * PF_NEAR < npend:
+                g = buf.pend[k + 3 * PF_NEAR]
+                _prefetch(buf.vcr, g, 0)
+                _prefetch(buf.vcr, g, 16)
+                _prefetch(net.ipr, g // V, 0)
+            if k + 2 * PF_NEAR < npend:
+                g = buf.pend[k + 2 * PF_NEAR]
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+                u = net.ipr[g // V, P_ROUTER]
+                _prefetch(net.coords, u, 0)
+                _prefetch(net.out_op, u, 0)
+            if k + PF_NEAR < npend:
+                g = buf.pend[k + PF_NEAR]
+                dt = buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DST]
+                _prefetch(net.coords, net.term_router[dt], 0)
         g = buf.pend[k]
         _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ipr[g // net.V, P_ROUTER], net, buf)
     buf.npend[0] = 0
@@ -621,7 +653,7 @@ def _vc_alloc(u, now, net, buf):
         if buf.va_at[j0 + li] > now:
             continue
         g = net.pos_g[j0 + li]
-        nready += 1
+        nreq0 = nreq
         for e in range(buf.vcr[g, F_RTN]):
             op = buf.vcr[g, net.rt0 + 4 * (e)]
             lop = net.opr[op, Q_LOCAL] * V
@@ -636,6 +668,10 @@ def _vc_alloc(u, now, net, buf):
                     buf.req_li[nreq] = li
                     buf.req_lo[nreq] = lop + ov
                     nreq += 1
+        if nreq == nreq0:
+            buf.va_at[j0 + li] = PARKED
+        else:
+            nready += 1
     granted = 0
     if not shared:
         # every requested output VC grants its only request, every input VC
@@ -795,6 +831,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     in_m = buf.sc_in
     matched = np.uint64(0)
     moved = 0
+    freed = False                       # a tail left: an output VC is idle again
     for it in range(net.iters):
         # grant: every requested, unmatched output picks the first unmatched input from its pointer
         granted = np.uint64(0)
@@ -833,16 +870,32 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         ip = net.r_ip[i0 + li]
         v = sreq[li, lo]
         net.ipr[ip, P_SWRR] = v + 1 if v + 1 < V else 0
-        _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase)
+        if _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase):
+            freed = True
         moved += 1
+    if freed:
+        _unpark(u, now + 1, net, buf)
     if moved < nreq:
         _wake(u, now + 1, buf)          # the losers ask again next cycle
     return moved
 
 
 @njit(**HELPER)
+def _unpark(u, t, net, buf):
+    """An output VC of router ``u`` is idle again: its parked heads ask
+    for output VCs again from cycle ``t``."""
+    V = net.V
+    j1 = net.r_ip_ptr[u + 1] * V
+    for j in range(net.r_ip_ptr[u] * V, j1):
+        if buf.va_at[j] == PARKED:
+            buf.va_at[j] = t
+            _wake(u, t, buf)
+
+
+@njit(**HELPER)
 def _move(g, t_out, net, buf, acc, phase):
-    """The front flit of input VC ``g`` leaves its buffer at ``t_out``."""
+    """The front flit of input VC ``g`` leaves its buffer at ``t_out``;
+    True if it was a tail (its output VC is idle again)."""
     V = net.V
     A = net.A
     B = net.B
@@ -886,27 +939,122 @@ def _move(g, t_out, net, buf, acc, phase):
         if buf.vcr[g, F_CNT] > 0:
             a = buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD]) + 2]
             _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ipr[ip, P_ROUTER], net, buf)
+    return tail
 
 
 # =========================================================================
 # the driver step
 # =========================================================================
+@intrinsic
+def _prefetch(typingctx, arr, i, j):
+    """Ask the memory system for the cache line of ``arr[i, j]`` (of
+    ``arr[i]`` for a 1-d array, ``arr[i, j, 0]`` for a 3-d one), to be written soon (LLVM's ``llvm.prefetch``). A hint only: no
+    value changes, and it never faults."""
+    def codegen(context, builder, sig, args):
+        aty = sig.args[0]
+        ary = context.make_array(aty)(context, builder, args[0])
+        idx = [context.cast(builder, a, t, types.intp) for a, t in zip(args[1:], sig.args[1:])][:aty.ndim]
+        idx += [context.get_constant(types.intp, 0)] * (aty.ndim - len(idx))
+        ptr = cgutils.get_item_pointer(context, builder, aty, ary, idx, wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(arr, i, j), codegen
+
+
+# Routers ahead of the one being visited whose rows are prefetched, in three
+# stages (each reads what the one before brought into the cache): the rows
+# of their ready input VCs PF_FAR ahead, what these point to (output VCs,
+# downstream VCs, packets) PF_NEAR ahead, what those point to (the
+# downstream routers' per-VC and per-router entries) one ahead. At 65,536
+# routers nearly every row a hop touches is a cache miss; this overlaps the
+# misses of a few routers.
+PF_NEAR = 2
+PF_FAR = 4
+PF_CREDIT = 8      # credits ahead whose output VC row is prefetched
+
+
+@njit(**HELPER)
+def _prefetch_router(u, now, stage, net, buf):
+    """Prefetch what visiting router ``u`` at ``now`` will touch: at
+    ``stage`` 0 the rows of its ready input VCs (and their ports), at 1 the
+    output VCs, downstream VCs and packets they lead to, at 2 the
+    downstream VCs' entries in router order and their routers'."""
+    V = net.V
+    j0 = net.r_ip_ptr[u] * V
+    j1 = net.r_ip_ptr[u + 1] * V
+    for j in range(j0, j1):
+        sa = buf.sa_at[j] <= now
+        va = buf.va_at[j] <= now
+        if not (sa or va):
+            continue
+        g = net.pos_g[j]
+        if stage == 2:
+            if sa:
+                o = buf.vcr[g, F_OUT]
+                if o < net.A * V:
+                    pos = buf.vcr[o, F_POS]
+                    _prefetch(buf.va_at, pos, 0)
+                    _prefetch(buf.sa_at, pos, 0)
+                    _prefetch(buf.r_va, net.ipr[o // V, P_ROUTER], 0)
+            continue
+        if stage == 0:
+            _prefetch(buf.vcr, g, 0)
+            _prefetch(buf.vcr, g, 16)
+            if va:
+                _prefetch(buf.vcr, g, net.rt0)
+            _prefetch(net.ipr, g // V, 0)
+            continue
+        _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+        if sa:
+            o = buf.vcr[g, F_OUT]
+            _prefetch(buf.ovr, o, 0)
+            _prefetch(net.opr, o // V, 0)
+            if o < net.A * V:
+                _prefetch(buf.vcr, o, 0)
+                _prefetch(buf.vcr, o, 16)
+                _prefetch(net.ipr, o // V, 0)
+        if va:
+            for e in range(buf.vcr[g, F_RTN]):
+                op = buf.vcr[g, net.rt0 + 4 * (e)]
+                _prefetch(buf.ovr, op * V + buf.vcr[g, net.rt0 + 4 * (e) + 1], 0)
+                _prefetch(net.opr, op, 0)
+
+
 @njit(**HELPER)
 def _routers(now, net, buf, acc, phase):
     """One cycle of every router woken for it; the flits moved. A router
-    not woken has no request this cycle: visiting it would change nothing."""
-    moved = 0
+    not woken has no request this cycle: visiting it would change nothing.
+    The routers are listed first (no visit wakes a router for this cycle:
+    every delay is at least one cycle and shorter than the wheel), so the
+    rows of the next few can be prefetched while one is visited."""
     W = buf.wake.shape[0]
     slot = now & (W - 1)
+    visit = buf.visit
+    m = 0
     for w in range(buf.wake.shape[1]):
         bits = buf.wake[slot, w]
         buf.wake[slot, w] = 0
         while bits != 0:
-            u = w * 64 + _low_bit(bits)
+            visit[m] = w * 64 + _low_bit(bits)
             bits &= bits - np.uint64(1)
-            if buf.r_va[u] > 0:
-                _vc_alloc(u, now, net, buf)
-            moved += _sw_alloc(u, now, net, buf, acc, phase)
+            m += 1
+    moved = 0
+    for k in range(m):
+        if net.pf != 0:
+            if k + PF_FAR < m:
+                _prefetch_router(visit[k + PF_FAR], now, 0, net, buf)
+            if k + PF_NEAR < m:
+                _prefetch_router(visit[k + PF_NEAR], now, 1, net, buf)
+            if k + 1 < m:
+                _prefetch_router(visit[k + 1], now, 2, net, buf)
+        u = visit[k]
+        if buf.r_va[u] > 0:
+            _vc_alloc(u, now, net, buf)
+        moved += _sw_alloc(u, now, net, buf, acc, phase)
     return moved
 
 
@@ -927,7 +1075,10 @@ def run(net, buf, trf, acc, ctl, until):
             ctl[C_GROW] = 1             # a terminal may take a packet (or generate one) it has no room for
             break
         slot = now & (W - 1)
-        for e in range(buf.wh_cnt[slot]):
+        nc = buf.wh_cnt[slot]
+        for e in range(nc):
+            if net.pf != 0 and e + PF_CREDIT < nc:
+                _prefetch(buf.ovr, buf.wh_o[slot, e + PF_CREDIT], 0)
             o = buf.wh_o[slot, e]
             c = buf.ovr[o, O_CRED]
             buf.ovr[o, O_CRED] = c + 1

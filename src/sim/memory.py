@@ -138,12 +138,12 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     parts = {
         # per port a row of 8 int32 and its place in router order (+ an int64 one per input port while
         # building), per VC its place (int32; int64 while building), per arc its flit count (int64), per
-        # router 3 + 2D int32
-        "network": NIP * 44.0 + NVC * 12.0 + NOP * 36.0 + A * 8.0 + n * (12.0 + 8 * D) + T * 4.0,
+        # router 4 + 2D int32 (the last: its place in a cycle's visit list)
+        "network": NIP * 44.0 + NVC * 12.0 + NOP * 36.0 + A * 8.0 + n * (16.0 + 8 * D) + T * 4.0,
         # per VC its row and 3 int32 (ready cycles, pending list); per output VC a row of 4 int64
         "buffers": NVC * (4.0 * vc_cols + 12) + NOV * 32.0,
         "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
-        "packets": pool * 52.0,
+        "packets": pool * 68.0,            # a 64-byte row and a place in the free stack
         "queues": T * (queue_cols * 8.0 + 80),
         "stats": (1 << 16) * 8.0 + A * 8.0,
     }

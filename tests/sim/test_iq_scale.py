@@ -5,6 +5,8 @@ with the traffic without changing a number."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -36,14 +38,14 @@ def test_estimate_closed_form_torus_4x4():
     # 3 more int32 per VC; an output VC's row of 4 int64
     assert z["vc_cols"] == 48
     assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32
-    # a packet's row of 12 int32 and its place in the free stack
-    assert z["parts"]["packets"] == 61 * 52
+    # a packet's row of 12 int32 padded to a 64-byte line, and its place in the free stack
+    assert z["parts"]["packets"] == 61 * 68
     # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
     assert z["W"] == 16 and z["parts"]["wheel"] == 16 * (NOP * 4 + 8) + z["WW"] * 1 * 8
     m = memory_estimate(t, _cfg(), load=0.1)
     assert m.nbytes == sum(z["parts"].values())
     # without a load the pool is sized for a full network
-    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 52
+    assert memory_estimate(t, _cfg()).parts["packets"] == 1297 * 68
 
 
 def _allocated(run) -> float:
@@ -131,3 +133,39 @@ def test_cycles_beyond_int32_refused():
     t = cd.from_spec("torus:4x4")
     with pytest.raises(sim.SimError, match="int32"):
         sim.simulate(t, preset("booksim", measurement="fixed", warmup=2**31, measure=10), "uniform", 0.1)
+
+
+def test_parked_heads_change_no_number():
+    """Past saturation most routed heads find no idle output VC; they are
+    parked until their router frees one instead of asking every cycle. The
+    run parks heads and keeps the figures recorded before parking existed
+    (main at 56a4d24)."""
+    t = cd.from_spec("torus:8x8")
+    cfg = _cfg(warmup=300, measure=600, drain=3000)
+    d = traffic("uniform").destinations(t)
+    run = iq.build(t, cfg, "dor", d, np.full(t.num_terminals, 0.6), 3, 0.6)
+    parked = 0
+    for until in range(100, 1000, 100):
+        run.advance(until)
+        parked = max(parked, int((run.buf.va_at == iq.Q.PARKED).sum()))
+    assert parked > 10
+    r = sim.simulate(t, cfg, "uniform", 0.6, seed=3)
+    assert (r.latency_generation, r.accepted, r.packets, r.cycles, r.latency_max) == (
+        669.5189824734905, 0.21252604166666667, 18201, 1900, 1619)
+
+
+@pytest.mark.parametrize("routing,vcs,length", [("dor", 2, 1), ("min_adapt", 4, 4), ("valiant", 4, 3)])
+def test_prefetching_changes_no_number(monkeypatch, routing, vcs, length):
+    """Large networks prefetch the rows the next visits touch (a hint to the
+    memory system); forced on for a small one, every figure stays."""
+    t = cd.from_spec("torus:8x8")
+    cfg = _cfg(routing=routing, vcs=vcs, packet_length=length)
+    plain = sim.simulate(t, cfg, "uniform", 0.5, seed=5)
+    assert iq.build(t, cfg, routing, traffic("uniform").destinations(t), np.full(64, 0.1), 1).net.pf == 0
+    monkeypatch.setattr(iq, "PREFETCH_ABOVE", 0)
+    assert iq.build(t, cfg, routing, traffic("uniform").destinations(t), np.full(64, 0.1), 1).net.pf == 1
+    pf = sim.simulate(t, cfg, "uniform", 0.5, seed=5)
+    assert plain.packets > 1000
+    for f in dataclasses.fields(plain):
+        if f.name not in ("seconds", "cpu_seconds"):
+            assert repr(getattr(pf, f.name)) == repr(getattr(plain, f.name)), f.name
