@@ -138,6 +138,8 @@ ROWS = [
     # ---- simulate
     Row("negative load", ["simulate", "torus:4x4", "--load", "-0.1"], 2, r"load must be non-negative"),
     Row("zero VCs", ["simulate", "torus:4x4", "--vcs", "0"], 2, r"vcs must be a positive integer, got 0"),
+    Row("latency threshold not a number", ["simulate", "torus:4x4", "--latency-threshold", "nan"], 2,
+        r"latency_threshold and stopping_threshold must be positive numbers \(inf: no threshold\), got nan"),
     Row("unknown pattern", ["simulate", "torus:4x4", "--traffic", "nosuch"], 2, r"unknown traffic pattern 'nosuch'; valid"),
     Row("unknown pattern option", ["simulate", "torus:4x4", "--traffic", "hotregion:foo=1"], 2, r"takes options"),
     Row("zero packet", ["simulate", "torus:4x4", "--packet", "0"], 2, r"1 <= lo <= hi, got 0"),

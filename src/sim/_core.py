@@ -111,7 +111,9 @@ S_STARVED = 25
 S_SUM_MINHOPS = 26
 S_TRACE_DONE = 27     # trace mode: every process finished and every message arrived
 S_SKIPPED = 28        # trace mode: idle cycles fast-forwarded
-NSTATS = 29
+S_TGEN_OUT = 29       # the generation cycles of the measured packets not yet delivered, summed
+S_LATENCY_STOP = 30   # 1: the drain stopped at the latency threshold (the run is unstable)
+NSTATS = 31
 
 # layout of the run-state vector (what a kernel keeps between calls)
 C_NOW = 0             # next cycle to simulate
@@ -173,8 +175,9 @@ Trf = namedtuple("Trf", [
     # synthetic generator and source queues
     "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
     "next_gen", "src_t", "src_l", "src_head", "src_cnt",
-    # measurement window: packets generated in [warmup, end_measure) are tagged; the run stops at limit
-    "warmup", "end_measure", "limit",
+    # measurement window: packets generated in [warmup, end_measure) are tagged; the run stops at limit,
+    # or at a drain check (every drain_check cycles) that finds their mean latency above lat_thres
+    "warmup", "end_measure", "limit", "drain_check", "lat_thres",
     # trace-driven workload (trace_mode = 0: zero-length dummies)
     "trace_mode", "tr_term", "ev_ptr", "ev_kind", "ev_a", "ev_msg", "msg_dst", "msg_phits", "sq_ptr",
     "max_cycles", "pc", "busy", "issued", "sq_head", "ph_left", "msg_got", "proc_finish", "msg_sent", "msg_done",
@@ -280,6 +283,7 @@ def generate(now, in_window, trf, stats):
                 trf.src_cnt[t] += 1
                 if in_window:
                     stats[S_TAG_GENERATED] += 1
+                    stats[S_TGEN_OUT] += now
             else:
                 stats[S_OVERFLOW] += 1
             trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
@@ -517,6 +521,7 @@ def packetize(now, net, buf, trf, ctl, stats):
             stats[S_GEN_PHITS] += L
             stats[S_GEN_PACKETS] += 1
             stats[S_TAG_GENERATED] += 1
+            stats[S_TGEN_OUT] += buf.pk_tgen[p]
     return phits
 
 
@@ -737,6 +742,7 @@ def delivered(p, u, tdel, net, buf, trf, ctl, out):
         lg = tdel - tg
         li = tdel - buf.pk_tinj[p]
         stats[S_TAG_DELIVERED] += 1
+        stats[S_TGEN_OUT] -= tg
         stats[S_SUM_LAT_GEN] += lg
         stats[S_SUM_LAT_INJ] += li
         stats[S_SUM_HOPS] += buf.pk_hops[p]
@@ -766,8 +772,10 @@ def delivered(p, u, tdel, net, buf, trf, ctl, out):
 def finished(now, trf, ctl, stats):
     """Whether the run ends after cycle ``now - 1``: a trace when every
     process finished and every message arrived (or at ``max_cycles``); a
-    synthetic run once the measured packets all arrived after the window
-    (or the drain limit passed)."""
+    synthetic run once the measured packets all arrived after the window,
+    or the drain limit passed, or a drain check (every ``drain_check``
+    cycles after the window, BookSim2's rule) finds their mean latency --
+    the ones still out counted at their age -- above ``lat_thres``."""
     if trf.trace_mode:
         if ctl[C_PROCS_LEFT] == 0 and ctl[C_MSGS_OUT] == 0 and ctl[C_IN_FLIGHT] == 0:
             stats[S_TRACE_DONE] = 1
@@ -778,7 +786,15 @@ def finished(now, trf, ctl, stats):
         if stats[S_TAG_DELIVERED] >= stats[S_TAG_GENERATED]:
             stats[S_DRAINED] = 1
             return True
-        return now >= trf.limit
+        if now >= trf.limit:
+            return True
+        k = now - trf.end_measure
+        if k > 0 and k % trf.drain_check == 0:
+            out = stats[S_TAG_GENERATED] - stats[S_TAG_DELIVERED]
+            age = stats[S_SUM_LAT_GEN] + out * now - stats[S_TGEN_OUT]
+            if age > trf.lat_thres * stats[S_TAG_GENERATED]:
+                stats[S_LATENCY_STOP] = 1
+                return True
     return False
 
 

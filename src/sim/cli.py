@@ -96,6 +96,9 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--warmup", type=int, help="warm-up cycles")
     s.add_argument("--measure", type=int, help="measurement cycles")
     s.add_argument("--drain", type=int, help="most drain cycles after the window")
+    s.add_argument("--latency-threshold", type=float, dest="latency_threshold",
+                   help="a run whose mean latency passes this in the drain is unstable and stops "
+                        "(default 500, BookSim2's; inf: drain to the limit)")
     s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--trace", metavar="FILE",
@@ -126,7 +129,7 @@ def _config(args: argparse.Namespace):
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
               "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
               "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits", "router", "measurement",
-              "self_traffic"):
+              "self_traffic", "latency_threshold"):
         v = getattr(args, f, None)
         if v is not None:
             changes[f] = v
@@ -232,8 +235,10 @@ def run(args: argparse.Namespace) -> int:
         ("deadlock", f"{r.deadlock} ({r.deadlock_kind})" if r.deadlock else "no"),
         ("cycles", f"{r.cycles} in {r.seconds:.3g} s ({r.router_cycles_per_second / 1e6:.3g} M router-cycles/s)"),
     ]
-    if not r.stable and not r.deadlock and cfg.measurement == "booksim":
-        rows.append(("note", "unstable: the mean latency passed the latency threshold (beyond saturation)"))
+    cut = not r.drained and r.cycles < cfg.warmup + cfg.measure + cfg.drain
+    if not r.stable and not r.deadlock and (cfg.measurement == "booksim" or cut):
+        rows.append(("note", f"unstable: the mean latency passed the latency threshold ({cfg.latency_threshold:g} "
+                             "cycles; beyond saturation)"))
     elif not r.drained and not r.deadlock:
         rows.append(("note", "the window's packets did not all arrive within the drain limit (saturated)"))
     w = max(len(k) for k, _ in rows)

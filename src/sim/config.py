@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import SimError
 
-__all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS"]
+__all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS", "DRAIN_CHECK"]
 
 #: name -> one-line description
 ROUTINGS: dict[str, str] = {
@@ -70,7 +70,14 @@ class SimConfig:
         ``bernoulli`` or ``poisson`` arrivals.
     warmup, measure, drain : int
         Warm-up cycles, measurement window, and the most cycles allowed after
-        the window for the packets generated in it to arrive.
+        the window for the packets generated in it to arrive. Every
+        :data:`DRAIN_CHECK` cycles of the drain, a run whose measured
+        packets' mean latency (from generation; the ones still out counted at
+        their age so far) is above ``latency_threshold`` stops there,
+        unstable -- BookSim2's rule; the packets of a run past saturation
+        would otherwise take the whole drain (a 64x32x32 torus: 20,000
+        cycles of a full network). Set ``latency_threshold=inf`` to drain
+        every run to the end.
     watchdog : int
         Cycles without any movement (or a transit packet waiting at the head
         of its VC this long) with packets in flight that count as deadlock.
@@ -160,10 +167,13 @@ class SimConfig:
         sample period is the batch length of the latency's confidence
         interval.
     latency_threshold, stopping_threshold : float
-        ``measurement="booksim"``: a run whose mean latency passes
-        ``latency_threshold`` (500) is unstable; it has converged when
-        latency and accepted rate change less than ``stopping_threshold``
-        (0.05) between sample periods three times in a row.
+        A run whose mean latency passes ``latency_threshold`` (500 cycles,
+        BookSim2's ``latency_thres``) is unstable: checked during the drain
+        (both measurements) and, with ``measurement="booksim"``, at the end
+        of every sample period. ``measurement="booksim"``: a run has converged
+        when latency and accepted rate change less than
+        ``stopping_threshold`` (0.05) between sample periods three times in a
+        row.
     """
 
     routing: str = "auto"
@@ -258,7 +268,8 @@ class SimConfig:
             raise SimError(f"link_latency must be >= 0 with router=iq (0: BookSim2's torus/mesh rule), "
                            f"got {self.link_latency!r}")
         if not (self.latency_threshold > 0 and self.stopping_threshold > 0):
-            raise SimError("latency_threshold and stopping_threshold must be positive")
+            raise SimError(f"latency_threshold and stopping_threshold must be positive numbers (inf: no threshold), "
+                           f"got {self.latency_threshold!r} and {self.stopping_threshold!r}")
 
     @property
     def length_range(self) -> tuple[int, int]:
@@ -282,6 +293,10 @@ class SimConfig:
         if isinstance(self.packet_length, tuple):
             d["packet_length"] = list(self.packet_length)
         return d
+
+
+#: Cycles between the drain's latency checks (BookSim2 checks every 1000 steps of its drain).
+DRAIN_CHECK = 1000
 
 
 #: Named presets. ``tpds2010``: the INSEE router of 'twisted-tori-tpds2010'

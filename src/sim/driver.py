@@ -24,7 +24,7 @@ from candidates import Topology
 
 from . import _core as K
 from . import _vct, _wormhole
-from .config import SimConfig
+from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
 from .traffic import Destinations, terminal_offsets, terminal_router
 
@@ -192,7 +192,7 @@ def _trf(cfg: SimConfig, T: int, dests: Destinations, rate: np.ndarray, warmup: 
         np.int64(cfg.injection == "poisson"), np.int64(lo), np.int64(hi),
         np.full(T, np.inf), np.zeros((T, src_cap), np.int64), np.zeros((T, src_cap), np.int32),
         np.zeros(T, np.int32), np.zeros(T, np.int32),
-        np.int64(warmup), np.int64(end), np.int64(end + drain),
+        np.int64(warmup), np.int64(end), np.int64(end + drain), np.int64(DRAIN_CHECK), float(cfg.latency_threshold),
         np.int64(0 if trace is None else 1), _i64(tr.term), _i64(tr.ev_ptr), _i64(tr.ev_kind), _i64(tr.ev_a),
         _i64(tr.ev_msg), _i64(tr.msg_dst), _i64(tr.msg_phits), _i64(tr.sq_ptr), np.int64(tr.max_cycles),
         _i64(tr.ev_ptr[:NP]).copy(), np.zeros(NP, np.int64), np.zeros(NP, np.int64), np.zeros(NP, np.int64),

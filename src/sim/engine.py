@@ -126,8 +126,9 @@ class SimResult:
     #: (batch means over sample periods; None with fewer than two)
     latency_ci95: float | None = None
     #: False when the offered load is beyond saturation: the network deadlocked,
-    #: BookSim2's latency threshold ended the run (``measurement="booksim"``),
-    #: or (``router="simple"``) the window's packets did not all arrive within ``drain``
+    #: the measured packets' mean latency passed ``latency_threshold`` at a drain check
+    #: (BookSim2's rule; ``measurement="booksim"``: also at the end of a sample period),
+    #: or (``measurement="fixed"``) they did not all arrive within ``drain`` cycles
     stable: bool = True
     cpu_seconds: float = 0.0
 

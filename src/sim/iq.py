@@ -18,13 +18,17 @@ Two measurement methods (``SimConfig.measurement``):
 
 - ``fixed``: warm up ``warmup`` cycles, measure the packets the terminals
   take from their source queues during the next ``measure`` cycles, drain
-  them (at most ``drain`` cycles);
+  them (at most ``drain`` cycles; stable when they all arrive);
 - ``booksim``: BookSim2's ``latency`` simulation -- ``warmup_periods``
   sample periods of ``sample_period`` cycles, then sample periods until the
   mean latency and the accepted rate changed less than ``stopping_threshold``
   three times in a row (at most ``max_samples`` periods in all), then drain;
   a run whose mean latency (counting the age of every flit in flight) passes
   ``latency_threshold`` at the end of a period is *unstable* and stops.
+
+Both stop the drain as unstable when a check every :data:`DRAIN_CHECK`
+cycles finds the mean latency, counting flits in flight at their age,
+above ``latency_threshold``.
 
 Either way the result carries a 95% confidence interval of the mean latency
 from batch means over the measured sample periods, and ``stable``.
@@ -49,7 +53,7 @@ from candidates.size import check_memory, format_count
 
 from . import _iq as Q
 from .confidence import ci95
-from .config import SimConfig
+from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
 from .memory import iq_sizes
 from .traffic import DEST_PERM, Destinations, terminal_router
@@ -453,12 +457,13 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
         while not run.drained():
             if run.now >= limit or run.ctl[Q.C_DEADLOCK]:
                 break
-            advance(min(limit, run.now + 1000))
+            advance(min(limit, run.now + DRAIN_CHECK))
             if not run.drained() and run.threshold_latency() > cfg.latency_threshold:
-                if cfg.measurement == "booksim":
-                    stable = False
+                stable = False
                 break
         drained = run.drained()
+        if cfg.measurement == "fixed":
+            stable = drained   # as the simple router: the window's packets all arrived within the drain
     v = run.acc.v
     cnt = v[Q.A_PLAT_CNT]
     lat = v[Q.A_PLAT_SUM] / cnt if cnt else None
