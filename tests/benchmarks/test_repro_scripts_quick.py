@@ -81,3 +81,27 @@ def test_repro_twisted_tori_quick_closed_forms_and_gains():
     nn = {r[0]: r for r in tab("mapping | spec | max hops")}
     assert int(nn["RTT, twisted (7.4)"][2]) == 1 and int(nn["RT, natural"][2]) == 1
     assert re.search(r"twisted_tori_uniform\.png", out)
+
+
+@pytest.mark.slow
+def test_repro_machine_scale_quick_within_the_bounds(tmp_path):
+    """At a = 8 (the full-size script's --quick): every network's maximum accepted load is at most its channel
+    bound under the routing (candidates.channel_loads, checked against routes walked hop by hop) and most of the
+    paper's bound; PDTT over PT near the bounds' 12/7; the hot region up to (not past) the hot PEs' reception cap
+    1/2.75 -- at this size the cap limits, not the network."""
+    out = _run("repro_machine_scale.py", "--quick", "--jobs", "1", "--workdir", str(tmp_path))
+    uni = {(r[0], r[2]): r for r in _rows(out, "PT(8)") + _rows(out, "PTT(8)") + _rows(out, "PDTT(8)") if len(r) == 9}
+    assert len(uni) == 6
+    for (net, ties), r in uni.items():
+        t = cd.from_spec(net.lower().replace("(8)", ":a=8"))
+        bound = cd.channel_loads(t, "ties" if ties == "random" else "records").bound
+        assert float(r[4]) == pytest.approx(bound, abs=1e-4)
+        acc = float(r[5])
+        assert 0.7 * float(r[3]) < acc <= 1.01 * bound
+        assert r[8] == "5/5"
+    gain = float(uni[("PDTT(8)", "random")][5]) / float(uni[("PT(8)", "random")][5])
+    assert 1.5 < gain < 1.75                                    # the paper's bounds: 12/7
+    hot = [r for r in _rows(out, "PT(8)") + _rows(out, "PTT(8)") + _rows(out, "PDTT(8)") if len(r) == 5]
+    assert len(hot) == 3
+    for r in hot:
+        assert 0.9 / 2.75 < float(r[3]) <= 1.01 / 2.75
