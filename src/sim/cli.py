@@ -211,6 +211,10 @@ def run(args: argparse.Namespace) -> int:
             _say_deadlock(stuck)
             return status
         print(f"saturation throughput {res.saturation:.4g} phits/cycle/PE (at offered load {res.saturation_load:.4g})")
+        unstable = [f"{p.offered:.4g}" for p in res.points if not p.stable and not p.deadlock]
+        if unstable:
+            print(f"unstable at offered {', '.join(unstable)}: latency of the packets that arrived before the drain "
+                  "stopped")
         if args.plot:
             print(f"plot written to {args.plot}")
         _say_deadlock(stuck)

@@ -62,3 +62,19 @@ def test_errors_one_line_exit_2(capsys, argv, msg):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith("toposynth: error: ") and msg in err and err.count("\n") == 1
+
+
+def test_sweep_names_its_unstable_points(capsys):
+    """The text table's last line lists the loads whose run was unstable (the JSON's ``stable: false``): past
+    saturation the mean latency passes the 500-cycle threshold; below it every run drains."""
+    args = ("torus:4x4", "--sweep", "--loads", "0.2,0.6,1.0", "--preset", "singleflit", "--warmup", "500",
+            "--measure", "2000", "--seed", "2")
+    _, out, _ = run(capsys, *args, "--json")
+    points = json.loads(out)["points"]
+    unstable = [f"{p['offered']:.4g}" for p in points if not p["stable"]]
+    assert points[0]["stable"] and unstable and unstable[-1] == f"{points[-1]['offered']:.4g}"
+    _, text, _ = run(capsys, *args)
+    assert text.splitlines()[-1] == (f"unstable at offered {', '.join(unstable)}: latency of the packets that "
+                                     "arrived before the drain stopped")
+    _, text, _ = run(capsys, *args, "--latency-threshold", "inf", "--drain", "100000")
+    assert "unstable" not in text
