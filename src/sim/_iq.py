@@ -110,8 +110,9 @@ NEVER = np.int64(2**31 - 1)
 # ``at`` of a routed head none of whose output VCs was idle at its last
 # VC allocation: it cannot ask before one of them frees, and all are its
 # router's, freed by a tail leaving that router (which sets it back to the
-# next cycle, :func:`_unpark`). Re-asking every cycle meanwhile changes
-# nothing but costs cache misses (past saturation most heads wait so).
+# next cycle, :func:`_unpark`, if the freed VC is one it waits for:
+# ``buf.want``). Re-asking every cycle meanwhile changes nothing but costs
+# cache misses (past saturation most heads wait so).
 PARKED = NEVER - 1
 # ``at`` of a VC whose front flit found no credit for its output VC: it
 # waits until that credit returns (the credit wheel sets it back to the
@@ -201,7 +202,9 @@ Buf = namedtuple("Buf", [
     "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo",
     "sc_mark",                             # VC allocation: the visit that last requested a local output VC
     "rdy", "nrdy",                         # ring of the next visits' ready input VCs (R_*), and their counts
-    "pend", "npend",
+    "want",                                # a parked head's output VCs: the range of its only route entry, or all
+    "freed",                               # the output VCs a visit's tails freed
+    "pend", "npend",                       # heads to route: (input VC, its router)
     "visit",                               # the routers woken for the current cycle, in router order
 ])
 
@@ -454,7 +457,8 @@ def _head_front(g, u, now_min, net, buf):
     buf.at[g] = start + net.rd
     _wake(u, start + net.rd, buf)
     k = buf.npend[0]
-    buf.pend[k] = g
+    buf.pend[k, 0] = g
+    buf.pend[k, 1] = u
     buf.npend[0] = k + 1
 
 
@@ -468,23 +472,20 @@ def _route_pending(net, buf):
     for k in range(npend):
         if net.pf != 0:
             if k + 3 * PF_NEAR < npend:
-                g = buf.pend[k + 3 * PF_NEAR]
+                g = buf.pend[k + 3 * PF_NEAR, 0]
+                u = buf.pend[k + 3 * PF_NEAR, 1]
                 _prefetch(buf.vcr, g, 0)
                 _prefetch(buf.vcr, g, 16)
-            if k + 2 * PF_NEAR < npend:
-                g = buf.pend[k + 2 * PF_NEAR]
-                _prefetch(net.ipr, buf.vcr[g, F_IP], 0)
-                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
-            if k + 3 * PF_NEAR // 2 < npend:
-                g = buf.pend[k + 3 * PF_NEAR // 2]
-                u = net.ipr[buf.vcr[g, F_IP], P_ROUTER]
                 _prefetch(net.coords, u, 0)
                 _prefetch(net.out_op, u, 0)
+            if k + 2 * PF_NEAR < npend:
+                g = buf.pend[k + 2 * PF_NEAR, 0]
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
             if k + PF_NEAR < npend and net.dcp == 0:
-                g = buf.pend[k + PF_NEAR]
+                g = buf.pend[k + PF_NEAR, 0]
                 _prefetch(net.coords, buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DR], 0)
-        g = buf.pend[k]
-        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ipr[buf.vcr[g, F_IP], P_ROUTER], net, buf)
+        g = buf.pend[k, 0]
+        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], buf.pend[k, 1], net, buf)
     buf.npend[0] = 0
 
 
@@ -691,6 +692,13 @@ def _vc_alloc(u, r, now, net, buf):
                     nreq += 1
         if nreq == nreq0:
             buf.at[g] = PARKED
+            if buf.vcr[g, F_RTN] == 1:
+                op = buf.vcr[g, net.rt0]
+                buf.want[g, 0] = op * V + buf.vcr[g, net.rt0 + 1]
+                buf.want[g, 1] = op * V + buf.vcr[g, net.rt0 + 2]
+            else:
+                buf.want[g, 0] = 0
+                buf.want[g, 1] = NEVER
         else:
             nready += 1
     granted = 0
@@ -850,7 +858,7 @@ def _sw_alloc(u, r, now, net, buf, acc, phase):
     in_m = buf.sc_in
     matched = np.uint64(0)
     moved = 0
-    freed = False                       # a tail left: an output VC is idle again
+    nfreed = 0                          # tails that left: their output VCs are idle again
     for it in range(net.iters):
         # grant: every requested, unmatched output picks the first unmatched input from its pointer
         granted = np.uint64(0)
@@ -888,26 +896,34 @@ def _sw_alloc(u, r, now, net, buf, acc, phase):
         ip = i0 + li
         v = sreq[li, lo]
         net.ipr[ip, P_SWRR] = v + 1 if v + 1 < V else 0
-        if _move(ip * V + v, u, now + net.sa - 1, net, buf, acc, phase):
-            freed = True
+        g = ip * V + v
+        o = buf.vcr[g, F_OUT]
+        if _move(g, u, now + net.sa - 1, net, buf, acc, phase):
+            buf.freed[nfreed] = o
+            nfreed += 1
         moved += 1
-    if freed:
-        _unpark(u, now + 1, net, buf)
+    if nfreed > 0:
+        _unpark(u, now + 1, nfreed, net, buf)
     if moved < nreq:
         _wake(u, now + 1, buf)          # the losers ask again next cycle
     return moved
 
 
 @njit(**HELPER)
-def _unpark(u, t, net, buf):
-    """An output VC of router ``u`` is idle again: its parked heads ask
-    for output VCs again from cycle ``t``."""
+def _unpark(u, t, nfreed, net, buf):
+    """The output VCs ``buf.freed[:nfreed]`` of router ``u`` are idle again:
+    the parked heads waiting for one of them ask for output VCs again from
+    cycle ``t`` (the others would find none idle)."""
     V = net.V
     j1 = net.r_ip_ptr[u + 1] * V
     for j in range(net.r_ip_ptr[u] * V, j1):
         if buf.at[j] == PARKED:
-            buf.at[j] = t
-            _wake(u, t, buf)
+            for q in range(nfreed):
+                o = buf.freed[q]
+                if buf.want[j, 0] <= o <= buf.want[j, 1]:
+                    buf.at[j] = t
+                    _wake(u, t, buf)
+                    break
 
 
 @njit(**HELPER)
@@ -1019,12 +1035,15 @@ def _list_ready(u, r, now, net, buf):
     if net.pf != 0:
         o0 = net.r_op_ptr[u]
         o1 = net.r_op_ptr[u + 1]
-        _prefetch(net.ipr, i0, 0)
-        _prefetch(net.ipr, i1 - 1, 0)
-        _prefetch(net.opr, o0, 0)
-        _prefetch(net.opr, o1 - 1, 0)
-        _prefetch(buf.ovr, o0 * V, 0)
-        _prefetch(buf.ovr, o1 * V - 1, 0)
+        # its port rows and output VC rows, line by line (rows of 32 and 16 bytes from a line's start)
+        for i in range(i0 - (i0 & 1), i1, 2):
+            _prefetch(net.ipr, i, 0)
+        for i in range(o0 - (o0 & 1), o1, 2):
+            _prefetch(net.opr, i, 0)
+        for i in range(o0 * V - (o0 * V & 3), o1 * V, 4):
+            _prefetch(buf.ovr, i, 0)
+        _prefetch(net.coords, u, 0)             # (the routes of the heads its tails uncover)
+        _prefetch(net.out_op, u, 0)
         for q in range(n):
             g = buf.rdy[r, R_ALL, q]
             _prefetch(buf.vcr, g, 0)
@@ -1032,7 +1051,7 @@ def _list_ready(u, r, now, net, buf):
 
 
 @njit(**HELPER)
-def _sort_ready(r, net, buf):
+def _sort_ready(r, net, buf, acc):
     """Sort the ready VCs of ring row ``r`` into heads (VS_VA) and flits."""
     V = net.V
     nva = 0
@@ -1049,15 +1068,27 @@ def _sort_ready(r, net, buf):
             buf.rdy[r, R_SA, nsa] = g
             nsa += 1
             if net.pf != 0:
-                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+                h = buf.vcr[g, F_HEAD]
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
+                if buf.vcr[g, F_CNT] > 1:
+                    # if the flit is a tail, the next packet's head comes to the front and is routed
+                    h = h + 1 if h + 1 < net.B else 0
+                    _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
+                    _prefetch(buf.vcr, g, net.rt0)
                 o = buf.vcr[g, F_OUT]
                 op = buf.ovr[o, O_PORT]
                 down = net.opr[op, Q_DOWN]
                 if down >= 0:
+                    # the flit's next VC; if idle, the flit is a head routed there right after the visit
                     d = down * V + o - op * V
                     _prefetch(buf.vcr, d, 0)
                     _prefetch(buf.vcr, d, 16)
+                    _prefetch(buf.vcr, d, net.rt0)
                     _prefetch(buf.at, d, 0)
+                    ud = net.opr[op, Q_DROUTER]
+                    _prefetch(net.coords, ud, 0)
+                    _prefetch(net.out_op, ud, 0)
+                    _prefetch(acc.arc_flits, net.opr[op, Q_ARC], 0)
     buf.nrdy[r, R_VA] = nva
     buf.nrdy[r, R_SA] = nsa
 
@@ -1085,10 +1116,12 @@ def _routers(now, net, buf, acc, phase):
     near = PF_NEAR if net.pf != 0 else 0
     moved = 0
     for k in range(-far, m + 1):
+        if far > 0 and k + 2 * far < m:        # the ready cycles listed PF_FAR visits later
+            _prefetch(buf.at, net.r_ip_ptr[visit[k + 2 * far]] * net.V, 0)
         if k + far < m:
             _list_ready(visit[k + far], (k + far) & (RING - 1), now, net, buf)
         if 0 <= k + near < m:
-            _sort_ready((k + near) & (RING - 1), net, buf)
+            _sort_ready((k + near) & (RING - 1), net, buf, acc)
         if k < 0:
             continue
         # the heads that reached the front of a VC (in _inject, or in the

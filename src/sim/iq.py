@@ -330,8 +330,10 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.full(max_no * V, -1, np.int64), np.zeros((Q.RING, 3, max_ni * V), np.int64), np.zeros((Q.RING, 3), np.int64),
-        np.zeros(NVC, i32), np.zeros(1, np.int64),
+        np.full(max_no * V, -1, np.int64),
+        np.zeros((Q.RING, 3, max_ni * V), np.int64), np.zeros((Q.RING, 3), np.int64),
+        np.zeros((NVC, 2), i32), np.zeros(max_ni, np.int64),
+        np.zeros((NVC, 2), i32), np.zeros(1, np.int64),
         np.zeros(n, i32),
     )
     lo, hi = cfg.length_range

@@ -18,7 +18,7 @@ BookSim2's router model (``router="iq"``) builds no n x n table: it routes
 from coordinates, and its state is int32 rows per port, VC and packet, a
 credit wheel, and a packet pool and source queues sized by the traffic
 (:func:`iq_sizes`): a 64x32x32 torus at load 0.02 (stable) needs about
-0.32 GB beside the interpreter. Past saturation the source queues and the
+0.33 GB beside the interpreter. Past saturation the source queues and the
 pool grow with the backlog, which no estimate made before the run can know;
 the run checks every growth against the memory limit.
 
@@ -112,7 +112,7 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     >>> import candidates as cd
     >>> z = iq_sizes(cd.from_spec("torus:4x4"), preset("booksim"), 0.1)
     >>> z["NVC"], z["pool_max"], z["pool"], round(z["parts"]["buffers"])
-    (160, 1297, 61, 35072)
+    (160, 1297, 61, 36992)
     """
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, max(topo.ndim, 1), cfg.vcs
     lo, hi = cfg.length_range
@@ -140,8 +140,9 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
         # flit count (int64), per router 3 + 2D int32 (one: its place in a cycle's visit list), per terminal
         # its router and ports
         "network": NIP * 40.0 + NOP * 40.0 + A * 8.0 + n * (12.0 + 8 * D) + T * 12.0,
-        # per VC its row and 2 int32 (ready cycle, pending list); per output VC a row of 4 int32
-        "buffers": NVC * (4.0 * vc_cols + 8) + NOV * 16.0,
+        # per VC its row and 5 int32 (ready cycle, pending list of 2, wanted output VCs); per output VC a
+        # row of 4 int32
+        "buffers": NVC * (4.0 * vc_cols + 20) + NOV * 16.0,
         "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
         "packets": pool * 68.0,            # a 64-byte row and a place in the free stack
         "queues": T * (queue_cols * 8.0 + 80),

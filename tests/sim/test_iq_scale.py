@@ -35,9 +35,9 @@ def test_estimate_closed_form_torus_4x4():
     # 1.25 x (16 terminals x 0.1 x (2 x 6 + 6 + 4)) packets in flight + a cycle's takes (T + 1)
     assert z["pool"] == int(1.25 * 16 * 0.1 * 22 + T + 1) == 61
     # an input VC's int32 row: 8 scalars + 8 slots of 3 + 3 route entries of 4 = 44, in 64-byte lines: 48;
-    # 2 more int32 per VC; an output VC's row of 4 int32
+    # 5 more int32 per VC; an output VC's row of 4 int32
     assert z["vc_cols"] == 48
-    assert z["parts"]["buffers"] == NVC * (48 * 4 + 8) + NOV * 16
+    assert z["parts"]["buffers"] == NVC * (48 * 4 + 20) + NOV * 16
     # a packet's row of 12 int32 padded to a 64-byte line, and its place in the free stack
     assert z["parts"]["packets"] == 61 * 68
     # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
@@ -203,8 +203,9 @@ def test_ports_in_router_order_link_up_and_down():
 def test_flits_without_credit_wait_off_the_lists():
     """Past saturation most front flits find no credit; they leave their
     router's ready list until the credit returns. Every such VC owns an
-    output VC without credit, the figures stay those recorded before (main
-    at 56a4d24), and packets carry their destination's coordinates."""
+    output VC without credit, every parked head finds all its output VCs
+    taken, the figures stay those recorded before (main at 56a4d24), and
+    packets carry their destination's coordinates."""
     t = cd.from_spec("torus:8x8")
     cfg = _cfg(warmup=300, measure=600, drain=3000)
     d = traffic("uniform").destinations(t)
@@ -219,6 +220,11 @@ def test_flits_without_credit_wait_off_the_lists():
         o = buf.vcr[g, Q.F_OUT]
         assert np.array_equal(buf.ovr[o, Q.O_OWNER], g) and not buf.ovr[o, Q.O_CRED].any()
         assert (buf.vcr[g, Q.F_STATE] == Q.VS_ACTIVE).all() and (buf.vcr[g, Q.F_CNT] > 0).all()
+        # a parked head waits for its route's output VCs, all of them taken
+        for h in np.flatnonzero(buf.at == Q.PARKED):
+            op, v0, v1 = buf.vcr[h, run.net.rt0:run.net.rt0 + 3]
+            assert buf.vcr[h, Q.F_RTN] == 1 and (buf.ovr[op * 2 + v0:op * 2 + v1 + 1, Q.O_OWNER] >= 0).all()
+            assert tuple(buf.want[h]) == (op * 2 + v0, op * 2 + v1)
         busy = buf.vcr[:, Q.F_CNT] > 0
         p = buf.vcr[busy, Q.F_FB + 3 * buf.vcr[busy, Q.F_HEAD]]
         dr = buf.pkr[p, Q.K_DR]
