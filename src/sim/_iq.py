@@ -465,9 +465,10 @@ def _head_front(g, u, now_min, net, buf):
 @njit(**HELPER)
 def _route_pending(net, buf):
     """Route the heads that reached the front of their VC (in the order
-    they got there: routes draw random numbers), prefetching
-    what the routes of the next few read (their VC rows, then packets and
-    routers' coordinates, then the destinations' when packets do not carry them)."""
+    they got there: routes draw random numbers), prefetching what the
+    routes of the next few read (their VC rows and routers' coordinates,
+    then their packets, then the destinations' coordinates when packets do
+    not carry them)."""
     npend = buf.npend[0]
     for k in range(npend):
         if net.pf != 0:
@@ -983,8 +984,9 @@ def _move(g, u, t_out, net, buf, acc, phase):
 @intrinsic
 def _prefetch(typingctx, arr, i, j):
     """Ask the memory system for the cache line of ``arr[i, j]`` (of
-    ``arr[i]`` for a 1-d array, ``arr[i, j, 0]`` for a 3-d one), to be written soon (LLVM's ``llvm.prefetch``). A hint only: no
-    value changes, and it never faults."""
+    ``arr[i]`` for a 1-d array, ``arr[i, j, 0]`` for a 3-d one), to be
+    written soon (LLVM's ``llvm.prefetch``). A hint only: no value changes,
+    and it never faults."""
     def codegen(context, builder, sig, args):
         aty = sig.args[0]
         ary = context.make_array(aty)(context, builder, args[0])
