@@ -17,13 +17,16 @@ convergence test, progress) and continue:
 - ``acc``: statistics -- counters since the last clear, latency sums, the
   channel loads.
 
-Ports. Input port ``ip`` is arc ``ip`` (the buffer at the arc's head router)
-for ``ip < A`` and the injection port of terminal ``ip - A`` after them;
-output port ``op`` is arc ``op`` (``op < A``), the ejection port of terminal
-``op - A`` (``A <= op < A + T``) or, for the terminals' own view of their
-injection buffers, ``A + T + t``. Input VC ``g = ip * V + v`` and output VC
-``o = op * V + v``; for a network port the output VC and the downstream
-input VC have the same index.
+Ports. The input ports (one per arc, at the arc's head router, and one
+injection port per terminal) are numbered in router order, router 0's first,
+each router's in BookSim2's port order (``net.r_ip_ptr``); so are the output
+ports of the routers (arcs and ejection ports, ``net.r_op_ptr``); output
+port ``A + T + t`` is terminal ``t``'s own view of its injection buffers.
+Input VC ``g = ip * V + v`` and output VC ``o = op * V + v``; an output
+port's row names the input port downstream (``Q_DOWN``). Router order makes
+everything a visit reads of its own router one contiguous block (ready
+cycles, VC rows, port rows, output VCs), read in ascending order as the
+routers are visited, and a VC's local index within its router a subtraction.
 
 Timing (defaults 1 cycle per stage, as BookSim2): a head flit that arrives at
 cycle ``r`` is routed by ``r + rd - 1``, requests an output VC from
@@ -97,18 +100,25 @@ NACC = 18
 VS_IDLE = 0
 VS_VA = 1          # head at the front, routed: waiting for an output VC
 VS_ACTIVE = 2      # output VC held: flits request the switch
-# ``va_at`` / ``sa_at``: the cycle from which an input VC asks for an output
-# VC (VS_VA) / for the switch (VS_ACTIVE, its front flit arrived and past the
-# previous one), NEVER otherwise; kept in router order (``net.vc_pos``), so
-# an allocator's scan of a router reads one contiguous row
-# cycles are int32 in the state arrays (sim.iq refuses runs that could reach it)
+# ``at``: the cycle from which an input VC asks for an output VC (in state
+# VS_VA) or for the switch (VS_ACTIVE: its front flit arrived and is past the
+# previous one), NEVER otherwise (a VC asks for one thing at a time, so one
+# array: a router's scan reads one contiguous row of it, its state is in the
+# VC's row). Cycles are int32 in the state arrays (sim.iq refuses runs that
+# could reach it)
 NEVER = np.int64(2**31 - 1)
-# ``va_at`` of a routed head none of whose output VCs was idle at its last
+# ``at`` of a routed head none of whose output VCs was idle at its last
 # VC allocation: it cannot ask before one of them frees, and all are its
 # router's, freed by a tail leaving that router (which sets it back to the
-# next cycle, :func:`_unpark`). Re-asking every cycle meanwhile changes
-# nothing but costs cache misses (past saturation most heads wait so).
+# next cycle, :func:`_unpark`, if the freed VC is one it waits for:
+# ``buf.want``). Re-asking every cycle meanwhile changes nothing but costs
+# cache misses (past saturation most heads wait so).
 PARKED = NEVER - 1
+# ``at`` of a VC whose front flit found no credit for its output VC: it
+# waits until that credit returns (the credit wheel sets it back to the
+# credit's cycle; the VC owns the output VC, so the wheel knows it), instead
+# of being listed, and its rows read, at every visit of its router.
+NO_CREDIT = NEVER - 2
 
 # ----------------------------------------------------------------- routings
 RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
@@ -124,13 +134,13 @@ DEST_HOT = 3
 Net = namedtuple("Net", [
     "n", "A", "T", "V", "B", "D",
     "ipr", "opr",                          # a row per input / output port (P_*, Q_*)
-    "r_ip", "r_ip_ptr",                    # input ports of every router in allocation order
-    "pos_g",                               # place of an input VC in that order (ip's place * V + v) -> the VC
-    "r_op", "r_op_ptr",
-    "term_router", "out_op", "coords", "shape", "wrap", "dim_order",
+    "r_ip_ptr", "r_op_ptr",                # router u's input / output ports: ptr[u] .. ptr[u + 1] - 1
+    "term_router", "term_ip", "term_op",   # a terminal's router, injection input port, ejection output port
+    "out_op", "coords", "shape", "wrap", "dim_order",
     "routing", "rd", "va", "sa", "st", "credit_delay", "iters", "watchdog", "self_ok", "one_per_pri",
     "rt0",                                 # the first column of the route set in a row of buf.vcr
     "pf",                                  # 1: prefetch (the state is larger than the caches)
+    "dcp",                                 # 1: packets carry their destination's coordinates (K_DC)
 ])
 
 # Records. What one flit's hop touches is kept together (at 65,536 routers the
@@ -139,7 +149,7 @@ Net = namedtuple("Net", [
 # its B buffer slots (packet, flit index, arrival cycle) and its route set
 # (R entries of port, first VC, last VC, priority; from ``net.rt0``); a
 # packet's row of ``pkr`` (int32) its fields; an output VC's row of ``ovr``
-# (int64) its owner, credits, VC allocator pointer and request stamp.
+# (int32) its owner, credits and VC allocator pointer.
 F_HEAD = 0
 F_CNT = 1
 F_STATE = 2
@@ -147,7 +157,7 @@ F_T = 3
 F_OUT = 4
 F_RTN = 5
 F_AAPTR = 6
-F_POS = 7          # the VC's place in router order (va_at, sa_at)
+F_IP = 7           # the VC's input port (g // V without a division)
 F_FB = 8
 K_DST = 0
 K_LEN = 1
@@ -161,32 +171,40 @@ K_PH = 8
 K_REC = 9
 K_INTM = 10
 K_VPH = 11
-NK = 16            # a packet's row: 12 fields, padded to one 64-byte line
+K_DR = 12          # the destination's router
+K_DC = 13          # its coordinates (net.dcp: 3 dimensions or fewer), so a hop's route reads no other row
+NK = 16            # a packet's row: one 64-byte line
 O_OWNER = 0
 O_CRED = 1
 O_GPTR = 2
-O_REQ = 3
+O_PORT = 3         # the VC's output port (o // V without a division)
 NOVF = 4
 
 # a port's row of ``net.ipr`` / ``net.opr`` (int32): its facts and its switch allocator's round-robin pointers
 P_ROUTER = 0
 P_LAT = 1          # latency of the channel into it
 P_UP = 2           # the output port upstream
-P_LOCAL = 3        # its index among its router's input ports
+P_INJ = 3          # 1: a terminal's injection port
 P_SAAPTR = 4       # switch allocator: accept pointer
 P_SWRR = 5         # the VC after the last one that won the switch
 Q_ROUTER = 0
 Q_LAT = 1
-Q_LOCAL = 2
+Q_DOWN = 2         # the input port downstream (-1: an ejection port)
 Q_DIM = 3          # dimension of a link's port (-1: a terminal's)
 Q_SAGPTR = 4       # switch allocator: grant pointer
+Q_ARC = 5          # the arc of a link's port (-1: a terminal's)
+Q_DROUTER = 6      # the router downstream (-1: an ejection port)
 NPORT = 8
 
 Buf = namedtuple("Buf", [
-    "vcr", "va_at", "sa_at", "ovr",
+    "vcr", "at", "ovr",
     "wh_cnt", "wh_o", "wake", "pkr", "free", "nfree",
     "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo",
-    "r_va", "pend", "npend",
+    "sc_mark",                             # VC allocation: the visit that last requested a local output VC
+    "rdy", "nrdy",                         # ring of the next visits' ready input VCs (R_*), and their counts
+    "want",                                # a parked head's output VCs: the range of its only route entry, or all
+    "freed",                               # the output VCs a visit's tails freed
+    "pend", "npend",                       # heads to route: (input VC, its router)
     "visit",                               # the routers woken for the current cycle, in router order
 ])
 
@@ -262,16 +280,19 @@ def _dor_next(p, u, tr, turning, net, buf):
     wrapped dimension, the VC class ``pk_ph``: 1 for a packet that crosses
     the dateline going +, and, as BookSim2 at 28f4329, for one that does NOT
     cross it going -. -1 when ``u`` is ``tr``."""
+    own = net.dcp != 0 and tr == buf.pkr[p, K_DR]
     k = -1
+    dst = 0
     for kk in range(net.D):
         k2 = net.dim_order[kk]
-        if net.coords[u, k2] != net.coords[tr, k2]:
+        c2 = buf.pkr[p, K_DC + k2] if own else net.coords[tr, k2]
+        if net.coords[u, k2] != c2:
             k = k2
+            dst = c2
             break
     if k < 0:
         return -1
     cur = net.coords[u, k]
-    dst = net.coords[tr, k]
     if turning or k != buf.pkr[p, K_DIM]:
         if net.wrap[k] != 0:
             K = net.shape[k]
@@ -296,21 +317,21 @@ def _route(g, p, u, net, buf):
     V = net.V
     buf.vcr[g, F_RTN] = 0
     dt = buf.pkr[p, K_DST]
-    dr = net.term_router[dt]
-    ip = g // V
-    injected = ip >= net.A
+    dr = buf.pkr[p, K_DR]
+    ip = buf.vcr[g, F_IP]
     wrapped = False
     for k in range(net.D):
         if net.wrap[k] != 0:
             wrapped = True
     rt = net.routing
     if rt == RT_VALIANT:
+        injected = net.ipr[ip, P_INJ] != 0
         if buf.pkr[p, K_VPH] == 0 and u == buf.pkr[p, K_INTM]:
             buf.pkr[p, K_VPH] = 1
             buf.pkr[p, K_DIM] = -1          # BookSim2: the next dimension is entered afresh
         tr = buf.pkr[p, K_INTM] if buf.pkr[p, K_VPH] == 0 else dr
         if u == dr and buf.pkr[p, K_VPH] == 1:
-            _add(g, net.A + dt, 0, V - 1, 0, net, buf)
+            _add(g, net.term_op[dt], 0, V - 1, 0, net, buf)
             return
         op = _dor_next(p, u, tr, injected, net, buf)
         v0 = 0
@@ -337,7 +358,7 @@ def _route(g, p, u, net, buf):
         _add(g, op, v0, v1, 0, net, buf)
         return
     if u == dr:
-        _add(g, net.A + dt, 0, V - 1, 0, net, buf)
+        _add(g, net.term_op[dt], 0, V - 1, 0, net, buf)
         return
     if rt == RT_DOR:
         op = _dor_next(p, u, dr, False, net, buf)
@@ -351,7 +372,7 @@ def _route(g, p, u, net, buf):
             _add(g, op, 0, V - 1, 0, net, buf)
         return
     # RT_MIN_ADAPT: the injection VC does not count (in_vc = the last VC)
-    in_vc = V - 1 if injected else g % V
+    in_vc = V - 1 if net.ipr[ip, P_INJ] != 0 else g - ip * V
     if wrapped:
         # min_adapt_torus: outside the escape VCs 0/1, every productive
         # direction (a k/2 tie goes -) on VC 3, and the escape re-entered as
@@ -360,7 +381,7 @@ def _route(g, p, u, net, buf):
             for kk in range(net.D):
                 k = net.dim_order[kk]
                 cur = net.coords[u, k]
-                dst = net.coords[dr, k]
+                dst = buf.pkr[p, K_DC + k] if net.dcp != 0 else net.coords[dr, k]
                 if cur != dst:
                     K = net.shape[k]
                     dist2 = K - 2 * ((dst - cur + K) % K)
@@ -377,7 +398,7 @@ def _route(g, p, u, net, buf):
         for kk in range(net.D):
             k = net.dim_order[kk]
             cur = net.coords[u, k]
-            dst = net.coords[dr, k]
+            dst = buf.pkr[p, K_DC + k] if net.dcp != 0 else net.coords[dr, k]
             if cur != dst:
                 _add(g, net.out_op[u, k, 0 if cur < dst else 1], 1, V - 1, 1, net, buf)
 
@@ -406,7 +427,7 @@ def _wake(u, t, buf):
 @njit(**HELPER)
 def _sa_ready(g, t, u, net, buf):
     """Input VC ``g`` of router ``u`` asks for the switch from cycle ``t``."""
-    buf.sa_at[buf.vcr[g, F_POS]] = t
+    buf.at[g] = t
     _wake(u, t, buf)
 
 
@@ -421,58 +442,57 @@ def _credit_later(t, o, buf):
 
 
 @njit(**HELPER)
-def _head_front(g, now_min, net, buf):
-    """The flit at the front of ``g`` is a head: it may ask for an output VC
-    from ``max(now_min, its arrival) + routing_delay``. Its route is computed
-    at the end of the cycle (:func:`_route_pending`): no allocation can need
-    it earlier, and one call site keeps the compiled kernel small."""
+def _head_front(g, u, now_min, net, buf):
+    """The flit at the front of ``g`` (at router ``u``) is a head: it may ask
+    for an output VC from ``max(now_min, its arrival) + routing_delay``. Its
+    route is computed after the injection or the router visit that brought
+    it there (:func:`_route_pending`): no allocation can need it earlier,
+    routes draw random numbers in the order the heads got there, and one
+    call site keeps the compiled kernel small."""
     h = buf.vcr[g, F_HEAD]
     arr = buf.vcr[g, F_FB + 3 * (h) + 2]
     start = arr if arr > now_min else now_min
-    u = net.ipr[g // net.V, P_ROUTER]
     buf.vcr[g, F_STATE] = VS_VA
-    buf.r_va[u] += 1
     buf.vcr[g, F_T] = start + net.rd
-    buf.va_at[buf.vcr[g, F_POS]] = start + net.rd
+    buf.at[g] = start + net.rd
     _wake(u, start + net.rd, buf)
     k = buf.npend[0]
-    buf.pend[k] = g
+    buf.pend[k, 0] = g
+    buf.pend[k, 1] = u
     buf.npend[0] = k + 1
 
 
 @njit(**HELPER)
 def _route_pending(net, buf):
-    """Route the heads that reached the front of their VC this cycle (in
-    the order they got there: routes draw random numbers), prefetching
-    what the routes of the next few read (their VC rows, then packets and
-    routers' coordinates, then the destinations' coordinates)."""
+    """Route the heads that reached the front of their VC (in the order
+    they got there: routes draw random numbers), prefetching what the
+    routes of the next few read (their VC rows and routers' coordinates,
+    then their packets, then the destinations' coordinates when packets do
+    not carry them)."""
     npend = buf.npend[0]
-    V = net.V
     for k in range(npend):
         if net.pf != 0:
             if k + 3 * PF_NEAR < npend:
-                g = buf.pend[k + 3 * PF_NEAR]
+                g = buf.pend[k + 3 * PF_NEAR, 0]
+                u = buf.pend[k + 3 * PF_NEAR, 1]
                 _prefetch(buf.vcr, g, 0)
                 _prefetch(buf.vcr, g, 16)
-                _prefetch(net.ipr, g // V, 0)
-            if k + 2 * PF_NEAR < npend:
-                g = buf.pend[k + 2 * PF_NEAR]
-                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
-                u = net.ipr[g // V, P_ROUTER]
                 _prefetch(net.coords, u, 0)
                 _prefetch(net.out_op, u, 0)
-            if k + PF_NEAR < npend:
-                g = buf.pend[k + PF_NEAR]
-                dt = buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DST]
-                _prefetch(net.coords, net.term_router[dt], 0)
-        g = buf.pend[k]
-        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], net.ipr[g // net.V, P_ROUTER], net, buf)
+            if k + 2 * PF_NEAR < npend:
+                g = buf.pend[k + 2 * PF_NEAR, 0]
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+            if k + PF_NEAR < npend and net.dcp == 0:
+                g = buf.pend[k + PF_NEAR, 0]
+                _prefetch(net.coords, buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DR], 0)
+        g = buf.pend[k, 0]
+        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], buf.pend[k, 1], net, buf)
     buf.npend[0] = 0
 
 
 @njit(**HELPER)
-def _push(g, p, fi, arr, net, buf):
-    """Flit ``fi`` of packet ``p`` enters input VC ``g`` (arriving at ``arr``)."""
+def _push(g, u, p, fi, arr, net, buf):
+    """Flit ``fi`` of packet ``p`` enters input VC ``g`` of router ``u`` (arriving at ``arr``)."""
     B = net.B
     k = buf.vcr[g, F_HEAD] + buf.vcr[g, F_CNT]
     if k >= B:
@@ -483,10 +503,10 @@ def _push(g, p, fi, arr, net, buf):
     buf.vcr[g, F_CNT] += 1
     if buf.vcr[g, F_CNT] == 1:
         if buf.vcr[g, F_STATE] == VS_IDLE:
-            _head_front(g, arr, net, buf)
+            _head_front(g, u, arr, net, buf)
         elif buf.vcr[g, F_STATE] == VS_ACTIVE:
             t = buf.vcr[g, F_T]
-            _sa_ready(g, arr if arr > t else t, net.ipr[g // net.V, P_ROUTER], net, buf)
+            _sa_ready(g, arr if arr > t else t, u, net, buf)
 
 
 # =========================================================================
@@ -508,6 +528,11 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     d = draw_dest(t, net.T, trf, net.self_ok != 0)
     u = net.term_router[t]
     buf.pkr[p, K_DST] = d
+    dr = net.term_router[d]
+    buf.pkr[p, K_DR] = dr
+    if net.dcp != 0:
+        for k in range(net.D):
+            buf.pkr[p, K_DC + k] = net.coords[dr, k]
     buf.pkr[p, K_LEN] = L
     buf.pkr[p, K_SRC] = u
     buf.pkr[p, K_TGEN] = tg
@@ -571,7 +596,7 @@ def _inject(now, net, buf, trf, acc, phase, drain_t):
             buf.pkr[p, K_TINJ] = now
         if phase < 2:
             a[A_INJ_FLITS] += 1
-        _push((A + t) * V + trf.inj_vc[t], p, fi, now + 2, net, buf)
+        _push(net.term_ip[t] * V + trf.inj_vc[t], net.term_router[t], p, fi, now + 2, net, buf)
         if fi == buf.pkr[p, K_LEN] - 1:
             buf.ovr[o, O_OWNER] = -1
             trf.inj_p[t] = -1
@@ -600,7 +625,7 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
             a[A_PLAT_MAX] = lat
         a[A_NLAT_SUM] += t_read - buf.pkr[p, K_TINJ]
         a[A_HOPS_SUM] += buf.pkr[p, K_HOPS]
-        ur = net.term_router[buf.pkr[p, K_DST]]
+        ur = buf.pkr[p, K_DR]
         a[A_MINHOPS] += _min_hops(buf.pkr[p, K_SRC], ur, net)
         hb = acc.hist.shape[0] - 1
         acc.hist[lat if lat < hb else hb] += 1
@@ -620,13 +645,11 @@ def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
     the round-robin pointers move on a first-iteration grant."""
     buf.ovr[o, O_OWNER] = g
     buf.vcr[g, F_OUT] = o
-    op = o // net.V
-    if op < net.A:
-        buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DIM] = net.opr[op, Q_DIM]
+    dim = net.opr[buf.ovr[o, O_PORT], Q_DIM]
+    if dim >= 0:
+        buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DIM] = dim
     buf.vcr[g, F_STATE] = VS_ACTIVE
-    buf.r_va[u] -= 1
     buf.vcr[g, F_T] = now + net.va
-    buf.va_at[buf.vcr[g, F_POS]] = NEVER
     _sa_ready(g, now + net.va, u, net, buf)
     if first:
         buf.ovr[o, O_GPTR] = li + 1 if li + 1 < NIV else 0
@@ -634,9 +657,10 @@ def _va_grant(g, o, li, lo, first, u, now, NIV, NOV, net, buf):
 
 
 @njit(**HELPER)
-def _vc_alloc(u, now, net, buf):
-    """Separable iSLIP VC allocation at router ``u``: every routed head asks
-    for every idle output VC of its range."""
+def _vc_alloc(u, r, now, net, buf):
+    """Separable iSLIP VC allocation at router ``u`` for its heads listed
+    in ring row ``r`` (in router order): every routed head asks for every
+    idle output VC of its range."""
     V = net.V
     i0 = net.r_ip_ptr[u]
     i1 = net.r_ip_ptr[u + 1]
@@ -644,32 +668,38 @@ def _vc_alloc(u, now, net, buf):
     o1 = net.r_op_ptr[u + 1]
     NIV = (i1 - i0) * V
     NOV = (o1 - o0) * V
+    j0 = i0 * V
+    k0 = o0 * V
     nreq = 0
     nready = 0
     stamp = now * net.n + u             # marks the output VCs requested in this visit
     shared = False                      # an output VC has two requests
-    j0 = i0 * V
-    for li in range(NIV):
-        if buf.va_at[j0 + li] > now:
-            continue
-        g = net.pos_g[j0 + li]
+    for q in range(buf.nrdy[r, R_VA]):
+        g = buf.rdy[r, R_VA, q]
         nreq0 = nreq
         for e in range(buf.vcr[g, F_RTN]):
             op = buf.vcr[g, net.rt0 + 4 * (e)]
-            lop = net.opr[op, Q_LOCAL] * V
             for ov in range(buf.vcr[g, net.rt0 + 4 * (e) + 1], buf.vcr[g, net.rt0 + 4 * (e) + 2] + 1):
                 o = op * V + ov
                 if buf.ovr[o, O_OWNER] < 0:
-                    if buf.ovr[o, O_REQ] == stamp:
+                    lo = o - k0
+                    if buf.sc_mark[lo] == stamp:
                         shared = True
-                    buf.ovr[o, O_REQ] = stamp
+                    buf.sc_mark[lo] = stamp
                     buf.req_g[nreq] = g
                     buf.req_o[nreq] = o
-                    buf.req_li[nreq] = li
-                    buf.req_lo[nreq] = lop + ov
+                    buf.req_li[nreq] = g - j0
+                    buf.req_lo[nreq] = lo
                     nreq += 1
         if nreq == nreq0:
-            buf.va_at[j0 + li] = PARKED
+            buf.at[g] = PARKED
+            if buf.vcr[g, F_RTN] == 1:
+                op = buf.vcr[g, net.rt0]
+                buf.want[g, 0] = op * V + buf.vcr[g, net.rt0 + 1]
+                buf.want[g, 1] = op * V + buf.vcr[g, net.rt0 + 2]
+            else:
+                buf.want[g, 0] = 0
+                buf.want[g, 1] = NEVER
         else:
             nready += 1
     granted = 0
@@ -698,9 +728,7 @@ def _vc_alloc(u, now, net, buf):
             break
         # grant: every requested output VC picks the first requester from its pointer
         for k in range(nreq):
-            o = buf.req_o[k]
-            lo = net.opr[o // V, Q_LOCAL] * V + o % V
-            buf.sc_win[lo] = -1
+            buf.sc_win[buf.req_lo[k]] = -1
         any_req = False
         for k in range(nreq):
             g = buf.req_g[k]
@@ -708,8 +736,8 @@ def _vc_alloc(u, now, net, buf):
             if g < 0 or buf.ovr[o, O_OWNER] >= 0 or buf.vcr[g, F_STATE] != VS_VA:
                 continue
             any_req = True
-            lo = net.opr[o // V, Q_LOCAL] * V + o % V
-            li = net.ipr[g // V, P_LOCAL] * V + g % V
+            lo = buf.req_lo[k]
+            li = buf.req_li[k]
             key = li - buf.ovr[o, O_GPTR]
             if key < 0:
                 key += NIV
@@ -723,16 +751,15 @@ def _vc_alloc(u, now, net, buf):
         for k in range(nreq):
             g = buf.req_g[k]
             if g >= 0:
-                buf.sc_in[net.ipr[g // V, P_LOCAL] * V + g % V] = -1
+                buf.sc_in[buf.req_li[k]] = -1
         for k in range(nreq):
             g = buf.req_g[k]
             if g < 0:
                 continue
-            o = buf.req_o[k]
-            lo = net.opr[o // V, Q_LOCAL] * V + o % V
+            lo = buf.req_lo[k]
             if buf.sc_win[lo] != k:
                 continue
-            li = net.ipr[g // V, P_LOCAL] * V + g % V
+            li = buf.req_li[k]
             key = lo - buf.vcr[g, F_AAPTR]
             if key < 0:
                 key += NOV
@@ -744,11 +771,11 @@ def _vc_alloc(u, now, net, buf):
             g = buf.req_g[k]
             if g < 0:
                 continue
-            li = net.ipr[g // V, P_LOCAL] * V + g % V
+            li = buf.req_li[k]
             if buf.sc_in[li] != k:
                 continue
             o = buf.req_o[k]
-            lo = net.opr[o // V, Q_LOCAL] * V + o % V
+            lo = buf.req_lo[k]
             _va_grant(g, o, li, lo, it == 0, u, now, NIV, NOV, net, buf)
             granted += 1
             buf.sc_in[li] = -2
@@ -779,10 +806,11 @@ def _first_from(mask, start, size):
 
 
 @njit(**HELPER)
-def _sw_alloc(u, now, net, buf, acc, phase):
-    """Separable iSLIP switch allocation at router ``u`` and the moves of the
-    winning flits. Requests are kept as bit masks (input ports of every
-    output, ``omask``; granting outputs of every input, ``gmask``), so only
+def _sw_alloc(u, r, now, net, buf, acc, phase):
+    """Separable iSLIP switch allocation at router ``u`` for its flits
+    listed in ring row ``r`` (in router order) and the moves of the winning
+    flits. Requests are kept as bit masks (input ports of every output,
+    ``omask``; granting outputs of every input, ``gmask``), so only
     requested outputs and granted inputs are visited. Returns the flits moved."""
     V = net.V
     i0 = net.r_ip_ptr[u]
@@ -797,41 +825,41 @@ def _sw_alloc(u, now, net, buf, acc, phase):
     touched = buf.touched
     nt = 0
     nreq = 0
-    for li in range(NI):
-        j0 = (i0 + li) * V
-        for v in range(V):
-            if buf.sa_at[j0 + v] > now:
+    for q in range(buf.nrdy[r, R_SA]):
+        g = buf.rdy[r, R_SA, q]
+        o = buf.vcr[g, F_OUT]
+        if buf.ovr[o, O_CRED] <= 0:
+            buf.at[g] = NO_CREDIT
+            continue
+        nreq += 1
+        ip = buf.vcr[g, F_IP]
+        li = ip - i0
+        v = g - ip * V
+        rr = net.ipr[ip, P_SWRR]
+        lo = buf.ovr[o, O_PORT] - o0
+        bit = np.uint64(1) << np.uint64(li)
+        if omask[lo] & bit:
+            cur = sreq[li, lo]
+            a1 = v - rr
+            if a1 < 0:
+                a1 += V
+            a2 = cur - rr
+            if a2 < 0:
+                a2 += V
+            if a1 >= a2:
                 continue
-            g = net.pos_g[j0 + v]
-            rr = net.ipr[g // V, P_SWRR]
-            o = buf.vcr[g, F_OUT]
-            if buf.ovr[o, O_CRED] <= 0:
-                continue                        # the credit's return wakes the router
-            nreq += 1
-            lo = net.opr[o // V, Q_LOCAL]
-            bit = np.uint64(1) << np.uint64(li)
-            if omask[lo] & bit:
-                cur = sreq[li, lo]
-                a1 = v - rr
-                if a1 < 0:
-                    a1 += V
-                a2 = cur - rr
-                if a2 < 0:
-                    a2 += V
-                if a1 >= a2:
-                    continue
-            else:
-                if omask[lo] == 0:
-                    touched[nt] = lo
-                    nt += 1
-                omask[lo] |= bit
-            sreq[li, lo] = v
+        else:
+            if omask[lo] == 0:
+                touched[nt] = lo
+                nt += 1
+            omask[lo] |= bit
+        sreq[li, lo] = v
     if nt == 0:
         return 0
     in_m = buf.sc_in
     matched = np.uint64(0)
     moved = 0
-    freed = False                       # a tail left: an output VC is idle again
+    nfreed = 0                          # tails that left: their output VCs are idle again
     for it in range(net.iters):
         # grant: every requested, unmatched output picks the first unmatched input from its pointer
         granted = np.uint64(0)
@@ -839,7 +867,7 @@ def _sw_alloc(u, now, net, buf, acc, phase):
             lo = touched[k]
             if omask[lo] == 0:
                 continue
-            li = _first_from(omask[lo], net.opr[net.r_op[o0 + lo], Q_SAGPTR], NI)
+            li = _first_from(omask[lo], net.opr[o0 + lo, Q_SAGPTR], NI)
             gmask[li] |= np.uint64(1) << np.uint64(lo)
             granted |= np.uint64(1) << np.uint64(li)
         if granted == 0:
@@ -849,13 +877,12 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         while granted != 0:
             li = _low_bit(granted)
             granted &= granted - np.uint64(1)
-            ip = net.r_ip[i0 + li]
+            ip = i0 + li
             lo = _first_from(gmask[li], net.ipr[ip, P_SAAPTR], NO)
             gmask[li] = 0
             in_m[li] = lo
             if it == 0:
-                op = net.r_op[o0 + lo]
-                net.opr[op, Q_SAGPTR] = li + 1 if li + 1 < NI else 0
+                net.opr[o0 + lo, Q_SAGPTR] = li + 1 if li + 1 < NI else 0
                 net.ipr[ip, P_SAAPTR] = lo + 1 if lo + 1 < NO else 0
             omask[lo] = 0                       # a matched output takes no more grants
             bit = ~(np.uint64(1) << np.uint64(li))
@@ -867,78 +894,87 @@ def _sw_alloc(u, now, net, buf, acc, phase):
         li = _low_bit(matched)
         matched &= matched - np.uint64(1)
         lo = in_m[li]
-        ip = net.r_ip[i0 + li]
+        ip = i0 + li
         v = sreq[li, lo]
         net.ipr[ip, P_SWRR] = v + 1 if v + 1 < V else 0
-        if _move(ip * V + v, now + net.sa - 1, net, buf, acc, phase):
-            freed = True
+        g = ip * V + v
+        o = buf.vcr[g, F_OUT]
+        if _move(g, u, now + net.sa - 1, net, buf, acc, phase):
+            buf.freed[nfreed] = o
+            nfreed += 1
         moved += 1
-    if freed:
-        _unpark(u, now + 1, net, buf)
+    if nfreed > 0:
+        _unpark(u, now + 1, nfreed, net, buf)
     if moved < nreq:
         _wake(u, now + 1, buf)          # the losers ask again next cycle
     return moved
 
 
 @njit(**HELPER)
-def _unpark(u, t, net, buf):
-    """An output VC of router ``u`` is idle again: its parked heads ask
-    for output VCs again from cycle ``t``."""
+def _unpark(u, t, nfreed, net, buf):
+    """The output VCs ``buf.freed[:nfreed]`` of router ``u`` are idle again:
+    the parked heads waiting for one of them ask for output VCs again from
+    cycle ``t`` (the others would find none idle)."""
     V = net.V
     j1 = net.r_ip_ptr[u + 1] * V
     for j in range(net.r_ip_ptr[u] * V, j1):
-        if buf.va_at[j] == PARKED:
-            buf.va_at[j] = t
-            _wake(u, t, buf)
+        if buf.at[j] == PARKED:
+            for q in range(nfreed):
+                o = buf.freed[q]
+                if buf.want[j, 0] <= o <= buf.want[j, 1]:
+                    buf.at[j] = t
+                    _wake(u, t, buf)
+                    break
 
 
 @njit(**HELPER)
-def _move(g, t_out, net, buf, acc, phase):
-    """The front flit of input VC ``g`` leaves its buffer at ``t_out``;
-    True if it was a tail (its output VC is idle again)."""
+def _move(g, u, t_out, net, buf, acc, phase):
+    """The front flit of input VC ``g`` of router ``u`` leaves its buffer at
+    ``t_out``; True if it was a tail (its output VC is idle again)."""
     V = net.V
-    A = net.A
     B = net.B
     h = buf.vcr[g, F_HEAD]
     p = buf.vcr[g, F_FB + 3 * (h)]
     fi = buf.vcr[g, F_FB + 3 * (h) + 1]
     buf.vcr[g, F_HEAD] = h + 1 if h + 1 < B else 0
     buf.vcr[g, F_CNT] -= 1
-    ip = g // V
+    ip = buf.vcr[g, F_IP]
+    v = g - ip * V
     # the credit of the freed slot goes upstream
     up = net.ipr[ip, P_UP]
-    if ip < A:
-        _credit_later(t_out + net.ipr[ip, P_LAT] + 1 + net.credit_delay, up * V + g % V, buf)
+    if net.ipr[ip, P_INJ] == 0:
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1 + net.credit_delay, up * V + v, buf)
     else:
-        _credit_later(t_out + net.ipr[ip, P_LAT] + 1, up * V + g % V, buf)
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1, up * V + v, buf)
     o = buf.vcr[g, F_OUT]
-    op = o // V
+    op = buf.ovr[o, O_PORT]
     buf.ovr[o, O_CRED] -= 1
     tail = fi == buf.pkr[p, K_LEN] - 1
-    buf.sa_at[buf.vcr[g, F_POS]] = NEVER
+    buf.at[g] = NEVER
     if tail:
         buf.ovr[o, O_OWNER] = -1
     t_send = t_out + net.st
-    if op < A:
+    down = net.opr[op, Q_DOWN]
+    if down >= 0:
         if fi == 0:
             buf.pkr[p, K_HOPS] += 1
         if phase < 2:
-            acc.arc_flits[op] += 1
-        _push(o, p, fi, t_send + net.opr[op, Q_LAT] + 1, net, buf)
+            acc.arc_flits[net.opr[op, Q_ARC]] += 1
+        _push(down * V + o - op * V, net.opr[op, Q_DROUTER], p, fi, t_send + net.opr[op, Q_LAT] + 1, net, buf)
     else:
         t_read = t_send + net.opr[op, Q_LAT] + 1
         _eject(p, fi, t_read, net, buf, acc, phase)
         _credit_later(t_read + net.opr[op, Q_LAT] + 1, o, buf)
     if tail:
         if buf.vcr[g, F_CNT] > 0:
-            _head_front(g, t_out + 1, net, buf)
+            _head_front(g, u, t_out + 1, net, buf)
         else:
             buf.vcr[g, F_STATE] = VS_IDLE
     else:
         buf.vcr[g, F_T] = t_out + 1
         if buf.vcr[g, F_CNT] > 0:
             a = buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD]) + 2]
-            _sa_ready(g, a if a > t_out + 1 else t_out + 1, net.ipr[ip, P_ROUTER], net, buf)
+            _sa_ready(g, a if a > t_out + 1 else t_out + 1, u, net, buf)
     return tail
 
 
@@ -948,8 +984,9 @@ def _move(g, t_out, net, buf, acc, phase):
 @intrinsic
 def _prefetch(typingctx, arr, i, j):
     """Ask the memory system for the cache line of ``arr[i, j]`` (of
-    ``arr[i]`` for a 1-d array, ``arr[i, j, 0]`` for a 3-d one), to be written soon (LLVM's ``llvm.prefetch``). A hint only: no
-    value changes, and it never faults."""
+    ``arr[i]`` for a 1-d array, ``arr[i, j, 0]`` for a 3-d one), to be
+    written soon (LLVM's ``llvm.prefetch``). A hint only: no value changes,
+    and it never faults."""
     def codegen(context, builder, sig, args):
         aty = sig.args[0]
         ary = context.make_array(aty)(context, builder, args[0])
@@ -965,63 +1002,97 @@ def _prefetch(typingctx, arr, i, j):
     return types.void(arr, i, j), codegen
 
 
-# Routers ahead of the one being visited whose rows are prefetched, in three
-# stages (each reads what the one before brought into the cache): the rows
-# of their ready input VCs PF_FAR ahead, what these point to (output VCs,
-# downstream VCs, packets) PF_NEAR ahead, what those point to (the
-# downstream routers' per-VC and per-router entries) one ahead. At 65,536
-# routers nearly every row a hop touches is a cache miss; this overlaps the
-# misses of a few routers.
+# A visit's ready input VCs are listed PF_FAR visits ahead and sorted into
+# heads asking for an output VC and flits asking for the switch PF_NEAR
+# ahead, each list kept in a ring of RING rows (buf.rdy), and with
+# prefetching (net.pf) the rows the visit will touch are asked for at both
+# stages: the ready VCs' rows and the router's port blocks when listing,
+# what these rows lead to (packets, route sets, downstream VCs and their
+# ready cycles) when sorting. At 65,536 routers nearly every row a hop
+# touches is a cache miss; this overlaps the misses of a few routers.
+# (Listing early is exact: only a router's own visit changes which of its
+# VCs are ready this cycle -- every other change takes effect next cycle or
+# later.)
 PF_NEAR = 2
 PF_FAR = 4
+RING = 8           # a power of two above PF_FAR
 PF_CREDIT = 8      # credits ahead whose output VC row is prefetched
+R_ALL = 0          # the rows of buf.rdy's entries: every ready VC, the heads, the flits
+R_VA = 1
+R_SA = 2
 
 
 @njit(**HELPER)
-def _prefetch_router(u, now, stage, net, buf):
-    """Prefetch what visiting router ``u`` at ``now`` will touch: at
-    ``stage`` 0 the rows of its ready input VCs (and their ports), at 1 the
-    output VCs, downstream VCs and packets they lead to, at 2 the
-    downstream VCs' entries in router order and their routers'."""
+def _list_ready(u, r, now, net, buf):
+    """List in ring row ``r`` the input VCs of router ``u`` ready at ``now``
+    (no branch on readiness: which VCs are ready is unpredictable)."""
     V = net.V
-    j0 = net.r_ip_ptr[u] * V
-    j1 = net.r_ip_ptr[u + 1] * V
-    for j in range(j0, j1):
-        sa = buf.sa_at[j] <= now
-        va = buf.va_at[j] <= now
-        if not (sa or va):
-            continue
-        g = net.pos_g[j]
-        if stage == 2:
-            if sa:
-                o = buf.vcr[g, F_OUT]
-                if o < net.A * V:
-                    pos = buf.vcr[o, F_POS]
-                    _prefetch(buf.va_at, pos, 0)
-                    _prefetch(buf.sa_at, pos, 0)
-                    _prefetch(buf.r_va, net.ipr[o // V, P_ROUTER], 0)
-            continue
-        if stage == 0:
+    i0 = net.r_ip_ptr[u]
+    i1 = net.r_ip_ptr[u + 1]
+    n = 0
+    for g in range(i0 * V, i1 * V):
+        buf.rdy[r, R_ALL, n] = g
+        n += buf.at[g] <= now
+    buf.nrdy[r, R_ALL] = n
+    if net.pf != 0:
+        o0 = net.r_op_ptr[u]
+        o1 = net.r_op_ptr[u + 1]
+        # its port rows and output VC rows, line by line (rows of 32 and 16 bytes from a line's start)
+        for i in range(i0 - (i0 & 1), i1, 2):
+            _prefetch(net.ipr, i, 0)
+        for i in range(o0 - (o0 & 1), o1, 2):
+            _prefetch(net.opr, i, 0)
+        for i in range(o0 * V - (o0 * V & 3), o1 * V, 4):
+            _prefetch(buf.ovr, i, 0)
+        _prefetch(net.coords, u, 0)             # (the routes of the heads its tails uncover)
+        _prefetch(net.out_op, u, 0)
+        for q in range(n):
+            g = buf.rdy[r, R_ALL, q]
             _prefetch(buf.vcr, g, 0)
             _prefetch(buf.vcr, g, 16)
-            if va:
+
+
+@njit(**HELPER)
+def _sort_ready(r, net, buf, acc):
+    """Sort the ready VCs of ring row ``r`` into heads (VS_VA) and flits."""
+    V = net.V
+    nva = 0
+    nsa = 0
+    for q in range(buf.nrdy[r, R_ALL]):
+        g = buf.rdy[r, R_ALL, q]
+        if buf.vcr[g, F_STATE] == VS_VA:
+            buf.rdy[r, R_VA, nva] = g
+            nva += 1
+            if net.pf != 0:
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
                 _prefetch(buf.vcr, g, net.rt0)
-            _prefetch(net.ipr, g // V, 0)
-            continue
-        _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
-        if sa:
-            o = buf.vcr[g, F_OUT]
-            _prefetch(buf.ovr, o, 0)
-            _prefetch(net.opr, o // V, 0)
-            if o < net.A * V:
-                _prefetch(buf.vcr, o, 0)
-                _prefetch(buf.vcr, o, 16)
-                _prefetch(net.ipr, o // V, 0)
-        if va:
-            for e in range(buf.vcr[g, F_RTN]):
-                op = buf.vcr[g, net.rt0 + 4 * (e)]
-                _prefetch(buf.ovr, op * V + buf.vcr[g, net.rt0 + 4 * (e) + 1], 0)
-                _prefetch(net.opr, op, 0)
+        else:
+            buf.rdy[r, R_SA, nsa] = g
+            nsa += 1
+            if net.pf != 0:
+                h = buf.vcr[g, F_HEAD]
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
+                if buf.vcr[g, F_CNT] > 1:
+                    # if the flit is a tail, the next packet's head comes to the front and is routed
+                    h = h + 1 if h + 1 < net.B else 0
+                    _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
+                    _prefetch(buf.vcr, g, net.rt0)
+                o = buf.vcr[g, F_OUT]
+                op = buf.ovr[o, O_PORT]
+                down = net.opr[op, Q_DOWN]
+                if down >= 0:
+                    # the flit's next VC; if idle, the flit is a head routed there right after the visit
+                    d = down * V + o - op * V
+                    _prefetch(buf.vcr, d, 0)
+                    _prefetch(buf.vcr, d, 16)
+                    _prefetch(buf.vcr, d, net.rt0)
+                    _prefetch(buf.at, d, 0)
+                    ud = net.opr[op, Q_DROUTER]
+                    _prefetch(net.coords, ud, 0)
+                    _prefetch(net.out_op, ud, 0)
+                    _prefetch(acc.arc_flits, net.opr[op, Q_ARC], 0)
+    buf.nrdy[r, R_VA] = nva
+    buf.nrdy[r, R_SA] = nsa
 
 
 @njit(**HELPER)
@@ -1030,7 +1101,8 @@ def _routers(now, net, buf, acc, phase):
     not woken has no request this cycle: visiting it would change nothing.
     The routers are listed first (no visit wakes a router for this cycle:
     every delay is at least one cycle and shorter than the wheel), so the
-    rows of the next few can be prefetched while one is visited."""
+    ready VCs of the next few can be listed (and their rows prefetched)
+    while one is visited."""
     W = buf.wake.shape[0]
     slot = now & (W - 1)
     visit = buf.visit
@@ -1042,19 +1114,30 @@ def _routers(now, net, buf, acc, phase):
             visit[m] = w * 64 + _low_bit(bits)
             bits &= bits - np.uint64(1)
             m += 1
+    far = PF_FAR if net.pf != 0 else 0
+    near = PF_NEAR if net.pf != 0 else 0
     moved = 0
-    for k in range(m):
-        if net.pf != 0:
-            if k + PF_FAR < m:
-                _prefetch_router(visit[k + PF_FAR], now, 0, net, buf)
-            if k + PF_NEAR < m:
-                _prefetch_router(visit[k + PF_NEAR], now, 1, net, buf)
-            if k + 1 < m:
-                _prefetch_router(visit[k + 1], now, 2, net, buf)
+    for k in range(-far, m + 1):
+        if far > 0 and k + 2 * far < m:        # the ready cycles listed PF_FAR visits later
+            _prefetch(buf.at, net.r_ip_ptr[visit[k + 2 * far]] * net.V, 0)
+        if k + far < m:
+            _list_ready(visit[k + far], (k + far) & (RING - 1), now, net, buf)
+        if 0 <= k + near < m:
+            _sort_ready((k + near) & (RING - 1), net, buf, acc)
+        if k < 0:
+            continue
+        # the heads that reached the front of a VC (in _inject, or in the
+        # visit just made) are routed now, while their rows are in the cache
+        if buf.npend[0] > 0:
+            _route_pending(net, buf)
+        if k == m:
+            break
         u = visit[k]
-        if buf.r_va[u] > 0:
-            _vc_alloc(u, now, net, buf)
-        moved += _sw_alloc(u, now, net, buf, acc, phase)
+        r = k & (RING - 1)
+        if buf.nrdy[r, R_VA] > 0:
+            _vc_alloc(u, r, now, net, buf)
+        if buf.nrdy[r, R_SA] > 0:
+            moved += _sw_alloc(u, r, now, net, buf, acc, phase)
     return moved
 
 
@@ -1062,7 +1145,7 @@ def _routers(now, net, buf, acc, phase):
 def run(net, buf, trf, acc, ctl, until):
     """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock).
     Returns the number of cycles simulated. Every helper has one call site
-    (a head's route is computed once, at the end of its cycle), so LLVM's
+    (a head's route is computed in one place, :func:`_routers`), so LLVM's
     inlining stays small and compiling takes seconds."""
     now = ctl[C_NOW]
     start = now
@@ -1083,13 +1166,15 @@ def run(net, buf, trf, acc, ctl, until):
             c = buf.ovr[o, O_CRED]
             buf.ovr[o, O_CRED] = c + 1
             if c == 0:                  # a VC may have waited for this credit
-                _wake(net.opr[o // net.V, Q_ROUTER], now, buf)
+                op = buf.ovr[o, O_PORT]
+                g = buf.ovr[o, O_OWNER]
+                if op < net.A + net.T and g >= 0 and buf.at[g] == NO_CREDIT:
+                    buf.at[g] = now
+                _wake(net.opr[op, Q_ROUTER], now, buf)
         buf.wh_cnt[slot] = 0
         _generate(now, trf, acc, phase < 2)
         _inject(now, net, buf, trf, acc, phase, drain_t)
         moved = _routers(now, net, buf, acc, phase)
-        if buf.npend[0] > 0:
-            _route_pending(net, buf)
         if moved > 0 or a[A_INFL_FLITS] == 0:
             ctl[C_PROGRESS] = now
         elif now - ctl[C_PROGRESS] > net.watchdog:

@@ -212,7 +212,10 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     """Input and output ports of every router in BookSim2's order: for each
     dimension (its order) the + output then the - output, the input arriving
     from the + neighbour (travelling -) then from the - neighbour; the
-    terminals' injection and ejection ports last."""
+    terminals' injection and ejection ports last. The ports as arcs and
+    terminals number them (input ``a`` / ``A + t``, output ``a`` / ``A + t``)
+    listed router by router, each router's in that order, and where each
+    router's start in the lists."""
     n, A, T = topo.n, topo.num_arcs, topo.num_terminals
     rank = np.empty(topo.ndim, dtype=np.int64)
     rank[dim_order] = np.arange(topo.ndim)
@@ -230,12 +233,7 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     np.cumsum(np.bincount(src, minlength=n), out=r_op_ptr[1:])
     r_ip_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(dst, minlength=n), out=r_ip_ptr[1:])
-    op_local = np.empty(A + 2 * T, dtype=np.int64)
-    op_local[r_op] = np.arange(A + T) - r_op_ptr[src[r_op]]
-    op_local[A + T:] = 0
-    ip_local = np.empty(A + T, dtype=np.int64)
-    ip_local[r_ip] = np.arange(A + T) - r_ip_ptr[dst[r_ip]]
-    return r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local
+    return r_ip, r_ip_ptr, r_op, r_op_ptr
 
 
 def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int,
@@ -265,63 +263,64 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
                        f"classes), got vcs={V}: add --vcs {need}")
     link = z["link"]
     dim_order = np.arange(D - 1, -1, -1, dtype=np.int64)
-    r_ip, r_ip_ptr, ip_local, r_op, r_op_ptr, op_local = _lattice_ports(topo, arc_dir, dim_order)
+    r_ip, r_ip_ptr, r_op, r_op_ptr = _lattice_ports(topo, arc_dir, dim_order)
     term_r = terminal_router(topo)
     NIP, NOP = A + T, A + 2 * T
     i32 = np.int32
-    ip_router = np.concatenate([topo.arc_dst, term_r]).astype(i32)
-    ip_lat = np.concatenate([np.full(A, link), np.ones(T)]).astype(i32)
-    ip_up = np.concatenate([np.arange(A), A + T + np.arange(T)]).astype(i32)
-    op_router = np.concatenate([topo.arc_src, term_r, term_r]).astype(i32)
-    op_lat = np.concatenate([np.full(A, link), np.ones(2 * T)]).astype(i32)
     max_ni = int(np.diff(r_ip_ptr).max())
     max_no = int(np.diff(r_op_ptr).max())
     if max(max_ni, max_no) > 64:
         raise SimError(f"router iq handles routers of at most 64 ports (the switch allocator's bit masks); "
                        f"{topo!r} has a router with {max(max_ni, max_no)}")
-    shape = np.asarray(topo.shape, dtype=np.int64)
-    place = np.empty(NIP, dtype=np.int64)
-    place[r_ip] = np.arange(NIP)
-    vc_pos = (place[:, None] * V + np.arange(V)).ravel()
-    del place
+    # the kernel numbers ports in router order (input port r_ip[i] is its i); the terminals' views of their
+    # injection buffers keep output ports A + T + t
+    new_ip = np.empty(NIP, dtype=np.int64)
+    new_ip[r_ip] = np.arange(NIP)
+    new_op = np.arange(NOP, dtype=np.int64)
+    new_op[r_op] = np.arange(A + T)
     ipr = _lined((NIP, Q.NPORT), i32)
-    ipr[:, Q.P_ROUTER] = ip_router
-    ipr[:, Q.P_LAT] = ip_lat
-    ipr[:, Q.P_UP] = ip_up
-    ipr[:, Q.P_LOCAL] = ip_local
+    ipr[:, Q.P_ROUTER] = np.concatenate([topo.arc_dst, term_r])[r_ip]
+    ipr[:, Q.P_LAT] = np.concatenate([np.full(A, link), np.ones(T)])[r_ip]
+    ipr[:, Q.P_UP] = new_op[np.concatenate([np.arange(A), A + T + np.arange(T)])][r_ip]
+    ipr[:, Q.P_INJ] = r_ip >= A
     opr = _lined((NOP, Q.NPORT), i32)
-    opr[:, Q.Q_ROUTER] = op_router
-    opr[:, Q.Q_LAT] = op_lat
-    opr[:, Q.Q_LOCAL] = op_local
-    opr[:, Q.Q_DIM] = -1
-    opr[:A, Q.Q_DIM] = topo.arc_dim
-    del ip_router, ip_lat, ip_up, op_router, op_lat
+    old_op = np.concatenate([r_op, np.arange(A + T, NOP)])
+    opr[:, Q.Q_ROUTER] = np.concatenate([topo.arc_src, term_r, term_r])[old_op]
+    opr[:, Q.Q_LAT] = np.concatenate([np.full(A, link), np.ones(2 * T)])[old_op]
+    opr[:, Q.Q_DOWN] = np.concatenate([new_ip[:A], np.full(T, -1), new_ip[A:]])[old_op]
+    opr[:, Q.Q_DIM] = np.concatenate([topo.arc_dim, np.full(2 * T, -1)])[old_op]
+    opr[:, Q.Q_ARC] = np.where(old_op < A, old_op, -1)
+    opr[:, Q.Q_DROUTER] = np.concatenate([topo.arc_dst, np.full(T, -1), term_r])[old_op]
+    del old_op
+    out_op = np.where(out_op >= 0, new_op[out_op], -1).astype(i32)
+    shape = np.asarray(topo.shape, dtype=np.int64)
     net = Q.Net(
         np.int64(n), np.int64(A), np.int64(T), np.int64(V), np.int64(B), np.int64(D),
-        ipr, opr, r_ip.astype(i32), r_ip_ptr.astype(i32), np.argsort(vc_pos).astype(i32),
-        r_op.astype(i32), r_op_ptr.astype(i32), term_r.astype(i32), out_op,
+        ipr, opr, r_ip_ptr.astype(i32), r_op_ptr.astype(i32),
+        term_r.astype(i32), new_ip[A:].astype(i32), new_op[A:A + T].astype(i32), out_op,
         np.ascontiguousarray(topo.coords, dtype=np.int64), shape, wrap, dim_order,
         np.int64(code), np.int64(cfg.routing_delay), np.int64(cfg.vc_alloc_delay), np.int64(cfg.sw_alloc_delay),
         np.int64(cfg.st_delay), np.int64(cfg.credit_delay), np.int64(cfg.alloc_iters), np.int64(cfg.watchdog),
         np.int64(1 if cfg.self_traffic else 0), np.int64(1 if cfg.output_set == "booksim" else 0),
         np.int64(Q.F_FB + 3 * B),
         np.int64(NIP * V * z["vc_cols"] * 4 > PREFETCH_ABOVE),
+        np.int64(D <= Q.NK - Q.K_DC),
     )
+    del new_ip, new_op, r_ip, r_op
     NVC, NOV = NIP * V, NOP * V
     W, WW = z["W"], z["WW"]
     never = np.int32(Q.NEVER)
     vcr = _lined((NVC, z["vc_cols"]), i32)
-    vcr[:, Q.F_POS] = vc_pos
-    del vc_pos
     vcr[:, Q.F_STATE] = Q.VS_IDLE
-    ovr = _lined((NOV, Q.NOVF), np.int64)
+    vcr[:, Q.F_IP] = np.arange(NVC) // V
+    ovr = _lined((NOV, Q.NOVF), i32)
     ovr[:, Q.O_OWNER] = -1
     ovr[:, Q.O_CRED] = B
-    ovr[:, Q.O_REQ] = -1
+    ovr[:, Q.O_PORT] = np.arange(NOV) // V
     pkr = _lined((P, Q.NK), i32)
     pkr[:, Q.K_INTM] = -1
     buf = Q.Buf(
-        vcr, np.full(NVC, never, i32), np.full(NVC, never, i32), ovr,
+        vcr, np.full(NVC, never, i32), ovr,
         # credits due in one cycle: at most one per input port (a cycle's moves) and one per ejection port
         np.zeros(W, np.int64), np.zeros((W, NOP), i32),
         np.zeros((WW, (n + 63) // 64), np.uint64),
@@ -331,8 +330,10 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
         np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.zeros(n, i32),
-        np.zeros(NVC, i32), np.zeros(1, np.int64),
+        np.full(max_no * V, -1, np.int64),
+        np.zeros((Q.RING, 3, max_ni * V), np.int64), np.zeros((Q.RING, 3), np.int64),
+        np.zeros((NVC, 2), i32), np.zeros(max_ni, np.int64),
+        np.zeros((NVC, 2), i32), np.zeros(1, np.int64),
         np.zeros(n, i32),
     )
     lo, hi = cfg.length_range

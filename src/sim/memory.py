@@ -18,7 +18,7 @@ BookSim2's router model (``router="iq"``) builds no n x n table: it routes
 from coordinates, and its state is int32 rows per port, VC and packet, a
 credit wheel, and a packet pool and source queues sized by the traffic
 (:func:`iq_sizes`): a 64x32x32 torus at load 0.02 (stable) needs about
-0.35 GB beside the interpreter. Past saturation the source queues and the
+0.33 GB beside the interpreter. Past saturation the source queues and the
 pool grow with the backlog, which no estimate made before the run can know;
 the run checks every growth against the memory limit.
 
@@ -112,7 +112,7 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     >>> import candidates as cd
     >>> z = iq_sizes(cd.from_spec("torus:4x4"), preset("booksim"), 0.1)
     >>> z["NVC"], z["pool_max"], z["pool"], round(z["parts"]["buffers"])
-    (160, 1297, 61, 38784)
+    (160, 1297, 61, 36992)
     """
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, max(topo.ndim, 1), cfg.vcs
     lo, hi = cfg.length_range
@@ -136,12 +136,13 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     W = _pow2_at_least(cfg.sw_alloc_delay + cfg.st_delay + 2 * link + cfg.credit_delay + 6 + 2)
     WW = _pow2_at_least(cfg.sw_alloc_delay + cfg.st_delay + link + cfg.routing_delay + cfg.vc_alloc_delay + 2 + 2)
     parts = {
-        # per port a row of 8 int32 and its place in router order (+ an int64 one per input port while
-        # building), per VC its place (int32; int64 while building), per arc its flit count (int64), per
-        # router 4 + 2D int32 (the last: its place in a cycle's visit list)
-        "network": NIP * 44.0 + NVC * 12.0 + NOP * 36.0 + A * 8.0 + n * (16.0 + 8 * D) + T * 4.0,
-        # per VC its row and 3 int32 (ready cycles, pending list); per output VC a row of 4 int64
-        "buffers": NVC * (4.0 * vc_cols + 12) + NOV * 32.0,
+        # per port a row of 8 int32 (+ its place in router order, int64, while building), per arc its
+        # flit count (int64), per router 3 + 2D int32 (one: its place in a cycle's visit list), per terminal
+        # its router and ports
+        "network": NIP * 40.0 + NOP * 40.0 + A * 8.0 + n * (12.0 + 8 * D) + T * 12.0,
+        # per VC its row and 5 int32 (ready cycle, pending list of 2, wanted output VCs); per output VC a
+        # row of 4 int32
+        "buffers": NVC * (4.0 * vc_cols + 20) + NOV * 16.0,
         "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
         "packets": pool * 68.0,            # a 64-byte row and a place in the free stack
         "queues": T * (queue_cols * 8.0 + 80),

@@ -35,9 +35,9 @@ def test_estimate_closed_form_torus_4x4():
     # 1.25 x (16 terminals x 0.1 x (2 x 6 + 6 + 4)) packets in flight + a cycle's takes (T + 1)
     assert z["pool"] == int(1.25 * 16 * 0.1 * 22 + T + 1) == 61
     # an input VC's int32 row: 8 scalars + 8 slots of 3 + 3 route entries of 4 = 44, in 64-byte lines: 48;
-    # 3 more int32 per VC; an output VC's row of 4 int64
+    # 5 more int32 per VC; an output VC's row of 4 int32
     assert z["vc_cols"] == 48
-    assert z["parts"]["buffers"] == NVC * (48 * 4 + 12) + NOV * 32
+    assert z["parts"]["buffers"] == NVC * (48 * 4 + 20) + NOV * 16
     # a packet's row of 12 int32 padded to a 64-byte line, and its place in the free stack
     assert z["parts"]["packets"] == 61 * 68
     # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
@@ -147,7 +147,7 @@ def test_parked_heads_change_no_number():
     parked = 0
     for until in range(100, 1000, 100):
         run.advance(until)
-        parked = max(parked, int((run.buf.va_at == iq.Q.PARKED).sum()))
+        parked = max(parked, int((run.buf.at == iq.Q.PARKED).sum()))
     assert parked > 10
     r = sim.simulate(t, cfg, "uniform", 0.6, seed=3)
     assert (r.latency_generation, r.accepted, r.packets, r.cycles, r.latency_max) == (
@@ -169,3 +169,68 @@ def test_prefetching_changes_no_number(monkeypatch, routing, vcs, length):
     for f in dataclasses.fields(plain):
         if f.name not in ("seconds", "cpu_seconds"):
             assert repr(getattr(pf, f.name)) == repr(getattr(plain, f.name)), f.name
+
+
+def test_ports_in_router_order_link_up_and_down():
+    """The kernel numbers ports router by router: each router's ports are one
+    block, an output port names the input port downstream (and its router),
+    which names it back as its upstream, and the terminals' ports are theirs."""
+    t = cd.from_spec("torus:4x3x2")
+    run = iq.build(t, _cfg(), "dor", traffic("uniform").destinations(t), np.full(t.num_terminals, 0.1), 1, 0.1)
+    Q, net = iq.Q, run.net
+    A, T = t.num_arcs, t.num_terminals
+    ipr, opr = net.ipr, net.opr
+    assert np.array_equal(np.repeat(np.arange(t.n), np.diff(net.r_ip_ptr)), ipr[:, Q.P_ROUTER])
+    assert np.array_equal(np.repeat(np.arange(t.n), np.diff(net.r_op_ptr)), opr[:A + T, Q.Q_ROUTER])
+    assert np.diff(net.r_ip_ptr).tolist() == [7] * t.n      # 6 links + the injection port
+    link = opr[:A + T, Q.Q_DOWN] >= 0
+    assert link.sum() == A and sorted(opr[:A + T, Q.Q_ARC][link]) == list(range(A))
+    down = opr[:A + T, Q.Q_DOWN][link]
+    assert np.array_equal(ipr[down, Q.P_UP], np.flatnonzero(link))
+    assert np.array_equal(ipr[down, Q.P_ROUTER], opr[:A + T, Q.Q_DROUTER][link])
+    assert np.array_equal(t.arc_dst[opr[:A + T, Q.Q_ARC][link]], opr[:A + T, Q.Q_DROUTER][link])
+    # terminal t: its injection port (upstream: its view A + T + t) and ejection port at its router
+    assert np.array_equal(ipr[net.term_ip, Q.P_UP], A + T + np.arange(T))
+    assert np.array_equal(ipr[net.term_ip, Q.P_INJ], np.ones(T)) and ipr[:, Q.P_INJ].sum() == T
+    assert np.array_equal(opr[net.term_op, Q.Q_DOWN], np.full(T, -1))
+    assert np.array_equal(opr[net.term_op, Q.Q_ROUTER], net.term_router)
+    # every VC row knows its port, every output VC row its port
+    V = int(net.V)
+    assert np.array_equal(run.buf.vcr[:, Q.F_IP], np.arange(run.buf.vcr.shape[0]) // V)
+    assert np.array_equal(run.buf.ovr[:, Q.O_PORT], np.arange(run.buf.ovr.shape[0]) // V)
+
+
+def test_flits_without_credit_wait_off_the_lists():
+    """Past saturation most front flits find no credit; they leave their
+    router's ready list until the credit returns. Every such VC owns an
+    output VC without credit, every parked head finds all its output VCs
+    taken, the figures stay those recorded before (main at 56a4d24), and
+    packets carry their destination's coordinates."""
+    t = cd.from_spec("torus:8x8")
+    cfg = _cfg(warmup=300, measure=600, drain=3000)
+    d = traffic("uniform").destinations(t)
+    run = iq.build(t, cfg, "dor", d, np.full(t.num_terminals, 0.6), 3, 0.6)
+    Q = iq.Q
+    waiting = 0
+    for until in range(100, 1000, 100):
+        run.advance(until)
+        buf = run.buf                   # (the packet pool grows: a new structure)
+        g = np.flatnonzero(buf.at == Q.NO_CREDIT)
+        waiting = max(waiting, len(g))
+        o = buf.vcr[g, Q.F_OUT]
+        assert np.array_equal(buf.ovr[o, Q.O_OWNER], g) and not buf.ovr[o, Q.O_CRED].any()
+        assert (buf.vcr[g, Q.F_STATE] == Q.VS_ACTIVE).all() and (buf.vcr[g, Q.F_CNT] > 0).all()
+        # a parked head waits for its route's output VCs, all of them taken
+        for h in np.flatnonzero(buf.at == Q.PARKED):
+            op, v0, v1 = buf.vcr[h, run.net.rt0:run.net.rt0 + 3]
+            assert buf.vcr[h, Q.F_RTN] == 1 and (buf.ovr[op * 2 + v0:op * 2 + v1 + 1, Q.O_OWNER] >= 0).all()
+            assert tuple(buf.want[h]) == (op * 2 + v0, op * 2 + v1)
+        busy = buf.vcr[:, Q.F_CNT] > 0
+        p = buf.vcr[busy, Q.F_FB + 3 * buf.vcr[busy, Q.F_HEAD]]
+        dr = buf.pkr[p, Q.K_DR]
+        assert np.array_equal(dr, run.net.term_router[buf.pkr[p, Q.K_DST]])
+        assert np.array_equal(buf.pkr[p, Q.K_DC:Q.K_DC + 2], t.coords[dr])
+    assert waiting > 10
+    r = sim.simulate(t, cfg, "uniform", 0.6, seed=3)
+    assert (r.latency_generation, r.accepted, r.packets, r.cycles, r.latency_max) == (
+        669.5189824734905, 0.21252604166666667, 18201, 1900, 1619)
