@@ -112,8 +112,7 @@ S_SUM_MINHOPS = 26
 S_TRACE_DONE = 27     # trace mode: every process finished and every message arrived
 S_SKIPPED = 28        # trace mode: idle cycles fast-forwarded
 S_TGEN_OUT = 29       # the generation cycles of the measured packets not yet delivered, summed
-S_LATENCY_STOP = 30   # 1: the drain stopped at the latency threshold (the run is unstable)
-NSTATS = 31
+NSTATS = 30
 
 # layout of the run-state vector (what a kernel keeps between calls)
 C_NOW = 0             # next cycle to simulate
@@ -793,7 +792,6 @@ def finished(now, trf, ctl, stats):
             out = stats[S_TAG_GENERATED] - stats[S_TAG_DELIVERED]
             age = stats[S_SUM_LAT_GEN] + out * now - stats[S_TGEN_OUT]
             if age > trf.lat_thres * stats[S_TAG_GENERATED]:
-                stats[S_LATENCY_STOP] = 1
                 return True
     return False
 
