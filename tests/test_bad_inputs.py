@@ -149,6 +149,8 @@ ROWS = [
     Row("loads not numbers", ["simulate", "torus:4x4", "--sweep", "--loads", "a,b"], 2, r"--loads takes a comma list"),
     Row("empty load range", ["simulate", "torus:4x4", "--sweep", "--loads", "0.5:0.1:0.1"], 2, r"at least one load"),
     Row("zero step", ["simulate", "torus:4x4", "--saturation", "--step", "0"], 2, r"need 0 < step <= max_load"),
+    Row("zero seeds", ["simulate", "torus:4x4", "--saturation", "--seeds", "0"], 2, r"--seeds is how many seeds"),
+    Row("seeds without a sweep", ["simulate", "torus:4x4", "--seeds", "3"], 2, r"--seeds repeats a --sweep"),
     Row("negative seed (sim)", ["simulate", "torus:4x4", "--seed", "-1"], 2, r"seed must be an integer >= 0, got -1"),
     Row("negative warmup", ["simulate", "torus:4x4", "--warmup", "-5"], 2, r"warmup must be a non-negative integer"),
     Row("zero injectors", ["simulate", "torus:4x4", "--injectors", "0"], 2, r"injectors must be a positive integer"),
@@ -220,6 +222,7 @@ ROWS = [
         r"no candidate of the 8-PE machine could be evaluated: ring:8: pruned: router degree 2 > max_degree 1; "
         r"complete:8: .*the records are in o/records.jsonl", files={"s.toml": SMALL + b"max_degree = 1\n"}),
     Row("unknown sim preset", ["run", "s.toml"], 2, r"simulation.preset", files={"s.toml": SMALL + b"[simulation]\npreset = 'fast'\n"}),
+    Row("zero simulation seeds", ["run", "s.toml"], 2, r"simulation.seeds", files={"s.toml": SMALL + b"[simulation]\nseeds = 0\n"}),
     # ---- report / studies
     Row("report of a missing dir", ["report", "missingdir"], 2, r"missingdir does not exist; give the --out directory"),
     Row("report without results", ["report", "rdir"], 2, r"rdir holds no results.json; run `toposynth run STUDY --out rdir`",

@@ -41,6 +41,10 @@ _LAZY = {
     'saturation': 'engine',
     'simulate': 'engine',
     'sweep': 'engine',
+    'ReplicatedSweep': 'replicate',
+    'LoadSummary': 'replicate',
+    'saturation_seeds': 'replicate',
+    'sweep_seeds': 'replicate',
     'SimMemory': 'memory',
     'memory_estimate': 'memory',
     'ROUTINGS': 'config',
@@ -58,7 +62,8 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
-    "simulate", "sweep", "saturation", "memory_estimate", "SimMemory",
+    "simulate", "sweep", "saturation", "sweep_seeds", "saturation_seeds", "ReplicatedSweep", "LoadSummary",
+    "memory_estimate", "SimMemory",
     "SimConfig", "SimResult", "SweepResult", "SimError",
     "PRESETS", "preset",
     "ROUTINGS", "resolve_routing",

@@ -101,6 +101,9 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                         "(default 500, BookSim2's; inf: drain to the limit)")
     s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--seeds", type=int, default=1, metavar="N",
+                   help="with --sweep/--saturation: repeat it with the seeds SEED, SEED+1, ..., SEED+N-1 and "
+                        "report the mean and its 95%% interval over them (default 1)")
     s.add_argument("--trace", metavar="FILE",
                    help="trace-driven run: a trace file (see sim.trace) or nas:KERNEL:PROCS[:CLASS[:ITERS]] "
                         "(cg, mg, ft, is, lu, bt, sp; e.g. nas:cg:16:S:1); reports the cycles to complete it")
@@ -108,8 +111,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--max-cycles", type=int, default=10**10, help="with --trace: stop after this many cycles")
     s.add_argument("--phit-bytes", type=int, help="with --trace: bytes per phit (default 4)")
     s.add_argument("--jobs", type=int, default=1,
-                   help="with --sweep/--saturation: simulate this many loads at once in worker processes "
-                        "(0: every core; default 1); the numbers are the serial run's")
+                   help="with --sweep/--saturation: simulate this many loads (of every seed) at once in worker "
+                        "processes (0: every core; default 1); the numbers are the serial run's")
     s.add_argument("--progress", nargs="?", type=float, const=PROGRESS_EVERY, default=None, metavar="SECONDS",
                    help="progress lines on stderr even when it is not a terminal: the loads running, and a "
                         "running simulation's cycles and accepted load every SECONDS (default 5)")
@@ -168,6 +171,12 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "jobs", 1) != 1 and not (args.sweep or args.saturation):
         raise SimError("--jobs runs the loads of --sweep or --saturation in parallel; add one of them")
+    seeds = getattr(args, "seeds", 1)
+    if seeds != 1:
+        if seeds < 1:
+            raise SimError(f"--seeds is how many seeds to run (>= 1), got {seeds}")
+        if not (args.sweep or args.saturation) or getattr(args, "trace", None):
+            raise SimError("--seeds repeats a --sweep or --saturation; for one load use --sweep --loads LOAD")
     topo = from_spec(args.spec)
     cfg = _config(args)
     # the files this run writes, checked before it simulates: a sweep that cannot be plotted is lost work
@@ -188,7 +197,10 @@ def run(args: argparse.Namespace) -> int:
     if args.sweep or args.saturation:
         if args.jobs < 0:
             raise SimError(f"--jobs must be >= 0 (0: every core), got {args.jobs}")
-        table = _Table(topo, pat, cfg, print_rows=not args.json, show=show, jobs=args.jobs)
+        table = _Table(topo, pat, cfg, print_rows=not args.json, show=show, jobs=args.jobs,
+                       seed_column=seeds > 1)
+        if seeds > 1:
+            return _run_seeds(args, topo, cfg, pat, table, list(range(args.seed, args.seed + seeds)))
         try:
             if args.saturation:
                 res = saturation(topo, cfg, pat, step=args.step, seed=args.seed, definition=args.definition,
@@ -252,6 +264,51 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def _run_seeds(args: argparse.Namespace, topo, cfg, pat, table: "_Table", seeds: list[int]) -> int:
+    """``--seeds``: the sweep or search once per seed, then the means over the seeds."""
+    from .replicate import saturation_seeds, sweep_seeds
+
+    try:
+        if args.saturation:
+            res = saturation_seeds(topo, cfg, pat, seeds=seeds, step=args.step, definition=args.definition,
+                                   jobs=args.jobs, progress=table)
+        else:
+            res = sweep_seeds(topo, cfg, pat, _loads(args.loads) if args.loads else None, seeds=seeds,
+                              jobs=args.jobs, progress=table)
+    except KeyboardInterrupt:
+        if args.json and table.points:
+            _print_json({"points": [p.to_dict() for p in table.points], "interrupted": True})
+        raise
+    if args.plot:
+        from .plot import plot_sweeps
+
+        plot_sweeps({f"seed {s}": r for s, r in zip(res.seeds, res.runs)}, args.plot,
+                    title=f"{topo.spec} {pat}")
+    stuck = sorted({p.offered for r in res.runs for p in r.points if p.deadlock})
+    status = EXIT_DEADLOCK if stuck else EXIT_OK
+    if args.json:
+        _print_json(res.to_dict())
+        _say_deadlock(stuck)
+        return status
+    rows = res.by_load()
+    if rows and not args.saturation:
+        print(f"over {len(seeds)} seeds (mean +- 95% interval)")
+        print(f"{'load':>9} {'accepted':>18} {'latency':>18} {'unstable':>8}")
+        for r in rows:
+            lat = "-" if r.latency is None else f"{r.latency:.4g} +- {r.latency_ci95:.2g}" if r.latency_ci95 else _fmt(r.latency)
+            print(f"{r.load:>9.4f} {f'{r.accepted:.4f} +- {r.accepted_ci95:.2g}':>18} {lat:>18} {r.unstable:>8}")
+    print(f"saturation throughput {res.saturation:.4g} +- {res.saturation_ci95:.2g} phits/cycle/PE (95% interval "
+          f"over seeds {seeds[0]}..{seeds[-1]}: {', '.join(f'{x:.4g}' for x in res.saturations)})")
+    unstable = sum(1 for r in res.runs for p in r.points if not p.stable and not p.deadlock)
+    if unstable:
+        print(f"unstable: {unstable} of {sum(len(r.points) for r in res.runs)} points (latency of the packets that "
+              "arrived before the drain stopped)")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    _say_deadlock(stuck)
+    return status
+
+
 def _show_progress(args: argparse.Namespace) -> float | None:
     """Seconds between progress lines on stderr, or None for none: asked
     for (``--progress``), or on a terminal unless ``--quiet`` or ``--json``."""
@@ -289,9 +346,10 @@ class _Table:
     result, and (``show``) the loads running on stderr and the running
     simulation's progress lines."""
 
-    def __init__(self, topo, pat, cfg, *, print_rows: bool, show: float | None, jobs: int):
+    def __init__(self, topo, pat, cfg, *, print_rows: bool, show: float | None, jobs: int,
+                 seed_column: bool = False):
         self.head = f"{topo.spec}  {{routing}}  traffic {pat}  ({cfg.name} preset)"
-        self.print_rows, self.show, self.jobs = print_rows, show, jobs
+        self.print_rows, self.show, self.jobs, self.seed_column = print_rows, show, jobs, seed_column
         self.points: list = []
         self.running: tuple = ()
         self.run_progress = _RunProgress(show or PROGRESS_EVERY)
@@ -307,19 +365,23 @@ class _Table:
             p = ev.point
             self.points.append(p)
             if self.print_rows:
+                seed = f"{p.seed:>5} " if self.seed_column else ""
                 if len(self.points) == 1:
                     print(self.head.format(routing=p.routing))
-                    print(f"{'offered':>9} {'accepted':>9} {'latency':>9} {'p99':>7} {'hops':>6} {'deadlock':>8}")
-                print(f"{p.offered:>9.4f} {p.accepted:>9.4f} {_fmt(p.latency):>9} "
+                    print(f"{'seed':>5} " * self.seed_column + f"{'offered':>9} {'accepted':>9} {'latency':>9} "
+                          f"{'p99':>7} {'hops':>6} {'deadlock':>8}")
+                print(f"{seed}{p.offered:>9.4f} {p.accepted:>9.4f} {_fmt(p.latency):>9} "
                       f"{_fmt(p.latency_percentiles['p99']):>7} {_fmt(p.hops):>6} {str(p.deadlock):>8}", flush=True)
         if ev.running != self.running:
             self.running = ev.running
             self.run_progress = _RunProgress(self.show or PROGRESS_EVERY)
             # a point event's running set is the one before new loads start: said by the next event
             if self.show is not None and ev.point is None and ev.running and self.jobs != 1:
+                what = (", ".join(f"{x:g} (seed {k})" for k, x in sorted(ev.tasks, key=lambda t: (t[1], t[0])))
+                        if self.seed_column else ", ".join(f"{x:g}" for x in ev.running))
                 print(f"toposynth: running load{'s' if len(ev.running) > 1 else ''} "
-                      f"{', '.join(f'{x:g}' for x in ev.running)} ({ev.finished} point{'s' if ev.finished != 1 else ''} "
-                      "done)", file=sys.stderr, flush=True)
+                      f"{what} ({ev.finished} point{'s' if ev.finished != 1 else ''} done)", file=sys.stderr,
+                      flush=True)
 
 
 def _say_switches(topo, cfg) -> None:

@@ -47,7 +47,6 @@ over its length.
 
 from __future__ import annotations
 
-import functools
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -65,7 +64,7 @@ from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
 from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
-from .search import LoadSearch, check_jobs, run_search
+from .search import LoadSearch, check_jobs, run_searches
 from .traffic import DEST_PERM, TrafficPattern, traffic
 
 __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation"]
@@ -510,10 +509,15 @@ def sweep(
     >>> [round(p.accepted, 1) for p in s.points], s.saturation == max(p.accepted for p in s.points)
     ([0.1, 0.2], True)
     """
+    return _run_search(sweep_search(loads), topology, config, traffic_pattern, seed, jobs, progress)
+
+
+def sweep_search(loads: Iterable[float] | None = None) -> LoadSearch:
+    """The search of :func:`sweep` over ``loads`` (default 0.05, 0.10, ..., 1.0)."""
     loads = [round(0.05 * i, 10) for i in range(1, 21)] if loads is None else [float(x) for x in loads]
     if not loads:
         raise SimError("a sweep needs at least one load")
-    return _run_search(LoadSearch.of_loads(loads), topology, config, traffic_pattern, seed, jobs, progress)
+    return LoadSearch.of_loads(loads)
 
 
 def saturation(
@@ -553,6 +557,13 @@ def saturation(
     >>> 0.5 < s.saturation <= 0.7  # DOR sends the 4-hop ties one way: 10/7 hops per packet on it
     True
     """
+    search = saturation_search(step, max_load, tolerance, definition, resolution)
+    return _run_search(search, topology, config, traffic_pattern, seed, jobs, progress)
+
+
+def saturation_search(step: float = 0.05, max_load: float = 1.0, tolerance: float = 0.95,
+                      definition: str = "accepted", resolution: float = 0.005) -> LoadSearch:
+    """The search of :func:`saturation` with these arguments, validated."""
     if not 0 < step <= max_load:
         raise SimError(f"need 0 < step <= max_load, got step={step}, max_load={max_load}")
     if definition not in ("accepted", "stable"):
@@ -560,26 +571,47 @@ def saturation(
     if definition == "stable":
         if not 0 < resolution <= step:
             raise SimError(f"need 0 < resolution <= step, got resolution={resolution}, step={step}")
-        search = LoadSearch.stable(step, max_load, resolution)
-    else:
-        search = LoadSearch.accepted(step, max_load, tolerance)
-    return _run_search(search, topology, config, traffic_pattern, seed, jobs, progress)
+        return LoadSearch.stable(step, max_load, resolution)
+    return LoadSearch.accepted(step, max_load, tolerance)
 
 
 def _run_search(search: LoadSearch, topology, config, traffic_pattern, seed, jobs, progress) -> SweepResult:
+    seed = check_seed(seed)
+    return run_seeds(search, topology, config, traffic_pattern, [seed], jobs, progress)[seed]
+
+
+def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequence[int], jobs: int = 1,
+              progress: Callable[[Any], None] | None = None) -> dict[int, SweepResult]:
+    """``search`` once per seed (the loads of all of them in one pool with
+    ``jobs > 1``): each seed's :class:`SweepResult`, its serial run's."""
     jobs = check_jobs(jobs)
     topo = _check_topology(topology)
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)
-    seed = check_seed(seed)
+    seeds = check_seeds(seeds)
     # checked here, once: a bad configuration is one line before any worker starts
     routing, _ = _resolve(topo, cfg)
     check_sim_memory(topo, cfg, routing=routing)
     if jobs > 1:
-        at: Callable[[float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat, seed)
+        at: Callable[[int, float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat)
     else:
-        at = functools.partial(simulate, topo, cfg, pat, seed=seed, progress=progress)
-    return run_search(search, at, jobs, progress)
+        def at(seed: int, load: float) -> SimResult:
+            return simulate(topo, cfg, pat, load, seed=seed, progress=progress)
+    return run_searches({s: search for s in seeds}, at, jobs, progress)
+
+
+def check_seeds(seeds: Iterable[int]) -> list[int]:
+    """``seeds`` as a list of distinct seeds, or a one-line error.
+
+    >>> check_seeds(range(3))
+    [0, 1, 2]
+    """
+    out = [check_seed(s) for s in seeds]
+    if not out:
+        raise SimError("a replicated run needs at least one seed")
+    if len(set(out)) != len(out):
+        raise SimError(f"the seeds of a replicated run must differ, got {out}")
+    return out
 
 
 #: a worker's topology of the sweep it serves (token, Topology): the routing tables are cached on the
@@ -589,13 +621,13 @@ _WORKER_TOPOLOGY: list = [None, None]
 
 
 class _SimulateAt:
-    """Picklable ``load -> simulate(...)`` for a sweep's workers; the points of one sweep share the
-    first copy of its topology that reached the worker."""
+    """Picklable ``(seed, load) -> simulate(...)`` for a sweep's workers; the points of one sweep share
+    the first copy of its topology that reached the worker."""
 
-    def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern, seed: int):
-        self.token, self.topo, self.cfg, self.pat, self.seed = token, topo, cfg, pat, seed
+    def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern):
+        self.token, self.topo, self.cfg, self.pat = token, topo, cfg, pat
 
-    def __call__(self, load: float) -> SimResult:
+    def __call__(self, seed: int, load: float) -> SimResult:
         if _WORKER_TOPOLOGY[0] != self.token:
             _WORKER_TOPOLOGY[:] = [self.token, self.topo]
-        return simulate(_WORKER_TOPOLOGY[1], self.cfg, self.pat, load, seed=self.seed)
+        return simulate(_WORKER_TOPOLOGY[1], self.cfg, self.pat, load, seed=seed)

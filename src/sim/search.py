@@ -34,8 +34,8 @@ from candidates.workers import init_worker
 
 from .errors import SimError
 
-__all__ = ["OK", "SATURATED", "UNSTABLE", "DEADLOCK", "LoadSearch", "SearchState", "SweepProgress",
-           "check_jobs", "run_search"]
+__all__ = ["OK", "SATURATED", "UNSTABLE", "DEADLOCK", "LoadSearch", "SearchState", "SearchSet", "SweepProgress",
+           "check_jobs", "run_search", "run_searches"]
 
 #: outcomes of one point, as the decision rules see them
 OK, SATURATED, UNSTABLE, DEADLOCK = 0, 1, 2, 3
@@ -225,6 +225,72 @@ class SearchState:
         return self.search.result(self.path)
 
 
+class SearchSet:
+    """Several searches sharing one pool of workers: their states by key
+    (a seed, a candidate), the ``(key, load)`` tasks running, and which
+    tasks to start next. Each search's points and result are its serial
+    run's, whatever the number of workers.
+
+    :meth:`tasks` fills the free workers round robin by depth: every
+    unfinished search's next serial load first, then (workers left over)
+    each one's first speculative load, and so on -- so a few searches with
+    many workers still keep every worker busy, and many searches never wait
+    on one search's speculation.
+
+    >>> ss = SearchSet({0: LoadSearch.of_loads([0.1, 0.2]), 1: LoadSearch.of_loads([0.1])})
+    >>> ss.tasks(3)
+    [(0, 0.1), (1, 0.1), (0, 0.2)]
+    >>> from types import SimpleNamespace as R
+    >>> done = R(deadlock=False, stable=True, accepted=0.1, offered=0.1)
+    >>> ss.add(1, 0.1, done) == [done], ss.states[1].done, ss.done
+    (True, True, False)
+    """
+
+    def __init__(self, searches: "dict[Any, LoadSearch]"):
+        self.states: dict[Any, SearchState] = {k: SearchState(s) for k, s in searches.items()}
+        self.running: list[tuple[Any, float]] = []
+
+    @property
+    def done(self) -> bool:
+        return all(st.done for st in self.states.values())
+
+    def tasks(self, slots: int) -> list[tuple[Any, float]]:
+        """The ``(key, load)`` tasks to start so that ``slots`` run at once
+        (counted as running from now on)."""
+        new: list[tuple[Any, float]] = []
+        live = [k for k, st in self.states.items() if not st.done]
+        for depth in range(1, slots + 1):
+            for k in live:
+                free = slots - len(self.running)
+                if free <= 0:
+                    return new
+                busy = [x for (key, x) in self.running if key == k]
+                for x in self.states[k].wanted(min(depth - len(busy), free), busy):
+                    self.running.append((k, x))
+                    new.append((k, x))
+        return new
+
+    def add(self, key: Any, load: float, result: Any) -> list[Any]:
+        """A finished task: the points that joined ``key``'s serial path
+        because of it (none for a speculative point no longer needed)."""
+        self.running.remove((key, load))
+        st = self.states.get(key)
+        if st is None or st.done:
+            return []
+        return st.add(load, result)
+
+    def drop(self, key: Any) -> None:
+        """Give up a search (its point failed): its running tasks are let finish, unused."""
+        del self.states[key]
+
+    @property
+    def finished(self) -> int:
+        return sum(len(st.path) for st in self.states.values())
+
+    def running_loads(self) -> tuple[float, ...]:
+        return tuple(sorted(x for _, x in self.running))
+
+
 @dataclass(frozen=True)
 class SweepProgress:
     """What a sweep reports while it runs: ``point``, a point that joined
@@ -235,6 +301,10 @@ class SweepProgress:
     point: Any
     running: tuple[float, ...]
     finished: int
+    #: the search ``point`` belongs to (a seed of a replicated sweep; None for one search) and the running
+    #: ``(key, load)`` tasks
+    key: Any = None
+    tasks: tuple[tuple[Any, float], ...] = ()
 
 
 def check_jobs(jobs: Any, where: str = "jobs") -> int:
@@ -274,43 +344,66 @@ def run_search(search: LoadSearch, simulate_at: Callable[[float], Any], jobs: in
                progress: Callable[[SweepProgress], None] | None = None):
     """Run ``search`` with ``simulate_at(load) -> SimResult`` (picklable
     with ``jobs > 1``); the :class:`~sim.SweepResult` is the serial run's.
+    See :func:`run_searches`."""
+    return run_searches({None: search}, _OneSearch(simulate_at), jobs, progress)[None]
 
-    With ``jobs > 1`` the loads run in a loky pool, the next ``jobs``
-    speculatively. Ctrl-C (or any error) stops the pool's workers before the
-    exception goes on; speculative points still running when the search is
-    decided are not waited for (their workers are stopped).
+
+class _OneSearch:
+    """Picklable ``(key, load) -> simulate_at(load)``."""
+
+    def __init__(self, simulate_at: Callable[[float], Any]):
+        self.simulate_at = simulate_at
+
+    def __call__(self, key: Any, load: float) -> Any:
+        return self.simulate_at(load)
+
+
+def run_searches(searches: "dict[Any, LoadSearch]", simulate_at: Callable[[Any, float], Any], jobs: int = 1,
+                 progress: Callable[[SweepProgress], None] | None = None) -> dict[Any, Any]:
+    """Run several searches with ``simulate_at(key, load) -> SimResult``
+    (picklable with ``jobs > 1``); returns each key's
+    :class:`~sim.SweepResult`, the serial run's.
+
+    Serially the searches run one after the other, in the order given. With
+    ``jobs > 1`` their loads run in one loky pool (:class:`SearchSet`).
+    Ctrl-C (or any error) stops the pool's workers before the exception goes
+    on; speculative points still running when every search is decided are
+    not waited for (their workers are stopped).
     """
-    state = SearchState(search)
+    ss = SearchSet(searches)
+
+    def say(point: Any, key: Any) -> None:
+        if progress is not None:
+            progress(SweepProgress(point, ss.running_loads(), ss.finished, key, tuple(ss.running)))
+
     if jobs <= 1:
-        while not state.done:
-            x = state.next_load
-            if progress is not None:
-                progress(SweepProgress(None, (x,), len(state.path)))
-            for p in state.add(x, simulate_at(x)):
-                if progress is not None:
-                    progress(SweepProgress(p, (), len(state.path)))
-        return state.result()
+        for key, st in ss.states.items():
+            while not st.done:
+                x = st.next_load
+                ss.running.append((key, x))
+                say(None, key)
+                for p in ss.add(key, x, simulate_at(key, x)):
+                    say(p, key)
+        return {k: st.result() for k, st in ss.states.items()}
     import concurrent.futures as cf
 
     pool = _Pool(jobs)
-    running: dict[Any, float] = {}
+    futures: dict[Any, tuple[Any, float]] = {}
     try:
-        while not state.done:
-            for x in state.wanted(jobs - len(running), tuple(running.values())):
-                running[pool.ex.submit(simulate_at, x)] = x
-            if progress is not None:
-                progress(SweepProgress(None, tuple(sorted(running.values())), len(state.path)))
-            finished, _ = cf.wait(list(running), return_when=cf.FIRST_COMPLETED)
-            for fut in [f for f in running if f in finished]:   # submission order: nearest load first
-                x = running.pop(fut)
-                for p in state.add(x, fut.result()):
-                    if progress is not None:
-                        progress(SweepProgress(p, tuple(sorted(running.values())), len(state.path)))
+        while not ss.done:
+            for key, x in ss.tasks(jobs):
+                futures[pool.ex.submit(simulate_at, key, x)] = (key, x)
+            say(None, None)
+            finished, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
+            for fut in [f for f in futures if f in finished]:   # submission order: nearest load first
+                key, x = futures.pop(fut)
+                for p in ss.add(key, x, fut.result()):
+                    say(p, key)
     except BaseException:
         pool.kill()
         raise
-    if running:
-        # speculative loads the serial run does not need, possibly far beyond saturation: stop them
-        # rather than wait (the next parallel sweep starts new workers)
+    if futures:
+        # speculative loads no search needs, possibly far beyond saturation: stop them rather than wait
+        # (the next parallel sweep starts new workers)
         pool.kill()
-    return state.result()
+    return {k: st.result() for k, st in ss.states.items()}

@@ -56,8 +56,10 @@ class Answer:
     latency: tuple[float, float] | None = None                  # winner: (latency, certified lower bound)
     baseline_latency: tuple[float, float] | None = None
     latency_change: tuple[float, float, float] | None = None    # (point, low, high) relative changes
-    saturation: float | None = None                             # simulated
+    saturation: float | None = None                             # simulated (the mean over the seeds)
     baseline_saturation: float | None = None
+    saturation_ci95: float | None = None                        # half-widths of the 95% intervals over seeds
+    baseline_saturation_ci95: float | None = None
     cost: dict[str, Any] = field(default_factory=dict)
     baseline_cost: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -92,8 +94,10 @@ class Answer:
                          f"({self.latency[0]:.4g} vs {self.baseline_latency[0]:.4g} {u['latency_short']}; "
                          + _interval(lo, hi, "lower", "higher") + ")")
         if self.saturation is not None and self.baseline_saturation:
-            parts.append(f"simulated saturation {self.saturation:.3g} vs {self.baseline_saturation:.3g} phits/cycle/PE "
-                         f"({_pct(self.saturation / self.baseline_saturation - 1)})")
+            parts.append(f"simulated saturation {self.saturation:.3g}{_pm(self.saturation_ci95)} vs "
+                         f"{self.baseline_saturation:.3g}{_pm(self.baseline_saturation_ci95)} phits/cycle/PE "
+                         f"({_pct(self.saturation / self.baseline_saturation - 1)}"
+                         + (", 95% intervals over seeds" if self.saturation_ci95 is not None else "") + ")")
         if self.baseline_cost:
             diff = [f"{name} {self.cost[k]:.4g}{unit} vs {self.baseline_cost[k]:.4g}{unit}"
                     for k, name, unit in (("links", "links", ""), ("radix", "radix", ""),
@@ -102,6 +106,10 @@ class Answer:
                     and self.cost[k] != self.baseline_cost[k]]
             parts.append("at the same cost" if not diff else "at a different cost: " + ", ".join(diff))
         return "; ".join(parts) + "."
+
+
+def _pm(ci: float | None) -> str:
+    return "" if ci is None else f" \u00b1 {ci:.2g}"
 
 
 def _interval(lo: float, hi: float, down: str, up: str) -> str:
@@ -165,13 +173,15 @@ def study_answer(study, ranking: list[str], records: list[CandidateRecord], simu
     w = by[winner]
     sims = {x["spec"]: x for x in simulation if x.get("status") == "ok"}
     kw: dict[str, Any] = dict(capacity=(w.capacity.lam, w.capacity.upper_bound),
-                              cost=w.cost.to_dict() if w.cost else {}, saturation=sims.get(winner, {}).get("saturation"))
+                              cost=w.cost.to_dict() if w.cost else {}, saturation=sims.get(winner, {}).get("saturation"),
+                              saturation_ci95=sims.get(winner, {}).get("saturation_ci95"))
     if brec is not None:
         bl, bu = brec.capacity.lam, brec.capacity.upper_bound
         wl, wu = kw["capacity"]
         kw.update(baseline_capacity=(bl, bu), capacity_gain=(wl / bl, wl / bu, wu / bl),
                   baseline_cost=brec.cost.to_dict() if brec.cost else {},
-                  baseline_saturation=sims.get(base, {}).get("saturation"))
+                  baseline_saturation=sims.get(base, {}).get("saturation"),
+                  baseline_saturation_ci95=sims.get(base, {}).get("saturation_ci95"))
         lw = _first_latency(w)
         # the same scale for both: the first the winner is feasible at
         lb = None

@@ -387,7 +387,21 @@ def validate_simulation(d: Any, max_load: float | None = None) -> dict[str, Any]
         if max_load is not None and p["load"] > max_load * (1 + _TOL):
             raise RecordError(f"{w}load {_fmt(p['load'])} above the study's max_load {_fmt(max_load)}")
         top = max(top, p["accepted"])
+        _typed(p, "seed", "int", where=w)
     _finite("saturation", sat)
     if sat > top * (1 + _TOL):
         raise RecordError(f"saturation {_fmt(sat)} above the highest accepted load of its points {_fmt(top)}")
+    # several seeds: the saturation is the mean of each seed's, with its 95% interval
+    seeds = _typed(d, "seeds", "list")
+    ci = _typed(d, "saturation_ci95", "real")
+    if ci is not None:
+        _finite("saturation_ci95", ci)
+        if ci < 0:
+            raise RecordError(f"saturation_ci95 {_fmt(ci)} is negative")
+    if seeds is not None:
+        sats = _typed(d, "saturations", "list", required=True)
+        if len(sats) != len(seeds) or not all(isinstance(x, Real) and not isinstance(x, bool) for x in sats):
+            raise RecordError(f"saturations must be one number per seed ({len(seeds)}), got {_short(sats)}")
+        if abs(sum(sats) / len(sats) - sat) > _TOL * max(1.0, abs(sat)):
+            raise RecordError(f"saturation {_fmt(sat)} is not the mean of the seeds' saturations {_short(sats)}")
     return d

@@ -250,6 +250,7 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
         return ""
     scales = {a.get("scale") for _, a in cols if a is not None and a.get("scale") is not None}
     one_scale = len(scales) <= 1
+    n_seeds = d["study"].get("simulation", {}).get("seeds", 1)
 
     rows: list[list[Any]] = []
 
@@ -274,7 +275,9 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
         ch = a.get("latency_change") if a else None
         latd.append(f"{_pct(ch[0])} ({_interval(ch[1], ch[2])})" if ch else "")
         s = val(a, "baseline_saturation") if a is None else a.get("saturation")
-        sat.append(f"{s:.3g}" if s is not None else "not simulated")
+        ci = val(a, "baseline_saturation_ci95") if a is None else a.get("saturation_ci95")
+        sat.append((f"{s:.3g}" + ("" if ci is None else f" \u00b1 {ci:.2g} (95%, {n_seeds} seeds)"))
+                   if s is not None else "not simulated")
         bs = a.get("baseline_saturation") if a else None
         satd.append(_pct(s / bs - 1) if a and s is not None and bs else "")
     rows += [cap, capd, lat, latd, sat, satd]
@@ -287,6 +290,14 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
                     + ["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in vals])
     rows = [r for r in rows if any(x not in ("", None) for x in r[1:])]
     return _table(rows, ["measure"] + [c for c, _ in cols], left=(0,))
+
+
+def _saturation_cell(x: dict[str, Any]) -> Any:
+    """A simulation record's saturation, with its interval over seeds when it has one."""
+    ci = x.get("saturation_ci95")
+    if x.get("saturation") is None or ci is None:
+        return x.get("saturation")
+    return f"{x['saturation']:.4g} \u00b1 {ci:.2g}"
 
 
 def _interval(lo: float, hi: float) -> str:
@@ -508,11 +519,15 @@ def _page(d: dict[str, Any]) -> str:
     if simd:
         sm = sd["simulation"]
         fig = simulation_figure(simd, base)
+        seeds = sm.get("seeds", 1)
         rows_s = [[x["spec"] + (" (baseline)" if x["spec"] == base else ""), x["status"], x.get("routing", ""),
-                   x.get("saturation"), len(x.get("points", [])), x.get("reason", ""), x["seconds"]] for x in simd]
+                   _saturation_cell(x), len(x.get("points", [])), x.get("reason", ""), x["seconds"]] for x in simd]
+        reps = "" if seeds == 1 else (f" Each candidate with {seeds} seeds ({sd['seed']} to {sd['seed'] + seeds - 1}): "
+                                      "the saturation is their mean \u00b1 the half-width of its 95% interval "
+                                      "(Student's t over the seeds); the figure draws every seed's curve.")
         parts.append(f"<h2>Simulation of the winners</h2><p>Cycle-level simulation (preset {html.escape(sm['preset'])}, "
                      f"load step {sm['step']:g} up to {sm['max_load']:g} phits/cycle/PE, the study's traffic as a "
-                     "destination distribution) until the accepted load falls below 95% of the offered.</p>"
+                     f"destination distribution) until the accepted load falls below 95% of the offered.{reps}</p>"
                      + (_img(fig, "simulation") if fig is not None else "")
                      + _table(rows_s, ["candidate", "status", "routing", "saturation (phits/cycle/PE)", "loads",
                                        "note", "time (s)"], left=(0, 1, 2, 5)))

@@ -193,14 +193,19 @@ def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
     palette = iter(_PALETTE * 2)
     a1.plot([0, top], [0, top], "k:", lw=0.8, label="accepted = offered")
     for x in sims:
-        off = [p["offered"] for p in x["points"]]
         kw = dict(ls="--", marker="s", color="tab:red") if x["spec"] == baseline else dict(
             ls="-", marker="o", color=next(palette))
         label = x["spec"] + (" (baseline)" if x["spec"] == baseline else "")
-        line, = a1.plot(off, [p["accepted"] for p in x["points"]], label=label, **kw)
-        lat = [(p["offered"], p["latency"]) for p in x["points"] if p["latency"] is not None]
-        if lat:
-            a2.plot(*zip(*lat), label=label, **dict(kw, color=line.get_color()))
+        by_seed: dict[Any, list] = {}
+        for p in x["points"]:                    # one curve per seed (a record of several seeds)
+            by_seed.setdefault(p.get("seed"), []).append(p)
+        for i, pts in enumerate(by_seed.values()):
+            pts = sorted(pts, key=lambda p: p["load"])
+            lab = label if i == 0 else None
+            line, = a1.plot([p["offered"] for p in pts], [p["accepted"] for p in pts], label=lab, **kw)
+            lat = [(p["offered"], p["latency"]) for p in pts if p["latency"] is not None]
+            if lat:
+                a2.plot(*zip(*lat), label=lab, **dict(kw, color=line.get_color()))
         if x.get("saturation") is not None:
             a1.axvline(x["saturation"], color=line.get_color(), lw=0.6, alpha=0.5)
     a1.plot([], [], color="0.5", lw=0.6, label="saturation (accepted < 95% of offered)")

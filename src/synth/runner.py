@@ -478,12 +478,30 @@ def simulation_routing(topo, study: Study) -> str:
         return "table"
 
 
-def _sim_record(spec: str, routing: str, sw, seconds: float) -> dict[str, Any]:
-    """The simulation record of one candidate from its saturation sweep."""
-    pts = [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
-            "deadlock": p.deadlock, "load": p.load} for p in sw.points]
-    return {"spec": spec, "status": "ok", "saturation": sw.saturation, "routing": routing, "points": pts,
-            "seconds": seconds}
+def study_seeds(study: Study) -> list[int]:
+    """The seeds of a study's simulations: ``seed``, ``seed + 1``, ... (``simulation.seeds`` of them)."""
+    return list(range(study.seed, study.seed + study.sim_seeds))
+
+
+def _sim_record(spec: str, routing: str, runs: list, seeds: list[int], seconds: float) -> dict[str, Any]:
+    """The simulation record of one candidate from its saturation sweeps,
+    one per seed. With several seeds the saturation is their mean, with its
+    95% interval (Student's t), each seed's saturation, and every seed's
+    points (each with its ``seed``)."""
+    def pts(sw, seed=None):
+        return [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
+                 "deadlock": p.deadlock, "load": p.load, **({} if seed is None else {"seed": seed})}
+                for p in sw.points]
+
+    if len(runs) == 1:
+        return {"spec": spec, "status": "ok", "saturation": runs[0].saturation, "routing": routing,
+                "points": pts(runs[0]), "seconds": seconds}
+    from sim.replicate import ReplicatedSweep
+
+    rep = ReplicatedSweep(list(seeds), list(runs))
+    return {"spec": spec, "status": "ok", "saturation": rep.saturation, "saturation_ci95": rep.saturation_ci95,
+            "seeds": list(seeds), "saturations": rep.saturations, "routing": routing,
+            "points": [q for sw, sd in zip(runs, seeds) for q in pts(sw, sd)], "seconds": seconds}
 
 
 def _sim_failed(spec: str, exc: BaseException, seconds: float) -> dict[str, Any]:
@@ -491,7 +509,7 @@ def _sim_failed(spec: str, exc: BaseException, seconds: float) -> dict[str, Any]
 
 
 class _Simulate:
-    """Picklable: the saturation sweep of one candidate under the study's traffic."""
+    """Picklable: the saturation sweeps of one candidate under the study's traffic, one per seed."""
 
     def __init__(self, study: Study):
         self.study = study
@@ -505,33 +523,35 @@ class _Simulate:
             topo = build_topology(spec, study)
             pattern = study.traffic.sim_pattern(topo)
             routing = simulation_routing(topo, study)
-            sw = sim.saturation(topo, sim.preset(study.sim_preset, routing=routing), pattern, step=study.sim_step,
-                                max_load=study.sim_max_load, seed=study.seed)
-            return _sim_record(spec, routing, sw, time.perf_counter() - t0)
+            seeds = study_seeds(study)
+            rep = sim.saturation_seeds(topo, sim.preset(study.sim_preset, routing=routing), pattern, seeds=seeds,
+                                       step=study.sim_step, max_load=study.sim_max_load)
+            return _sim_record(spec, routing, rep.runs, seeds, time.perf_counter() - t0)
         except Exception as exc:  # recorded, the study goes on
             return _sim_failed(spec, exc, time.perf_counter() - t0)
 
 
 class _SimulatePoint:
-    """Picklable: one load of one candidate's saturation sweep, ``(spec, load) -> (spec, load, SimResult or
-    the exception, seconds)``; the numbers of that point of :class:`_Simulate`'s sweep."""
+    """Picklable: one load of one candidate's saturation sweep with one seed, ``((spec, seed), load) ->
+    ((spec, seed), load, SimResult or the exception, seconds)``; the numbers of that point of
+    :class:`_Simulate`'s sweep."""
 
     def __init__(self, study: Study):
         self.study = study
 
-    def __call__(self, item: tuple[str, float]) -> tuple[str, float, Any, float]:
+    def __call__(self, item: tuple[tuple[str, int], float]) -> tuple[tuple[str, int], float, Any, float]:
         import sim
 
-        spec, load = item
+        (spec, seed), load = item
         t0 = time.perf_counter()
         study = self.study
         try:
             topo = _point_topology(spec, study)
             cfg = sim.preset(study.sim_preset, routing=simulation_routing(topo, study))
-            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=study.seed)
+            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed)
         except Exception as exc:  # the candidate's record says it; the study goes on
             r = exc
-        return spec, load, r, time.perf_counter() - t0
+        return (spec, seed), load, r, time.perf_counter() - t0
 
 
 #: a worker's candidates of the sweeps it serves, (study fingerprint, spec) -> Topology, the last few:
@@ -551,61 +571,53 @@ def _point_topology(spec: str, study: Study):
 
 
 def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable) -> None:
-    """The saturation sweeps of ``specs`` with their loads as the tasks of
-    ``ex``: the load every unfinished sweep needs now first, then (workers
-    left over: fewer candidates than workers) the loads a sweep may need
-    next, speculatively. Every sweep's points and saturation are its serial
-    run's (:class:`sim.search.SearchState`); a record's ``seconds`` is the
-    time of the points on its sweep, what a serial run takes. Speculative
-    points still running when every sweep is decided are waited for (a
-    worker cannot be stopped mid-point and kept)."""
-    from sim.search import LoadSearch, SearchState
+    """The saturation sweeps of ``specs`` (one per seed) with their loads as
+    the tasks of ``ex``, scheduled by :class:`sim.search.SearchSet` (every
+    sweep's next load first, then speculative ones on the workers left
+    over). Every sweep's points and saturation are its serial run's; a
+    record's ``seconds`` is the time of the points on its sweeps, what a
+    serial run takes. Speculative points still running when every sweep is
+    decided are waited for (a worker cannot be stopped mid-point and kept)."""
+    from sim.search import LoadSearch, SearchSet
 
     search = LoadSearch.accepted(study.sim_step, study.sim_max_load)   # the search of sim.saturation
-    states: dict[str, SearchState] = {}
+    seeds = study_seeds(study)
     routing: dict[str, str] = {}
-    spent: dict[str, dict[float, float]] = {}
     for spec in specs:
         t0 = time.perf_counter()
         try:
             routing[spec] = simulation_routing(build_topology(spec, study), study)
         except Exception as exc:
             keep(_sim_failed(spec, exc, time.perf_counter() - t0))
-            continue
-        states[spec] = SearchState(search)
-        spent[spec] = {}
-    running: set[tuple[str, float]] = set()
+    ss = SearchSet({(spec, sd): search for spec in routing for sd in seeds})
+    spent: dict[tuple[str, int], dict[float, float]] = {key: {} for key in ss.states}   # seconds by load
     fn = _SimulatePoint(study)
-    slots = ex.slots
 
     def fill() -> None:
-        live = [s for s in states if not states[s].done]
-        # round robin by depth: every sweep's next load, then each one's first speculative load, ...
-        for depth in range(1, slots + 1):
-            for spec in live:
-                busy = [x for (s, x) in running if s == spec]
-                for x in states[spec].wanted(min(depth - len(busy), slots - len(running)), busy):
-                    running.add((spec, x))
-                    ex.submit(fn, (spec, x))
-                if len(running) >= slots:
-                    return
+        for item in ss.tasks(ex.slots):
+            ex.submit(fn, item)
 
     fill()
-    while running:
+    while ss.running:
         for fut in ex.as_completed():
-            spec, x, r, secs = fut.result()
-            running.discard((spec, x))
-            st = states.get(spec)
-            if st is None or st.done:
-                pass                                        # a speculative point no longer needed
+            key, x, r, secs = fut.result()
+            spec = key[0]
+            st = ss.states.get(key)
+            if st is None or st.done:                       # a failed candidate's, or speculative and not needed
+                ss.add(key, x, r)
             elif isinstance(r, BaseException):
-                del states[spec]
-                keep(_sim_failed(spec, r, secs + sum(spent.pop(spec).values())))
+                ss.running.remove((key, x))
+                keys = [(spec, sd) for sd in seeds]
+                for k in keys:
+                    ss.drop(k)
+                keep(_sim_failed(spec, r, secs + sum(sum(spent.pop(k).values()) for k in keys)))
             else:
-                spent[spec][x] = secs
-                st.add(x, r)
-                if st.done:
-                    keep(_sim_record(spec, routing[spec], st.result(), sum(spent[spec][p.load] for p in st.path)))
+                spent[key][x] = secs
+                ss.add(key, x, r)
+                runs = [ss.states[(spec, sd)] for sd in seeds]
+                if st.done and all(s2.done for s2 in runs):
+                    took = sum(spent[(spec, sd)][p.load] for sd, s2 in zip(seeds, runs) for p in s2.path)
+                    keep(_sim_record(spec, routing[spec], [s2.result() for s2 in runs], seeds, took))
             break       # new tasks first; as_completed() then sees every pending one again
         fill()
 

@@ -51,6 +51,7 @@ A study is a TOML file (or the same dict in Python)::
     preset = "tpds2010"       # a sim preset (sim.PRESETS)
     step = 0.05               # load step, phits/cycle/PE
     max_load = 1.0
+    seeds = 1                 # each simulation with the seeds seed, seed+1, ...: mean and 95% interval
 
     [dask]                    # where `toposynth run` evaluates (not part of the study's results:
     scheduler = "tcp://head:8786"   # it does not change the fingerprint); a [dask] section makes
@@ -93,7 +94,7 @@ _SECTIONS = {
                  "technology"},
     "ranking": {"objective", "eps", "baseline", "prune", "lp_limit", "cost"},
     "cross_check": {"top"},
-    "simulation": {"top", "preset", "step", "max_load", "routing"},
+    "simulation": {"top", "preset", "step", "max_load", "routing", "seeds"},
     "dask": {"scheduler", "workers"},
 }
 
@@ -126,6 +127,8 @@ class Study:
     sim_step: float = 0.05
     sim_max_load: float = 1.0
     sim_routing: str = "auto"
+    #: simulations per candidate, with the seeds seed, seed + 1, ...
+    sim_seeds: int = 1
     machine: Machine = field(default_factory=Machine)
     cost: str = "links"
     #: the [dask] section ({"scheduler": ADDR, "workers": N}, either optional): where a run
@@ -145,7 +148,9 @@ class Study:
                         "lp_limit": self.lp_limit, "cost": self.cost},
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "routing": self.sim_routing,
-                           "step": self.sim_step, "max_load": self.sim_max_load},
+                           "step": self.sim_step, "max_load": self.sim_max_load,
+                           # only when set: the fingerprints of studies without it stay what they were
+                           **({"seeds": self.sim_seeds} if self.sim_seeds != 1 else {})},
             **({"dask": dict(self.dask)} if self.dask is not None else {}),
         }
 
@@ -318,6 +323,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     from sim.routing import ROUTINGS
 
     sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
+    sim_seeds = _int(sm, "seeds", "simulation.", minimum=1, default=1)
     cost = _choice(r, "cost", "ranking.", tuple(COST_MEASURES), "links")
     if cost in ("wire_length", "wires", "pins") and packaging == "none":
         raise _err("ranking.cost", f"{cost} needs a packaging (physical.packaging = \"bgl\" or \"custom\"); "
@@ -341,7 +347,8 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                  files=files, max_degree=max_degree, traffic=traffic, scales=tuple(float(s) for s in scales),
                  physical=physical, objective=objective, eps=float(eps), baseline=baseline, cross_check_top=top,
                  prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
-                 sim_max_load=float(max_load), sim_routing=sim_routing, machine=machine, cost=cost, dask=dask)
+                 sim_max_load=float(max_load), sim_routing=sim_routing, sim_seeds=sim_seeds, machine=machine,
+                 cost=cost, dask=dask)
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

@@ -32,8 +32,8 @@ def test_one_winner_uses_both_workers_with_the_serial_numbers(monkeypatch):
     (rec,) = serial.simulation
     assert rec["status"] == "ok" and len(rec["points"]) >= 4
     # the tasks were the winner's loads, two at a time: its path's loads and at most a few beyond it
-    loads = [x for (spec, x), _ in submitted]
-    assert {spec for (spec, _), _ in submitted} == {rec["spec"]}
+    loads = [x for (key, x), _ in submitted]
+    assert {key for (key, _), _ in submitted} == {(rec["spec"], 1)}          # the study's seed
     assert set(loads) >= {p["load"] for p in rec["points"]} and len(loads) <= len(rec["points"]) + 2
     assert loads[:2] == [0.15, 0.3]                               # the next load and a speculative one
 
@@ -49,3 +49,60 @@ def test_failed_candidate_and_several_winners(monkeypatch):
     # the complete graph has no dimensions for dor: its record fails with the serial run's reason
     assert [(x["spec"], x["status"]) for x in serial.simulation] == [
         ("complete:16", "failed"), ("torus:4x4", "ok"), ("ring:16", "ok")]
+
+
+def test_seeds_mean_and_interval_serial_equals_parallel(tmp_path):
+    """simulation.seeds = 3: each seed's sweep is sim.saturation's with that seed; the record's saturation is
+    their mean with Student's t interval (scipy.stats), the same with --jobs 2."""
+    import numpy as np
+    from scipy import stats
+
+    import candidates as cd
+    import sim
+
+    d = {"seed": 4, "candidates": {"specs": ["ring:16", "torus:4x4"]},
+         "traffic": {"pattern": "uniform"}, "ranking": {"objective": "capacity", "baseline": "ring:16"},
+         "cross_check": {"top": 0},
+         "simulation": {"top": 1, "preset": "tpds2010", "step": 0.2, "max_load": 1.0, "seeds": 3}}
+    study = study_from_dict(d)
+    assert study.sim_seeds == 3 and study.to_dict()["simulation"]["seeds"] == 3
+    serial = R.run(study, jobs=1, out=tmp_path / "out")
+    par = R.run(study_from_dict(d), jobs=2)
+    assert strip(par.simulation) == strip(serial.simulation)
+    resumed = R.run(study_from_dict(d), jobs=1, out=tmp_path / "out")     # read back and validated
+    assert resumed.simulation == serial.simulation
+    # the report and the answer state the interval
+    html = (tmp_path / "out" / "report.html").read_text()
+    win = next(x for x in serial.simulation if x["spec"] != "ring:16")
+    assert f"{win['saturation']:.3g} \u00b1 {win['saturation_ci95']:.2g} (95%, 3 seeds)" in html
+    assert "95% intervals over seeds" in serial.answers[0].sentence()
+    for rec in serial.simulation:
+        topo = cd.from_spec(rec["spec"])
+        cfg = sim.preset("tpds2010", routing=rec["routing"])
+        sats = [sim.saturation(topo, cfg, "uniform", step=0.2, seed=s).saturation for s in (4, 5, 6)]
+        assert rec["seeds"] == [4, 5, 6] and rec["saturations"] == sats
+        assert rec["saturation"] == np.mean(sats)
+        lo, hi = stats.t.interval(0.95, 2, loc=np.mean(sats), scale=stats.sem(sats))
+        assert rec["saturation_ci95"] == (hi - lo) / 2 or abs(rec["saturation_ci95"] - (hi - lo) / 2) < 1e-12
+        assert {p["seed"] for p in rec["points"]} == {4, 5, 6}
+    # a study without seeds keeps its fingerprint (resumed runs of older studies stay valid)
+    d1 = {**d, "simulation": {k: v for k, v in d["simulation"].items() if k != "seeds"}}
+    assert "seeds" not in study_from_dict(d1).to_dict()["simulation"]
+    assert study_from_dict({**d1, "simulation": {**d1["simulation"], "seeds": 1}}).fingerprint() == \
+        study_from_dict(d1).fingerprint()
+
+
+def test_seed_records_are_checked():
+    from synth.errors import RecordError
+    from synth.records import validate_simulation
+
+    pts = [{"offered": 0.5, "accepted": 0.5, "latency": 9.0, "hops": 1.2, "deadlock": False, "load": 0.5, "seed": 1}]
+    rec = {"spec": "ring:6", "status": "ok", "routing": "dor", "points": pts, "seconds": 1.0,
+           "saturation": 0.4, "saturation_ci95": 0.05, "seeds": [1, 2], "saturations": [0.35, 0.45]}
+    assert validate_simulation(rec, 1.0) is rec
+    import pytest
+
+    for bad, msg in [({"saturations": [0.3, 0.45]}, "not the mean"), ({"saturations": [0.4]}, "one number per seed"),
+                     ({"saturation_ci95": -0.1}, "negative"), ({"saturations": None}, "missing field")]:
+        with pytest.raises(RecordError, match=msg):
+            validate_simulation({**rec, **bad}, 1.0)

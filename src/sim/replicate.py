@@ -1,0 +1,131 @@
+"""Replications: a sweep or a saturation search once per seed, and the spread over the seeds.
+
+A run's latency interval (:mod:`sim.confidence`, batch means) says how well
+its window measured that one random traffic; it says nothing about how much
+the answer itself -- the saturation throughput -- moves with the traffic's
+randomness. Independent seeds do: the mean over seeds and Student's t
+interval of it, the usual way to quote a simulated figure. Each seed's run
+is exactly the run of :func:`sim.sweep` or :func:`sim.saturation` with that
+seed, and with ``jobs > 1`` the loads of every seed share one pool of
+workers (a few seeds keep many workers busy without speculation).
+
+>>> import candidates as cd
+>>> r = saturation_seeds(cd.ring(8), "singleflit", "uniform", seeds=[1, 2, 3], step=0.1)
+>>> r.seeds, len(r.runs), min(r.saturations) <= r.saturation <= max(r.saturations)
+([1, 2, 3], 3, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from .confidence import ci95
+from .engine import SweepResult, check_seeds, run_seeds, saturation_search, sweep_search
+
+__all__ = ["LoadSummary", "ReplicatedSweep", "sweep_seeds", "saturation_seeds", "check_seeds"]
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    """One load that every seed simulated: the means over the seeds and
+    the half-widths of their 95% intervals (None with one seed; latency over
+    the seeds whose run delivered packets)."""
+
+    load: float
+    offered: float
+    accepted: float
+    accepted_ci95: float | None
+    latency: float | None
+    latency_ci95: float | None
+    unstable: int
+    deadlocks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ReplicatedSweep:
+    """One :class:`~sim.SweepResult` per seed (``runs[i]`` is seed
+    ``seeds[i]``'s) and what they say together."""
+
+    seeds: list[int]
+    runs: list[SweepResult]
+
+    @property
+    def saturations(self) -> list[float]:
+        return [r.saturation for r in self.runs]
+
+    @property
+    def saturation(self) -> float:
+        """The mean saturation throughput over the seeds."""
+        return float(np.mean(self.saturations))
+
+    @property
+    def saturation_ci95(self) -> float | None:
+        """Half-width of the 95% interval of :attr:`saturation` (Student's t over the seeds; None with one)."""
+        return ci95(self.saturations)
+
+    @property
+    def saturation_load(self) -> float:
+        """The mean over the seeds of the offered load at each one's saturation."""
+        return float(np.mean([r.saturation_load for r in self.runs]))
+
+    def by_load(self) -> list[LoadSummary]:
+        """The loads every seed simulated (all of a sweep's; a saturation
+        search's seeds may part), in load order."""
+        common = set(self.runs[0].loads)
+        for r in self.runs[1:]:
+            common &= set(r.loads)
+        out = []
+        for x in sorted(common):
+            pts = [next(p for p in r.points if p.load == x) for r in self.runs]
+            lat = [p.latency for p in pts if p.latency is not None]
+            out.append(LoadSummary(
+                load=x,
+                offered=float(np.mean([p.offered for p in pts])),
+                accepted=float(np.mean([p.accepted for p in pts])),
+                accepted_ci95=ci95([p.accepted for p in pts]),
+                latency=float(np.mean(lat)) if lat else None,
+                latency_ci95=ci95(lat),
+                unstable=sum(1 for p in pts if not p.stable and not p.deadlock),
+                deadlocks=sum(1 for p in pts if p.deadlock),
+            ))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seeds": list(self.seeds),
+            "saturation": self.saturation,
+            "saturation_ci95": self.saturation_ci95,
+            "saturation_load": self.saturation_load,
+            "saturations": self.saturations,
+            "by_load": [s.to_dict() for s in self.by_load()],
+            "runs": [r.to_dict() for r in self.runs],
+        }
+
+
+def _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress) -> ReplicatedSweep:
+    seeds = check_seeds(seeds)
+    runs = run_seeds(search, topology, config, traffic_pattern, seeds, jobs, progress)
+    return ReplicatedSweep(seeds, [runs[s] for s in seeds])
+
+
+def sweep_seeds(topology, config=None, traffic_pattern="uniform", loads: Iterable[float] | None = None, *,
+                seeds: Sequence[int], jobs: int = 1,
+                progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
+    """:func:`sim.sweep` once per seed of ``seeds``. ``progress`` gets each
+    point as :func:`sim.sweep`'s does, its seed in the event's ``key``."""
+    return _replicate(sweep_search(loads), topology, config, traffic_pattern, seeds, jobs, progress)
+
+
+def saturation_seeds(topology, config=None, traffic_pattern="uniform", *, seeds: Sequence[int],
+                     step: float = 0.05, max_load: float = 1.0, tolerance: float = 0.95,
+                     definition: str = "accepted", resolution: float = 0.005, jobs: int = 1,
+                     progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
+    """:func:`sim.saturation` once per seed of ``seeds`` (the arguments are its)."""
+    search = saturation_search(step, max_load, tolerance, definition, resolution)
+    return _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress)
