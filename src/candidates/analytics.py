@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
+from .capabilities import capabilities
 from .errors import TopologyError
 from .records import has_records, record_table, record_ties
 from .size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
@@ -505,7 +506,7 @@ def describe_cost(topo: Topology, *, bisection_exact_limit: int = 24, equivalent
     retained += _CSR_PER_LINK * m  # cached on the topology from the first analysis on
     parts: dict[str, float] = {"ecmp": _ECMP_PER_LINK * m + 48.0 * n}
     if has_records(topo) and topo.vertex_transitive:
-        if topo.family in ("pdtt", "twisted"):
+        if capabilities(topo).records == "tiles":
             # lattice_record: every router against the 3^D neighbouring tiles
             parts["records"] = n * 3.0 ** D * (16.0 * D + 8.0) + 48.0 * n * D
         else:

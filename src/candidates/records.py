@@ -23,6 +23,7 @@ import itertools
 import numpy as np
 
 from ._kernels import bfs_displacements
+from .capabilities import capabilities, families_with
 from .errors import TopologyError
 from .lattice import reduce_to_box
 from .topology import Topology
@@ -39,9 +40,6 @@ __all__ = [
     "has_records",
 ]
 
-_RECORD_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted", "mesh", "path", "hypercube"}
-# families whose other minimal records are lattice translates of the base one
-_TIE_FAMILIES = {"rt", "rtt", "pt", "ptt", "pdtt", "torus", "ring", "twisted"}
 
 
 def _rem(x, m):
@@ -126,7 +124,7 @@ def lattice_record(shape, lattice, d, reach: int = 1) -> np.ndarray:
 
 def has_records(topo: Topology) -> bool:
     """True when the family has closed-form minimal routing records."""
-    return topo.family in _RECORD_FAMILIES and topo.coords is not None
+    return capabilities(topo).records is not None and topo.coords is not None
 
 
 def routing_records(topo: Topology, src, dst) -> np.ndarray:
@@ -141,28 +139,28 @@ def routing_records(topo: Topology, src, dst) -> np.ndarray:
     """
     if not has_records(topo):
         raise TopologyError(
-            f"no routing records for family {topo.family!r}: records exist for the lattice families "
-            "(torus, mesh, ring, path, hypercube, rt, rtt, pt, ptt, pdtt, twisted); "
+            f"no routing records for family {topo.family!r}: records exist for the families "
+            f"{', '.join(families_with('records'))}; "
             "use candidates.routing.shortest_path_table for arbitrary graphs"
         )
     src = np.atleast_1d(np.asarray(src, dtype=np.int64))
     dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
     d = topo.coords[dst] - topo.coords[src]
-    fam = topo.family
+    rule = capabilities(topo).records
     a = topo.params.get("a")
-    if fam == "rt":
+    if rule == "rt":
         return rt_record(a, d[:, 0], d[:, 1])
-    if fam == "rtt":
+    if rule == "rtt":
         return rtt_record(a, d[:, 0], d[:, 1])
-    if fam == "ptt":
+    if rule == "ptt":
         return ptt_record(a, d)
-    if fam in ("torus", "ring", "pt"):
+    if rule == "torus":
         return torus_record(topo.shape, d)
-    if fam in ("mesh", "path"):
+    if rule == "difference":
         return d
-    if fam == "hypercube":
+    if rule == "hypercube":
         return np.abs(d)
-    # pdtt and general twisted tori: displacement class -> table from router 0
+    # "tiles" (pdtt, general twisted tori): displacement class -> table from router 0
     table = record_table(topo)
     box = reduce_to_box(d, topo.shape, topo.lattice)
     return table[np.ravel_multi_index(tuple(box.T), topo.shape)]
@@ -183,8 +181,7 @@ def record_table(topo: Topology) -> np.ndarray:
     cached = topo.__dict__.get("_record_table")
     if cached is not None:
         return cached
-    fam = topo.family
-    if fam not in ("pdtt", "twisted"):
+    if capabilities(topo).records != "tiles":
         table = routing_records(topo, np.zeros(topo.n, dtype=np.int64), np.arange(topo.n))
     else:
         dist, disp = _bfs_lattice(topo)
@@ -229,7 +226,7 @@ def record_ties(topo: Topology, reach: int = 1) -> tuple[np.ndarray, np.ndarray]
     n, D = base.shape
     count = np.ones(n, dtype=np.int64)
     alts: list[tuple[np.ndarray, np.ndarray]] = []    # (rows, their translated records)
-    if topo.family in _TIE_FAMILIES and topo.lattice is not None:
+    if capabilities(topo).ties and topo.lattice is not None:
         lat = np.asarray(topo.lattice, dtype=np.int64)
         # the directions router 0 has links in (the same at every router of these families)
         plus = np.zeros(D, dtype=bool)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .capabilities import Capabilities, declare
 from .errors import SpecError
 from .size import check_memory, format_count
 from .topology import Topology
@@ -44,6 +45,9 @@ class Family:
     #: (routers, links, coordinate dimensions) from the parsed fields, or
     #: None when only building tells (graph files)
     size: Callable[[list[str], dict[str, str]], tuple[int, int, int]] | None = None
+    #: what the family can do (coordinates, routing records, tie rule, ...): every layer asks these
+    #: (:func:`candidates.capabilities.capabilities`) instead of comparing family names
+    capabilities: Capabilities = Capabilities()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +55,7 @@ class Family:
             "summary": self.summary,
             "parameters": {k: v for k, v in self.parameters},
             "example": self.example,
+            "capabilities": self.capabilities.to_dict(),
         }
 
 
@@ -58,8 +63,12 @@ FAMILIES: dict[str, Family] = {}
 
 
 def register(family: Family) -> Family:
-    """Add a family to the registry (a later one with the same name replaces it)."""
+    """Add a family to the registry; a name already registered is an error
+    (a family that silently replaced another would change every spec of it)."""
+    if family.name in FAMILIES:
+        raise ValueError(f"topology family {family.name!r} is already registered")
     FAMILIES[family.name] = family
+    declare(family.name, family.capabilities)
     return family
 
 
@@ -170,7 +179,7 @@ def _fields(spec: str) -> tuple[Family, list[str], dict[str, str]]:
     fam = FAMILIES.get(name)
     if fam is None:
         raise SpecError(f"unknown topology family {name!r}; valid families: {', '.join(FAMILIES)}")
-    if name in ("graph", "g6", "product", "bgl"):
+    if fam.capabilities.whole_argument:
         rest = spec.partition(":")[2]
         if not rest:
             raise SpecError(f"{name} needs an argument; example: {fam.example}")
@@ -373,14 +382,26 @@ def _register_builtin() -> None:
         return n, m, len(shape) + 1
 
     reg = register
+    lattice_caps = {   # the record rule of each lattice family; the wraparound ones have a tie rule
+        "torus": Capabilities(True, "torus", True), "ring": Capabilities(True, "torus", True),
+        "mesh": Capabilities(True, "difference"), "path": Capabilities(True, "difference"),
+        "hypercube": Capabilities(True, "hypercube"),
+        "rt": Capabilities(True, "rt", True), "rtt": Capabilities(True, "rtt", True),
+        "pt": Capabilities(True, "torus", True), "ptt": Capabilities(True, "ptt", True),
+        "pdtt": Capabilities(True, "tiles", True), "twisted": Capabilities(True, "tiles", True),
+    }
+    whole = Capabilities(whole_argument=True)
     reg(Family("torus", "mixed-radix torus (k-ary n-cube); mesh=DIMS drops the wraparound of those dimensions",
                (("shape", "sizes joined by x, e.g. 8x8x8"), ("mesh", "optional: dimensions without wraparound, e.g. 2")),
-               "torus:8x8x8", build_torus, size_torus))
-    reg(Family("mesh", "mixed-radix mesh", (("shape", "sizes joined by x"),), "mesh:4x4", shape_family("mesh", lattice.mesh), shape_size("mesh")))
-    reg(Family("ring", "ring of n routers", (("n", "routers, >= 3"),), "ring:8", int_family("ring", "n", lattice.ring), int_size("ring", "n", size_ring)))
-    reg(Family("path", "linear array of n routers", (("n", "routers"),), "path:8", int_family("path", "n", lattice.path), int_size("path", "n", size_path)))
+               "torus:8x8x8", build_torus, size_torus, lattice_caps["torus"]))
+    reg(Family("mesh", "mixed-radix mesh", (("shape", "sizes joined by x"),), "mesh:4x4", shape_family("mesh", lattice.mesh), shape_size("mesh"),
+               lattice_caps["mesh"]))
+    reg(Family("ring", "ring of n routers", (("n", "routers, >= 3"),), "ring:8", int_family("ring", "n", lattice.ring), int_size("ring", "n", size_ring),
+               lattice_caps["ring"]))
+    reg(Family("path", "linear array of n routers", (("n", "routers"),), "path:8", int_family("path", "n", lattice.path), int_size("path", "n", size_path),
+               lattice_caps["path"]))
     reg(Family("hypercube", "binary d-cube", (("d", "dimension"),), "hypercube:6", int_family("hypercube", "d", lattice.hypercube),
-               int_size("hypercube", "d", size_hypercube)))
+               int_size("hypercube", "d", size_hypercube), lattice_caps["hypercube"]))
     reg(Family("complete", "complete graph K_n", (("n", "routers, >= 2"),), "complete:8", int_family("complete", "n", complete_graph),
                int_size("complete", "n", size_complete)))
     for fname, fn, text in (
@@ -391,26 +412,29 @@ def _register_builtin() -> None:
         ("pdtt", lattice.pdtt, "prismatic doubly twisted torus PDTT(a): Y and Z wraparounds shift x by a"),
     ):
         reg(Family(fname, text, (("a", "integer >= 2"),), f"{fname}:a=8" if fname in ("rt", "rtt") else f"{fname}:a=4",
-                   int_family(fname, "a", fn), int_size(fname, "a", size_a(fname, 2 if fname in ("rt", "rtt") else 3))))
+                   int_family(fname, "a", fn), int_size(fname, "a", size_a(fname, 2 if fname in ("rt", "rtt") else 3)),
+                   lattice_caps[fname]))
     reg(Family("twisted", "general twisted torus: tK=o,o,.. shifts the other dimensions (in order) when wrapping dimension K",
                (("shape", "sizes joined by x"), ("tK", "offsets for the other dimensions, 0 <= o < size")),
-               "twisted:16x8:t1=8", build_twisted, size_twisted))
+               "twisted:16x8:t1=8", build_twisted, size_twisted, lattice_caps["twisted"]))
     reg(Family("ndt", "n-dimensional twin torus (n odd >= 3): two (n+1)-port cards per node, each card a router",
                (("shape", "node sizes joined by x, each >= 2"),), "ndt:4x4x2x2x2",
-               shape_family("ndt", twin_torus), size_ndt))
+               shape_family("ndt", twin_torus), size_ndt, Capabilities(coordinates=True, twin=True)))
     reg(Family("product", "Cartesian product of small graphs given as specs joined by *",
                (("factors", "specs joined by *"),), "product:ring:8*path:4",
                lambda pos, kw: product(*_factors("product", pos[0])),
-               lambda pos, kw: _factor_sizes("product", pos[0])))
+               lambda pos, kw: _factor_sizes("product", pos[0]), Capabilities(coordinates=True, whole_argument=True)))
     reg(Family("bgl", "Blue Gene/L midplane: row graph (8) and column graph (4) on each 8 x 4 node card, "
                "upper row and column graphs (4 each) joining 16 node cards; 2 routers per compute card",
                (("factors", "ROW8*COL4*UPROW4*UPCOL4 as specs"),), "bgl:ring:8*ring:4*ring:4*ring:4",
                lambda pos, kw: bgl_midplane(*_factors("bgl", pos[0], 4)),
-               lambda pos, kw: _factor_sizes("bgl", pos[0], 4)))
+               lambda pos, kw: _factor_sizes("bgl", pos[0], 4), Capabilities(coordinates=True, whole_argument=True)))
     reg(Family("g6", "a graph given as a graph6 string (as enumerated by `toposynth enumerate`)",
-               (("graph6", "the graph6 string"),), "g6:Gr`HOk", lambda pos, kw: from_graph6(pos[0])))
+               (("graph6", "the graph6 string"),), "g6:Gr`HOk", lambda pos, kw: from_graph6(pos[0]),
+               capabilities=whole))
     reg(Family("graph", "a graph file: .graphml, .json, .g6, or an edge list (.edges/.txt: 'u v [class]' per line)",
-               (("path", "file path"),), "graph:net.graphml", lambda pos, kw: read_topology(pos[0])))
+               (("path", "file path"),), "graph:net.graphml", lambda pos, kw: read_topology(pos[0]),
+               capabilities=whole))
 
 
 _register_builtin()

@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from candidates import Topology, hop_distances, shortest_path_table, updown
+from candidates.capabilities import capabilities, families_with
 from candidates.lattice import reduce_to_box
 from candidates.records import has_records, record_table, record_ties
 
@@ -94,12 +95,12 @@ def resolve_routing(topo: Topology, name: str) -> str:
         raise SimError(f"unknown routing {name!r}; valid: {', '.join(ROUTINGS)}")
     if name == "auto":
         return "adaptive" if _records_ok(topo) else "table"
-    if name in TWIN and topo.family != "ndt":
+    if name in TWIN and not capabilities(topo).twin:
         raise SimError(f"routing {name!r} is for nDT twin tori (ndt:...); {topo!r} is family {topo.family!r}")
     if name in ("dor", "adaptive") + IQ_ONLY and not _records_ok(topo):
         raise SimError(
-            f"routing {name!r} needs routing records (torus, mesh, ring, hypercube, rt, rtt, pt, ptt, pdtt, "
-            f"twisted); {topo!r} is family {topo.family!r}: use --routing table or updown"
+            f"routing {name!r} needs routing records ({', '.join(families_with('records'))}); "
+            f"{topo!r} is family {topo.family!r}: use --routing table or updown"
         )
     return name
 
@@ -109,8 +110,6 @@ CLS_NONE = 0       # n x n next-hop masks (table routings)
 CLS_DIFF = 1       # the record is the coordinate difference (mesh, path, hypercube)
 CLS_LATTICE = 2    # the record of the difference class modulo the lattice, from a table of n records
 CLS_TWIN = 3       # nDT: the next hop of (traffic class, source card, node offset, destination card)
-
-_DIFF_FAMILIES = ("mesh", "path", "hypercube")
 
 
 @dataclass(frozen=True, eq=False)
@@ -464,7 +463,7 @@ def _record_tables(topo: Topology, routing: str, arc_dir: np.ndarray, arc_wrap: 
     common = dict(mode=MODE[routing], arc_dir=arc_dir, arc_wrap=arc_wrap, out_arc=out_arc, next_mask=dummy_mask,
                   ud_up=dummy_mask, ud_down=dummy_mask, arc_up=np.zeros(topo.num_arcs, dtype=np.int64),
                   coords=coords, cls_shape=np.asarray(topo.shape, dtype=np.int64))
-    if topo.family in _DIFF_FAMILIES:
+    if capabilities(topo).records in ("difference", "hypercube"):
         # the record is the coordinate difference, every hop of it a mesh link
         lat = np.diag(np.asarray(topo.shape, dtype=np.int64))
         return RoutingTables(records=np.zeros((1, 1, D), dtype=np.int16), cls_kind=CLS_DIFF, cls_lat=lat,

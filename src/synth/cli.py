@@ -455,6 +455,11 @@ def cmd_families(args: argparse.Namespace) -> int:
         print(f"{f.name:<10} {f.summary}")
         print(f"{'':<10} parameters: {params}")
         print(f"{'':<10} example:    {f.example}")
+        c = f.capabilities
+        if c.records or c.twin:
+            how = (f"routing records ({c.records} rule{', ties' if c.ties else ''}): dor and adaptive, no tables"
+                   if c.records else "twin-torus routings (ts-dor and its classes)")
+            print(f"{'':<10} routing:    {how}")
     print("\nAny spec may end in :c=N for N processing elements per router.")
     return 0
 

@@ -1,0 +1,85 @@
+"""What each topology family can do, declared once where the family is registered.
+
+Modules that route, analyse or simulate ask a topology's capabilities here
+instead of comparing family names: a new family declares what it has (in
+:func:`candidates.register`) and every layer follows.
+
+>>> import candidates as cd
+>>> capabilities(cd.from_spec("pdtt:a=4")).records, capabilities(cd.from_spec("pdtt:a=4")).ties
+('tiles', True)
+>>> capabilities(cd.from_spec("complete:8")).records is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["Capabilities", "RECORD_RULES", "capabilities", "declare", "families_with"]
+
+#: the closed-form routing-record rules (:mod:`candidates.records`):
+#: ``rt``, ``rtt`` and ``ptt`` the papers' algorithms, ``torus`` per-dimension
+#: minimal offsets, ``difference`` the coordinate difference (meshes),
+#: ``hypercube`` the differing bits, ``tiles`` the shortest representative
+#: among the lattice's neighbouring tiles (PDTT, general twisted tori)
+RECORD_RULES = ("rt", "rtt", "ptt", "torus", "difference", "hypercube", "tiles")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """A family's capabilities.
+
+    coordinates : its routers have lattice coordinates (``Topology.coords``).
+    records : the rule of its minimal routing records (one of
+        :data:`RECORD_RULES`), or None: routing needs tables (any graph).
+        A family with records is routed arithmetically by the simulator
+        (no n x n table) and analysed without enumerating paths.
+    ties : a pair's other minimal records are lattice translates of the
+        first (wraparound families), so a tie rule (fixed or random) applies.
+    twin : the nDT twin-torus routings (TS-DOR and its classes) apply.
+    whole_argument : everything after ``name:`` in a spec is one argument
+        (a path, graph6 text, specs joined by ``*``).
+    """
+
+    coordinates: bool = False
+    records: str | None = None
+    ties: bool = False
+    twin: bool = False
+    whole_argument: bool = False
+
+    def __post_init__(self) -> None:
+        if self.records is not None and self.records not in RECORD_RULES:
+            raise ValueError(f"unknown record rule {self.records!r}; one of {', '.join(RECORD_RULES)}")
+        if self.records is not None and not self.coordinates:
+            raise ValueError("routing records need coordinates")
+        if self.ties and self.records is None:
+            raise ValueError("a tie rule needs routing records")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_BY_FAMILY: dict[str, Capabilities] = {}
+_NONE = Capabilities()
+
+
+def declare(family: str, caps: Capabilities) -> None:
+    """Record ``family``'s capabilities (called by :func:`candidates.register`)."""
+    _BY_FAMILY[family] = caps
+
+
+def capabilities(topo_or_family: Any) -> Capabilities:
+    """The capabilities of a topology's family (or of a family name); none
+    for families that declare nothing (graphs, products, compositions)."""
+    name = topo_or_family if isinstance(topo_or_family, str) else getattr(topo_or_family, "family", None)
+    return _BY_FAMILY.get(name, _NONE)
+
+
+def families_with(what: str) -> list[str]:
+    """The registered families that have capability ``what`` (a field name), in registration order.
+
+    >>> "pdtt" in families_with("records"), "complete" in families_with("records")
+    (True, False)
+    """
+    return [name for name, c in _BY_FAMILY.items() if getattr(c, what)]
