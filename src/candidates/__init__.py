@@ -12,8 +12,10 @@ reached by spec strings (``from_spec("rtt:a=8")``).
 
 from .compose import bgl_midplane, hierarchical, product
 from .enumeration import count_graphs, iter_graph6, iter_graphs
+from .fattree import fattree, ktree
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
 from .hops import hop_distances
+from .hyperx import flatfly, hyperx
 from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lazy import lazy_names
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
@@ -41,6 +43,7 @@ __all__ = [
     "ToposynthError", "TopologyError", "SpecError", "GraphFileError",
     "torus", "mesh", "ring", "path", "hypercube", "complete_graph", "twisted_torus",
     "rt", "rtt", "pt", "ptt", "pdtt",
+    "fattree", "ktree", "hyperx", "flatfly",
     "from_spec", "families", "register", "Family", "FAMILIES",
     "read_topology", "write_topology", "from_graph6",
     "distance_stats", "per_dimension_hops", "uniform_load", "channel_loads", "bisection", "describe",
