@@ -66,6 +66,12 @@ def cmd_describe(args: argparse.Namespace) -> int:
             ("diameter", d["diameter"]),
             ("average distance (distinct pairs)", _fmt(d["average_distance"])),
             ("average distance (self included)", _fmt(d["average_distance_with_self"])),
+        ]
+        if d["terminals"] != d["nodes"] and d.get("pe_diameter") is not None:
+            # routers differ from PEs (concentration, PE-less spines): what a message travels
+            rows += [("PE diameter", d["pe_diameter"]),
+                     ("average distance between PEs", _fmt(d["pe_average_distance"]))]
+        rows += [
             (
                 f"per-dimension hops ({d['per_dimension_method']})",
                 ", ".join(f"{k} {v:.4g}" for k, v in d["per_dimension"].items()),
@@ -85,7 +91,8 @@ def cmd_describe(args: argparse.Namespace) -> int:
             if "skipped" in b:
                 rows.append(("bisection width", f"skipped ({b['skipped']})"))
             else:
-                rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+                halves = " between PE halves" if b.get("halves") == "PEs" else ""
+                rows.append((f"bisection width{halves}", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
         if "equivalent_distance" in d:
             e = d["equivalent_distance"]
             rows.append((f"equivalent distance ({e['routing']})", f"mean {e['mean']:.4g}, max {e['max']:.4g}"))
