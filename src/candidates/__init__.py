@@ -30,7 +30,7 @@ from .twin import card_of_port, twin_route, twin_torus
 # (measured, -X importtime), and such a flow needs none of them
 _LAZY = {
     "analytics": ["Bisection", "ChannelLoads", "DistanceStats", "UniformLoad", "bisection", "channel_loads",
-                  "describe", "distance_stats", "per_dimension_hops", "uniform_load"],
+                  "describe", "distance_stats", "per_dimension_hops", "uniform_load", "PEDistances", "pe_distances"],
     "equivalent": ["EquivalentDistanceStats", "equivalent_distance", "equivalent_distance_rows",
                    "equivalent_distance_stats", "route_union"],
     "records": ["record_table", "record_ties", "routing_records"],
@@ -46,7 +46,7 @@ __all__ = [
     "fattree", "ktree", "hyperx", "flatfly",
     "from_spec", "families", "register", "Family", "FAMILIES",
     "read_topology", "write_topology", "from_graph6",
-    "distance_stats", "per_dimension_hops", "uniform_load", "channel_loads", "bisection", "describe",
+    "distance_stats", "pe_distances", "PEDistances", "per_dimension_hops", "uniform_load", "channel_loads", "bisection", "describe",
     "DistanceStats", "UniformLoad", "ChannelLoads", "Bisection",
     "routing_records", "record_table", "record_ties",
     "shortest_path_table", "updown", "hop_distances", "NextHopTable", "UpDownRouting",

@@ -462,6 +462,8 @@ class Bisection:
 
 #: most PE-router partitions :func:`bisection` tries one by one (each a max-flow) for an exact answer
 PE_PARTITION_LIMIT = 20000
+#: and at most this many (splits x (routers + links)) of max-flow work
+_PE_SPLIT_WORK = 5e6
 
 
 def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan_lin: bool = True) -> Bisection:
@@ -479,8 +481,8 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan
     none), the halves are of the PEs: the routers with PEs are split as
     evenly by PEs as they can be, and each router without PEs joins the
     side that cuts fewer links (a minimum s-t cut). Exact by trying every
-    such split (up to :data:`PE_PARTITION_LIMIT` of them, or the router
-    count's budget for ``exact_limit`` if smaller), a heuristic above.
+    such split (up to :data:`PE_PARTITION_LIMIT` of them, fewer on large
+    graphs or with a small ``exact_limit``), a heuristic above.
 
     >>> import candidates as cd
     >>> bisection(cd.ring(8)).width, bisection(cd.fattree(4)).width   # full bisection: 16 hosts / 2
@@ -560,6 +562,8 @@ def _pe_splits(w: np.ndarray, limit: int):
 def _free_cut(topo: Topology, side_a: np.ndarray, side_b: np.ndarray) -> int:
     """Links cut when ``side_a`` and ``side_b`` are fixed and every other
     router takes the side that cuts fewest: direct links plus a max-flow."""
+    # imported here: scipy.sparse.csgraph costs ~40 ms of start-up (measured for flows.problem),
+    # and only topologies whose routers differ in PEs come this way
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_flow
 
@@ -613,7 +617,9 @@ def _pe_bisection(topo: Topology, exact_limit: int, seed: int, kernighan_lin: bo
     if len(P) < 2:
         raise TopologyError("a bisection of the processing elements needs PEs on at least two routers")
     budget = math.comb(exact_limit - 1, exact_limit // 2 - 1) if exact_limit >= 2 else 0
-    splits = _pe_splits(w, min(PE_PARTITION_LIMIT, budget))
+    # each split is a max-flow over the whole graph: bound the work too (ktree:k=4:n=3, 6435 splits: 2 s)
+    work = int(_PE_SPLIT_WORK // (topo.n + topo.num_links))
+    splits = _pe_splits(w, min(PE_PARTITION_LIMIT, budget, work))
     if splits is not None:
         best, best_a = topo.num_links + 1, None
         for a in splits:

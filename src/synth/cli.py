@@ -467,7 +467,8 @@ def cmd_families(args: argparse.Namespace) -> int:
             how = (f"routing records ({c.records} rule{', ties' if c.ties else ''}): dor and adaptive, no tables"
                    if c.records else "twin-torus routings (ts-dor and its classes)")
             print(f"{'':<10} routing:    {how}")
-    print("\nAny spec may end in :c=N for N processing elements per router.")
+    print("\nAny spec may end in :c=N for N processing elements on every router that carries any "
+          "(a fat tree's aggregation and core switches carry none).")
     return 0
 
 
