@@ -247,3 +247,24 @@ def test_uniform_demands_weights_validated():
         flows.Demands.uniform(3, np.array([0, 2, 0]))
     with pytest.raises(flows.FlowError, match="3 non-negative numbers"):
         flows.Demands.uniform(3, np.array([1, -1, 1]))
+
+
+def test_simulator_and_flows_agree_on_the_fat_tree_as_on_a_torus(capsys):
+    """Saturation under table routing over the flow optimum (both per PE, both
+    uniform between PEs): the fat tree's share is the concentrated torus's."""
+    def share(spec):
+        sat = _simulate(capsys, [spec, "--routing", "table", "--saturation", "--step", "0.05"])["saturation"]
+        t = cd.from_spec(spec)
+        lam = flows.solve_lp(flows.FlowProblem.from_topology(t, flows.Demands.uniform(t.n, t.terminals))).lam
+        return sat / lam
+
+    tree, torus = share("fattree:k=4"), share("torus:4x4:c=2")   # measured 0.766 / 1 and 0.701 / 0.9375
+    assert 0.65 < tree < 1.0 and abs(tree - torus) < 0.1
+
+
+@pytest.mark.parametrize("spec, needle", [("fattree:k=5", "must be even, got k=5; use k=6 or k=4"),
+                                          ("hyperx:", "hyperx needs shape"), ("flatfly:k=4:n=0", "n must be >= 2")])
+def test_cli_bad_spec_exit_2_one_line(capsys, spec, needle):
+    assert main(["describe", spec]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("toposynth: error: ") and needle in err[0]
