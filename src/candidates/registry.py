@@ -12,8 +12,8 @@ A spec string names a family and its parameters, separated by colons::
     bgl:ROW8*COL4*UPROW4*UPCOL4   (the Blue Gene/L midplane composition)
 
 Any spec may end in ``:c=N`` for N processing elements on every router that
-carries any (concentration; a fat tree's spines stay without). Fields are positional (a shape ``8x8``, a size, a path) or
-``key=value``. :func:`from_spec` rebuilds a topology from its ``spec``.
+carries any (concentration; a fat tree's spines stay without). Fields are
+positional (a shape ``8x8``, a size, a path) or ``key=value``. :func:`from_spec` rebuilds a topology from its ``spec``.
 
 A family may declare ``size(pos, kw) -> (routers, links, dims)``: its size
 from the spec's parameters alone. :func:`spec_size` uses it, and

@@ -102,12 +102,12 @@ class Demands:
         every PE sends one unit to the PEs of the other routers; routers of
         weight 0 get no demands).
 
+        Then the max concurrent flow lambda is the per-router injection rate
+        the network sustains under uniform traffic.
+
         >>> d = Demands.uniform(3, np.array([2, 0, 1]))
         >>> d.src.tolist(), d.dst.tolist(), d.amount.tolist()
         ([0, 2], [2, 0], [2.0, 1.0])
-
-        Then the max concurrent flow lambda is the per-router injection rate
-        the network sustains under uniform traffic.
         """
         n = int(n)
         if n < 2:

@@ -235,3 +235,9 @@ def test_the_concentration_hint_counts_routers_with_pes(tmp_path):
     with pytest.raises(MachineError, match=r"'fattree:k=4' has 16 PEs but the machine has 32: write fattree:k=4:c=4"):
         run(_study(["torus:8x4", "fattree:k=4"]), tmp_path / "o")
     assert cd.from_spec("fattree:k=4:c=4").num_terminals == 32
+
+
+def test_the_concentration_hint_on_a_tree_whose_switches_equal_its_pes(tmp_path):
+    # ktree:k=2:n=2 has 4 switches and 4 PEs, but only its 2 leaves carry them: 16 PEs need c=8
+    with pytest.raises(MachineError, match=r"write ktree:k=2:n=2:c=8 to concentrate it"):
+        run(_study(["torus:4x4", "ktree:k=2:n=2"]), tmp_path / "o")
