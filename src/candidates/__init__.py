@@ -12,8 +12,10 @@ reached by spec strings (``from_spec("rtt:a=8")``).
 
 from .compose import bgl_midplane, hierarchical, product
 from .enumeration import count_graphs, iter_graph6, iter_graphs
+from .fattree import fattree, ktree
 from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
 from .hops import hop_distances
+from .hyperx import flatfly, hyperx
 from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lazy import lazy_names
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
@@ -28,7 +30,7 @@ from .twin import card_of_port, twin_route, twin_torus
 # (measured, -X importtime), and such a flow needs none of them
 _LAZY = {
     "analytics": ["Bisection", "ChannelLoads", "DistanceStats", "UniformLoad", "bisection", "channel_loads",
-                  "describe", "distance_stats", "per_dimension_hops", "uniform_load"],
+                  "describe", "distance_stats", "per_dimension_hops", "uniform_load", "PEDistances", "pe_distances"],
     "equivalent": ["EquivalentDistanceStats", "equivalent_distance", "equivalent_distance_rows",
                    "equivalent_distance_stats", "route_union"],
     "records": ["record_table", "record_ties", "routing_records"],
@@ -41,9 +43,10 @@ __all__ = [
     "ToposynthError", "TopologyError", "SpecError", "GraphFileError",
     "torus", "mesh", "ring", "path", "hypercube", "complete_graph", "twisted_torus",
     "rt", "rtt", "pt", "ptt", "pdtt",
+    "fattree", "ktree", "hyperx", "flatfly",
     "from_spec", "families", "register", "Family", "FAMILIES",
     "read_topology", "write_topology", "from_graph6",
-    "distance_stats", "per_dimension_hops", "uniform_load", "channel_loads", "bisection", "describe",
+    "distance_stats", "pe_distances", "PEDistances", "per_dimension_hops", "uniform_load", "channel_loads", "bisection", "describe",
     "DistanceStats", "UniformLoad", "ChannelLoads", "Bisection",
     "routing_records", "record_table", "record_ties",
     "shortest_path_table", "updown", "hop_distances", "NextHopTable", "UpDownRouting",

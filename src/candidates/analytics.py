@@ -13,6 +13,10 @@ Conventions (they matter when comparing with the papers' closed forms):
 - Per-dimension hops use the family's minimal routing records where it has
   them (:mod:`candidates.records`) and otherwise the expectation when a
   packet picks uniformly among all shortest paths (ECMP).
+- Routers without processing elements (a fat tree's aggregation and core
+  switches): :func:`pe_distances` measures distances between PEs (what a
+  message travels), :func:`bisection` balances PEs rather than routers, and
+  the uniform-traffic load weights every router by its PEs.
 - Vertex-transitive families (the tori, twisted tori and hypercubes) compute
   everything from router 0, so a 65,536-router PDTT takes a fraction of a
   second; other graphs run one BFS per router.
@@ -20,6 +24,7 @@ Conventions (they matter when comparing with the papers' closed forms):
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -29,6 +34,7 @@ import numpy as np
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
 from .capabilities import capabilities
 from .errors import TopologyError
+from .hops import hop_distances
 from .records import has_records, record_table, record_ties
 from .size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 from .topology import Topology
@@ -39,6 +45,8 @@ __all__ = [
     "ChannelLoads",
     "Bisection",
     "distance_stats",
+    "PEDistances",
+    "pe_distances",
     "per_dimension_hops",
     "uniform_load",
     "channel_loads",
@@ -104,6 +112,67 @@ def distance_stats(topo: Topology) -> DistanceStats:
         unreachable=unreachable,
         connected=connected,
     )
+
+
+@dataclass(frozen=True)
+class PEDistances:
+    """Hop distances between processing elements (PEs), the routers' hop
+    distance between the routers that hold them.
+
+    ``distribution[d]`` counts ordered pairs of distinct PEs ``d`` router
+    hops apart (two PEs of one router at 0); ``diameter`` and
+    ``average_distance`` are over those pairs (None if two PEs cannot reach
+    each other, or fewer than two PEs). With one PE on every router they
+    are :func:`distance_stats`'s ``diameter`` and ``average_distance``.
+    """
+
+    pes: int
+    distribution: list[int]
+    diameter: int | None
+    average_distance: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def pe_distances(topo: Topology, stats: DistanceStats | None = None) -> PEDistances:
+    """Distances between processing elements; routers without PEs are only
+    passed through (``stats``: the router :func:`distance_stats`, reused
+    when every router has the same number of PEs).
+
+    >>> import candidates as cd
+    >>> d = pe_distances(cd.fattree(4))   # 1 PE on the same edge switch, 2 in the pod, 12 in other pods
+    >>> d.distribution, d.diameter, round(d.average_distance * 15, 6)
+    ([16, 0, 32, 0, 192], 4, 52.0)
+    """
+    w = topo.terminals.astype(np.int64)
+    W = int(w.sum())
+    if W < 2:
+        return PEDistances(W, [], None, None)
+    if np.all(w == w[0]):
+        st = stats if stats is not None else distance_stats(topo)
+        c = int(w[0])
+        # every router pair carries c * c PE pairs; a router's own c (c - 1) pairs sit at 0
+        hist = np.asarray(st.distribution, dtype=np.int64) * c * c
+        hist[0] -= W
+        ok = st.connected
+    else:
+        hist = np.zeros(topo.n + 1, dtype=np.int64)
+        ok = True
+        for s in np.flatnonzero(w).tolist():
+            d = hop_distances(topo.indptr, topo.indices, s)
+            reach = (d >= 0) & (w > 0)
+            if np.any((d < 0) & (w > 0)):
+                ok = False
+            hist += np.bincount(d[reach], weights=w[reach] * w[s], minlength=topo.n + 1).astype(np.int64)
+        hist[0] -= W  # a PE and itself
+    nz = np.flatnonzero(hist)
+    dmax = int(nz[-1]) if len(nz) else 0
+    hist = hist[: dmax + 1]
+    if not ok:
+        return PEDistances(W, [int(x) for x in hist], None, None)
+    total = float((np.arange(dmax + 1) * hist).sum())
+    return PEDistances(W, [int(x) for x in hist], dmax, total / (W * (W - 1)))
 
 
 def _require_connected(topo: Topology, what: str) -> None:
@@ -378,19 +447,28 @@ class Bisection:
 
     ``exact`` says whether ``width`` is the proven minimum (brute force over
     all balanced partitions) or the best of the heuristic cuts tried (an upper
-    bound on the bisection width)."""
+    bound on the bisection width). ``halves`` says what the two sides hold
+    equally: ``"routers"``, or ``"PEs"`` when routers differ in PEs."""
 
     width: int
     exact: bool
     method: str
     side: list[int] = field(repr=False)
+    halves: str = "routers"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"width": self.width, "exact": self.exact, "method": self.method}
+        return {"width": self.width, "exact": self.exact, "method": self.method, "halves": self.halves}
+
+
+#: most PE-router partitions :func:`bisection` tries one by one (each a max-flow) for an exact answer
+PE_PARTITION_LIMIT = 20000
+#: and at most this many (splits x (routers + links)) of max-flow work
+_PE_SPLIT_WORK = 5e6
 
 
 def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan_lin: bool = True) -> Bisection:
-    """Bisection width: the fewest links between two halves of the routers.
+    """Bisection width: the fewest links between two halves of the routers
+    -- halves of the processing elements when routers differ in PEs.
 
     Exact (brute force over balanced partitions) up to ``exact_limit``
     routers. Above it, a documented heuristic giving an upper bound: the best
@@ -399,12 +477,23 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan
     bisection from several seeded starts (``kernighan_lin=False`` leaves it
     out: its networkx graph takes about 600 bytes per link).
 
-    >>> bisection(__import__("candidates").ring(8)).width
-    2
+    When the routers carry different numbers of PEs (a fat tree's spines
+    none), the halves are of the PEs: the routers with PEs are split as
+    evenly by PEs as they can be, and each router without PEs joins the
+    side that cuts fewer links (a minimum s-t cut). Exact by trying every
+    such split (up to :data:`PE_PARTITION_LIMIT` of them, fewer on large
+    graphs or with a small ``exact_limit``), a heuristic above.
+
+    >>> import candidates as cd
+    >>> bisection(cd.ring(8)).width, bisection(cd.fattree(4)).width   # full bisection: 16 hosts / 2
+    (2, 8)
     """
     n = topo.n
     if n < 2:
         raise TopologyError("bisection needs at least two routers")
+    w = topo.terminals
+    if not np.all(w == w[0]):
+        return _pe_bisection(topo, exact_limit, seed, kernighan_lin)
     u = topo.links[:, 0].copy()
     v = topo.links[:, 1].copy()
     if n <= exact_limit:
@@ -443,6 +532,128 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan
         )
     cut, method, side = min(cands, key=lambda c: c[0])
     return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist())
+
+
+def _pe_splits(w: np.ndarray, limit: int):
+    """The most even splits of the PE routers by PEs (index arrays of one
+    side, each split once), or None when there are more than ``limit``."""
+    P = np.flatnonzero(w > 0)
+    p = len(P)
+    wp = w[P]
+    if np.all(wp == wp[0]):
+        h = p // 2
+        # an even count: fix the first router's side (each split once); odd: every h-subset
+        pool, need, first = (P[1:], h - 1, [P[0]]) if p % 2 == 0 else (P, h, [])
+        if math.comb(len(pool), need) > limit:
+            return None
+        return [np.array(first + list(c), dtype=np.int64) for c in itertools.combinations(pool.tolist(), need)]
+    if p > 20 or 2 ** (p - 1) > limit * 64:
+        return None
+    W = int(wp.sum())
+    masks = np.arange(2 ** (p - 1), dtype=np.int64)  # subsets holding the last PE router fixed out
+    bits = (masks[:, None] >> np.arange(p - 1)) & 1
+    imb = np.abs(W - 2 * (bits * wp[: p - 1]).sum(axis=1))
+    best = bits[imb == imb.min()]
+    if len(best) > limit:
+        return None
+    return [P[: p - 1][row.astype(bool)] for row in best]
+
+
+def _free_cut(topo: Topology, side_a: np.ndarray, side_b: np.ndarray) -> int:
+    """Links cut when ``side_a`` and ``side_b`` are fixed and every other
+    router takes the side that cuts fewest: direct links plus a max-flow."""
+    # imported here: scipy.sparse.csgraph costs ~40 ms of start-up (measured for flows.problem),
+    # and only topologies whose routers differ in PEs come this way
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    n = topo.n
+    node = np.full(n, -1, dtype=np.int64)
+    free = np.ones(n, dtype=bool)
+    free[side_a] = free[side_b] = False
+    F = np.flatnonzero(free)
+    node[F] = np.arange(len(F)) + 2          # 0: side a (source), 1: side b (sink)
+    node[side_a], node[side_b] = 0, 1
+    u, v = node[topo.links[:, 0]], node[topo.links[:, 1]]
+    direct = int(np.count_nonzero(((u == 0) & (v == 1)) | ((u == 1) & (v == 0))))
+    keep = (u != v) & ~(((u == 0) & (v == 1)) | ((u == 1) & (v == 0)))
+    if not keep.any():
+        return direct
+    u, v = u[keep], v[keep]
+    size = len(F) + 2
+    cap = csr_matrix((np.ones(2 * len(u), dtype=np.int32), (np.concatenate([u, v]), np.concatenate([v, u]))),
+                     shape=(size, size))
+    cap.sum_duplicates()
+    return direct + int(maximum_flow(cap, 0, 1).flow_value)
+
+
+def _free_side(topo: Topology, side_a: np.ndarray, side_b: np.ndarray) -> np.ndarray:
+    """Side ``a`` of the cut of :func:`_free_cut` (routers reached from ``a``
+    in the residual graph), by networkx (once, for the best split)."""
+    import networkx as nx
+
+    G = nx.DiGraph()
+    A = set(side_a.tolist())
+    B = set(side_b.tolist())
+    def name(x):
+        return "a" if x in A else "b" if x in B else x
+    G.add_nodes_from(["a", "b"])
+    for x, y in topo.links.tolist():
+        p, q = name(x), name(y)
+        if p == q:
+            continue
+        for s_, t_ in ((p, q), (q, p)):
+            G.add_edge(s_, t_, capacity=G.get_edge_data(s_, t_, {"capacity": 0})["capacity"] + 1)
+    _, (reach, _) = nx.minimum_cut(G, "a", "b")
+    side = np.zeros(topo.n, dtype=bool)
+    side[side_a] = True
+    side[[x for x in reach if x != "a"]] = True
+    return side
+
+
+def _pe_bisection(topo: Topology, exact_limit: int, seed: int, kernighan_lin: bool) -> Bisection:
+    w = topo.terminals
+    P = np.flatnonzero(w > 0)
+    if len(P) < 2:
+        raise TopologyError("a bisection of the processing elements needs PEs on at least two routers")
+    budget = math.comb(exact_limit - 1, exact_limit // 2 - 1) if exact_limit >= 2 else 0
+    # each split is a max-flow over the whole graph: bound the work too (ktree:k=4:n=3, 6435 splits: 2 s)
+    work = int(_PE_SPLIT_WORK // (topo.n + topo.num_links))
+    splits = _pe_splits(w, min(PE_PARTITION_LIMIT, budget, work))
+    if splits is not None:
+        best, best_a = topo.num_links + 1, None
+        for a in splits:
+            b = np.setdiff1d(P, a)
+            cut = _free_cut(topo, a, b)
+            if cut < best:
+                best, best_a = cut, a
+        side = _free_side(topo, best_a, np.setdiff1d(P, best_a))
+        return Bisection(best, True, "exhaustive over PE splits", np.flatnonzero(side).tolist(), "PEs")
+    # heuristic: candidate splits of the PE routers, each completed optimally for the routers without PEs
+    cands: list[tuple[str, np.ndarray]] = []
+    order = np.cumsum(w[P])
+    cands.append(("PE routers in index order", P[order <= order[-1] // 2]))
+    if topo.n <= KL_LIMIT and kernighan_lin:
+        r = bisection(topo.replace(terminals=np.ones(topo.n, dtype=np.int64)), exact_limit=0, seed=seed)
+        on = np.zeros(topo.n, dtype=bool)
+        on[r.side] = True
+        a = P[on[P]]
+        # rebalance by PEs: move routers from the heavier side until it is at most half
+        a_list, half = a.tolist(), int(w[P].sum()) // 2
+        b_list = [x for x in P.tolist() if x not in set(a_list)]
+        if int(w[a_list].sum()) < half:
+            a_list, b_list = b_list, a_list
+        while int(w[a_list].sum()) > half and len(a_list) > 1:
+            b_list.append(a_list.pop())
+        cands.append(("Kernighan-Lin, rebalanced by PEs", np.array(a_list, dtype=np.int64)))
+    best = None
+    for method, a in cands:
+        cut = _free_cut(topo, a, np.setdiff1d(P, a))
+        if best is None or cut < best[0]:
+            best = (cut, method, a)
+    cut, method, a = best
+    side = _free_side(topo, a, np.setdiff1d(P, a))
+    return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist(), "PEs")
 
 
 # Cost model of describe, fitted to peak-RSS measurements (tests/candidates/
@@ -595,6 +806,10 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
         "average_distance_with_self": ds.average_distance_with_self,
         "distance_distribution": ds.distribution,
     }
+    # what messages travel: between processing elements (routers without PEs only pass traffic on)
+    pe = pe_distances(topo, ds)
+    out["pe_diameter"] = pe.diameter
+    out["pe_average_distance"] = pe.average_distance
     if not ds.connected:
         out["unreachable_pairs"] = ds.unreachable
         return out

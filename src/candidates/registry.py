@@ -6,12 +6,14 @@ A spec string names a family and its parameters, separated by colons::
     rt:a=8   rtt:a=8       pt:a=4   ptt:a=4    pdtt:a=4
     twisted:16x8:t1=8      (dimension 1's wraparound shifts dimension 0 by 8)
     ndt:4x4x2x2x2          complete:8          g6:GRAPH6
+    fattree:k=4            ktree:k=4:n=3       (PEs on the leaf switches only)
+    hyperx:4x4x4:t=2       flatfly:k=4:n=3
     product:ring:8*path:4  graph:path/to/file.graphml
     bgl:ROW8*COL4*UPROW4*UPCOL4   (the Blue Gene/L midplane composition)
 
-Any spec may end in ``:c=N`` for N processing elements per router
-(concentration). Fields are positional (a shape ``8x8``, a size, a path) or
-``key=value``. :func:`from_spec` rebuilds a topology from its ``spec``.
+Any spec may end in ``:c=N`` for N processing elements on every router that
+carries any (concentration; a fat tree's spines stay without). Fields are
+positional (a shape ``8x8``, a size, a path) or ``key=value``. :func:`from_spec` rebuilds a topology from its ``spec``.
 
 A family may declare ``size(pos, kw) -> (routers, links, dims)``: its size
 from the spec's parameters alone. :func:`spec_size` uses it, and
@@ -120,6 +122,20 @@ def _take(family: str, pos: list[str], kw: dict[str, str], name: str, allowed: s
     if pos:
         return pos[0]
     raise SpecError(f"{family} needs {name}; example: {FAMILIES[family].example}")
+
+
+def _keys(family: str, pos: list[str], kw: dict[str, str], names: tuple[str, ...]) -> list[int]:
+    """The integer parameters ``names`` of a keyword-only family (``ktree:k=4:n=3``)."""
+    example = FAMILIES[family].example
+    if pos:
+        raise SpecError(f"{family} takes only key=value fields, got {pos[0]!r}; example: {example}")
+    extra = set(kw) - set(names)
+    if extra:
+        raise SpecError(f"{family} does not take parameter {sorted(extra)[0]!r}; it takes: {', '.join(names)}")
+    missing = [k for k in names if k not in kw]
+    if missing:
+        raise SpecError(f"{family} needs {missing[0]}=...; example: {example}")
+    return [_int(family, k, kw[k]) for k in names]
 
 
 def _split(spec: str) -> tuple[str, list[str], dict[str, str]]:
@@ -435,6 +451,41 @@ def _register_builtin() -> None:
     reg(Family("graph", "a graph file: .graphml, .json, .g6, or an edge list (.edges/.txt: 'u v [class]' per line)",
                (("path", "file path"),), "graph:net.graphml", lambda pos, kw: read_topology(pos[0]),
                capabilities=whole))
+    from .fattree import fattree, fattree_size, ktree, ktree_size
+    from .hyperx import flatfly, flatfly_size, hyperx, hyperx_size
+
+    def hyperx_args(pos: list[str], kw: dict[str, str]) -> tuple[tuple[int, ...], int]:
+        shape = _shape("hyperx", _take("hyperx", pos, kw, "shape", {"shape", "t"}))
+        return shape, _int("hyperx", "t", kw["t"]) if "t" in kw else 1
+
+    def size_hyperx(pos: list[str], kw: dict[str, str]):
+        shape, t = hyperx_args(pos, kw)
+        if t < 1:
+            raise SpecError(f"hyperx: t (PEs per router) must be >= 1, got t={t}")
+        return (*hyperx_size(shape), len(shape))
+
+    reg(Family("fattree", "three-level fat tree of k-port switches (Al-Fares et al. 2008): k pods, "
+               "k^3/4 hosts on the edge switches, none on aggregation and core switches",
+               (("k", "switch ports, even, >= 2"),), "fattree:k=4",
+               lambda pos, kw: fattree(_int("fattree", "k", _take("fattree", pos, kw, "k", {"k"}))),
+               lambda pos, kw: (*fattree_size(_int("fattree", "k", _take("fattree", pos, kw, "k", {"k"})))[:2], 0)))
+    reg(Family("ktree", "k-ary n-tree (Petrini and Vanneschi 1997): n levels of k^(n-1) switches, "
+               "k PEs on each leaf switch, none above",
+               (("k", "arity, >= 2"), ("n", "levels, >= 2")), "ktree:k=4:n=3",
+               lambda pos, kw: ktree(*_keys("ktree", pos, kw, ("k", "n"))),
+               lambda pos, kw: (*ktree_size(*_keys("ktree", pos, kw, ("k", "n")))[:2], 0)))
+    reg(Family("hyperx", "HyperX (Ahn et al. 2009): every dimension fully connected (K_S1 x K_S2 x ...), "
+               "t PEs per router, one link per router pair",
+               (("shape", "sizes joined by x, each >= 2"), ("t", "optional: PEs per router, default 1")),
+               "hyperx:4x4x4", lambda pos, kw: hyperx(*hyperx_args(pos, kw)), size_hyperx,
+               Capabilities(coordinates=True)))
+    reg(Family("flatfly", "flattened butterfly (Kim, Dally, Abts 2007): k^(n-1) routers in n-1 fully "
+               "connected dimensions of size k, k PEs each (= hyperx:kx..xk:t=k)",
+               (("k", "arity, >= 2"), ("n", "butterfly stages, >= 2")), "flatfly:k=4:n=3",
+               lambda pos, kw: flatfly(*_keys("flatfly", pos, kw, ("k", "n"))),
+               lambda pos, kw: (*flatfly_size(*_keys("flatfly", pos, kw, ("k", "n")))[:2],
+                                _keys("flatfly", pos, kw, ("k", "n"))[1] - 1),
+               Capabilities(coordinates=True)))
 
 
 _register_builtin()

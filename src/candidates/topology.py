@@ -326,7 +326,8 @@ class Topology:
         return dataclasses.replace(self, **changes)
 
     def with_concentration(self, c: int) -> "Topology":
-        """The same network with ``c`` processing elements on every router.
+        """The same network with ``c`` processing elements on every router
+        that carries any (a fat tree's spines keep none).
 
         >>> from candidates import torus
         >>> torus((4, 4)).with_concentration(2).num_terminals
@@ -340,7 +341,7 @@ class Topology:
             spec = _set_spec_option(spec, "c", str(c))
         params = dict(self.params)
         params["c"] = c
-        return self.replace(terminals=np.full(self.n, c, dtype=np.int64), spec=spec, params=params)
+        return self.replace(terminals=np.where(self.terminals > 0, c, 0).astype(np.int64), spec=spec, params=params)
 
     # ---------------------------------------------------------------- interop
     def to_networkx(self, multigraph: bool | None = None):

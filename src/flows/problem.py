@@ -98,10 +98,16 @@ class Demands:
     def uniform(cls, n: int, weights: np.ndarray | None = None) -> "Demands":
         """Every router sends one unit in total, spread equally over the
         ``n - 1`` others (with ``weights``: router ``s`` sends ``w_s`` units
-        split in proportion to ``w_t``, e.g. processing elements per router).
+        split in proportion to ``w_t``, e.g. processing elements per router:
+        every PE sends one unit to the PEs of the other routers; routers of
+        weight 0 get no demands).
 
         Then the max concurrent flow lambda is the per-router injection rate
         the network sustains under uniform traffic.
+
+        >>> d = Demands.uniform(3, np.array([2, 0, 1]))
+        >>> d.src.tolist(), d.dst.tolist(), d.amount.tolist()
+        ([0, 2], [2, 0], [2.0, 1.0])
         """
         n = int(n)
         if n < 2:
@@ -111,8 +117,16 @@ class Demands:
             amt = np.full(len(s), 1.0 / (n - 1))
         else:
             w = np.asarray(weights, dtype=np.float64)
+            if w.shape != (n,) or np.any(w < 0) or not np.all(np.isfinite(w)):
+                raise FlowError(f"uniform traffic weights must be {n} non-negative numbers (PEs per router)")
             tot = w.sum() - w
-            amt = w[s] * w[d] / tot[s]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                amt = w[s] * w[d] / tot[s]
+            # routers without PEs (a fat tree's spines) neither send nor receive: no demand at all
+            keep = (w[s] > 0) & (w[d] > 0)
+            if not keep.any():
+                raise FlowError("uniform traffic needs processing elements on at least two routers")
+            s, d, amt = s[keep], d[keep], amt[keep]
         return cls(s, d, amt)
 
     @classmethod

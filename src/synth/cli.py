@@ -66,6 +66,12 @@ def cmd_describe(args: argparse.Namespace) -> int:
             ("diameter", d["diameter"]),
             ("average distance (distinct pairs)", _fmt(d["average_distance"])),
             ("average distance (self included)", _fmt(d["average_distance_with_self"])),
+        ]
+        if d["terminals"] != d["nodes"] and d.get("pe_diameter") is not None:
+            # routers differ from PEs (concentration, PE-less spines): what a message travels
+            rows += [("PE diameter", d["pe_diameter"]),
+                     ("average distance between PEs", _fmt(d["pe_average_distance"]))]
+        rows += [
             (
                 f"per-dimension hops ({d['per_dimension_method']})",
                 ", ".join(f"{k} {v:.4g}" for k, v in d["per_dimension"].items()),
@@ -85,7 +91,8 @@ def cmd_describe(args: argparse.Namespace) -> int:
             if "skipped" in b:
                 rows.append(("bisection width", f"skipped ({b['skipped']})"))
             else:
-                rows.append(("bisection width", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+                halves = " between PE halves" if b.get("halves") == "PEs" else ""
+                rows.append((f"bisection width{halves}", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
         if "equivalent_distance" in d:
             e = d["equivalent_distance"]
             rows.append((f"equivalent distance ({e['routing']})", f"mean {e['mean']:.4g}, max {e['max']:.4g}"))
@@ -460,7 +467,8 @@ def cmd_families(args: argparse.Namespace) -> int:
             how = (f"routing records ({c.records} rule{', ties' if c.ties else ''}): dor and adaptive, no tables"
                    if c.records else "twin-torus routings (ts-dor and its classes)")
             print(f"{'':<10} routing:    {how}")
-    print("\nAny spec may end in :c=N for N processing elements per router.")
+    print("\nAny spec may end in :c=N for N processing elements on every router that carries any "
+          "(a fat tree's aggregation and core switches carry none).")
     return 0
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from candidates.errors import ToposynthError
+from candidates.registry import from_spec, spec_size
 from candidates.topology import Topology
 
 __all__ = ["Machine", "Cost", "COST_MEASURES", "machine_from_table", "structural_cost", "physical_cost",
@@ -170,11 +171,29 @@ def check_machine(machine: Machine, sizes: dict[str, int], baseline: str | None)
         spec, p = other[0]
         more = f" (and {len(other) - 1} more)" if len(other) > 1 else ""
         hint = ""
-        if p < pes and pes % p == 0 and ":c=" not in spec:
-            hint = f" write {spec}:c={pes // p} to concentrate it,"
+        c = _concentration_for(spec, p, pes) if p < pes and ":c=" not in spec else None
+        if c is not None:
+            hint = f" write {spec}:c={c} to concentrate it,"
         raise MachineError(f"candidate {spec!r} has {p} PEs but the machine has {pes}{more}:{hint} remove it, "
                            "or set machine.compare_sizes = true to rank each size on its own")
     return pes
+
+
+#: largest candidate (routers) built to tell which :c= would realise the machine
+_HINT_BUILD_LIMIT = 1_000_000
+
+
+def _concentration_for(spec: str, have: int, pes: int) -> int | None:
+    """The ``:c=`` that gives ``spec`` (``have`` PEs) ``pes`` PEs: ``c`` on
+    every router that carries PEs (a fat tree's spines stay without), or None."""
+    try:
+        size = spec_size(spec)
+        if size is not None and size.routers > _HINT_BUILD_LIMIT:
+            return None   # not worth building a huge candidate for a hint
+        carriers = int(np.count_nonzero(from_spec(spec).terminals))
+    except ToposynthError:
+        return None
+    return pes // carriers if carriers and pes % carriers == 0 else None
 
 
 def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:

@@ -206,3 +206,38 @@ def test_simulation_routing_is_chosen_for_arbitrary_graphs():
     assert simulation_routing(cd.from_spec("g6:G?r@f_"), s2) == "updown"
     with pytest.raises(StudyError, match="simulation.routing: must be one of"):
         study_from_dict({"candidates": {"specs": ["torus:4x4"]}, "simulation": {"routing": "magic"}})
+
+
+def test_a_fat_tree_realises_the_machine_with_its_hosts_only():
+    """Routers without PEs (the fat tree's aggregation and core switches) count
+    in the cost, not in the machine's size; demands run between hosts."""
+    s = _study(["torus:4x4", "fattree:k=4", "hyperx:4x4"], machine={"pes": 16})
+    res = run(s)
+    lam = {r.spec: r.capacity for r in res.records}
+    # the ranking's certified interval holds the exact optima: 1 per host (full bisection) and, on the
+    # HyperX, channels / (PEs x mean hops)
+    for spec, exact in (("fattree:k=4", 1.0), ("hyperx:4x4", 96 / (16 * 1.6))):
+        assert lam[spec].lam <= exact * (1 + 1e-9) <= lam[spec].upper_bound * (1 + 1e-9)
+        assert lam[spec].lam > 0.9 * exact
+    c = evaluate("fattree:k=4", s).cost
+    assert (c.routers, c.pes, c.radix, c.ports, c.links) == (20, 16, 4, 80, 32)
+    # random demands are drawn between the 16 hosts: only edge switches (routers 0..7) send or receive
+    sr = study_from_dict({"candidates": {"specs": ["fattree:k=4"]}, "traffic": {"pattern": "random", "count": 100},
+                          "seed": 3})
+    d = study_demands(cd.from_spec("fattree:k=4"), sr)
+    pe = flows.Demands.random(16, 100, seed=3)
+    keep = pe.src // 2 != pe.dst // 2
+    assert np.array_equal(d.src, pe.src[keep] // 2) and np.array_equal(d.dst, pe.dst[keep] // 2)
+
+
+def test_the_concentration_hint_counts_routers_with_pes(tmp_path):
+    # 8 edge switches carry the hosts: 32 PEs need c=4 there (the spines stay without)
+    with pytest.raises(MachineError, match=r"'fattree:k=4' has 16 PEs but the machine has 32: write fattree:k=4:c=4"):
+        run(_study(["torus:8x4", "fattree:k=4"]), tmp_path / "o")
+    assert cd.from_spec("fattree:k=4:c=4").num_terminals == 32
+
+
+def test_the_concentration_hint_on_a_tree_whose_switches_equal_its_pes(tmp_path):
+    # ktree:k=2:n=2 has 4 switches and 4 PEs, but only its 2 leaves carry them: 16 PEs need c=8
+    with pytest.raises(MachineError, match=r"write ktree:k=2:n=2:c=8 to concentrate it"):
+        run(_study(["torus:4x4", "ktree:k=2:n=2"]), tmp_path / "o")

@@ -1,0 +1,146 @@
+"""HyperX and the flattened butterfly: lattices whose every dimension is a clique.
+
+- :func:`hyperx` -- HyperX (Ahn, Binkert, Davis, McLaren and Schreiber, "HyperX:
+  topology, routing, and packaging of efficient large-scale networks", SC
+  2009): routers on an L-dimensional grid ``S_1 x ... x S_L``, two routers
+  linked when their coordinates differ in exactly one dimension, i.e. the
+  Cartesian product ``K_S1 x K_S2 x ...`` of complete graphs, ``t`` PEs on
+  every router. The paper's trunking ``K`` (several parallel links per
+  router pair of a dimension) is not modelled: one link per pair (K = 1).
+- :func:`flatfly` -- the flattened butterfly of Kim, Dally and Abts
+  ("Flattened butterfly: a cost-efficient topology for high-radix
+  networks", ISCA 2007): a k-ary n-fly whose ``n`` stages of each row are
+  merged into one router, giving ``k^(n-1)`` routers in ``n - 1`` fully
+  connected dimensions of size ``k`` with ``k`` PEs each -- exactly
+  ``hyperx((k,) * (n - 1), t=k)``.
+
+Routers are numbered like the lattice families (coordinates in C order, the
+last dimension fastest); link class ``k`` is dimension ``k``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import SpecError
+from .lattice import dim_names
+from .topology import Topology
+
+__all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size"]
+
+
+def _check_hx_shape(shape: Sequence[int] | int) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        s = tuple(operator.index(x) for x in shape)
+    except TypeError:
+        raise SpecError(f"hyperx: shape must be integer sizes joined by x (e.g. hyperx:4x4x4), got {shape!r}") from None
+    if not s:
+        raise SpecError("hyperx: the shape needs at least one dimension, e.g. hyperx:4x4x4")
+    if any(x < 2 for x in s):
+        raise SpecError(f"hyperx: every size must be >= 2 (a size-1 dimension has no links), "
+                        f"got {'x'.join(map(str, s))}; drop the 1s")
+    return s
+
+
+def _check_t(t: int) -> int:
+    try:
+        t = operator.index(t)
+    except TypeError:
+        raise SpecError(f"hyperx: t (PEs per router) must be a positive integer, got {t!r}") from None
+    if t < 1:
+        raise SpecError(f"hyperx: t (PEs per router) must be >= 1, got t={t}")
+    return int(t)
+
+
+def hyperx_size(shape: Sequence[int] | int) -> tuple[int, int]:
+    """(routers, links) of a HyperX, from the shape alone.
+
+    >>> hyperx_size((4, 4, 4)), hyperx_size((8, 3))
+    ((64, 288), (24, 108))
+    """
+    s = _check_hx_shape(shape)
+    n = math.prod(s)
+    # every router has S_k - 1 neighbours in dimension k
+    return n, n * sum(x - 1 for x in s) // 2
+
+
+def hyperx(shape: Sequence[int] | int, t: int = 1) -> Topology:
+    """HyperX ``S_1 x ... x S_L`` with ``t`` PEs per router (Ahn et al., SC 2009).
+
+    The Cartesian product of the complete graphs ``K_S1 .. K_SL``: degree
+    ``sum(S_k - 1)``, diameter ``L`` (one hop per differing coordinate),
+    one link per router pair (the paper's trunking K = 1).
+
+    >>> h = hyperx((4, 4, 4), t=2)
+    >>> h.n, h.num_links, h.num_terminals, sorted(set(h.degree.tolist())), h.spec
+    (64, 288, 128, [9], 'hyperx:4x4x4:t=2')
+    """
+    s = _check_hx_shape(shape)
+    t = _check_t(t)
+    n, m = hyperx_size(s)
+    coords = np.stack(np.unravel_index(np.arange(n), s), axis=1).astype(np.int64)
+    stride = np.cumprod((1,) + s[:0:-1])[::-1]  # C order: the last dimension fastest
+    links, link_dim = [], []
+    for k, S in enumerate(s):
+        a, b = np.triu_indices(S, 1)  # every pair of positions along dimension k
+        base = np.flatnonzero(coords[:, k] == 0)  # one router per line of dimension k
+        u = base[:, None] + a[None, :] * stride[k]
+        v = base[:, None] + b[None, :] * stride[k]
+        links.append(np.stack([u.ravel(), v.ravel()], axis=1))
+        link_dim.append(np.full(u.size, k, dtype=np.int64))
+    lk = np.concatenate(links)
+    order = np.lexsort((lk[:, 1], lk[:, 0]))
+    ld = np.concatenate(link_dim)
+    assert len(lk) == m
+    spec = "hyperx:" + "x".join(map(str, s)) + (f":t={t}" if t != 1 else "")
+    return Topology(
+        n=n, links=lk[order], link_dim=ld[order], dims=dim_names(len(s)), coords=coords, shape=s,
+        terminals=np.full(n, t, dtype=np.int64), family="hyperx", spec=spec,
+        params={"shape": list(s), "t": t}, vertex_transitive=True,
+    )
+
+
+def _check_fly(k: int, n: int) -> tuple[int, int]:
+    out = []
+    for key, v, low in (("k", k, 2), ("n", n, 2)):
+        try:
+            v = operator.index(v)
+        except TypeError:
+            raise SpecError(f"flatfly: {key} must be an integer >= {low} (for example flatfly:k=4:n=3), got {v!r}") from None
+        if v < low:
+            raise SpecError(f"flatfly: {key} must be >= {low}, got {key}={v} (for example flatfly:k=4:n=3)")
+        out.append(int(v))
+    return out[0], out[1]
+
+
+def flatfly_size(k: int, n: int) -> tuple[int, int, int]:
+    """(routers, links, PEs) of the flattened k-ary n-fly.
+
+    >>> flatfly_size(4, 3)
+    (16, 48, 64)
+    """
+    k, n = _check_fly(k, n)
+    r, m = hyperx_size((k,) * (n - 1))
+    return r, m, r * k
+
+
+def flatfly(k: int, n: int) -> Topology:
+    """The flattened butterfly of a k-ary n-fly (Kim, Dally and Abts, ISCA 2007).
+
+    ``k^(n-1)`` routers in ``n - 1`` fully connected dimensions of size
+    ``k``, ``k`` PEs each: ``k^n`` PEs, router radix ``k + (n-1)(k-1)``. It
+    is ``hyperx((k,) * (n - 1), t=k)`` under another family name.
+
+    >>> f = flatfly(4, 3)
+    >>> f.n, f.num_terminals, int((f.degree + f.terminals).max()), f.spec
+    (16, 64, 10, 'flatfly:k=4:n=3')
+    """
+    k, n = _check_fly(k, n)
+    h = hyperx((k,) * (n - 1), t=k)
+    return h.replace(family="flatfly", spec=f"flatfly:k={k}:n={n}", params={"k": k, "n": n})
