@@ -174,7 +174,7 @@ def galois_field(q: int) -> GaloisField:
     """F_q for a prime power ``q`` (tables cached).
 
     >>> F = galois_field(4)
-    >>> F.add[2, 3], F.mul[2, 2], F.mul[2, 3]     # x + (x+1) = 1, x*x = x+1, x(x+1) = 1
+    >>> int(F.add[2, 3]), int(F.mul[2, 2]), int(F.mul[2, 3])    # x + (x+1) = 1, x*x = x+1, x(x+1) = 1
     (1, 3, 1)
     """
     rp = _prime_power(int(q))
