@@ -6,10 +6,17 @@ by local links, every router has ``h`` global links to other groups and
 ``p`` processing elements. A group then has ``a*h`` global ports, numbered
 ``k = r*h + j`` for global port ``j`` of router ``r`` (BookSim2's numbering);
 at the maximum size ``g = a*h + 1`` every pair of groups is joined by
-exactly one global link. Smaller ``g`` are allowed when ``g - 1`` divides
-``a*h``: the ports then come in ``t = a*h / (g-1)`` rounds of ``g - 1``
-(round ``k // (g-1)``, port ``k % (g-1)`` within it) and every pair of
-groups is joined by ``t`` global links, one per round.
+exactly one global link. With fewer groups the ports come in
+``t = a*h // (g-1)`` full rounds of ``g - 1`` (round ``k // (g-1)``, port
+``k % (g-1)`` within it), each round joining every pair of groups once, so
+every pair of groups has at least ``t`` links. The ``r = a*h mod (g-1)`` ports left
+over (the group's last ones) are paired like a circulant graph, the same
+in every arrangement: leftover ports ``2i`` and ``2i+1`` go to groups
+``G + i + 1`` and ``G - i - 1`` (one more link between groups ``i + 1``
+apart); when ``r`` is odd the last one goes to group ``G + g/2`` if ``g``
+is even and stays unconnected if ``g`` is odd (``g*r`` port ends cannot
+pair up). The leftover rule is toposynth's own: the references below only
+define full rounds.
 
 Which port joins which group is the *global link arrangement*. With ``k``
 a port's number within its round and ``G`` its group (``mod g`` throughout):
@@ -29,10 +36,11 @@ a port's number within its round and ``G`` its group (``mod g`` throughout):
     (Hastings et al.'s "circulant-based") ports pair up: even port ``k``
     goes to group ``G + k/2 + 1`` and arrives at port ``k + 1``; odd port
     ``k`` goes to group ``G - (k-1)/2 - 1`` and arrives at port ``k - 1``.
-    Needs ``g - 1`` even.
+    Needs ``g - 1`` even (when there are full rounds).
 ``palmtree``
     port ``k`` goes to group ``G - k - 1``; router ``r``'s port ``j`` arrives
-    at router ``a-1-r``'s port ``h-1-j`` (whole-group port ``a*h - 1 - k``).
+    at router ``a-1-r``'s port ``h-1-j`` (whole-group port ``a*h - 1 - k``;
+    over the full rounds only, ``t*(g-1) - 1 - k``, when ports are left over).
     The arrangement of Camarero, Vallejo, Beivide, "Topological
     characterization of Hamming and dragonfly networks and its implications
     on routing", ACM TACO 11(4) 2015, after M. Garcia's thesis (CAMINOS's
@@ -93,10 +101,6 @@ def _check(a: Any, p: Any, h: Any, g: Any, arrangement: Any) -> tuple[int, int, 
                         f"ports, one per other group at most); use g <= {gmax}")
     if g < 2:
         raise SpecError(f"dragonfly: g must be at least 2 groups, got g={g} (one group is complete:{a})")
-    if (a * h) % (g - 1):
-        ok = [d + 1 for d in range(1, a * h + 1) if (a * h) % d == 0]
-        raise SpecError(f"dragonfly: g-1 must divide a*h = {a * h} so that every pair of groups gets the same number "
-                        f"of global links; g={g} does not: use g in {ok}")
     arr = str(arrangement).strip().lower()
     if arr not in ARRANGEMENTS:
         raise SpecError(f"dragonfly: unknown arrangement {arrangement!r}; use one of {', '.join(ARRANGEMENTS)}")
@@ -113,27 +117,46 @@ def dragonfly_size(a: int, p: int, h: int, g: int | None = None, arrangement: st
     (36, 90)
     """
     a, p, h, g, _ = _check(a, p, h, g, arrangement)
-    return a * g, g * a * (a - 1) // 2 + g * a * h // 2
+    return a * g, g * a * (a - 1) // 2 + (g * a * h - _unconnected(a, h, g)) // 2
+
+
+def _unconnected(a: int, h: int, g: int) -> int:
+    """Global ports left unconnected: one per group when the leftover ports
+    are odd in number and so is ``g``."""
+    r = (a * h) % (g - 1)
+    return g if r % 2 and g % 2 else 0
 
 
 def _partner(arr: str, G: np.ndarray, k: np.ndarray, a: int, h: int, g: int) -> tuple[np.ndarray, np.ndarray]:
-    """The group and whole-group port that port ``k`` of group ``G`` joins."""
+    """The group and whole-group port that port ``k`` of group ``G`` joins
+    (group -1 for a port left unconnected)."""
     m = g - 1
+    full = (a * h) // m * m  # ports in full rounds
     rnd, j = np.divmod(k, m)
     if arr == "absolute":
         D = np.where(j < G, j, j + 1)
-        j2 = np.where(G < D, G, G - 1)
+        k2 = rnd * m + np.where(G < D, G, G - 1)
     elif arr == "relative":
         D = (G + j + 1) % g
-        j2 = m - 1 - j
+        k2 = rnd * m + m - 1 - j
     elif arr == "circulant":
         even = j % 2 == 0
         D = np.where(even, G + j // 2 + 1, G - (j - 1) // 2 - 1) % g
-        j2 = np.where(even, j + 1, j - 1)
+        k2 = rnd * m + np.where(even, j + 1, j - 1)
     else:  # palmtree
         D = (G - j - 1) % g
-        return D, a * h - 1 - k
-    return D, rnd * m + j2
+        k2 = full - 1 - k
+    # the leftover ports: a circulant pattern (see the module docstring)
+    i = k - full
+    r = a * h - full
+    even = i % 2 == 0
+    D = np.where(i >= 0, np.where(even, G + i // 2 + 1, G - (i - 1) // 2 - 1) % g, D)
+    k2 = np.where(i >= 0, np.where(even, k + 1, k - 1), k2)
+    last = i == r - 1
+    if r % 2:
+        D = np.where(last, (G + g // 2) % g if g % 2 == 0 else -1, D)
+        k2 = np.where(last, k, k2)
+    return D, k2
 
 
 def dragonfly(a: int, p: int, h: int, g: int | None = None, arrangement: str = "absolute") -> Topology:
@@ -164,6 +187,8 @@ def dragonfly(a: int, p: int, h: int, g: int | None = None, arrangement: str = "
     k = np.tile(np.arange(a * h), g)
     D, k2 = _partner(arr, G, k, a, h, g)
     # each arrangement is an involution without self-groups: checked here so a wrong rule cannot build
+    on = D >= 0
+    G, k, D, k2 = G[on], k[on], D[on], k2[on]
     D_back, k_back = _partner(arr, D, k2, a, h, g)
     if np.any(D == G) or np.any(D_back != G) or np.any(k_back != k) or np.any((k2 < 0) | (k2 >= a * h)):
         raise AssertionError(f"dragonfly arrangement {arr} is not a pairing for a={a}, h={h}, g={g}")
@@ -191,10 +216,13 @@ class DragonflyFigures:
     """The published figures of a dragonfly (Kim et al., ISCA 2008), from its parameters.
 
     ``global_channels_per_group`` is ``a*h`` (Kim et al.'s ``a*h`` "virtual
-    router" ports); ``links_per_group_pair`` the trunking ``a*h / (g-1)``.
+    router" ports); ``links_per_group_pair`` the trunking ``a*h // (g-1)``
+    (some pairs get one more from the leftover ports when ``g-1`` does not
+    divide ``a*h``); ``unconnected_ports`` the global ports left without a
+    partner (see :mod:`candidates.dragonfly`).
     ``adversarial_minimal``: the throughput per PE of minimal routing under
     "group i sends to group i+1" -- the ``a*p`` PEs of a group share the
-    ``links_per_group_pair`` global channels to the next group. ``valiant``:
+    global channels to the next group. ``valiant``:
     Valiant's ``h / (2p)``, every packet crossing two global channels.
     ``diameter`` is minimal routing's local-global-local bound, the
     diameter at ``g = a*h + 1`` (fewer groups with trunked links can be
@@ -229,6 +257,7 @@ class DragonflyFigures:
     diameter: int
     global_channels_per_group: int
     links_per_group_pair: int
+    unconnected_ports: int
     balanced: bool
     adversarial_minimal: float
     valiant: float
@@ -252,13 +281,16 @@ def dragonfly_figures(a: int, p: int, h: int, g: int | None = None) -> Dragonfly
     n = a * g
     N = n * p
     t = a * h // (g - 1)
+    r = a * h % (g - 1)
     loc = g * a * (a - 1) // 2
-    glo = g * a * h // 2
+    off = _unconnected(a, h, g)
+    glo = (g * a * h - off) // 2
+    next_group = t + (1 if r >= 2 else 0)  # leftover ports 0 and 1 join groups one apart
     return DragonflyFigures(
         a=a, p=p, h=h, g=g, routers=n, groups=g, terminals=N, local_links=loc, global_links=glo,
         links=loc + glo, degree=a - 1 + h, radix=p + a - 1 + h, diameter=3,
-        global_channels_per_group=a * h, links_per_group_pair=t, balanced=(a == 2 * p == 2 * h),
-        adversarial_minimal=t / (a * p), valiant=h / (2 * p),
+        global_channels_per_group=a * h, links_per_group_pair=t, unconnected_ports=off,
+        balanced=(a == 2 * p == 2 * h), adversarial_minimal=next_group / (a * p), valiant=h / (2 * p),
         adversarial_optimum=(a * h + 1) / (2 * a * p) if g == a * h + 1 else None,
         uniform_global_bound=g * a * h * (N - p) / (N * (N - a * p)),
     )

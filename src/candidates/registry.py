@@ -461,7 +461,7 @@ def _register_builtin() -> None:
     reg(Family("dragonfly", "dragonfly (Kim et al. 2008): g groups of a fully connected routers, h global links and "
                "p PEs per router; arrangement of the global links absolute, relative, circulant or palmtree",
                (("a", "routers per group, >= 2"), ("p", "PEs per router"), ("h", "global links per router"),
-                ("g", "optional: groups, g-1 dividing a*h (default and maximum a*h+1)"),
+                ("g", "optional: groups, 2..a*h+1 (default a*h+1: one global link per pair of groups)"),
                 ("arrangement", "optional: " + ", ".join(dfly.ARRANGEMENTS) + " (default absolute)")),
                "dragonfly:a=4:p=2:h=2",
                lambda pos, kw: dfly.dragonfly(**df_fields(pos, kw)),

@@ -156,6 +156,75 @@ def test_fewer_groups_trunk_the_global_links(a, h, g):
     assert global_pairs(dragonfly(a, 1, h, g, "palmtree")) == caminos_palmtree(a, h, g)
 
 
+def leftover_links(a, h, g):
+    """The leftover rule of candidates.dragonfly, written out: after the
+    full rounds, ports 2i and 2i+1 go to groups G+i+1 and G-i-1; an odd last
+    port to G + g/2 (g even) or nowhere (g odd)."""
+    m = g - 1
+    full = (a * h) // m * m
+    r = a * h - full
+    ends = []
+    for G in range(g):
+        for i in range(r):
+            k = full + i
+            if i == r - 1 and r % 2:
+                if g % 2:
+                    continue
+                D, k2 = (G + g // 2) % g, k
+            elif i % 2 == 0:
+                D, k2 = (G + i // 2 + 1) % g, k + 1
+            else:
+                D, k2 = (G - i // 2 - 1) % g, k - 1
+            ends.append(tuple(sorted((G * a + k // h, D * a + k2 // h))))
+    return Counter({e: c // 2 for e, c in Counter(ends).items()})
+
+
+@pytest.mark.parametrize("a, p, h, g, extra, unconnected", [
+    (8, 4, 4, 32, {2: 16}, 0),      # 1,024 PEs: one port left per group, to the group 16 apart
+    (4, 2, 2, 4, {3: 4}, 0),        # groups one apart get a third link
+    (3, 1, 3, 5, {}, 5),            # g*r odd: one port per group stays unconnected
+    (3, 1, 3, 7, {2: 7}, 7),
+])
+def test_leftover_ports_when_g_minus_1_does_not_divide_a_h(a, p, h, g, extra, unconnected):
+    m = g - 1
+    t_full = a * h // m
+    f = dragonfly_figures(a, p, h, g)
+    assert f.unconnected_ports == unconnected and f.links_per_group_pair == t_full
+    for arr in ARRANGEMENTS:
+        if arr == "circulant" and m % 2:
+            continue
+        t = dragonfly(a, p, h, g, arr)
+        counts = Counter(group_pairs(t).values())
+        assert len(group_pairs(t)) == g * (g - 1) // 2  # still every pair of groups joined
+        expect = Counter({t_full: g * (g - 1) // 2 - sum(extra.values())}) + Counter(extra)
+        assert counts == expect
+        assert sorted(t.degree.tolist()) == sorted([a - 1 + h] * (t.n - unconnected) + [a - 2 + h] * unconnected)
+        assert (t.n, t.num_links) == dragonfly_size(a, p, h, g, arr) and t.num_links == f.links
+        # the full rounds: as the divisible case's arrangement; the rest: the leftover rule
+        rest = global_pairs(t) - leftover_links(a, h, g)
+        assert sum(rest.values()) == t_full * g * m // 2
+        assert nx.diameter(t.to_networkx()) <= 3
+    assert global_pairs(dragonfly(a, p, h, g)) - leftover_links(a, h, g) == sst_default_trunked_full(a, h, g)
+    nxt = sum(1 for (u, v), c in group_pairs(dragonfly(a, p, h, g)).items() for _ in range(c) if (v - u) % g in (1, g - 1)
+              and min(u, v) == 0 and max(u, v) == 1)
+    assert f.adversarial_minimal == nxt / (a * p)
+
+
+def sst_default_trunked_full(a, h, g):
+    """SST's 'default' arrangement over the full rounds only."""
+    full = (a * h) // (g - 1) * (g - 1)
+    names = {}
+    for grp in range(g):
+        tgt_grp = 0
+        for k in range(full):
+            if tgt_grp % g == grp:
+                tgt_grp += 1
+            key = (min(grp, tgt_grp % g), max(grp, tgt_grp % g), tgt_grp // g)
+            names.setdefault(key, []).append(grp * a + k // h)
+            tgt_grp += 1
+    return Counter(tuple(sorted(v)) for v in names.values())
+
+
 # ---- flows: the routing-free optimum
 def next_group_demands(t):
     """Every PE of group i sends one unit spread evenly over the PEs of group i+1."""
@@ -232,7 +301,7 @@ def test_canonical_spec_omits_defaults():
 @pytest.mark.parametrize("spec, message", [
     ("dragonfly:a=1:p=2:h=2", "a (routers per group) must be at least 2, got a=1"),
     ("dragonfly:a=4:p=2:h=2:g=10", "g=10 groups is more than a*h+1 = 9"),
-    ("dragonfly:a=4:p=2:h=2:g=4", "use g in [2, 3, 5, 9]"),
+    ("dragonfly:a=4:p=2:h=2:g=1", "g must be at least 2 groups"),
     ("dragonfly:a=4:p=2:h=2:arrangement=foo", "use one of absolute, relative, circulant, palmtree"),
     ("dragonfly:a=3:p=1:h=1:arrangement=circulant", "g-1 must be even"),
     ("dragonfly:a=4:p=0:h=2", "p (PEs per router) must be at least 1"),
