@@ -487,5 +487,45 @@ def _register_builtin() -> None:
                                 _keys("flatfly", pos, kw, ("k", "n"))[1] - 1),
                Capabilities(coordinates=True)))
 
+    # dragonfly and Slim Fly: key=value fields only; the modules validate the values (one-line SpecErrors)
+    from . import dragonfly as dfly
+    from . import slimfly as sfly
+
+    def keyed(fname: str, required: tuple[str, ...], optional: tuple[str, ...], ints: tuple[str, ...]):
+        def fields(pos: list[str], kw: dict[str, str]) -> dict[str, Any]:
+            allowed = required + optional
+            if pos:
+                raise SpecError(f"{fname} takes key=value fields ({', '.join(allowed)}), got {pos[0]!r}; "
+                                f"example: {FAMILIES[fname].example}")
+            extra = sorted(set(kw) - set(allowed))
+            if extra:
+                raise SpecError(f"{fname} does not take parameter {extra[0]!r}; it takes: {', '.join(allowed)}")
+            missing = [k for k in required if k not in kw]
+            if missing:
+                raise SpecError(f"{fname} needs {missing[0]}=...; example: {FAMILIES[fname].example}")
+            return {k: _int(fname, k, v) if k in ints else v for k, v in kw.items()}
+
+        return fields
+
+    df_fields = keyed("dragonfly", ("a", "p", "h"), ("g", "arrangement"), ("a", "p", "h", "g"))
+    sf_fields = keyed("slimfly", ("q",), ("p",), ("q", "p"))
+    reg(Family("dragonfly", "dragonfly (Kim et al. 2008): g groups of a fully connected routers, h global links and "
+               "p PEs per router; arrangement of the global links absolute, relative, circulant or palmtree",
+               (("a", "routers per group, >= 2"), ("p", "PEs per router"), ("h", "global links per router"),
+                ("g", "optional: groups, 2..a*h+1 (default a*h+1: one global link per pair of groups)"),
+                ("arrangement", "optional: " + ", ".join(dfly.ARRANGEMENTS) + " (default absolute)")),
+               "dragonfly:a=4:p=2:h=2",
+               lambda pos, kw: dfly.dragonfly(**df_fields(pos, kw)),
+               lambda pos, kw: (*dfly.dragonfly_size(**df_fields(pos, kw)), 2),
+               Capabilities(coordinates=True)))
+    reg(Family("slimfly", "Slim Fly (Besta and Hoefler 2014): the McKay-Miller-Siran graph of a prime power q, "
+               "2q^2 routers of degree (3q-delta)/2, diameter 2",
+               (("q", "prime power 4w+delta, delta in -1,0,1 (3, 4, 5, 7, 8, 9, 11, ...)"),
+                ("p", "optional: PEs per router (default ceil(degree/2))")),
+               "slimfly:q=5",
+               lambda pos, kw: sfly.slimfly(**sf_fields(pos, kw)),
+               lambda pos, kw: (*sfly.slimfly_size(**sf_fields(pos, kw)), 3),
+               Capabilities(coordinates=True)))
+
 
 _register_builtin()

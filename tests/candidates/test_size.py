@@ -57,7 +57,8 @@ SPECS = ["torus:8x8x8", "torus:6x4x2", "torus:5x1x3", "torus:8x8:mesh=1", "torus
          "rt:a=2", "rt:a=5", "rtt:a=3", "pt:a=3", "ptt:a=4", "pdtt:a=3", "twisted:16x8:t1=8",
          "twisted:6x4x3:t1=2,0:t2=3,1", "twisted:5x1:t1=2", "twisted:4x1:t1=0", "ndt:4x4x2x2x2", "ndt:3x2x5",
          "product:ring:8*path:4", "product:complete:4*hypercube:3*ring:5", "bgl:ring:8*ring:4*ring:4*ring:4",
-         "bgl:path:8*complete:4*ring:4*path:4", "torus:4x4:c=3"]
+         "bgl:path:8*complete:4*ring:4*path:4", "torus:4x4:c=3",
+         "dragonfly:a=4:p=2:h=2", "dragonfly:a=4:p=1:h=2:g=5:arrangement=circulant", "slimfly:q=5", "slimfly:q=8:p=2"]
 SPECS += ["fattree:k=4", "fattree:k=6", "ktree:k=2:n=2", "ktree:k=3:n=4", "hyperx:4x4x4:t=2", "hyperx:2x5x3",
           "flatfly:k=4:n=3", "flatfly:k=3:n=2"]
 
