@@ -615,18 +615,19 @@ def speed_booksim(binary: str) -> dict[str, object]:
     return out
 
 
-def speed_interleaved(binary: str, repeats: int = 3) -> tuple[str, list[list[object]]]:
-    """BookSim2 and toposynth on the 8x8x8 torus at load 0.1 (1- and 16-flit
+def speed_interleaved(binary: str, repeats: int = 3, k: int = 8,
+                      packets: tuple[int, ...] = (1, 16)) -> tuple[str, list[list[object]]]:
+    """BookSim2 and toposynth on the k x k x k torus at load 0.1 (1- and 16-flit
     packets, the booksim preset), run A B A B ...: router-cycles per CPU
     second of each run, the minimum time (maximum speed) of each compared."""
     import candidates as cd
     import sim
 
     rows = []
-    for p in (1, 16):
-        case = Case("torus", 8, 3, 2, p, "uniform", seeds=(1,))
+    for p in packets:
+        case = Case("torus", k, 3, 2, p, "uniform", seeds=(1,))
         warm_toposynth(case)
-        topo = cd.from_spec("torus:8x8x8")
+        topo = cd.from_spec(f"torus:{k}x{k}x{k}")
         cfg = toposynth_config(case)
         bs, ts = [], []
         for _ in range(repeats):
@@ -952,6 +953,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--speed", action="store_true",
                     help="only the interleaved speed comparison (8x8x8 torus, load 0.1; needs --booksim)")
+    ap.add_argument("--speed-k", type=int, default=8, help="with --speed: the k x k x k torus (default 8)")
+    ap.add_argument("--speed-packets", default="1,16", help="with --speed: packet lengths (default 1,16)")
+    ap.add_argument("--repeats", type=int, default=3, help="with --speed: runs of each simulator (default 3)")
     a = ap.parse_args(argv)
     cases = CASES
     if a.list:
@@ -987,13 +991,15 @@ def main(argv: list[str] | None = None) -> int:
         if a.speed:
             if not a.booksim:
                 raise BenchError("--speed needs --booksim PATH")
-            body, _ = speed_interleaved(a.booksim)
+            packets = tuple(int(x) for x in a.speed_packets.split(","))
+            body, _ = speed_interleaved(a.booksim, a.repeats, a.speed_k, packets)
             print(body)
             if a.record:
                 from _record import record_subsection
 
-                record_subsection(SECTION, "Speed, interleaved",
-                                  "Each simulator run in turn (BookSim2, toposynth, 3 times), full runs with "
+                title = "Speed, interleaved" if a.speed_k == 8 else f"Speed at {a.speed_k ** 3} routers, interleaved"
+                record_subsection(SECTION, title,
+                                  f"Each simulator run in turn (BookSim2, toposynth, {a.repeats} times), full runs with "
                                   "BookSim2's measurement; CPU time of each run (BookSim2's from the child "
                                   "process's rusage), the fastest of each compared.\n\n" + body)
             return 0
