@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
-from .capabilities import capabilities
+from .capabilities import capabilities, published_figures
 from .errors import TopologyError
 from .hops import hop_distances
 from .records import has_records, record_table, record_ties
@@ -846,4 +846,7 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
             tab = equivalent_distance(topo, equivalent)
             off = tab[~np.eye(topo.n, dtype=bool)]
         out["equivalent_distance"] = {"routing": equivalent, "mean": float(off.mean()), "max": float(off.max())}
+    pub = published_figures(topo)
+    if pub is not None:
+        out["published"] = pub   # the family's closed forms, beside what was computed above
     return out

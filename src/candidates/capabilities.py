@@ -13,10 +13,10 @@ True
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-__all__ = ["Capabilities", "RECORD_RULES", "capabilities", "declare", "families_with"]
+__all__ = ["Capabilities", "RECORD_RULES", "capabilities", "declare", "families_with", "published_figures"]
 
 #: the closed-form routing-record rules (:mod:`candidates.records`):
 #: ``rt``, ``rtt`` and ``ptt`` the papers' algorithms, ``torus`` per-dimension
@@ -40,6 +40,9 @@ class Capabilities:
     twin : the nDT twin-torus routings (TS-DOR and its classes) apply.
     whole_argument : everything after ``name:`` in a spec is one argument
         (a path, graph6 text, specs joined by ``*``).
+    figures : ``figures(topo)`` -> the family's published closed forms for
+        this instance (a dataclass with ``to_dict()`` and a ``source``), which
+        ``describe`` reports beside what it computes.
     """
 
     coordinates: bool = False
@@ -47,6 +50,7 @@ class Capabilities:
     ties: bool = False
     twin: bool = False
     whole_argument: bool = False
+    figures: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.records is not None and self.records not in RECORD_RULES:
@@ -57,7 +61,8 @@ class Capabilities:
             raise ValueError("a tie rule needs routing records")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"coordinates": self.coordinates, "records": self.records, "ties": self.ties, "twin": self.twin,
+                "whole_argument": self.whole_argument, "figures": self.figures is not None}
 
 
 _BY_FAMILY: dict[str, Capabilities] = {}
@@ -83,3 +88,14 @@ def families_with(what: str) -> list[str]:
     (True, False)
     """
     return [name for name, c in _BY_FAMILY.items() if getattr(c, what)]
+
+
+def published_figures(topo: Any) -> dict[str, Any] | None:
+    """The published closed forms of ``topo``'s family for this instance, or None.
+
+    >>> import candidates as cd
+    >>> published_figures(cd.from_spec("fattree:k=4"))["bisection_links"]
+    8
+    """
+    fn = capabilities(topo).figures
+    return None if fn is None else fn(topo).to_dict()

@@ -226,7 +226,8 @@ class DragonflyFigures:
     Valiant's ``h / (2p)``, every packet crossing two global channels.
     ``diameter`` is minimal routing's local-global-local bound, the
     diameter at ``g = a*h + 1`` (fewer groups with trunked links can be
-    closer). ``adversarial_optimum``: the routing-free optimum of that
+    closer, and so can tiny groups: a=2, h=2 is a Petersen-like graph of
+    diameter 2). ``adversarial_optimum``: the routing-free optimum of that
     pattern when ``g = a*h + 1``: the direct channel to the next group
     carries at most 1 unit and every other unit needs two of the ``g*a*h``
     global channels, so ``a*p*g*lam <= g + (g*a*h - g)/2``, i.e.
@@ -263,6 +264,8 @@ class DragonflyFigures:
     valiant: float
     adversarial_optimum: float | None
     uniform_global_bound: float
+
+    source: str = "Kim, Dally, Scott, Abts, ISCA 2008"
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

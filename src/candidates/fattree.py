@@ -21,13 +21,15 @@ by router, as ``sim`` numbers terminals) are ``0..P-1`` on the first routers.
 from __future__ import annotations
 
 import operator
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from .errors import SpecError
 from .topology import Topology
 
-__all__ = ["ktree", "ktree_size", "fattree", "fattree_size"]
+__all__ = ["ktree", "ktree_size", "fattree", "fattree_size", "TreeFigures", "fattree_figures", "ktree_figures"]
 
 
 def _check_int(family: str, key: str, value: int, low: int, example: str) -> int:
@@ -150,3 +152,68 @@ def fattree(k: int) -> Topology:
         link_dim=np.concatenate([np.zeros(len(ea), dtype=np.int64), np.ones(len(ac), dtype=np.int64)]),
         dims=("edge", "core"), terminals=term, family="fattree", spec=f"fattree:k={k}", params={"k": k},
     )
+
+
+@dataclass(frozen=True)
+class TreeFigures:
+    """The published figures of a tree for ``pes_per_leaf`` PEs on each leaf
+    (edge) switch: switch and link counts, ``diameter`` in switch hops
+    between the farthest leaves, ``bisection_links`` (the links a balanced cut
+    of the leaves must cross: the tree's full bisection; for even ``k``, where
+    the leaves split into halves of PEs), and
+    ``uniform_bound``: the injection rate per PE at which uniform traffic
+    over the other ``P - 1`` PEs, those of the own leaf included (as
+    ``describe``'s uniform bound counts them), loads a leaf-to-parent
+    channel to 1: the ``c`` PEs of a leaf send a fraction ``(P - c)/(P - 1)``
+    of their traffic up its ``up_links`` -- above 1 when the leaf is not
+    oversubscribed, below 1 when it is."""
+
+    source: str
+    switches: int
+    leaf_switches: int
+    links: int
+    pes: int
+    pes_per_leaf: int
+    up_links_per_leaf: int
+    diameter: int
+    bisection_links: int
+    full_bisection: bool
+    uniform_bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _tree_figures(source: str, switches: int, leaves: int, links: int, per_leaf: int, up: int, diameter: int,
+                  bisection: int) -> TreeFigures:
+    P = leaves * per_leaf
+    return TreeFigures(source, switches, leaves, links, P, per_leaf, up, diameter, bisection,
+                       bisection >= P // 2, up * (P - 1) / (per_leaf * (P - per_leaf)))
+
+
+def fattree_figures(k: int, pes_per_edge: int | None = None) -> TreeFigures:
+    """Al-Fares et al.'s figures of the k-port fat tree (``pes_per_edge``
+    hosts per edge switch, default ``k/2``).
+
+    >>> f = fattree_figures(4)
+    >>> f.switches, f.links, f.pes, f.diameter, f.bisection_links, f.full_bisection
+    (20, 32, 16, 4, 8, True)
+    """
+    nsw, m, _ = fattree_size(k)
+    h = k // 2
+    c = h if pes_per_edge is None else int(pes_per_edge)
+    return _tree_figures("Al-Fares, Loukissas, Vahdat, SIGCOMM 2008", nsw, k * h, m, c, h, 4, k ** 3 // 8)
+
+
+def ktree_figures(k: int, n: int, pes_per_leaf: int | None = None) -> TreeFigures:
+    """Petrini and Vanneschi's figures of the k-ary n-tree (``pes_per_leaf``
+    PEs per leaf switch, default ``k``).
+
+    >>> f = ktree_figures(4, 3)
+    >>> f.switches, f.links, f.pes, f.diameter, f.bisection_links
+    (48, 128, 64, 4, 32)
+    """
+    nsw, m, _ = ktree_size(k, n)
+    c = k if pes_per_leaf is None else int(pes_per_leaf)
+    return _tree_figures("Petrini and Vanneschi, IPPS 1997", nsw, k ** (n - 1), m, c, k, 2 * (n - 1),
+                         k ** n // 2)

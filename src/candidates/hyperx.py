@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from .errors import SpecError
 from .lattice import dim_names
 from .topology import Topology
 
-__all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size"]
+__all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size", "HyperXFigures", "hyperx_figures"]
 
 
 def _check_hx_shape(shape: Sequence[int] | int) -> tuple[int, ...]:
@@ -144,3 +146,51 @@ def flatfly(k: int, n: int) -> Topology:
     k, n = _check_fly(k, n)
     h = hyperx((k,) * (n - 1), t=k)
     return h.replace(family="flatfly", spec=f"flatfly:k={k}:n={n}", params={"k": k, "n": n})
+
+
+@dataclass(frozen=True)
+class HyperXFigures:
+    """The figures of a HyperX ``S_1 x ... x S_L`` with ``t`` PEs per router
+    (Ahn et al., SC 2009; K = 1): ``degree`` sum(S_i - 1); ``diameter`` the
+    dimensions of size >= 2; ``bisection_links`` a cut halving the largest
+    dimension ``S_j``: ``(R / S_j) * floor(S_j / 2) * ceil(S_j / 2)`` links,
+    ``R`` the routers -- the bisection when the largest dimension is even
+    (an upper bound otherwise); ``uniform_bound``: uniform traffic over the
+    other ``P - 1`` PEs (the own router's included, as ``describe`` counts
+    them) sends a fraction ``(S_j - 1) P / (S_j (P - 1))`` of a router's
+    ``t * lam`` across dimension ``j``, spread over its ``S_j - 1`` channels
+    there: ``lam <= min_j S_j (P - 1) / (t P)``."""
+
+    source: str
+    shape: tuple[int, ...]
+    t: int
+    routers: int
+    pes: int
+    degree: int
+    radix: int
+    links: int
+    diameter: int
+    bisection_links: int
+    uniform_bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["shape"] = list(self.shape)
+        return d
+
+
+def hyperx_figures(shape: Sequence[int] | int, t: int = 1) -> HyperXFigures:
+    """The closed forms of ``hyperx(shape, t)`` (see :class:`HyperXFigures`).
+
+    >>> f = hyperx_figures((4, 4, 4), t=2)
+    >>> f.routers, f.degree, f.links, f.diameter, f.bisection_links, f.uniform_bound
+    (64, 9, 288, 3, 64, 1.984375)
+    """
+    s = _check_hx_shape(shape)
+    t = _check_t(t)
+    R = math.prod(s)
+    deg = sum(x - 1 for x in s)
+    j = max(s)
+    return HyperXFigures("Ahn, Binkert, Davis, McLaren, Schreiber, SC 2009", s, t, R, R * t, deg, deg + t,
+                         R * deg // 2, sum(1 for x in s if x >= 2), (R // j) * (j // 2) * ((j + 1) // 2),
+                         min(s) * (R * t - 1) / (t * R * t))

@@ -273,6 +273,8 @@ class SlimFlyFigures:
     average_distance: float
     uniform_bound: float
 
+    source: str = "Besta and Hoefler, SC 2014"
+
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 

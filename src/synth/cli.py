@@ -93,6 +93,11 @@ def cmd_describe(args: argparse.Namespace) -> int:
             else:
                 halves = " between PE halves" if b.get("halves") == "PEs" else ""
                 rows.append((f"bisection width{halves}", f"{b['width']} ({'exact' if b['exact'] else b['method']})"))
+        if "published" in d:
+            pub = d["published"]
+            rows.append((f"published ({pub['source']})", ", ".join(
+                f"{k.replace('_', ' ')} {_fmt(v) if isinstance(v, float) else v}" for k, v in pub.items()
+                if k != "source" and v is not None)))
         if "equivalent_distance" in d:
             e = d["equivalent_distance"]
             rows.append((f"equivalent distance ({e['routing']})", f"mean {e['mean']:.4g}, max {e['max']:.4g}"))

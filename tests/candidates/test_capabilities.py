@@ -58,4 +58,4 @@ def test_capabilities_are_consistent():
     with pytest.raises(ValueError, match="unknown record rule"):
         Capabilities(coordinates=True, records="dragonfly")
     assert cd.FAMILIES["pdtt"].to_dict()["capabilities"] == {
-        "coordinates": True, "records": "tiles", "ties": True, "twin": False, "whole_argument": False}
+        "coordinates": True, "records": "tiles", "ties": True, "twin": False, "whole_argument": False, "figures": False}
