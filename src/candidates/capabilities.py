@@ -40,6 +40,9 @@ class Capabilities:
     twin : the nDT twin-torus routings (TS-DOR and its classes) apply.
     whole_argument : everything after ``name:`` in a spec is one argument
         (a path, graph6 text, specs joined by ``*``).
+    groups : the routers form groups, numbered by the first coordinate
+        (``coords[:, 0]``: a dragonfly's groups); group traffic patterns
+        (``groupshift``) apply.
     """
 
     coordinates: bool = False
@@ -47,6 +50,7 @@ class Capabilities:
     ties: bool = False
     twin: bool = False
     whole_argument: bool = False
+    groups: bool = False
 
     def __post_init__(self) -> None:
         if self.records is not None and self.records not in RECORD_RULES:
@@ -55,6 +59,8 @@ class Capabilities:
             raise ValueError("routing records need coordinates")
         if self.ties and self.records is None:
             raise ValueError("a tie rule needs routing records")
+        if self.groups and not self.coordinates:
+            raise ValueError("groups are numbered by the first coordinate: they need coordinates")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

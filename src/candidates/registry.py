@@ -517,7 +517,7 @@ def _register_builtin() -> None:
                "dragonfly:a=4:p=2:h=2",
                lambda pos, kw: dfly.dragonfly(**df_fields(pos, kw)),
                lambda pos, kw: (*dfly.dragonfly_size(**df_fields(pos, kw)), 2),
-               Capabilities(coordinates=True)))
+               Capabilities(coordinates=True, groups=True)))
     reg(Family("slimfly", "Slim Fly (Besta and Hoefler 2014): the McKay-Miller-Siran graph of a prime power q, "
                "2q^2 routers of degree (3q-delta)/2, diameter 2",
                (("q", "prime power 4w+delta, delta in -1,0,1 (3, 4, 5, 7, 8, 9, 11, ...)"),

@@ -100,6 +100,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                    help="a run whose mean latency passes this in the drain is unstable and stops "
                         "(default 500, BookSim2's; inf: drain to the limit)")
     s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
+    s.add_argument("--ugal-threshold", type=int, dest="ugal_threshold",
+                   help="routing ugal: minimal when q_min*H_min <= q_val*H_val + this (phits x hops; default 0)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--seeds", type=int, default=1, metavar="N",
                    help="with --sweep/--saturation: repeat it with the seeds SEED, SEED+1, ..., SEED+N-1 and "
@@ -132,7 +134,7 @@ def _config(args: argparse.Namespace):
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
               "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
               "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits", "router", "measurement",
-              "self_traffic", "latency_threshold"):
+              "self_traffic", "latency_threshold", "ugal_threshold"):
         v = getattr(args, f, None)
         if v is not None:
             changes[f] = v
