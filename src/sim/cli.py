@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
             check_out_file(getattr(args, option), option="--" + option.replace("_", "-"))
     if getattr(args, "plot", None):
         _check_plot_format(args.plot)
+    cfg = _fit_vcs(args, topo, cfg)
     _say_switches(topo, cfg)
     if getattr(args, "trace", None):
         return _run_trace(args, topo, cfg)
@@ -384,6 +385,27 @@ class _Table:
                 print(f"toposynth: running load{'s' if len(ev.running) > 1 else ''} "
                       f"{what} ({ev.finished} point{'s' if ev.finished != 1 else ''} done)", file=sys.stderr,
                       flush=True)
+
+
+def _fit_vcs(args: argparse.Namespace, topo, cfg):
+    """Without ``--vcs``: enough VCs for a distance-class routing (one per
+    hop of its longest route) where the preset has fewer, said on stderr;
+    an explicit ``--vcs`` too small is refused by the run (one line)."""
+    from .errors import SimError
+    from .routing import class_vcs, resolve_routing
+
+    if args.vcs is not None or cfg.router != "simple":
+        return cfg
+    try:
+        routing = resolve_routing(topo, cfg.routing, cfg.router)
+        need = class_vcs(topo, routing)
+    except SimError:
+        return cfg  # the run itself reports it
+    if need <= cfg.vcs:
+        return cfg
+    print(f"toposynth: note: routing {routing} uses a VC class per hop of its longest route: {need} virtual "
+          f"channels here (the preset's {cfg.vcs} are too few; --vcs sets them)", file=sys.stderr)
+    return cfg.replace(vcs=need)
 
 
 def _say_switches(topo, cfg) -> None:

@@ -26,6 +26,7 @@ from . import _core as K
 from . import _vct, _wormhole
 from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
+from .routing import CLASS_HOPS, MODE
 from .traffic import Destinations, terminal_offsets, terminal_router
 
 __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
@@ -96,13 +97,13 @@ def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
     the VCs split evenly over the classes 0 .. H - 1, H the most hops a
     route takes -- the diameter, twice it for the two minimal phases of
     ``valiant`` and ``ugal``."""
-    if tabs.mode not in (K.MODE_DISTANCE, K.MODE_VALIANT, K.MODE_UGAL):
+    name = next((r for r in CLASS_HOPS if MODE[r] == tabs.mode), None)
+    if name is None:
         return 1
     diam = int(tabs.min_dist.max())  # table routings: (n, n) distances
-    name, hops, what = "distance", diam, f"diameter {diam}"
-    if tabs.mode != K.MODE_DISTANCE:
-        name = "valiant" if tabs.mode == K.MODE_VALIANT else "ugal"
-        hops, what = 2 * diam, f"diameter {diam}, routes of up to {2 * diam} hops through the intermediate router"
+    hops, what = CLASS_HOPS[name] * diam, f"diameter {diam}"
+    if hops > diam:
+        what += f", routes of up to {hops} hops through the intermediate router"
     if cfg.vcs < hops:
         raise SimError(f"routing {name} needs one virtual channel per hop of the longest route: "
                        f"{topo!r} has {what}, got vcs={cfg.vcs} (use --vcs {hops} or more)")

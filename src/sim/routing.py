@@ -91,7 +91,7 @@ from candidates.records import has_records, record_table, record_ties
 from .config import ROUTINGS
 from .errors import SimError
 
-__all__ = ["ROUTINGS", "IQ_ONLY", "resolve_routing", "RoutingTables", "build_tables", "class_index", "pair_records",
+__all__ = ["ROUTINGS", "IQ_ONLY", "CLASS_HOPS", "class_vcs", "resolve_routing", "RoutingTables", "build_tables", "class_index", "pair_records",
            "with_ties", "twin_next_hops", "twin_path"]
 
 MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6,
@@ -102,6 +102,24 @@ TWIN = ("tsdor", "dort")
 IQ_ONLY = ("min_adapt",)
 #: routings BookSim2's router model implements (on lattices with routing records)
 IQ_ROUTINGS = ("dor", "min_adapt", "valiant")
+
+
+#: the distance-class routings: the longest route in diameters (one VC class per hop)
+CLASS_HOPS = {"distance": 1, "valiant": 2, "ugal": 2}
+
+
+def class_vcs(topo: Topology, routing: str) -> int:
+    """The fewest VCs a resolved routing needs on ``topo``: one per hop of
+    the longest route for the distance-class routings (the diameter, twice
+    it for ``valiant`` and ``ugal``; builds the routing's tables), else 1.
+
+    >>> import candidates as cd
+    >>> class_vcs(cd.from_spec("dragonfly:a=4:p=2:h=2"), "ugal")
+    6
+    """
+    if routing not in CLASS_HOPS:
+        return 1
+    return CLASS_HOPS[routing] * int(build_tables(topo, routing).min_dist.max())
 
 
 def _records_ok(topo: Topology) -> bool:

@@ -201,14 +201,20 @@ def test_uniform_minimal_valiant_ugal_against_the_flow_optimum():
 # ---------------------------------------------------------------- interfaces
 def test_cli_ugal_groupshift_saturation(capsys):
     argv = ["simulate", DF, "--routing", "ugal", "--traffic", "groupshift", "--saturation", "--packet", "1",
-            "--step", "0.1", "--warmup", "500", "--measure", "1500"]
-    assert sim_main(argv + ["--vcs", "6", "--json"]) == 0
-    d = json.loads(capsys.readouterr().out)
+            "--step", "0.1", "--warmup", "500", "--measure", "1500", "--json"]
+    # without --vcs: the 6 VCs ugal needs on a dragonfly (the preset has 3), said in one note
+    assert sim_main(argv) == 0
+    out = capsys.readouterr()
+    d = json.loads(out.out)
     assert 0.3 < d["saturation"] < 0.5 and d["points"][0]["routing"] == "ugal"
-    # the default 3 VCs are too few: one line saying how many
-    assert sim_main(argv) == 2
+    assert d["points"][0]["config"]["vcs"] == 6
+    assert "toposynth: note: routing ugal uses a VC class per hop of its longest route: 6" in out.err
+    # an explicit --vcs too small: one line saying how many
+    assert sim_main(argv + ["--vcs", "5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "routing ugal needs" in err[0] and "--vcs 6" in err[0]
+    from sim.routing import class_vcs
+    assert class_vcs(cd.from_spec("torus:4x4"), "valiant") == 8 and class_vcs(cd.from_spec(DF), "distance") == 3
 
 
 def test_router_iq_keeps_booksims_valiant_on_lattices():
