@@ -66,7 +66,8 @@ def test_ugal_at_low_load_is_nearly_minimal():
     assert r.drained and r.hops < 1.05 * r.min_hops
 
 
-@pytest.mark.parametrize("spec,diameter", [(DF, 3), ("slimfly:q=5:p=2", 2), ("torus:4x4", 4)])
+@pytest.mark.parametrize("spec,diameter", [(DF, 3), ("slimfly:q=5:p=2", 2), ("torus:4x4", 4),
+                                           ("hyperx:4x4:t=2", 2), ("fattree:k=4", 4)])
 @pytest.mark.parametrize("routing", ["valiant", "ugal"])
 def test_no_deadlock_at_and_past_saturation(spec, diameter, routing):
     t = cd.from_spec(spec)
