@@ -10,9 +10,10 @@ VCs, the credit wheel and the terminals' source queues (``source_queue``
 packets each, the largest part at the defaults). The estimate is what the
 driver allocates, the peak of a run whose queues fill (at saturation); a
 short run at low load touches less of it. The table routings (``table``,
-``updown``, ``minimal``, ``distance``) keep (n, n) next-hop masks and
-distances (about 40 bytes per router pair at the peak), which caps them at
-some 10,000 routers per 4 GB; ``pair_latency`` adds (n, n) accumulators.
+``updown``, ``minimal``, ``distance``, ``valiant``, ``ugal``) keep (n, n)
+next-hop masks and distances (about 40 bytes per router pair at the peak),
+which caps them at some 10,000 routers per 4 GB; ``pair_latency`` adds
+(n, n) accumulators.
 
 BookSim2's router model (``router="iq"``) builds no n x n table: it routes
 from coordinates, and its state is int32 rows per port, VC and packet, a
