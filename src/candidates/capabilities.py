@@ -40,6 +40,9 @@ class Capabilities:
     twin : the nDT twin-torus routings (TS-DOR and its classes) apply.
     whole_argument : everything after ``name:`` in a spec is one argument
         (a path, graph6 text, specs joined by ``*``).
+    groups : the routers form groups, numbered by the first coordinate
+        (``coords[:, 0]``: a dragonfly's groups); group traffic patterns
+        (``groupshift``) apply.
     figures : ``figures(topo)`` -> the family's published closed forms for
         this instance (a dataclass with ``to_dict()`` and a ``source``), which
         ``describe`` reports beside what it computes.
@@ -50,6 +53,7 @@ class Capabilities:
     ties: bool = False
     twin: bool = False
     whole_argument: bool = False
+    groups: bool = False
     figures: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -59,10 +63,13 @@ class Capabilities:
             raise ValueError("routing records need coordinates")
         if self.ties and self.records is None:
             raise ValueError("a tie rule needs routing records")
+        if self.groups and not self.coordinates:
+            raise ValueError("groups are numbered by the first coordinate: they need coordinates")
 
     def to_dict(self) -> dict[str, Any]:
         return {"coordinates": self.coordinates, "records": self.records, "ties": self.ties, "twin": self.twin,
-                "whole_argument": self.whole_argument, "figures": self.figures is not None}
+                "whole_argument": self.whole_argument, "groups": self.groups,
+                "figures": self.figures is not None}
 
 
 _BY_FAMILY: dict[str, Capabilities] = {}

@@ -524,7 +524,7 @@ def _register_builtin() -> None:
                "dragonfly:a=4:p=2:h=2",
                lambda pos, kw: dfly.dragonfly(**df_fields(pos, kw)),
                lambda pos, kw: (*dfly.dragonfly_size(**df_fields(pos, kw)), 2),
-               Capabilities(coordinates=True, figures=lambda t: dfly.dragonfly_figures(
+               Capabilities(coordinates=True, groups=True, figures=lambda t: dfly.dragonfly_figures(
                    t.params["a"], int(t.terminals[0]), t.params["h"], t.params["g"]))))
     reg(Family("slimfly", "Slim Fly (Besta and Hoefler 2014): the McKay-Miller-Siran graph of a prime power q, "
                "2q^2 routers of degree (3q-delta)/2, diameter 2",

@@ -57,6 +57,8 @@ MODE_UPDOWN = 3       # up*/down* on every VC
 MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
 MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
 MODE_DISTANCE = 6     # shortest-path next hops adaptive, VC class = hops taken (distance classes)
+MODE_VALIANT = 7      # minimal to a random intermediate router, then minimal to the destination; distance classes
+MODE_UGAL = 8         # UGAL-L: per packet, at the source, minimal or Valiant by queue x hops; distance classes
 
 # how a pair's record / next hop is found (sim.routing.CLS_*)
 CLS_NONE = 0          # (n, n) next-hop masks and distances
@@ -80,6 +82,7 @@ ST_CROSSED = 1        # crossed the dateline of its current dimension
 ST_DOWN = 2           # up*/down*: has taken a down arc
 ST_ESCAPED = 4        # table mode: is on the up*/down* escape (sticky)
 ST_TC1 = 8            # twin mode: traffic class 1 (TS-DOR: injected by PE1)
+ST_NONMIN = 16        # ugal: the source router's last choice was the Valiant path
 
 # layout of the scalar statistics vector
 S_CYCLES = 0
@@ -142,6 +145,8 @@ Net = namedtuple("Net", [
     "cls_kind", "coords", "cls_lat", "cls_order", "cls_shape", "cls_stride",
     # shortest-path and up*/down* tables (table / updown / minimal / distance); (n, n) distances
     "csr_indptr", "csr_arc", "next_mask", "ud_up", "ud_down", "dc_width", "min_dist",
+    # ugal: added to the Valiant side of the comparison (queued phits x hops)
+    "ugal_thres",
     # twin tori (tsdor / dort): next hop, class and distance by (traffic class, source card, d')
     "tw_next", "tw_code", "tw_dist", "tw_vc", "tw_m", "tw_by_source",
     # router configuration
@@ -151,9 +156,10 @@ Net = namedtuple("Net", [
 
 Buf = namedtuple("Buf", [
     # packet pool (ids recycled through the free stack ``free[:ctl[C_NFREE]]``)
-    # (pk_rem: the remaining record; twin tori: the node offset to the destination)
+    # (pk_rem: the remaining record; twin tori: the node offset to the destination; pk_mid: the
+    # intermediate router of valiant / ugal while the packet heads for it, else -1)
     "pk_dst", "pk_len", "pk_src", "pk_hops", "pk_min", "pk_state", "pk_ring", "pk_esc", "pk_tgen", "pk_tinj",
-    "pk_ready", "pk_rem", "pk_msg", "free",
+    "pk_ready", "pk_rem", "pk_msg", "pk_mid", "free",
     # input VCs: rings of packets (VCT) or flits (wormhole: packet, flit index, cycle it may leave)
     "vc_pk", "vc_fi", "vc_rdy", "vc_head", "vc_cnt", "vc_since", "vc_out", "credit", "owner",
     # VCT: cycles input ports, output channels, injection queues and ejectors are busy until
@@ -354,6 +360,16 @@ def new_packet(p, u, d, L, tgen, now, net, buf):
     buf.pk_hops[p] = 0
     buf.pk_ring[p] = 0
     buf.pk_state[p] = ST_TC1 if (net.tw_by_source != 0 and (u & 1) != 0) else 0
+    buf.pk_mid[p] = -1
+    if net.mode == MODE_VALIANT or net.mode == MODE_UGAL:
+        # the intermediate router, uniform over all routers; drawn here, once
+        # per packet, so the kernels' generator gives the same draws for the
+        # same seed whatever the routers' timing (ugal decides later, at the
+        # source router, whether to use it). At the source: no first phase;
+        # ugal's minimal route to the source router itself is no route at all
+        m = np.random.randint(0, net.n)
+        if m != u and not (net.mode == MODE_UGAL and ur == u):
+            buf.pk_mid[p] = m
     kind = net.cls_kind
     if kind == CLS_DIFF:
         h = 0
@@ -564,6 +580,37 @@ def _mask_candidates(m, base, v0, v1, tier, L, nc, net, buf):
 
 
 @njit(**HELPER)
+def route_target(p, net, buf):
+    """The router packet ``p`` heads for: its intermediate router during the
+    first phase of valiant / ugal, else its destination's (where it is ejected)."""
+    m = buf.pk_mid[p]
+    if m >= 0:
+        return np.int64(m)
+    return net.term_router[buf.pk_dst[p]]
+
+
+@njit(**HELPER)
+def _port_queue(m, base, net, buf):
+    """The least occupancy among the out-channels in next-hop mask ``m``:
+    the phits that channel's downstream input VCs hold or are owed (credits
+    used, as the upstream router sees them) -- UGAL-L's local queue length."""
+    V = net.V
+    best = np.int64(-1)
+    bit = 0
+    while m != 0:
+        if m & np.uint64(1):
+            a = net.csr_arc[base + bit]
+            q = np.int64(0)
+            for v in range(V):
+                q += net.cap - buf.credit[a * V + v]
+            if best < 0 or q < best:
+                best = q
+        m = m >> np.uint64(1)
+        bit += 1
+    return best
+
+
+@njit(**HELPER)
 def candidates(p, u, dr, L, net, buf):
     """Every (channel, VC) the routing allows packet ``p`` at router ``u``
     (destination router ``dr``): ``cand_a``/``cand_v`` the channel and VC,
@@ -659,10 +706,26 @@ def candidates(p, u, dr, L, net, buf):
         return nc
     base = net.csr_indptr[u]
     st = buf.pk_state[p]
-    if mode == MODE_DISTANCE:
+    if mode == MODE_DISTANCE or mode == MODE_VALIANT or mode == MODE_UGAL:
         # pk_ring counts the hops taken: hop h uses class h, so a channel
-        # only waits on channels of a higher class (acyclic)
+        # only waits on channels of a higher class (acyclic). valiant / ugal:
+        # ``dr`` is the route target (the intermediate router first)
         v0 = buf.pk_ring[p] * net.dc_width
+        m = buf.pk_mid[p]
+        if mode == MODE_UGAL and buf.pk_ring[p] == 0 and m >= 0:
+            # UGAL-L at the source router: minimal unless its queue x hops
+            # exceeds the Valiant path's (plus the threshold); re-decided at
+            # every attempt until the packet leaves (advance_route commits)
+            d = net.term_router[buf.pk_dst[p]]
+            h_min = np.int64(net.min_dist[u, d])
+            h_val = np.int64(net.min_dist[u, m]) + np.int64(net.min_dist[m, d])
+            q_min = _port_queue(net.next_mask[u, d], base, net, buf)
+            q_val = _port_queue(net.next_mask[u, m], base, net, buf)
+            if q_min * h_min <= q_val * h_val + net.ugal_thres:
+                buf.pk_state[p] &= ~ST_NONMIN
+                dr = d
+            else:
+                buf.pk_state[p] |= ST_NONMIN
         return _mask_candidates(net.next_mask[u, dr], base, v0, v0 + net.dc_width, 0, L, nc, net, buf)
     if mode == MODE_MINTABLE or (mode == MODE_TABLE and (st & ST_ESCAPED) == 0):
         nc = _mask_candidates(net.next_mask[u, dr], base, 1 if mode == MODE_TABLE else 0, V, 0, L, nc, net, buf)
@@ -719,6 +782,12 @@ def advance_route(p, a, v, esc, net, buf):
             buf.pk_ring[p] = ring
     elif mode == MODE_DISTANCE:
         buf.pk_ring[p] += 1
+    elif mode == MODE_VALIANT or mode == MODE_UGAL:
+        if mode == MODE_UGAL and buf.pk_ring[p] == 0 and (buf.pk_state[p] & ST_NONMIN) == 0:
+            buf.pk_mid[p] = -1      # the source router chose the minimal path
+        buf.pk_ring[p] += 1
+        if buf.pk_mid[p] == net.arc_dst[a]:
+            buf.pk_mid[p] = -1      # reached the intermediate router: second phase
     elif mode == MODE_UPDOWN or (mode == MODE_TABLE and esc):
         if mode == MODE_TABLE:
             buf.pk_state[p] |= ST_ESCAPED

@@ -40,7 +40,7 @@ from numba import njit
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE, C_NOW,
                     C_STALL_VC, C_TO_PACK, HELPER, KERNEL, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_STARVED,
                     S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates, delivered, final_stats, finished,
-                    generate, inject_synthetic, packetize, trace_idle, trace_step)
+                    generate, inject_synthetic, packetize, route_target, trace_idle, trace_step)
 
 __all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
 
@@ -255,7 +255,7 @@ def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
             nxt = min(nxt, buf.pk_ready[p])
             continue
         L = buf.pk_len[p]
-        dr = net.term_router[buf.pk_dst[p]]
+        dr = route_target(p, net, buf)
         if dr == u:
             blocked = _eject(p, u, now, in_window, net, buf, trf, ctl, out)
         else:
@@ -346,7 +346,7 @@ def _knot(net, buf):
                 continue
             p = buf.vc_pk[g, buf.vc_head[g]]
             u = net.arc_dst[g // V]
-            dr = net.term_router[buf.pk_dst[p]]
+            dr = route_target(p, net, buf)
             ok = dr == u
             if not ok:
                 nc = candidates(p, u, dr, buf.pk_len[p], net, buf)

@@ -51,7 +51,8 @@ from numba import njit
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_FLITS_IN, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE,
                     C_NOW, C_STALL_VC, C_TO_PACK, DL_BUBBLE, HELPER, KERNEL, MODE_ADAPTIVE, MODE_DOR, S_ACC_PACKETS,
                     S_ACC_PHITS, S_ESC_HOPS, S_STARVED, S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates,
-                    delivered, final_stats, finished, generate, inject_synthetic, packetize, trace_idle, trace_step)
+                    delivered, final_stats, finished, generate, inject_synthetic, packetize, route_target, trace_idle,
+                    trace_step)
 from .errors import SimError
 
 __all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
@@ -108,7 +109,7 @@ def _vc_alloc(p, u, now, net, buf):
     V = net.V
     NVC = buf.credit.shape[0]
     dt = buf.pk_dst[p]
-    dr = net.term_router[dt]
+    dr = route_target(p, net, buf)
     if dr == u:
         n_ej = net.n_ej
         ej = dt * n_ej
@@ -391,7 +392,7 @@ def _knot(net, buf):
             else:
                 p = buf.vc_pk[g, buf.vc_head[g]]
                 u = net.arc_dst[g // V]
-                dr = net.term_router[buf.pk_dst[p]]
+                dr = route_target(p, net, buf)
                 ok = dr == u
                 if not ok:
                     nc = candidates(p, u, dr, buf.pk_len[p], net, buf)

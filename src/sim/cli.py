@@ -58,7 +58,7 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("spec", help="topology spec (e.g. rtt:a=8, torus:8x8x8, ndt:4x4x2x2x2)")
     s.add_argument("--traffic", default="uniform",
                    help="uniform, hotregion, bitcomplement, bitreversal, shuffle, transpose, tornado, neighbor, "
-                        "randperm (options as name:key=value; default uniform)")
+                        "randperm, groupshift (dragonfly; options as name:key=value; default uniform)")
     s.add_argument("--load", type=float, default=0.1, help="offered load, phits/cycle/PE (default 0.1)")
     s.add_argument("--sweep", action="store_true", help="sweep the load (see --loads) and report the saturation")
     s.add_argument("--saturation", action="store_true",
@@ -100,6 +100,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                    help="a run whose mean latency passes this in the drain is unstable and stops "
                         "(default 500, BookSim2's; inf: drain to the limit)")
     s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
+    s.add_argument("--ugal-threshold", type=int, dest="ugal_threshold",
+                   help="routing ugal: minimal when q_min*H_min <= q_val*H_val + this (phits x hops; default 0)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--seeds", type=int, default=1, metavar="N",
                    help="with --sweep/--saturation: repeat it with the seeds SEED, SEED+1, ..., SEED+N-1 and "
@@ -132,7 +134,7 @@ def _config(args: argparse.Namespace):
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
               "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
               "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits", "router", "measurement",
-              "self_traffic", "latency_threshold"):
+              "self_traffic", "latency_threshold", "ugal_threshold"):
         v = getattr(args, f, None)
         if v is not None:
             changes[f] = v
@@ -185,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
             check_out_file(getattr(args, option), option="--" + option.replace("_", "-"))
     if getattr(args, "plot", None):
         _check_plot_format(args.plot)
+    cfg = _fit_vcs(args, topo, cfg)
     _say_switches(topo, cfg)
     if getattr(args, "trace", None):
         return _run_trace(args, topo, cfg)
@@ -382,6 +385,27 @@ class _Table:
                 print(f"toposynth: running load{'s' if len(ev.running) > 1 else ''} "
                       f"{what} ({ev.finished} point{'s' if ev.finished != 1 else ''} done)", file=sys.stderr,
                       flush=True)
+
+
+def _fit_vcs(args: argparse.Namespace, topo, cfg):
+    """Without ``--vcs``: enough VCs for a distance-class routing (one per
+    hop of its longest route) where the preset has fewer, said on stderr;
+    an explicit ``--vcs`` too small is refused by the run (one line)."""
+    from .errors import SimError
+    from .routing import class_vcs, resolve_routing
+
+    if args.vcs is not None or cfg.router != "simple":
+        return cfg
+    try:
+        routing = resolve_routing(topo, cfg.routing, cfg.router)
+        need = class_vcs(topo, routing)
+    except SimError:
+        return cfg  # the run itself reports it
+    if need <= cfg.vcs:
+        return cfg
+    print(f"toposynth: note: routing {routing} uses a VC class per hop of its longest route: {need} virtual "
+          f"channels here (the preset's {cfg.vcs} are too few; --vcs sets them)", file=sys.stderr)
+    return cfg.replace(vcs=need)
 
 
 def _say_switches(topo, cfg) -> None:

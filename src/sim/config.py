@@ -29,7 +29,10 @@ ROUTINGS: dict[str, str] = {
     "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
     "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
     "min_adapt": "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the others)",
-    "valiant": "router iq only: BookSim2's valiant (DOR to a random router, then to the destination; VC classes)",
+    "valiant": "shortest paths (adaptive) to a random router, then to the destination; VC class = hops taken "
+               "(vcs >= 2 x diameter); router iq: BookSim2's valiant on lattices (DOR both phases, VC classes)",
+    "ugal": "UGAL-L: per packet at the source, minimal or valiant, whichever has the smaller output queue x hops "
+            "(+ ugal_threshold); valiant's VC classes (vcs >= 2 x diameter)",
 }
 
 
@@ -41,7 +44,8 @@ class SimConfig:
     ----------
     routing : str
         A name of :data:`ROUTINGS` (``auto``, ``dor``,
-        ``adaptive``, ``table``, ``updown``, ``minimal``).
+        ``adaptive``, ``table``, ``updown``, ``minimal``, ``distance``,
+        ``valiant``, ``ugal``, ...).
     vcs : int
         Virtual channels per input port.
     deadlock : str
@@ -157,6 +161,13 @@ class SimConfig:
         survives and its ``min_adapt`` offers one productive direction (the
         first unaligned dimension) besides the escape; ``all`` keeps every
         entry (truly minimal adaptive).
+    ugal_threshold : int
+        Routing ``ugal`` (UGAL-L, Kim et al. ISCA 2008): a packet takes the
+        minimal path when ``q_min * H_min <= q_val * H_val +
+        ugal_threshold``, ``q`` the phits queued for (credits used on) the
+        least occupied output channel of the path's first hop, ``H`` the
+        path's hops (through the packet's random intermediate router for
+        the Valiant one). Positive values favour minimal routing.
     measurement : str
         ``fixed`` (``warmup``, ``measure``, ``drain``) or ``booksim``
         (BookSim2's sample periods, convergence test and latency
@@ -214,6 +225,7 @@ class SimConfig:
     max_samples: int = 10
     latency_threshold: float = 500.0
     stopping_threshold: float = 0.05
+    ugal_threshold: int = 0
     name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -267,6 +279,8 @@ class SimConfig:
         if self.router == "iq" and int(self.link_latency) < 0:
             raise SimError(f"link_latency must be >= 0 with router=iq (0: BookSim2's torus/mesh rule), "
                            f"got {self.link_latency!r}")
+        if isinstance(self.ugal_threshold, bool) or int(self.ugal_threshold) != self.ugal_threshold:
+            raise SimError(f"ugal_threshold must be an integer (phits x hops), got {self.ugal_threshold!r}")
         if not (self.latency_threshold > 0 and self.stopping_threshold > 0):
             raise SimError(f"latency_threshold and stopping_threshold must be positive numbers (inf: no threshold), "
                            f"got {self.latency_threshold!r} and {self.stopping_threshold!r}")

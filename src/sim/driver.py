@@ -26,6 +26,7 @@ from . import _core as K
 from . import _vct, _wormhole
 from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
+from .routing import CLASS_HOPS, MODE
 from .traffic import Destinations, terminal_offsets, terminal_router
 
 __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
@@ -92,15 +93,21 @@ def _classes(tabs) -> tuple:
 
 
 def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
-    """VCs per distance class (routing ``distance``): the VCs split evenly
-    over the classes 0 .. diameter - 1."""
-    if tabs.mode != K.MODE_DISTANCE:
+    """VCs per distance class (routings ``distance``, ``valiant``, ``ugal``):
+    the VCs split evenly over the classes 0 .. H - 1, H the most hops a
+    route takes -- the diameter, twice it for the two minimal phases of
+    ``valiant`` and ``ugal``."""
+    name = next((r for r in CLASS_HOPS if MODE[r] == tabs.mode), None)
+    if name is None:
         return 1
     diam = int(tabs.min_dist.max())  # table routings: (n, n) distances
-    if cfg.vcs < diam:
-        raise SimError(f"routing distance needs one virtual channel per hop of the longest route: "
-                       f"{topo!r} has diameter {diam}, got vcs={cfg.vcs} (use --vcs {diam} or more)")
-    return cfg.vcs // max(diam, 1)
+    hops, what = CLASS_HOPS[name] * diam, f"diameter {diam}"
+    if hops > diam:
+        what += f", routes of up to {hops} hops through the intermediate router"
+    if cfg.vcs < hops:
+        raise SimError(f"routing {name} needs one virtual channel per hop of the longest route: "
+                       f"{topo!r} has {what}, got vcs={cfg.vcs} (use --vcs {hops} or more)")
+    return cfg.vcs // max(hops, 1)
 
 
 def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, slots: int):
@@ -122,6 +129,7 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         _i64(topo.indptr), _i64(topo.arc_id), np.ascontiguousarray(tabs.next_mask, dtype=np.uint64),
         np.ascontiguousarray(tabs.ud_up, dtype=np.uint64), np.ascontiguousarray(tabs.ud_down, dtype=np.uint64),
         np.int64(_distance_width(topo, tabs, cfg)), np.ascontiguousarray(min_dist, dtype=np.int32),
+        np.int64(cfg.ugal_threshold),
         *_twin(tabs),
         np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0),
         np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),
@@ -154,7 +162,8 @@ def _buf(net, wormhole: bool, W: int):
     NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
     return K.Buf(
         z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
-        np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.arange(P - 1, -1, -1, dtype=np.int32),
+        np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.full(P, -1, np.int32),
+        np.arange(P - 1, -1, -1, dtype=np.int32),
         np.zeros((NVC, slots), np.int32), np.zeros((only(w_on, NVC), only(w_on, cap)), np.int32),
         np.zeros((only(w_on, NVC), only(w_on, cap)), np.int64),
         z32(NVC), z32(NVC), z64(NVC), np.full(only(w_on, NVC), -1, np.int64), np.full(NVC, cap, np.int64),

@@ -378,7 +378,7 @@ def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
 def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     """The concrete routing and deadlock mechanism, validated against ``cfg``."""
     lo, hi = cfg.length_range
-    routing = resolve_routing(topo, cfg.routing)
+    routing = resolve_routing(topo, cfg.routing, cfg.router)
     if cfg.router == "iq":
         return routing, "dateline"
     if routing in IQ_ONLY:

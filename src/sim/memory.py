@@ -10,9 +10,10 @@ VCs, the credit wheel and the terminals' source queues (``source_queue``
 packets each, the largest part at the defaults). The estimate is what the
 driver allocates, the peak of a run whose queues fill (at saturation); a
 short run at low load touches less of it. The table routings (``table``,
-``updown``, ``minimal``, ``distance``) keep (n, n) next-hop masks and
-distances (about 40 bytes per router pair at the peak), which caps them at
-some 10,000 routers per 4 GB; ``pair_latency`` adds (n, n) accumulators.
+``updown``, ``minimal``, ``distance``, ``valiant``, ``ugal``) keep (n, n)
+next-hop masks and distances (about 40 bytes per router pair at the peak),
+which caps them at some 10,000 routers per 4 GB; ``pair_latency`` adds
+(n, n) accumulators.
 
 BookSim2's router model (``router="iq"``) builds no n x n table: it routes
 from coordinates, and its state is int32 rows per port, VC and packet, a
@@ -158,7 +159,7 @@ def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, ro
     preset name), without building anything of size n x n; ``load`` sizes
     the packet pool of ``router="iq"`` (see :func:`iq_sizes`)."""
     cfg = config if isinstance(config, SimConfig) else preset(config or "default")
-    r = resolve_routing(topo, routing or cfg.routing)
+    r = resolve_routing(topo, routing or cfg.routing, cfg.router)
     if cfg.router != "iq":
         return _simple_router(topo, cfg, r, pair_latency)
     parts = dict(iq_sizes(topo, cfg, load)["parts"])
@@ -192,8 +193,9 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     Q, NEJ = T * cfg.injectors, T * cfg.ejectors
     P = NVC * slots + Q * cfg.injection_queue + 1
     parts: dict[str, float] = {}
-    # packet pool: 7 int32, 1 int8, 4 int64 fields, the record (int16 x D) and the free stack (int32)
-    parts["packets"] = P * (7 * 4 + 1 + 4 * 8 + 2 * D + 4)
+    # packet pool: 8 int32 (one the valiant / ugal intermediate router), 1 int8, 4 int64 fields, the record
+    # (int16 x D) and the free stack (int32)
+    parts["packets"] = P * (8 * 4 + 1 + 4 * 8 + 2 * D + 4)
     # input VCs: the packet ring (int32 per slot; wormhole: flit index and ready cycle per flit), the
     # head, count, since, credit (and owner, output), the deadlock scan's flags, the VC's router
     parts["vcs"] = NVC * (4 * slots + (12 * cap + 12 if wormhole else 0) + 41)

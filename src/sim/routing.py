@@ -23,6 +23,23 @@
                distance classes and a packet's h-th hop uses class h, so
                channel dependencies only go up in class (deadlock-free on
                any graph; needs ``vcs`` >= the diameter).
+``valiant``    Valiant's randomised routing on any graph: at injection a
+               packet draws an intermediate router uniformly (all routers,
+               from the run's seeded generator), goes to it over shortest
+               paths (adaptive among the next hops), then on to its
+               destination the same way; a packet passing its destination
+               router in the first phase does not stop there. Distance
+               classes as ``distance`` over up to 2 x diameter hops
+               (``vcs`` >= 2 x diameter). With ``router="iq"`` the name is
+               BookSim2's valiant on lattices (DOR in both phases).
+``ugal``       UGAL-L (Singh's thesis; Kim et al., ISCA 2008, dragonfly):
+               every packet draws an intermediate router as ``valiant``;
+               at its source router it goes minimally when ``q_min *
+               H_min <= q_val * H_val + ugal_threshold`` (``q`` the phits
+               queued for -- credits used on -- the least occupied first-
+               hop channel of each path, ``H`` its hops), else through the
+               intermediate; the choice is remade at every attempt until
+               the packet leaves. ``valiant``'s VC classes.
 ``tsdor``      nDT twin tori ('5d-twin-torus-extoll'): Twin Source DOR,
                packets of PE0 route d0 -> d(n-1), packets of PE1
                d(n-1) -> d0, with the internal-link use and the tie rule of
@@ -74,22 +91,45 @@ from candidates.records import has_records, record_table, record_ties
 from .config import ROUTINGS
 from .errors import SimError
 
-__all__ = ["ROUTINGS", "IQ_ONLY", "resolve_routing", "RoutingTables", "build_tables", "class_index", "pair_records",
+__all__ = ["ROUTINGS", "IQ_ONLY", "CLASS_HOPS", "class_vcs", "resolve_routing", "RoutingTables", "build_tables", "class_index", "pair_records",
            "with_ties", "twin_next_hops", "twin_path"]
 
-MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6}
+MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6,
+        "valiant": 7, "ugal": 8}
 TWIN = ("tsdor", "dort")
 
 #: routings that only BookSim2's router model (``SimConfig(router="iq")``) implements
-IQ_ONLY = ("min_adapt", "valiant")
+IQ_ONLY = ("min_adapt",)
+#: routings BookSim2's router model implements (on lattices with routing records)
+IQ_ROUTINGS = ("dor", "min_adapt", "valiant")
+
+
+#: the distance-class routings: the longest route in diameters (one VC class per hop)
+CLASS_HOPS = {"distance": 1, "valiant": 2, "ugal": 2}
+
+
+def class_vcs(topo: Topology, routing: str) -> int:
+    """The fewest VCs a resolved routing needs on ``topo``: one per hop of
+    the longest route for the distance-class routings (the diameter, twice
+    it for ``valiant`` and ``ugal``; builds the routing's tables), else 1.
+
+    >>> import candidates as cd
+    >>> class_vcs(cd.from_spec("dragonfly:a=4:p=2:h=2"), "ugal")
+    6
+    """
+    if routing not in CLASS_HOPS:
+        return 1
+    return CLASS_HOPS[routing] * int(build_tables(topo, routing).min_dist.max())
 
 
 def _records_ok(topo: Topology) -> bool:
     return has_records(topo) and topo.shape is not None
 
 
-def resolve_routing(topo: Topology, name: str) -> str:
-    """The concrete routing for ``name`` on ``topo`` (resolves ``auto``)."""
+def resolve_routing(topo: Topology, name: str, router: str = "simple") -> str:
+    """The concrete routing for ``name`` on ``topo`` (resolves ``auto``) and
+    the router model ``router`` (``valiant`` of ``router="iq"`` is
+    BookSim2's, on lattices; the simple router's routes any graph)."""
     name = str(name).lower()
     if name not in ROUTINGS:
         raise SimError(f"unknown routing {name!r}; valid: {', '.join(ROUTINGS)}")
@@ -97,7 +137,7 @@ def resolve_routing(topo: Topology, name: str) -> str:
         return "adaptive" if _records_ok(topo) else "table"
     if name in TWIN and not capabilities(topo).twin:
         raise SimError(f"routing {name!r} is for nDT twin tori (ndt:...); {topo!r} is family {topo.family!r}")
-    if name in ("dor", "adaptive") + IQ_ONLY and not _records_ok(topo):
+    if (name in ("dor", "adaptive") + IQ_ONLY or (router == "iq" and name in IQ_ROUTINGS)) and not _records_ok(topo):
         raise SimError(
             f"routing {name!r} needs routing records ({', '.join(families_with('records'))}); "
             f"{topo!r} is family {topo.family!r}: use --routing table or updown"

@@ -31,6 +31,10 @@ Patterns (the BookSim2 / CAMINOS names; ``name:key=value`` sets options):
                           the 4 neighbours of its process in a logical 2D
                           torus (``grid=AxB``, ``wrap=0`` for a mesh), else
                           to any other process (``alpha=0.5``)
+``groupshift``            every PE of group ``i`` to a uniformly random PE of
+                          group ``i + 1 (mod g)``: the dragonfly's
+                          adversarial pattern (Kim et al., ISCA 2008);
+                          families whose routers form groups (``coords[:, 0]``)
 ``randperm``              a random permutation (``seed=0``)
 ``permutation``           :func:`permutation` with an explicit array
 ``matrix``                :func:`demand` with an explicit demand matrix
@@ -55,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from candidates import Topology
+from candidates.capabilities import capabilities, families_with
 
 from .errors import SimError
 
@@ -404,6 +409,22 @@ def _localglobal(topo: Topology, alpha: float = 0.5, grid: Any = None, wrap: int
     return _from_matrix(M)
 
 
+def _groupshift(topo: Topology) -> Destinations:
+    """Group ``i``'s PEs to group ``i + 1``'s, uniformly (groups: the first coordinate)."""
+    if not capabilities(topo).groups or topo.coords is None:
+        raise SimError(f"groupshift traffic needs a topology whose routers form groups "
+                       f"({', '.join(families_with('groups'))}); {topo!r} is family {topo.family!r}")
+    grp = np.asarray(topo.coords[:, 0], dtype=np.int64)
+    g = int(grp.max()) + 1
+    term_grp = grp[terminal_router(topo)]
+    pes = np.bincount(term_grp, minlength=g)
+    if g < 2 or (pes == 0).any():
+        raise SimError(f"groupshift traffic needs at least two groups, each with processing elements; {topo!r} has "
+                       f"{g} group(s), {int((pes == 0).sum())} without PEs")
+    M = (term_grp[None, :] == (term_grp[:, None] + 1) % g).astype(np.float64)
+    return _from_matrix(M / pes[(term_grp + 1) % g][:, None])
+
+
 def _randperm(topo: Topology, seed: int = 0) -> Destinations:
     rng = np.random.default_rng(int(seed))
     return _from_perm(rng.permutation(topo.num_terminals))
@@ -442,6 +463,7 @@ PATTERNS: dict[str, tuple[Any, str]] = {
     "diagonal": (_diagonal, "every coordinate x -> x + 1 mod k (BookSim2's 'neighbor')"),
     "neighbor": (_neighbor, "uniform over the router's neighbours"),
     "localglobal": (_localglobal, "alpha to a logical-torus neighbour, 1 - alpha uniform (alpha=A:grid=AxB:wrap=1)"),
+    "groupshift": (_groupshift, "every PE of group i to a random PE of group i+1 mod g (dragonfly adversarial)"),
     "randperm": (_randperm, "a random permutation (seed=S)"),
     "permutation": (_permutation, "an explicit permutation (Python API)"),
     "matrix": (_matrix, "an explicit demand matrix (Python API)"),

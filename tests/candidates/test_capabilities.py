@@ -58,4 +58,8 @@ def test_capabilities_are_consistent():
     with pytest.raises(ValueError, match="unknown record rule"):
         Capabilities(coordinates=True, records="dragonfly")
     assert cd.FAMILIES["pdtt"].to_dict()["capabilities"] == {
-        "coordinates": True, "records": "tiles", "ties": True, "twin": False, "whole_argument": False, "figures": False}
+        "coordinates": True, "records": "tiles", "ties": True, "twin": False, "whole_argument": False,
+        "groups": False, "figures": False}
+    with pytest.raises(ValueError, match="groups are numbered by the first coordinate"):
+        Capabilities(groups=True)
+    assert families_with("groups") == ["dragonfly"]
