@@ -487,7 +487,7 @@ def traffic(spec: "str | TrafficPattern", **options: Any) -> TrafficPattern:
     >>> traffic("nope")
     Traceback (most recent call last):
     ...
-    sim.errors.SimError: unknown traffic pattern 'nope'; valid: bitcomplement, bitreversal, diagonal, hotregion, localglobal, matrix, neighbor, permutation, randperm, shuffle, tornado, transpose, uniform
+    sim.errors.SimError: unknown traffic pattern 'nope'; valid: bitcomplement, bitreversal, diagonal, groupshift, hotregion, localglobal, matrix, neighbor, permutation, randperm, shuffle, tornado, transpose, uniform
     """
     if isinstance(spec, TrafficPattern):
         return TrafficPattern(spec.name, {**spec.options, **options})
