@@ -17,6 +17,8 @@ links vanish. Here every drawing says what it shows and what it leaves out:
 - a lattice whose links are not all unit steps (a product with arbitrary
   factor graphs, as the Blue Gene/L compositions) as its factor graphs, one
   panel per dimension, when it is their Cartesian product;
+- a graph with routers that serve no PEs (a fat tree) in layers by their
+  distance from the routers that do;
 - any other graph with a force layout (Kamada-Kawai) when small, its
   spectral layout when large, coloured by packaging unit when placed.
 
@@ -413,6 +415,47 @@ def _cycle_order(topo) -> np.ndarray:
     return np.array(order)
 
 
+def _layers(topo) -> np.ndarray | None:
+    """Hops from each router to the nearest router with PEs, when routers
+    without PEs exist (a fat tree's aggregation and core switches); None if
+    some router is unreachable."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    L = np.asarray(topo.links)
+    n = topo.n
+    # one super-source joined to every router with PEs: its BFS distances minus one are the layers
+    carriers = np.flatnonzero(np.asarray(topo.terminals).reshape(-1))
+    rows = np.concatenate([L[:, 0], carriers])
+    cols = np.concatenate([L[:, 1], np.full(len(carriers), n)])
+    A = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n + 1, n + 1))
+    d = shortest_path(A, directed=False, unweighted=True, indices=n)[:n]
+    if not np.all(np.isfinite(d)):
+        return None
+    return (d - 1).astype(np.int64)
+
+
+def _layered(topo, layers: np.ndarray) -> dict[int, tuple[float, float]]:
+    """Rows by layer, each spread over the same width; a router of an upper
+    row sits at the mean position of its neighbours one row down (one
+    barycentre pass: enough to keep a fat tree's pods apart)."""
+    L = np.asarray(topo.links)
+    x = np.zeros(topo.n)
+    for k in range(int(layers.max()) + 1):
+        members = np.flatnonzero(layers == k)
+        if k > 0:
+            below = np.zeros(topo.n)
+            cnt = np.zeros(topo.n)
+            for a, b in ((L[:, 0], L[:, 1]), (L[:, 1], L[:, 0])):
+                m = (layers[a] == k) & (layers[b] == k - 1)
+                np.add.at(below, a[m], x[b[m]])
+                np.add.at(cnt, a[m], 1)
+            key = np.where(cnt[members] > 0, below[members] / np.maximum(cnt[members], 1), 0.5)
+            members = members[np.argsort(key, kind="stable")]
+        x[members] = (np.arange(len(members)) + 0.5) / len(members)
+    return {v: (float(x[v]), float(layers[v]) * 0.35) for v in range(topo.n)}
+
+
 def _graph(topo, title: str) -> Drawing:
     """Kamada-Kawai up to 100 routers (it shows symmetry and clusters), the
     spectral layout beyond (cheap, and places the graph by its slowest
@@ -422,9 +465,15 @@ def _graph(topo, title: str) -> Drawing:
 
     G = topo.to_networkx(multigraph=False)
     n = topo.n
+    term = np.asarray(topo.terminals).reshape(-1)
+    layers = _layers(topo) if term.size == n and 0 < np.count_nonzero(term) < n else None
     if n <= 2:
         pos = {v: (float(v), 0.0) for v in range(n)}
         how = "in a row"
+    elif layers is not None:
+        pos = _layered(topo, layers)
+        how = (f"in layers (a tree): the {int(np.count_nonzero(term))} routers with PEs at the bottom, each row "
+               "one hop further from them, ordered under their neighbours")
     elif len(G.edges) >= 0.4 * n * (n - 1) / 2:
         pos = dict(enumerate(_circle(n, np.arange(n))))
         how = "on a circle (dense: most pairs are linked)"
