@@ -472,7 +472,7 @@ def _graph(topo, title: str) -> Drawing:
         how = "in a row"
     elif layers is not None:
         pos = _layered(topo, layers)
-        how = (f"in layers (a tree): the {int(np.count_nonzero(term))} routers with PEs at the bottom, each row "
+        how = (f"in layers: the {int(np.count_nonzero(term))} routers with PEs at the bottom, each row "
                "one hop further from them, ordered under their neighbours")
     elif len(G.edges) >= 0.4 * n * (n - 1) / 2:
         pos = dict(enumerate(_circle(n, np.arange(n))))
