@@ -526,8 +526,8 @@ FAMILIES_1024_STUDY = {
         "included). The best 5 and the baseline (the 16x8x8 torus) simulated to saturation; routing auto gives "
         "the dragonfly, fat tree, Slim Fly and flattened butterfly the table routing (minimal adaptive with an "
         "up*/down* escape), not their own (UGAL, Valiant, up/down multipath), so their simulated saturation is "
-        "below what those would reach. Run time: under 2 minutes on a 2-core machine, about 100 CPU-seconds "
-        "(measured: 99 s wall with --jobs 1, 108 s with --jobs 2, the cores shared with other jobs)."),
+        "below what those would reach. Run time: about 100 CPU-seconds; measured on a 2-core machine, 56 s wall "
+        "with --jobs 2 and 95 s with --jobs 1 (99-108 s either way with the cores shared by other jobs)."),
     "seed": 1,
     # the study file studies/families-1024.toml is this study with its reasons in comments (a test keeps them equal)
     "machine": {"pes": 1024, "radix": 20},
