@@ -99,9 +99,12 @@ class Answer:
                          f"({_pct(self.saturation / self.baseline_saturation - 1)}"
                          + (", 95% intervals over seeds" if self.saturation_ci95 is not None else "") + ")")
         if self.baseline_cost:
+            shown = (("links", "links", ""), ("radix", "radix", ""), ("wire_length", "wire length", " m"))
+            if self.cost_measure not in {k for k, _, _ in shown}:
+                # the study's own cost measure (ports, routers, ...) first: the axis its Pareto front is drawn on
+                shown = ((self.cost_measure, self.cost_measure.replace("_", " "), ""),) + shown
             diff = [f"{name} {self.cost[k]:.4g}{unit} vs {self.baseline_cost[k]:.4g}{unit}"
-                    for k, name, unit in (("links", "links", ""), ("radix", "radix", ""),
-                                          ("wire_length", "wire length", " m"))
+                    for k, name, unit in shown
                     if self.cost.get(k) is not None and self.baseline_cost.get(k) is not None
                     and self.cost[k] != self.baseline_cost[k]]
             parts.append("at the same cost" if not diff else "at a different cost: " + ", ".join(diff))

@@ -374,6 +374,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             vs = "" if g is None or base is None else \
                 f" ({(g[0] - 1) * 100:+.1f}% capacity vs {base}, certified {(g[1] - 1) * 100:+.1f}% to {(g[2] - 1) * 100:+.1f}%)"
             print(f"  {v['variant']}: winner {v['winner']}{vs}, latency {lat}, best capacity {v['best_capacity']:.4g}")
+        # each variant's answer in full (the summary line above is the sweep's table): a swept pattern or pin
+        # count is a question of its own
+        for label, r in res.variants:
+            print(f"{label}:")
+            _print_answers(r, indent="  ")
         print(f"report: {out}/report.html")
         return 0
     print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s; "
@@ -412,7 +417,7 @@ def _check_something_ranked(res, out: str) -> None:
                          f"the records are in {out}/records.jsonl")
 
 
-def _print_answers(res) -> None:
+def _print_answers(res, indent: str = "") -> None:
     import textwrap
 
     from .answer import units
@@ -421,7 +426,8 @@ def _print_answers(res) -> None:
     for a in res.answers:
         head = "answer: " if a.label == "best" else f"at the baseline's cost ({a.cost_measure} <= " \
             f"{a.baseline_cost.get(a.cost_measure):g}): "
-        print(textwrap.fill(head + a.sentence(u), width=110, subsequent_indent="    "))
+        print(textwrap.fill(head + a.sentence(u), width=110, initial_indent=indent,
+                            subsequent_indent=indent + "    "))
 
 
 def cmd_studies(args: argparse.Namespace) -> int:

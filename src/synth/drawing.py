@@ -17,6 +17,10 @@ links vanish. Here every drawing says what it shows and what it leaves out:
 - a lattice whose links are not all unit steps (a product with arbitrary
   factor graphs, as the Blue Gene/L compositions) as its factor graphs, one
   panel per dimension, when it is their Cartesian product;
+- a graph whose first coordinate groups its routers (a dragonfly's groups)
+  as groups on a circle, each group's routers on a small circle;
+- a graph with routers that serve no PEs (a fat tree) in layers by their
+  distance from the routers that do;
 - any other graph with a force layout (Kamada-Kawai) when small, its
   spectral layout when large, coloured by packaging unit when placed.
 
@@ -413,6 +417,82 @@ def _cycle_order(topo) -> np.ndarray:
     return np.array(order)
 
 
+def _clusters(topo) -> np.ndarray | None:
+    """Group index of each router when an irregular topology's coordinates
+    group it (a dragonfly's groups, a Slim Fly's two subgraphs): some link
+    class stays inside the groups of the first coordinate, and there are
+    2..n/2 groups; else None."""
+    c = topo.coords
+    if c is None or topo.shape is not None or c.ndim != 2 or c.shape[1] < 2 or topo.n < 8:
+        return None
+    groups = np.unique(c[:, 0], return_inverse=True)[1].reshape(-1)
+    k = int(groups.max()) + 1
+    if not 2 <= k <= topo.n // 2:
+        return None
+    L, dim = np.asarray(topo.links), np.asarray(topo.link_dim)
+    inside = groups[L[:, 0]] == groups[L[:, 1]]
+    classes = np.unique(dim)
+    if not any(np.all(inside[dim == d]) for d in classes) or np.all(inside):
+        return None
+    return groups
+
+
+def _clustered(groups: np.ndarray) -> dict[int, tuple[float, float]]:
+    k = int(groups.max()) + 1
+    centres = _circle(k, np.arange(k))
+    size = np.bincount(groups, minlength=k)
+    # small circles that do not touch: radius below half the distance between neighbouring centres
+    r = 0.8 * np.sin(np.pi / k) if k > 2 else 0.4
+    pos = {}
+    seen = np.zeros(k, dtype=np.int64)
+    for v, g in enumerate(groups):
+        ang = 2 * np.pi * seen[g] / size[g]
+        seen[g] += 1
+        pos[v] = (float(centres[g][0] + r * np.cos(ang)), float(centres[g][1] + r * np.sin(ang)))
+    return pos
+
+
+def _layers(topo) -> np.ndarray | None:
+    """Hops from each router to the nearest router with PEs, when routers
+    without PEs exist (a fat tree's aggregation and core switches); None if
+    some router is unreachable."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    L = np.asarray(topo.links)
+    n = topo.n
+    # one super-source joined to every router with PEs: its BFS distances minus one are the layers
+    carriers = np.flatnonzero(np.asarray(topo.terminals).reshape(-1))
+    rows = np.concatenate([L[:, 0], carriers])
+    cols = np.concatenate([L[:, 1], np.full(len(carriers), n)])
+    A = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n + 1, n + 1))
+    d = shortest_path(A, directed=False, unweighted=True, indices=n)[:n]
+    if not np.all(np.isfinite(d)):
+        return None
+    return (d - 1).astype(np.int64)
+
+
+def _layered(topo, layers: np.ndarray) -> dict[int, tuple[float, float]]:
+    """Rows by layer, each spread over the same width; a router of an upper
+    row sits at the mean position of its neighbours one row down (one
+    barycentre pass: enough to keep a fat tree's pods apart)."""
+    L = np.asarray(topo.links)
+    x = np.zeros(topo.n)
+    for k in range(int(layers.max()) + 1):
+        members = np.flatnonzero(layers == k)
+        if k > 0:
+            below = np.zeros(topo.n)
+            cnt = np.zeros(topo.n)
+            for a, b in ((L[:, 0], L[:, 1]), (L[:, 1], L[:, 0])):
+                m = (layers[a] == k) & (layers[b] == k - 1)
+                np.add.at(below, a[m], x[b[m]])
+                np.add.at(cnt, a[m], 1)
+            key = np.where(cnt[members] > 0, below[members] / np.maximum(cnt[members], 1), 0.5)
+            members = members[np.argsort(key, kind="stable")]
+        x[members] = (np.arange(len(members)) + 0.5) / len(members)
+    return {v: (float(x[v]), float(layers[v]) * 0.35) for v in range(topo.n)}
+
+
 def _graph(topo, title: str) -> Drawing:
     """Kamada-Kawai up to 100 routers (it shows symmetry and clusters), the
     spectral layout beyond (cheap, and places the graph by its slowest
@@ -422,9 +502,20 @@ def _graph(topo, title: str) -> Drawing:
 
     G = topo.to_networkx(multigraph=False)
     n = topo.n
+    clusters = None
+    term = np.asarray(topo.terminals).reshape(-1)
+    layers = _layers(topo) if term.size == n and 0 < np.count_nonzero(term) < n else None
     if n <= 2:
         pos = {v: (float(v), 0.0) for v in range(n)}
         how = "in a row"
+    elif (clusters := _clusters(topo)) is not None:
+        pos = _clustered(clusters)
+        how = (f"in {int(clusters.max()) + 1} groups (the routers that share their first coordinate), the groups on "
+               "a circle and each group's routers on a small one; links inside a group dark, between groups light")
+    elif layers is not None:
+        pos = _layered(topo, layers)
+        how = (f"in layers: the {int(np.count_nonzero(term))} routers with PEs at the bottom, each row "
+               "one hop further from them, ordered under their neighbours")
     elif len(G.edges) >= 0.4 * n * (n - 1) / 2:
         pos = dict(enumerate(_circle(n, np.arange(n))))
         how = "on a circle (dense: most pairs are linked)"
@@ -440,8 +531,15 @@ def _graph(topo, title: str) -> Drawing:
     ax = axes[0]
     ax.set_aspect("equal")
     ax.set_axis_off()
-    _lines(ax, P, L, "tab:blue", linewidths=0.8 if n <= 100 else 0.3, alpha=0.8)
-    handles = [Line2D([], [], color="tab:blue", lw=1, label="link")]
+    if clusters is not None:
+        inside = clusters[L[:, 0]] == clusters[L[:, 1]]
+        _lines(ax, P, L[~inside], "tab:gray", linewidths=0.5 if n <= 100 else 0.2, alpha=0.5)
+        _lines(ax, P, L[inside], "tab:blue", linewidths=0.8, alpha=0.9)
+        handles = [Line2D([], [], color="tab:blue", lw=1, label="link inside a group"),
+                   Line2D([], [], color="tab:gray", lw=1, label="link between groups")]
+    else:
+        _lines(ax, P, L, "tab:blue", linewidths=0.8 if n <= 100 else 0.3, alpha=0.8)
+        handles = [Line2D([], [], color="tab:blue", lw=1, label="link")]
     caption = f"{n} routers, {len(L)} links, all drawn; {how}"
     pl = topo.placement
     if pl is not None and len(pl.levels) > 1:
@@ -454,7 +552,7 @@ def _graph(topo, title: str) -> Drawing:
         ax.scatter(P[:, 0], P[:, 1], s=12 if n <= 100 else 4, c="k", zorder=2)
         handles.append(Line2D([], [], color="k", marker="o", ls="", markersize=4, label="router"))
     ax.autoscale_view()
-    ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
+    ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return Drawing(topo.spec, "graph", n, len(L), 0, 0, caption + ".", fig)

@@ -575,12 +575,14 @@ def write_sweep_outputs(res, out: Path) -> Path:
                      if gain else "", s["latency"], s["best_capacity"]])
     links = "".join(f"<li><a href='{html.escape(s['variant'])}/report.html'>{html.escape(s['variant'])}</a></li>"
                     for s in summ)
+    cap = ("Per variant: the best certified capacity \u03bb of any candidate." if all(s["latency"] is None for s in summ)
+           else "Per variant: the winner's minimum average latency (blue, left axis) and the best certified "
+                "capacity \u03bb of any candidate (red, right axis).")
     lat_head = f"winner's min avg latency{f' at scale {scale:g}' if scale is not None else ''} ({u['latency_short']})"
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>toposynth sweep "
             f"{html.escape(res.study.name)}</title><style>{_CSS}</style></head><body>"
             f"<h1>{'Physical sweep' if pins else 'Sweep'}: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
-            f"<figure>{img}<figcaption>Per variant: the winner's minimum average latency (blue, left axis) and the "
-            f"best certified capacity \u03bb of any candidate (red, right axis).</figcaption></figure>"
+            f"<figure>{img}<figcaption>{cap}</figcaption></figure>"
             + _table(rows, ["variant", "winner", "capacity vs baseline (certified interval)", lat_head,
                             f"best capacity \u03bb ({u['capacity_short']})"], left=(0, 1))
             + f"<h2>Variants</h2><ul>{links}</ul><p class='meta'>{res.seconds:.1f} s.</p>"

@@ -228,6 +228,15 @@ def sweep_figure(summary: list[dict[str, Any]], scale: float | None, u: dict[str
     x = list(range(len(summary)))
     fig, a1 = plt.subplots(figsize=(7, 3.8))
     lat = [s["latency"] for s in summary]
+    if all(v is None for v in lat):
+        # a capacity-only study: no empty latency axis beside the capacities
+        a1.plot(x, [s["best_capacity"] for s in summary], "s--", color="tab:red", label="best certified capacity \u03bb")
+        a1.set_xticks(x, [s["variant"] for s in summary], rotation=30, fontsize=7, ha="right")
+        a1.set_xlabel("variant")
+        a1.set_ylabel(f"capacity \u03bb ({u['capacity_short']})", color="tab:red")
+        a1.legend(fontsize=7, loc="best")
+        fig.tight_layout()
+        return fig
     a1.plot([i for i, v in zip(x, lat) if v is not None], [v for v in lat if v is not None], "o-", color="tab:blue",
             label="winner's min average latency" + (f" at demand scale {scale:g}" if scale is not None else ""))
     a1.set_xticks(x, [s["variant"] for s in summary], rotation=30, fontsize=7, ha="right")

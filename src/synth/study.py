@@ -512,9 +512,37 @@ TWIN_TORUS_STUDY = {
     "cross_check": {"top": 0},
 }
 
+FAMILIES_1024_STUDY = {
+    "name": "families-1024",
+    "description": (
+        "1024 PEs: torus vs twisted torus vs dragonfly vs fat tree vs Slim Fly (and a flattened butterfly) at equal "
+        "cost: every candidate is built from the same router chip of at most 20 ports (network links + PEs), the "
+        "smallest radix that makes a 1024-PE Slim Fly; what each spends beyond that chip is on the Pareto axis, "
+        "ports (network ports + PE ports: the SerDes and cable ends paid for), with routers and links in the "
+        "ranking. Wire length is not compared (no packaging: the dragonfly's global and the fat tree's core links "
+        "are long cables, a torus's short). Uniform traffic and bit complement (PE i to 1023 - i: the farthest PE "
+        "on the tori, group g to group 31 - g on the dragonfly). Unit link capacities: lambda is the injection "
+        "rate every PE sustains (phits/cycle/PE), routing-free (the flow picks its paths, non-minimal ones "
+        "included). The best 5 and the baseline (the 16x8x8 torus) simulated to saturation; routing auto gives "
+        "the dragonfly, fat tree, Slim Fly and flattened butterfly the table routing (minimal adaptive with an "
+        "up*/down* escape), not their own (UGAL, Valiant, up/down multipath), so their simulated saturation is "
+        "below what those would reach. Run time: about 100 CPU-seconds; measured on a 2-core machine, 56 s wall "
+        "with --jobs 2 and 95 s with --jobs 1 (99-108 s either way with the cores shared by other jobs)."),
+    "seed": 1,
+    # the study file studies/families-1024.toml is this study with its reasons in comments (a test keeps them equal)
+    "machine": {"pes": 1024, "radix": 20},
+    "candidates": {"specs": ["torus:16x8x8", "pdtt:a=8", "torus:8x8x8:c=2", "rtt:a=16:c=2", "pt:a=4:c=8",
+                             "pdtt:a=4:c=8", "dragonfly:a=8:p=4:h=4:g=32", "fattree:k=16", "slimfly:q=8:p=8",
+                             "flatfly:k=4:n=5", "hyperx:8x8x4:t=4"]},
+    "traffic": {"pattern": ["uniform", "sim:bitcomplement"]},
+    "ranking": {"objective": "capacity", "eps": 0.05, "baseline": "torus:16x8x8", "cost": "ports"},
+    "cross_check": {"top": 0},
+    "simulation": {"top": 5, "step": 0.1},
+}
+
 BUILTIN_STUDIES = {"default": DEFAULT_STUDY, "bgl-midplane": BGL_MIDPLANE_STUDY, "bgl-pins": BGL_PINS_STUDY,
                    "twisted-tori": TWISTED_TORI_STUDY,
-                   "5dt-vs-3d": TWIN_TORUS_STUDY}
+                   "5dt-vs-3d": TWIN_TORUS_STUDY, "families-1024": FAMILIES_1024_STUDY}
 
 
 def builtin_study(name: str = "default") -> Study:

@@ -241,3 +241,12 @@ def test_the_concentration_hint_on_a_tree_whose_switches_equal_its_pes(tmp_path)
     # ktree:k=2:n=2 has 4 switches and 4 PEs, but only its 2 leaves carry them: 16 PEs need c=8
     with pytest.raises(MachineError, match=r"write ktree:k=2:n=2:c=8 to concentrate it"):
         run(_study(["torus:4x4", "ktree:k=2:n=2"]), tmp_path / "o")
+
+
+def test_the_answer_names_the_studys_own_cost_measure():
+    s = _study(["torus:8x4", "hypercube:5"], ranking={"objective": "capacity", "baseline": "torus:8x4",
+                                                      "cost": "ports"})
+    best = run(s).answers[0]
+    # ports = degree + PEs per router, summed: 32 x (5 + 1) for the 5-cube, 32 x (4 + 1) for the 8x4 torus
+    assert best.winner == "hypercube:5"
+    assert "at a different cost: ports 192 vs 160, links 80 vs 64, radix 6 vs 5" in best.sentence()

@@ -183,3 +183,22 @@ def test_rings_and_dense_graphs_on_a_circle():
     assert (dr.kind, dr.nodes, dr.links) == ("ring", 12, 12)
     dr = draw_topology(from_spec("complete:6"))
     assert dr.kind == "graph" and dr.links == 15 and "circle" in dr.caption
+
+
+def test_a_fat_tree_is_drawn_in_layers_from_its_pe_routers():
+    # fattree:k=4: 8 edge switches (2 PEs each), 8 aggregation, 4 core; each row one hop above the last
+    dr = draw_topology(from_spec("fattree:k=4"))
+    assert (dr.kind, dr.nodes, dr.links, dr.hidden) == ("graph", 20, 32, 0)
+    assert "in layers" in dr.caption and "the 8 routers with PEs at the bottom" in dr.caption
+    ys = sorted({round(p[1], 6) for line in dr.figure.axes[0].collections[:1] for seg in line.get_segments()
+                 for p in seg})
+    assert len(ys) == 3                      # edge, aggregation and core rows
+
+
+def test_a_dragonfly_is_drawn_as_its_groups():
+    # dragonfly:a=4:p=2:h=2: 9 groups of 4 routers, 6 local links per group, 18 global links
+    dr = draw_topology(from_spec("dragonfly:a=4:p=2:h=2"))
+    assert (dr.kind, dr.nodes, dr.links, dr.hidden) == ("graph", 36, 90, 0)
+    assert "in 9 groups" in dr.caption and "Every router serves 2 PEs" in dr.caption
+    between, inside = dr.figure.axes[0].collections[:2]
+    assert (len(inside.get_segments()), len(between.get_segments())) == (9 * 6, 9 * 4 * 2 // 2)

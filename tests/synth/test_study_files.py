@@ -61,3 +61,4 @@ def test_show_refuses_an_unknown_study(capsys):
     assert main(["studies", "--show", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no built-in study 'nope'" in err
+
