@@ -19,7 +19,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 PROMPT = re.compile(r"^(\s*)\$ (toposynth .*)$")
 #: examples that take more than a few seconds run with `pytest -m slow` (the 65,536-router saturation search:
 #: about 23 minutes on 2 cores)
-SLOW = ("toposynth run studies/", "toposynth simulate pdtt:a=32")
+SLOW = ("toposynth run studies/", "toposynth simulate pdtt:a=32", "toposynth run builtin:families-1024")
 
 
 def _examples() -> list[tuple[int, str, list[str]]]:
