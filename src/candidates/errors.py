@@ -12,9 +12,10 @@ them.
 from __future__ import annotations
 
 import argparse
+import operator
 
 __all__ = ["ToposynthError", "TopologyError", "SpecError", "GraphFileError",
-           "OutputPathError", "check_seed", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
+           "OutputPathError", "check_seed", "check_family_int", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
 
 #: the result is valid (a certified answer, a finished simulation)
 EXIT_OK = 0
@@ -46,6 +47,21 @@ class SpecError(ToposynthError):
 
 class GraphFileError(ToposynthError):
     """A graph file cannot be read as a graph."""
+
+
+def check_family_int(family: str, key: str, value, low: int, example: str) -> int:
+    """A family parameter as an int >= ``low``, or a one-line :class:`SpecError` naming an example.
+
+    >>> check_family_int("fattree", "k", 4, 2, "fattree:k=4")
+    4
+    """
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise SpecError(f"{family}: {key} must be an integer >= {low} (for example {example}), got {value!r}") from None
+    if v < low:
+        raise SpecError(f"{family}: {key} must be >= {low}, got {key}={v} (for example {example})")
+    return int(v)
 
 
 def check_seed(seed, what: str = "seed") -> int:

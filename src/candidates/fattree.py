@@ -20,26 +20,15 @@ by router, as ``sim`` numbers terminals) are ``0..P-1`` on the first routers.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from .errors import SpecError
+from .errors import SpecError, check_family_int
 from .topology import Topology
 
 __all__ = ["ktree", "ktree_size", "fattree", "fattree_size", "TreeFigures", "fattree_figures", "ktree_figures"]
-
-
-def _check_int(family: str, key: str, value: int, low: int, example: str) -> int:
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise SpecError(f"{family}: {key} must be an integer >= {low} (for example {example}), got {value!r}") from None
-    if v < low:
-        raise SpecError(f"{family}: {key} must be >= {low}, got {key}={v} (for example {example})")
-    return int(v)
 
 
 def ktree_size(k: int, n: int) -> tuple[int, int, int]:
@@ -48,8 +37,8 @@ def ktree_size(k: int, n: int) -> tuple[int, int, int]:
     >>> ktree_size(4, 3)
     (48, 128, 64)
     """
-    k = _check_int("ktree", "k", k, 2, "ktree:k=4:n=3")
-    n = _check_int("ktree", "n", n, 2, "ktree:k=4:n=3")
+    k = check_family_int("ktree", "k", k, 2, "ktree:k=4:n=3")
+    n = check_family_int("ktree", "n", n, 2, "ktree:k=4:n=3")
     # every switch below the top level has k links up
     return n * k ** (n - 1), (n - 1) * k ** n, k ** n
 
@@ -101,7 +90,7 @@ def ktree(k: int, n: int) -> Topology:
 
 
 def _check_fattree_k(k: int) -> int:
-    k = _check_int("fattree", "k", k, 2, "fattree:k=4")
+    k = check_family_int("fattree", "k", k, 2, "fattree:k=4")
     if k % 2:
         raise SpecError(f"fattree: k (switch ports) must be even, got k={k}; use k={k + 1} or k={k - 1}")
     return k

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SpecError
+from .errors import SpecError, check_family_int
 from .lattice import dim_names
 from .topology import Topology
 
@@ -109,16 +109,8 @@ def hyperx(shape: Sequence[int] | int, t: int = 1) -> Topology:
 
 
 def _check_fly(k: int, n: int) -> tuple[int, int]:
-    out = []
-    for key, v, low in (("k", k, 2), ("n", n, 2)):
-        try:
-            v = operator.index(v)
-        except TypeError:
-            raise SpecError(f"flatfly: {key} must be an integer >= {low} (for example flatfly:k=4:n=3), got {v!r}") from None
-        if v < low:
-            raise SpecError(f"flatfly: {key} must be >= {low}, got {key}={v} (for example flatfly:k=4:n=3)")
-        out.append(int(v))
-    return out[0], out[1]
+    return (check_family_int("flatfly", "k", k, 2, "flatfly:k=4:n=3"),
+            check_family_int("flatfly", "n", n, 2, "flatfly:k=4:n=3"))
 
 
 def flatfly_size(k: int, n: int) -> tuple[int, int, int]:
