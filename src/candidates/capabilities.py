@@ -40,6 +40,10 @@ class Capabilities:
     twin : the nDT twin-torus routings (TS-DOR and its classes) apply.
     whole_argument : everything after ``name:`` in a spec is one argument
         (a path, graph6 text, specs joined by ``*``).
+    updown_minimal : every shortest path between routers with PEs climbs
+        and then descends the levels (a folded Clos: fat trees, k-ary
+        n-trees), so minimal routing is up/down routing over all its paths
+        and free of deadlock without an escape VC.
     groups : the routers form groups, numbered by the first coordinate
         (``coords[:, 0]``: a dragonfly's groups); group traffic patterns
         (``groupshift``) apply.
@@ -53,6 +57,7 @@ class Capabilities:
     ties: bool = False
     twin: bool = False
     whole_argument: bool = False
+    updown_minimal: bool = False
     groups: bool = False
     figures: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
@@ -68,7 +73,8 @@ class Capabilities:
 
     def to_dict(self) -> dict[str, Any]:
         return {"coordinates": self.coordinates, "records": self.records, "ties": self.ties, "twin": self.twin,
-                "whole_argument": self.whole_argument, "groups": self.groups,
+                "whole_argument": self.whole_argument, "updown_minimal": self.updown_minimal,
+                "groups": self.groups,
                 "figures": self.figures is not None}
 
 

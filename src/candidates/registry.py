@@ -471,13 +471,15 @@ def _register_builtin() -> None:
                (("k", "switch ports, even, >= 2"),), "fattree:k=4",
                lambda pos, kw: fattree(_int("fattree", "k", _take("fattree", pos, kw, "k", {"k"}))),
                lambda pos, kw: (*fattree_size(_int("fattree", "k", _take("fattree", pos, kw, "k", {"k"})))[:2], 0),
-               Capabilities(figures=lambda t: fattree_figures(t.params["k"], int(t.terminals.max())))))
+               Capabilities(updown_minimal=True,
+                            figures=lambda t: fattree_figures(t.params["k"], int(t.terminals.max())))))
     reg(Family("ktree", "k-ary n-tree (Petrini and Vanneschi 1997): n levels of k^(n-1) switches, "
                "k PEs on each leaf switch, none above",
                (("k", "arity, >= 2"), ("n", "levels, >= 2")), "ktree:k=4:n=3",
                lambda pos, kw: ktree(*_keys("ktree", pos, kw, ("k", "n"))),
                lambda pos, kw: (*ktree_size(*_keys("ktree", pos, kw, ("k", "n")))[:2], 0),
-               Capabilities(figures=lambda t: ktree_figures(t.params["k"], t.params["n"], int(t.terminals.max())))))
+               Capabilities(updown_minimal=True,
+                            figures=lambda t: ktree_figures(t.params["k"], t.params["n"], int(t.terminals.max())))))
     reg(Family("hyperx", "HyperX (Ahn et al. 2009): every dimension fully connected (K_S1 x K_S2 x ...), "
                "t PEs per router, one link per router pair",
                (("shape", "sizes joined by x, each >= 2"), ("t", "optional: PEs per router, default 1")),

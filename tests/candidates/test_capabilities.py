@@ -59,6 +59,7 @@ def test_capabilities_are_consistent():
         Capabilities(coordinates=True, records="dragonfly")
     assert cd.FAMILIES["pdtt"].to_dict()["capabilities"] == {
         "coordinates": True, "records": "tiles", "ties": True, "twin": False, "whole_argument": False,
+        "updown_minimal": False,
         "groups": False, "figures": False}
     with pytest.raises(ValueError, match="groups are numbered by the first coordinate"):
         Capabilities(groups=True)
