@@ -580,6 +580,25 @@ def _mask_candidates(m, base, v0, v1, tier, L, nc, net, buf):
 
 
 @njit(**HELPER)
+def spreads_ties(net):
+    """True for the routings over next-hop masks (table, updown, minimal,
+    distance, valiant, ugal): among equally good next hops they pick one at
+    random, so equal paths share the traffic (a fat tree's up channels, a
+    dragonfly's parallel routes). The record routings keep their fixed order
+    (the papers' routers; the BookSim2 comparison and the recorded figures)."""
+    m = net.mode
+    return (m == MODE_TABLE or m == MODE_UPDOWN or m == MODE_MINTABLE or m == MODE_DISTANCE
+            or m == MODE_VALIANT or m == MODE_UGAL)
+
+
+@njit(**HELPER)
+def keep_tied(ties):
+    """Reservoir sampling: the ``ties``-th equally good candidate replaces the
+    one kept with probability 1 / ties, so each is chosen with 1 / ties."""
+    return np.random.randint(0, ties) == 0
+
+
+@njit(**HELPER)
 def route_target(p, net, buf):
     """The router packet ``p`` heads for: its intermediate router during the
     first phase of valiant / ugal, else its destination's (where it is ejected)."""

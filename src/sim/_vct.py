@@ -40,7 +40,8 @@ from numba import njit
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE, C_NOW,
                     C_STALL_VC, C_TO_PACK, HELPER, KERNEL, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_STARVED,
                     S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates, delivered, final_stats, finished,
-                    generate, inject_synthetic, packetize, route_target, trace_idle, trace_step)
+                    generate, inject_synthetic, keep_tied, packetize, route_target, spreads_ties, trace_idle,
+                    trace_step)
 
 __all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
 
@@ -137,6 +138,8 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
     best_c = -1
     esc = False
     room = False
+    spread = spreads_ties(net)
+    ties = 0
     for tier in range(2):
         if tier == 1 and room:
             break
@@ -148,10 +151,18 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
             if c < buf.cand_n[ci]:
                 continue
             room = True
-            if buf.out_busy[a] <= now and c > best_c:
+            if buf.out_busy[a] > now:
+                continue
+            if c > best_c:
                 best_c = c
                 best_a = a
                 best_v = buf.cand_v[ci]
+                ties = 1
+            elif spread and c == best_c:
+                ties += 1
+                if keep_tied(ties):
+                    best_a = a
+                    best_v = buf.cand_v[ci]
         if best_a >= 0:
             esc = tier == 1
             break

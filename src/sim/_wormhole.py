@@ -51,8 +51,8 @@ from numba import njit
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_FLITS_IN, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE,
                     C_NOW, C_STALL_VC, C_TO_PACK, DL_BUBBLE, HELPER, KERNEL, MODE_ADAPTIVE, MODE_DOR, S_ACC_PACKETS,
                     S_ACC_PHITS, S_ESC_HOPS, S_STARVED, S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates,
-                    delivered, final_stats, finished, generate, inject_synthetic, packetize, route_target, trace_idle,
-                    trace_step)
+                    delivered, final_stats, finished, generate, inject_synthetic, keep_tied, packetize, route_target,
+                    spreads_ties, trace_idle, trace_step)
 from .errors import SimError
 
 __all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
@@ -127,6 +127,8 @@ def _vc_alloc(p, u, now, net, buf):
     best_f = False
     best_t = 0
     room = False
+    spread = spreads_ties(net)
+    ties = 0
     for tier in range(2):
         if tier == 1 and room:
             break
@@ -146,6 +148,11 @@ def _vc_alloc(p, u, now, net, buf):
                 best = ci
                 best_c = c
                 best_f = fr
+                ties = 1
+            elif spread and fr == best_f and c == best_c:
+                ties += 1
+                if keep_tied(ties):
+                    best = ci
         if best >= 0:
             best_t = tier
             break
