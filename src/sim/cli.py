@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``toposynth simulate``; returns the exit status."""
     from candidates import from_spec
 
-    from .engine import saturation, simulate, sweep
+    from .engine import simulate
     from .errors import SimError
     from .traffic import traffic
 
@@ -202,34 +202,36 @@ def run(args: argparse.Namespace) -> int:
             raise SimError(f"--jobs must be >= 0 (0: every core), got {args.jobs}")
         table = _Table(topo, pat, cfg, print_rows=not args.json, show=show, jobs=args.jobs,
                        seed_column=seeds > 1)
-        if seeds > 1:
-            return _run_seeds(args, topo, cfg, pat, table, list(range(args.seed, args.seed + seeds)))
         try:
-            if args.saturation:
-                res = saturation(topo, cfg, pat, step=args.step, seed=args.seed, definition=args.definition,
-                                 jobs=args.jobs, progress=table)
-            else:
-                loads = _loads(args.loads) if args.loads else None
-                res = sweep(topo, cfg, pat, loads, seed=args.seed, jobs=args.jobs, progress=table)
+            res = _run_sweeps(args, topo, cfg, pat, table, list(range(args.seed, args.seed + seeds)))
         except KeyboardInterrupt:
             if args.json and table.points:   # what finished is kept (the text rows are printed already)
                 _print_json({"points": [p.to_dict() for p in table.points], "interrupted": True})
             raise
+        runs = res.runs if seeds > 1 else [res]
         if args.plot:
             from .plot import plot_sweeps
 
-            plot_sweeps({topo.spec or topo.family: res}, args.plot, title=f"{topo.spec} {pat}")
-        stuck = [p.offered for p in res.points if p.deadlock]
+            curves = ({f"seed {sd}": r for sd, r in zip(res.seeds, res.runs)} if seeds > 1
+                      else {topo.spec or topo.family: res})
+            plot_sweeps(curves, args.plot, title=f"{topo.spec} {pat}")
+        stuck = [p.offered for r in runs for p in r.points if p.deadlock]
+        if seeds > 1:
+            stuck = sorted(set(stuck))
         status = EXIT_DEADLOCK if stuck else EXIT_OK
         if args.json:
             _print_json(res.to_dict())
             _say_deadlock(stuck)
             return status
-        print(f"saturation throughput {res.saturation:.4g} phits/cycle/PE (at offered load {res.saturation_load:.4g})")
-        unstable = [f"{p.offered:.4g}" for p in res.points if not p.stable and not p.deadlock]
-        if unstable:
-            print(f"unstable at offered {', '.join(unstable)}: latency of the packets that arrived before the drain "
-                  "stopped")
+        if seeds > 1:
+            _print_seed_summary(res, args.saturation)
+        else:
+            print(f"saturation throughput {res.saturation:.4g} phits/cycle/PE (at offered load "
+                  f"{res.saturation_load:.4g})")
+            unstable = [f"{p.offered:.4g}" for p in res.points if not p.stable and not p.deadlock]
+            if unstable:
+                print(f"unstable at offered {', '.join(unstable)}: latency of the packets that arrived before the "
+                      "drain stopped")
         if args.plot:
             print(f"plot written to {args.plot}")
         _say_deadlock(stuck)
@@ -267,34 +269,28 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _run_seeds(args: argparse.Namespace, topo, cfg, pat, table: "_Table", seeds: list[int]) -> int:
-    """``--seeds``: the sweep or search once per seed, then the means over the seeds."""
+def _run_sweeps(args: argparse.Namespace, topo, cfg, pat, table: "_Table", seeds: list[int]):
+    """The sweep or saturation search of ``args``: a SweepResult, or with several ``seeds`` a ReplicatedSweep."""
+    from .engine import saturation, sweep
     from .replicate import saturation_seeds, sweep_seeds
 
-    try:
+    loads = _loads(args.loads) if args.loads else None
+    if len(seeds) == 1:
         if args.saturation:
-            res = saturation_seeds(topo, cfg, pat, seeds=seeds, step=args.step, definition=args.definition,
-                                   jobs=args.jobs, progress=table)
-        else:
-            res = sweep_seeds(topo, cfg, pat, _loads(args.loads) if args.loads else None, seeds=seeds,
+            return saturation(topo, cfg, pat, step=args.step, seed=seeds[0], definition=args.definition,
                               jobs=args.jobs, progress=table)
-    except KeyboardInterrupt:
-        if args.json and table.points:
-            _print_json({"points": [p.to_dict() for p in table.points], "interrupted": True})
-        raise
-    if args.plot:
-        from .plot import plot_sweeps
+        return sweep(topo, cfg, pat, loads, seed=seeds[0], jobs=args.jobs, progress=table)
+    if args.saturation:
+        return saturation_seeds(topo, cfg, pat, seeds=seeds, step=args.step, definition=args.definition,
+                                jobs=args.jobs, progress=table)
+    return sweep_seeds(topo, cfg, pat, loads, seeds=seeds, jobs=args.jobs, progress=table)
 
-        plot_sweeps({f"seed {s}": r for s, r in zip(res.seeds, res.runs)}, args.plot,
-                    title=f"{topo.spec} {pat}")
-    stuck = sorted({p.offered for r in res.runs for p in r.points if p.deadlock})
-    status = EXIT_DEADLOCK if stuck else EXIT_OK
-    if args.json:
-        _print_json(res.to_dict())
-        _say_deadlock(stuck)
-        return status
+
+def _print_seed_summary(res, saturation_search: bool) -> None:
+    """``--seeds``: a sweep's means by load, then the saturation's mean and interval over the seeds."""
+    seeds = res.seeds
     rows = res.by_load()
-    if rows and not args.saturation:
+    if rows and not saturation_search:
         print(f"over {len(seeds)} seeds (mean +- 95% interval)")
         print(f"{'load':>9} {'accepted':>18} {'latency':>18} {'unstable':>8}")
         for r in rows:
@@ -306,10 +302,6 @@ def _run_seeds(args: argparse.Namespace, topo, cfg, pat, table: "_Table", seeds:
     if unstable:
         print(f"unstable: {unstable} of {sum(len(r.points) for r in res.runs)} points (latency of the packets that "
               "arrived before the drain stopped)")
-    if args.plot:
-        print(f"plot written to {args.plot}")
-    _say_deadlock(stuck)
-    return status
 
 
 def _show_progress(args: argparse.Namespace) -> float | None:

@@ -576,14 +576,15 @@ def saturation_search(step: float = 0.05, max_load: float = 1.0, tolerance: floa
 
 
 def _run_search(search: LoadSearch, topology, config, traffic_pattern, seed, jobs, progress) -> SweepResult:
-    seed = check_seed(seed)
-    return run_seeds(search, topology, config, traffic_pattern, [seed], jobs, progress)[seed]
+    runs = run_seeds(search, topology, config, traffic_pattern, [seed], jobs, progress)
+    return next(iter(runs.values()))
 
 
 def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequence[int], jobs: int = 1,
               progress: Callable[[Any], None] | None = None) -> dict[int, SweepResult]:
     """``search`` once per seed (the loads of all of them in one pool with
-    ``jobs > 1``): each seed's :class:`SweepResult`, its serial run's."""
+    ``jobs > 1``): each seed's :class:`SweepResult`, its serial run's, by
+    the validated seed, in the order given."""
     jobs = check_jobs(jobs)
     topo = _check_topology(topology)
     cfg = _as_config(config)

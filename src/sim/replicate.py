@@ -109,9 +109,8 @@ class ReplicatedSweep:
 
 
 def _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress) -> ReplicatedSweep:
-    seeds = check_seeds(seeds)
-    runs = run_seeds(search, topology, config, traffic_pattern, seeds, jobs, progress)
-    return ReplicatedSweep(seeds, [runs[s] for s in seeds])
+    runs = run_seeds(search, topology, config, traffic_pattern, seeds, jobs, progress)   # validates the seeds
+    return ReplicatedSweep(list(runs), list(runs.values()))
 
 
 def sweep_seeds(topology, config=None, traffic_pattern="uniform", loads: Iterable[float] | None = None, *,
