@@ -14,9 +14,11 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
-__all__ = ["Capabilities", "RECORD_RULES", "capabilities", "declare", "families_with", "published_figures"]
+__all__ = ["Capabilities", "RECORD_RULES", "FAMILY_ROUTES", "capabilities", "declare", "families_with",
+           "published_figures"]
 
 #: the closed-form routing-record rules (:mod:`candidates.records`):
 #: ``rt``, ``rtt`` and ``ptt`` the papers' algorithms, ``torus`` per-dimension
@@ -24,6 +26,12 @@ __all__ = ["Capabilities", "RECORD_RULES", "capabilities", "declare", "families_
 #: ``hypercube`` the differing bits, ``tiles`` the shortest representative
 #: among the lattice's neighbouring tiles (PDTT, general twisted tori)
 RECORD_RULES = ("rt", "rtt", "ptt", "torus", "difference", "hypercube", "tiles")
+
+#: the routings a family may define by its own next-hop rule (``Capabilities.routes``):
+#: ``dor`` dimension order without routing records (HyperX), ``minimal`` the family's
+#: minimal routing where it is not the graph's shortest paths (the dragonfly's
+#: local-global-local)
+FAMILY_ROUTES = ("dor", "minimal")
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,17 @@ class Capabilities:
     figures : ``figures(topo)`` -> the family's published closed forms for
         this instance (a dataclass with ``to_dict()`` and a ``source``), which
         ``describe`` reports beside what it computes.
+    routes : the family's own next-hop rules, by routing name (one of
+        :data:`FAMILY_ROUTES`): ``rule(topo)`` -> a
+        :class:`~candidates.routing.NextHopTable`. ``dor`` gives dimension
+        order where there are no routing records; ``minimal`` replaces the
+        graph's shortest paths in every routing over next hops.
+    intermediates : ``intermediates(topo)`` -> ``(n, K)`` routers: Valiant's
+        intermediate point for a packet of router ``u`` is drawn uniformly
+        from row ``u`` (the dragonfly: the entry router of a random group)
+        instead of from all routers.
+    auto_routing : the routing the simulator's ``auto`` picks for the family
+        (default: ``adaptive`` with routing records, else ``table``).
     """
 
     coordinates: bool = False
@@ -60,8 +79,14 @@ class Capabilities:
     updown_minimal: bool = False
     groups: bool = False
     figures: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    routes: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict, compare=False, repr=False)
+    intermediates: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    auto_routing: str | None = None
 
     def __post_init__(self) -> None:
+        bad = sorted(set(self.routes) - set(FAMILY_ROUTES))
+        if bad:
+            raise ValueError(f"unknown family routing {bad[0]!r}; one of {', '.join(FAMILY_ROUTES)}")
         if self.records is not None and self.records not in RECORD_RULES:
             raise ValueError(f"unknown record rule {self.records!r}; one of {', '.join(RECORD_RULES)}")
         if self.records is not None and not self.coordinates:
@@ -74,8 +99,8 @@ class Capabilities:
     def to_dict(self) -> dict[str, Any]:
         return {"coordinates": self.coordinates, "records": self.records, "ties": self.ties, "twin": self.twin,
                 "whole_argument": self.whole_argument, "updown_minimal": self.updown_minimal,
-                "groups": self.groups,
-                "figures": self.figures is not None}
+                "groups": self.groups, "figures": self.figures is not None, "routes": sorted(self.routes),
+                "intermediates": self.intermediates is not None, "auto_routing": self.auto_routing}
 
 
 _BY_FAMILY: dict[str, Capabilities] = {}

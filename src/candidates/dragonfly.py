@@ -50,7 +50,13 @@ a port's number within its round and ``G`` its group (``mod g`` throughout):
 Routers are numbered ``G*a + r``; ``coords`` is ``(group, router in group)``.
 Link classes: ``local`` (0) and ``global`` (1).
 
-Minimal routing is local, global, local: diameter 3 between routers.
+Minimal routing is local, global, local (:func:`minimal_table`): diameter 3
+between routers. It is not the graph's shortest paths: a route through a
+third group (global, global) can be as short or shorter, and the graph's
+minimal routing takes it; the paper's minimal routing (and its
+``1/(a p)`` under adversarial traffic) takes only the direct global links.
+Valiant's routing goes through a random intermediate *group*
+(:func:`valiant_intermediates`): local, global to it, then minimal.
 """
 
 from __future__ import annotations
@@ -61,9 +67,11 @@ from typing import Any
 import numpy as np
 
 from .errors import SpecError
+from .next_hops import NextHopTable, rule_table
 from .topology import Topology
 
-__all__ = ["ARRANGEMENTS", "dragonfly", "dragonfly_size", "dragonfly_figures", "DragonflyFigures"]
+__all__ = ["ARRANGEMENTS", "dragonfly", "dragonfly_size", "dragonfly_figures", "DragonflyFigures", "minimal_table",
+           "valiant_intermediates"]
 
 #: the global link arrangements, each with its reference (see the module docstring)
 ARRANGEMENTS = {
@@ -297,3 +305,83 @@ def dragonfly_figures(a: int, p: int, h: int, g: int | None = None) -> Dragonfly
         adversarial_optimum=(a * h + 1) / (2 * a * p) if g == a * h + 1 else None,
         uniform_global_bound=g * a * h * (N - p) / (N * (N - a * p)),
     )
+
+
+def _global_arcs(topo: Topology) -> tuple[np.ndarray, np.ndarray]:
+    """(source, destination) routers of every global arc (both directions)."""
+    glob = np.flatnonzero(np.asarray(topo.arc_dim) == 1)
+    return np.asarray(topo.arc_src, dtype=np.int64)[glob], np.asarray(topo.arc_dst, dtype=np.int64)[glob]
+
+
+def _check_dragonfly(topo: Topology) -> tuple[int, np.ndarray]:
+    if topo.family != "dragonfly":
+        raise SpecError(f"the dragonfly's routing needs a dragonfly topology, got {topo!r}")
+    return int(topo.params["a"]), np.asarray(topo.coords[:, 0], dtype=np.int64)
+
+
+def minimal_table(topo: Topology) -> NextHopTable:
+    """The dragonfly's minimal routing (Kim et al.): inside a group the
+    direct local link; to another group a local hop to a router with a
+    global link to the destination group (none if the router has one), that
+    link, and a local hop to the destination. Where groups share several
+    global links every shortest such route is a next hop
+    (:func:`candidates.rule_table`'s table).
+
+    >>> t = dragonfly(4, 2, 2)
+    >>> tab = minimal_table(t)
+    >>> int(tab.dist.max()), int(tab.dist[0, 1]), int(tab.dist[0, 4])   # 3; same group; router 0's own link
+    (3, 1, 1)
+    """
+    a, grp = _check_dragonfly(topo)
+    n = topo.n
+    big = np.iinfo(np.int32).max // 2
+    dist = np.full((n, n), big, dtype=np.int64)
+    same = grp[:, None] == grp[None, :]
+    dist[same] = 1
+    np.fill_diagonal(dist, 0)
+    x, y = _global_arcs(topo)
+    rows = np.arange(a)
+    for xi, yi in zip(x.tolist(), y.tolist()):
+        gs, gd = xi // a, yi // a
+        # (u != x) + 1 + (t != y) for every u of x's group and t of y's
+        hops = (gs * a + rows != xi)[:, None].astype(np.int64) + 1 + (gd * a + rows != yi)[None, :]
+        blk = dist[gs * a:(gs + 1) * a, gd * a:(gd + 1) * a]
+        np.minimum(blk, hops, out=blk)
+    if (dist == big).any():
+        u, t = (int(v) for v in np.argwhere(dist == big)[0])
+        raise SpecError(f"{topo!r}: groups {u // a} and {t // a} share no global link, so minimal routing cannot "
+                        f"join them; use more global links (h) or fewer groups (g)")
+    # local links always; a global link only into the destination's group
+    return rule_table(topo, dist, lambda u, v, k: (k == 0)[:, None] | (grp[v][:, None] == grp[None, :]),
+                      "the dragonfly's minimal")
+
+
+def valiant_intermediates(topo: Topology) -> np.ndarray:
+    """Valiant's intermediate points of the dragonfly (Kim et al.: a random
+    intermediate group): ``(n, g)``, row ``u`` the router at which a packet
+    of router ``u`` enters each group ``G`` -- the far end of a global link
+    from ``u``'s group to ``G``, ``u``'s own link if it has one, else that of
+    the group's lowest-numbered router with one -- and ``u`` itself for ``u``'s own group (no detour).
+    A simulator draws a column uniformly.
+
+    >>> t = dragonfly(4, 2, 2)
+    >>> mid = valiant_intermediates(t)
+    >>> mid.shape, int(mid[0, 0]), (mid[0] // 4).tolist() == list(range(9))
+    ((36, 9), 0, True)
+    """
+    a, grp = _check_dragonfly(topo)
+    n = topo.n
+    g = n // a
+    x, y = _global_arcs(topo)
+    # per (source group, destination group): the entry router, preferring the source router's own link
+    entry = np.full((n, g), -1, dtype=np.int64)
+    order = np.lexsort((y, x))
+    for xi, yi in zip(x[order][::-1].tolist(), y[order][::-1].tolist()):
+        entry[(xi // a) * a:(xi // a + 1) * a, yi // a] = yi     # lowest y written last: the default
+    for xi, yi in zip(x[order][::-1].tolist(), y[order][::-1].tolist()):
+        entry[xi, yi // a] = yi                                  # the router's own links win
+    entry[np.arange(n), grp] = np.arange(n)
+    if (entry < 0).any():
+        u, G = (int(v) for v in np.argwhere(entry < 0)[0])
+        raise SpecError(f"{topo!r}: group {u // a} has no global link to group {G}; Valiant's routing needs one")
+    return entry

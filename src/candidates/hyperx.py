@@ -16,6 +16,11 @@
 
 Routers are numbered like the lattice families (coordinates in C order, the
 last dimension fastest); link class ``k`` is dimension ``k``.
+
+Dimension-order routing (:func:`dor_table`; Ahn et al.'s DOR) corrects the
+differing coordinates lowest dimension first, one hop each: the channel
+dependencies only go from a dimension to a higher one, so it needs no
+virtual channels to be free of deadlock.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ import numpy as np
 
 from .errors import SpecError, check_family_int
 from .lattice import dim_names
+from .next_hops import NextHopTable, rule_table
 from .topology import Topology
 
-__all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size", "HyperXFigures", "hyperx_figures"]
+__all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size", "HyperXFigures", "hyperx_figures", "dor_table"]
 
 
 def _check_hx_shape(shape: Sequence[int] | int) -> tuple[int, ...]:
@@ -186,3 +192,24 @@ def hyperx_figures(shape: Sequence[int] | int, t: int = 1) -> HyperXFigures:
     return HyperXFigures("Ahn, Binkert, Davis, McLaren, Schreiber, SC 2009", s, t, R, R * t, deg, deg + t,
                          R * deg // 2, sum(1 for x in s if x >= 2), (R // j) * (j // 2) * ((j + 1) // 2),
                          min(s) * (R * t - 1) / (t * R * t))
+
+
+def dor_table(topo: Topology) -> NextHopTable:
+    """Dimension-order routing on a HyperX or flattened butterfly: from
+    ``u`` towards ``t`` the one link that sets the lowest differing
+    coordinate to ``t``'s (:func:`candidates.rule_table`'s table; hops =
+    differing coordinates = the graph distance).
+
+    >>> h = hyperx((3, 4))
+    >>> tab = dor_table(h)
+    >>> u, t = h.node_index((0, 0)), h.node_index((2, 3))
+    >>> int(tab.dist[u, t]), h.coords[h.arc_dst[tab.next_arcs(u, t)]].tolist()   # dimension 0 first
+    (2, [[2, 0]])
+    """
+    if topo.family not in ("hyperx", "flatfly") or topo.coords is None:
+        raise SpecError(f"dimension-order routing on cliques needs a hyperx or flatfly topology, got {topo!r}")
+    c = np.asarray(topo.coords, dtype=np.int64)
+    differ = c[:, None, :] != c[None, :, :]
+    dist = differ.sum(axis=2)
+    lowest = np.where(dist > 0, differ.argmax(axis=2), -1)
+    return rule_table(topo, dist, lambda u, v, k: lowest[u] == k[:, None], "dimension-order")

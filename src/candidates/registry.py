@@ -454,7 +454,7 @@ def _register_builtin() -> None:
     from dataclasses import replace
 
     from .fattree import fattree, fattree_figures, fattree_size, ktree, ktree_figures, ktree_size
-    from .hyperx import flatfly, flatfly_size, hyperx, hyperx_figures, hyperx_size
+    from .hyperx import dor_table, flatfly, flatfly_size, hyperx, hyperx_figures, hyperx_size
 
     def hyperx_args(pos: list[str], kw: dict[str, str]) -> tuple[tuple[int, ...], int]:
         shape = _shape("hyperx", _take("hyperx", pos, kw, "shape", {"shape", "t"}))
@@ -471,28 +471,28 @@ def _register_builtin() -> None:
                (("k", "switch ports, even, >= 2"),), "fattree:k=4",
                lambda pos, kw: fattree(_int("fattree", "k", _take("fattree", pos, kw, "k", {"k"}))),
                lambda pos, kw: (*fattree_size(_int("fattree", "k", _take("fattree", pos, kw, "k", {"k"})))[:2], 0),
-               Capabilities(updown_minimal=True,
+               Capabilities(updown_minimal=True, auto_routing="minimal",
                             figures=lambda t: fattree_figures(t.params["k"], int(t.terminals.max())))))
     reg(Family("ktree", "k-ary n-tree (Petrini and Vanneschi 1997): n levels of k^(n-1) switches, "
                "k PEs on each leaf switch, none above",
                (("k", "arity, >= 2"), ("n", "levels, >= 2")), "ktree:k=4:n=3",
                lambda pos, kw: ktree(*_keys("ktree", pos, kw, ("k", "n"))),
                lambda pos, kw: (*ktree_size(*_keys("ktree", pos, kw, ("k", "n")))[:2], 0),
-               Capabilities(updown_minimal=True,
+               Capabilities(updown_minimal=True, auto_routing="minimal",
                             figures=lambda t: ktree_figures(t.params["k"], t.params["n"], int(t.terminals.max())))))
     reg(Family("hyperx", "HyperX (Ahn et al. 2009): every dimension fully connected (K_S1 x K_S2 x ...), "
                "t PEs per router, one link per router pair",
                (("shape", "sizes joined by x, each >= 2"), ("t", "optional: PEs per router, default 1")),
                "hyperx:4x4x4", lambda pos, kw: hyperx(*hyperx_args(pos, kw)), size_hyperx,
-               Capabilities(coordinates=True, figures=lambda t: hyperx_figures(t.params["shape"],
-                                                                               int(t.terminals[0])))))
+               Capabilities(coordinates=True, routes={"dor": dor_table},
+                            figures=lambda t: hyperx_figures(t.params["shape"], int(t.terminals[0])))))
     reg(Family("flatfly", "flattened butterfly (Kim, Dally, Abts 2007): k^(n-1) routers in n-1 fully "
                "connected dimensions of size k, k PEs each (= hyperx:kx..xk:t=k)",
                (("k", "arity, >= 2"), ("n", "butterfly stages, >= 2")), "flatfly:k=4:n=3",
                lambda pos, kw: flatfly(*_keys("flatfly", pos, kw, ("k", "n"))),
                lambda pos, kw: (*flatfly_size(*_keys("flatfly", pos, kw, ("k", "n")))[:2],
                                 _keys("flatfly", pos, kw, ("k", "n"))[1] - 1),
-               Capabilities(coordinates=True, figures=lambda t: replace(
+               Capabilities(coordinates=True, routes={"dor": dor_table}, figures=lambda t: replace(
                    hyperx_figures((t.params["k"],) * (t.params["n"] - 1), int(t.terminals[0])),
                    source="Kim, Dally, Abts, ISCA 2007 (as a HyperX)"))))
 
@@ -526,7 +526,9 @@ def _register_builtin() -> None:
                "dragonfly:a=4:p=2:h=2",
                lambda pos, kw: dfly.dragonfly(**df_fields(pos, kw)),
                lambda pos, kw: (*dfly.dragonfly_size(**df_fields(pos, kw)), 2),
-               Capabilities(coordinates=True, groups=True, figures=lambda t: dfly.dragonfly_figures(
+               Capabilities(coordinates=True, groups=True, routes={"minimal": dfly.minimal_table},
+                            intermediates=dfly.valiant_intermediates, auto_routing="ugal",
+                            figures=lambda t: dfly.dragonfly_figures(
                    t.params["a"], int(t.terminals[0]), t.params["h"], t.params["g"]))))
     reg(Family("slimfly", "Slim Fly (Besta and Hoefler 2014): the McKay-Miller-Siran graph of a prime power q, "
                "2q^2 routers of degree (3q-delta)/2, diameter 2",

@@ -43,91 +43,18 @@ from ._routing_kernels import (
     updown_to_targets,
 )
 from .errors import TopologyError
+from .next_hops import (
+    MAX_MASK_DEGREE,
+    NextHopTable,
+    _check_mask_degree,
+    _mask_arcs,
+    _check_router,
+    _check_topology,
+    rule_table,
+)
 from .topology import Topology
 
-__all__ = ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown", "MAX_MASK_DEGREE"]
-
-#: Largest router degree a ``uint64`` next-hop mask can describe.
-MAX_MASK_DEGREE = 64
-
-
-def _mask_arcs(mask: int, indptr: np.ndarray, arc_id: np.ndarray, u: int) -> np.ndarray:
-    """Channel numbers of the bits set in a next-hop mask of router ``u``."""
-    base, deg = int(indptr[u]), int(indptr[u + 1] - indptr[u])
-    mask = int(mask)
-    ks = [k for k in range(deg) if (mask >> k) & 1]
-    return arc_id[base + np.asarray(ks, dtype=np.int64)].astype(np.int64)
-
-
-def _check_router(topo: Topology, u: Any, what: str) -> int:
-    if isinstance(u, bool) or not isinstance(u, (int, np.integer)):
-        raise TopologyError(f"{what} must be a router index (an integer), got {u!r}")
-    if not 0 <= int(u) < topo.n:
-        raise TopologyError(f"{what} {int(u)} is not a router: indices run 0..{topo.n - 1}")
-    return int(u)
-
-
-def _check_topology(topo: Any) -> Topology:
-    if not isinstance(topo, Topology):
-        raise TopologyError(f"expected a candidates.Topology, got {type(topo).__name__}")
-    return topo
-
-
-def _check_mask_degree(topo: Topology) -> None:
-    dmax = int(topo.degree.max()) if topo.n else 0
-    if dmax > MAX_MASK_DEGREE:
-        v = int(np.argmax(topo.degree))
-        raise TopologyError(
-            f"router {v} has degree {dmax}: next-hop masks are uint64 and hold at most "
-            f"{MAX_MASK_DEGREE} out-arcs per router"
-        )
-
-
-@dataclass(frozen=True, eq=False)
-class NextHopTable:
-    """All minimal next hops of every router towards every destination.
-
-    Attributes
-    ----------
-    dist : int32 (n, n)
-        ``dist[u, t]`` hops from ``u`` to ``t``; -1 if unreachable.
-    next_mask : uint64 (n, n)
-        Bit ``k`` of ``next_mask[u, t]`` set when the out-arc at CSR position
-        ``indptr[u] + k`` starts a shortest path to ``t`` (see the module
-        docstring). 0 for ``u == t`` and unreachable ``t``.
-    first_hop : int64 (n, n)
-        The lowest channel number among those next hops: one deterministic
-        table route. -1 for ``u == t`` and unreachable ``t``.
-    indptr, arc_id : int64
-        The topology's CSR row pointer (n + 1,) and CSR channel numbers
-        (num_arcs,), to decode the masks without the topology.
-    """
-
-    dist: np.ndarray
-    next_mask: np.ndarray
-    first_hop: np.ndarray
-    indptr: np.ndarray
-    arc_id: np.ndarray
-
-    @property
-    def n(self) -> int:
-        return int(len(self.indptr) - 1)
-
-    def next_arcs(self, u: int, t: int) -> np.ndarray:
-        """Channel numbers (ascending) of the minimal next hops of ``u``
-        towards ``t``; empty for ``u == t`` or unreachable ``t``."""
-        return _mask_arcs(self.next_mask[u, t], self.indptr, self.arc_id, u)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "routing": "minimal",
-            "dist": self.dist.tolist(),
-            "next_mask": self.next_mask.tolist(),
-            "first_hop": self.first_hop.tolist(),
-            "indptr": self.indptr.tolist(),
-            "arc_id": self.arc_id.tolist(),
-        }
-
+__all__ = ["NextHopTable", "UpDownRouting", "shortest_path_table", "rule_table", "updown", "MAX_MASK_DEGREE"]
 
 def shortest_path_table(topo: Topology) -> NextHopTable:
     """Distances and every minimal next hop for all (router, destination).

@@ -474,10 +474,21 @@ def cmd_families(args: argparse.Namespace) -> int:
         print(f"{'':<10} parameters: {params}")
         print(f"{'':<10} example:    {f.example}")
         c = f.capabilities
-        if c.records or c.twin:
-            how = (f"routing records ({c.records} rule{', ties' if c.ties else ''}): dor and adaptive, no tables"
-                   if c.records else "twin-torus routings (ts-dor and its classes)")
-            print(f"{'':<10} routing:    {how}")
+        how = []
+        if c.records:
+            how.append(f"routing records ({c.records} rule{', ties' if c.ties else ''}): dor and adaptive, no tables")
+        if c.twin:
+            how.append("twin-torus routings (ts-dor and its classes)")
+        if c.routes:
+            how.append("its own " + " and ".join(sorted(c.routes)) + " routes (next-hop tables)")
+        if c.intermediates is not None:
+            how.append("valiant/ugal through its own intermediate points")
+        if c.updown_minimal:
+            how.append("minimal is up/down, deadlock-free")
+        if c.auto_routing:
+            how.append(f"auto = {c.auto_routing}")
+        if how:
+            print(f"{'':<10} routing:    {'; '.join(how)}")
     print("\nAny spec may end in :c=N for N processing elements on every router that carries any "
           "(a fat tree's aggregation and core switches carry none).")
     return 0

@@ -59,8 +59,11 @@ def test_capabilities_are_consistent():
         Capabilities(coordinates=True, records="dragonfly")
     assert cd.FAMILIES["pdtt"].to_dict()["capabilities"] == {
         "coordinates": True, "records": "tiles", "ties": True, "twin": False, "whole_argument": False,
-        "updown_minimal": False,
-        "groups": False, "figures": False}
+        "updown_minimal": False, "groups": False, "figures": False, "routes": [], "intermediates": False,
+        "auto_routing": None}
+    assert cd.FAMILIES["dragonfly"].to_dict()["capabilities"]["routes"] == ["minimal"]
+    with pytest.raises(ValueError, match="unknown family routing 'ecmp'"):
+        Capabilities(coordinates=True, routes={"ecmp": lambda t: None})
     with pytest.raises(ValueError, match="groups are numbered by the first coordinate"):
         Capabilities(groups=True)
     assert families_with("groups") == ["dragonfly"]
