@@ -161,7 +161,7 @@ ROWS = [
     Row("dateline with one VC", ["simulate", "torus:4x4", "--routing", "dor", "--deadlock", "dateline", "--vcs", "1"], 2,
         r"dateline deadlock avoidance needs at least 2 virtual channels"),
     Row("deadlock option off dor", ["simulate", "torus:4x4", "--routing", "adaptive", "--deadlock", "bubble"], 2,
-        r"applies to routing dor only"),
+        r"applies to routing dor on routing records only"),
     Row("missing trace", ["simulate", "torus:4x4", "--trace", "missing.txt"], 2, r"cannot read trace 'missing.txt'"),
     Row("trace latin-1", ["simulate", "torus:4x4", "--trace", "t.txt"], 2, r"trace t.txt is not UTF-8 text \(byte 0xe9",
         files={"t.txt": "# toposynth trace v1 \xe9\n".encode("latin-1")}),

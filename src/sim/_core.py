@@ -145,8 +145,9 @@ Net = namedtuple("Net", [
     "cls_kind", "coords", "cls_lat", "cls_order", "cls_shape", "cls_stride",
     # shortest-path and up*/down* tables (table / updown / minimal / distance); (n, n) distances
     "csr_indptr", "csr_arc", "next_mask", "ud_up", "ud_down", "dc_width", "min_dist",
-    # ugal: added to the Valiant side of the comparison (queued phits x hops)
-    "ugal_thres",
+    # ugal: added to the Valiant side of the comparison (queued phits x hops); valiant / ugal: the
+    # intermediate router is drawn from row u of mid_tab (n, K), or from all routers when K = 0
+    "ugal_thres", "mid_tab",
     # twin tori (tsdor / dort): next hop, class and distance by (traffic class, source card, d')
     "tw_next", "tw_code", "tw_dist", "tw_vc", "tw_m", "tw_by_source",
     # router configuration
@@ -362,12 +363,17 @@ def new_packet(p, u, d, L, tgen, now, net, buf):
     buf.pk_state[p] = ST_TC1 if (net.tw_by_source != 0 and (u & 1) != 0) else 0
     buf.pk_mid[p] = -1
     if net.mode == MODE_VALIANT or net.mode == MODE_UGAL:
-        # the intermediate router, uniform over all routers; drawn here, once
+        # the intermediate router, uniform over all routers (or the family's
+        # points: a dragonfly's group entries); drawn here, once
         # per packet, so the kernels' generator gives the same draws for the
         # same seed whatever the routers' timing (ugal decides later, at the
         # source router, whether to use it). At the source: no first phase;
         # ugal's minimal route to the source router itself is no route at all
-        m = np.random.randint(0, net.n)
+        K = net.mid_tab.shape[1]
+        if K > 0:
+            m = net.mid_tab[u, np.random.randint(0, K)]
+        else:
+            m = np.random.randint(0, net.n)
         if m != u and not (net.mode == MODE_UGAL and ur == u):
             buf.pk_mid[p] = m
     kind = net.cls_kind

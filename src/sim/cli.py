@@ -384,32 +384,32 @@ def _fit_vcs(args: argparse.Namespace, topo, cfg):
     hop of its longest route) where the preset has fewer, said on stderr;
     an explicit ``--vcs`` too small is refused by the run (one line)."""
     from .errors import SimError
-    from .routing import class_vcs, resolve_routing
+    from .routing import resolve_routing, with_class_vcs
 
     if args.vcs is not None or cfg.router != "simple":
         return cfg
     try:
         routing = resolve_routing(topo, cfg.routing, cfg.router)
-        need = class_vcs(topo, routing)
+        fitted = with_class_vcs(topo, cfg, routing)
     except SimError:
         return cfg  # the run itself reports it
-    if need <= cfg.vcs:
-        return cfg
-    print(f"toposynth: note: routing {routing} uses a VC class per hop of its longest route: {need} virtual "
-          f"channels here (the preset's {cfg.vcs} are too few; --vcs sets them)", file=sys.stderr)
-    return cfg.replace(vcs=need)
+    if fitted.vcs > cfg.vcs:
+        print(f"toposynth: note: routing {routing} uses a VC class per hop of its longest route: {fitted.vcs} "
+              f"virtual channels here (the preset's {cfg.vcs} are too few; --vcs sets them)", file=sys.stderr)
+    return fitted
 
 
 def _say_switches(topo, cfg) -> None:
     """Say what a default chose for the user where it changes the network."""
     from .errors import SimError
-    from .routing import resolve_routing
+    from .routing import resolve_routing, table_kind
 
     try:
-        routing = resolve_routing(topo, cfg.routing)
+        routing = resolve_routing(topo, cfg.routing, cfg.router)
     except SimError:
         return  # the run itself reports it
-    if routing == "dor" and cfg.router != "iq" and cfg.deadlock == "auto" and cfg.vcs < 2:
+    if (routing == "dor" and cfg.router != "iq" and cfg.deadlock == "auto" and cfg.vcs < 2
+            and table_kind(topo, routing) == "records"):
         print("toposynth: note: dor with 1 virtual channel uses bubble flow control (datelines need --vcs 2); "
               "--deadlock bubble chooses it explicitly", file=sys.stderr)
 

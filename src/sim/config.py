@@ -14,26 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SimError
+from .routings import ROUTING_REGISTRY
 
 __all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS", "DRAIN_CHECK"]
 
-#: name -> one-line description
-ROUTINGS: dict[str, str] = {
-    "auto": "adaptive on lattices with routing records, table otherwise",
-    "dor": "dimension order on the routing records (dateline, bubble or no deadlock avoidance)",
-    "adaptive": "minimal adaptive on the records, escape VC 0 = DOR with bubble flow control",
-    "table": "adaptive over shortest-path next hops, escape VC 0 = up*/down*",
-    "updown": "up*/down* on every VC",
-    "minimal": "shortest-path next hops on every VC, no deadlock avoidance",
-    "distance": "shortest-path next hops, adaptive, VC class = hops taken (distance classes; vcs >= diameter)",
-    "tsdor": "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, 2 traffic classes",
-    "dort": "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs",
-    "min_adapt": "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the others)",
-    "valiant": "shortest paths (adaptive) to a random router, then to the destination; VC class = hops taken "
-               "(vcs >= 2 x diameter); router iq: BookSim2's valiant on lattices (DOR both phases, VC classes)",
-    "ugal": "UGAL-L: per packet at the source, minimal or valiant, whichever has the smaller output queue x hops "
-            "(+ ugal_threshold); valiant's VC classes (vcs >= 2 x diameter)",
-}
+#: name -> one-line description (the routing registry's, :mod:`sim.routings`)
+ROUTINGS: dict[str, str] = {name: entry.summary for name, entry in ROUTING_REGISTRY.items()}
 
 
 @dataclass(frozen=True)

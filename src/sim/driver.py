@@ -26,7 +26,6 @@ from . import _core as K
 from . import _vct, _wormhole
 from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
-from .routing import CLASS_HOPS, MODE
 from .traffic import Destinations, terminal_offsets, terminal_router
 
 __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
@@ -97,11 +96,11 @@ def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
     the VCs split evenly over the classes 0 .. H - 1, H the most hops a
     route takes -- the diameter, twice it for the two minimal phases of
     ``valiant`` and ``ugal``."""
-    name = next((r for r in CLASS_HOPS if MODE[r] == tabs.mode), None)
-    if name is None:
+    if not tabs.class_hops:
         return 1
+    name = tabs.routing
     diam = int(tabs.min_dist.max())  # table routings: (n, n) distances
-    hops, what = CLASS_HOPS[name] * diam, f"diameter {diam}"
+    hops, what = tabs.class_hops * diam, f"diameter {diam}"
     if hops > diam:
         what += f", routes of up to {hops} hops through the intermediate router"
     if cfg.vcs < hops:
@@ -130,6 +129,7 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         np.ascontiguousarray(tabs.ud_up, dtype=np.uint64), np.ascontiguousarray(tabs.ud_down, dtype=np.uint64),
         np.int64(_distance_width(topo, tabs, cfg)), np.ascontiguousarray(min_dist, dtype=np.int32),
         np.int64(cfg.ugal_threshold),
+        _i64(tabs.mid_tab) if tabs.mid_tab is not None else np.zeros((1, 0), dtype=np.int64),
         *_twin(tabs),
         np.int64(tabs.mode), np.int64(dl_code), np.int64(1 if cfg.transit_priority else 0),
         np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),

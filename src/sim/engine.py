@@ -63,7 +63,7 @@ from .confidence import ci95
 from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
-from .routing import IQ_ONLY, build_tables, resolve_routing, with_ties
+from .routing import build_tables, resolve_routing, table_kind, with_ties
 from .search import LoadSearch, check_jobs, run_searches
 from .traffic import DEST_PERM, TrafficPattern, traffic
 
@@ -295,7 +295,7 @@ def simulate(
     hook = None if progress is None else _simple_progress(progress, cfg, load, topo.num_terminals)
     seconds, cpu, means = driver.execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
     o = run.out
-    res = _result(topo, cfg, pat, routing, load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
+    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
     res.latency_ci95 = ci95(means)
     res.cpu_seconds = cpu
     res.stable = not res.deadlock and res.drained
@@ -375,23 +375,27 @@ def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
     )
 
 
+def routing_label(routing: str, deadlock: str) -> str:
+    """How results name a resolved routing: ``dor`` on routing records with
+    its deadlock avoidance (``dor/dateline``)."""
+    return f"dor/{deadlock}" if routing == "dor" and deadlock != "auto" else routing
+
+
 def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     """The concrete routing and deadlock mechanism, validated against ``cfg``."""
     lo, hi = cfg.length_range
     routing = resolve_routing(topo, cfg.routing, cfg.router)
     if cfg.router == "iq":
         return routing, "dateline"
-    if routing in IQ_ONLY:
-        raise SimError(f"routing {routing} is BookSim2's and runs on its router model: add --router iq "
-                       "(SimConfig(router='iq'))")
     deadlock = cfg.deadlock
-    if routing == "dor":
+    if routing == "dor" and table_kind(topo, routing) == "records":
         if deadlock == "auto":
             deadlock = "dateline" if cfg.vcs >= 2 else "bubble"
         if deadlock == "dateline" and cfg.vcs < 2:
             raise SimError("dateline deadlock avoidance needs at least 2 virtual channels (--vcs 2) or --deadlock bubble")
     elif deadlock not in ("auto",):
-        raise SimError(f"deadlock={deadlock!r} applies to routing dor only; {routing} has its own mechanism")
+        raise SimError(f"deadlock={deadlock!r} applies to routing dor on routing records only; {routing} on "
+                       f"{topo.family} has its own mechanism")
     bubble = routing == "adaptive" or (routing == "dor" and deadlock == "bubble")
     if bubble and cfg.buffer_packets < 2:
         raise SimError("bubble flow control needs buffers of at least 2 packets (buffer_packets >= 2)")
@@ -404,7 +408,7 @@ def tables_for(topo: Topology, cfg: SimConfig, routing: str):
     """Routing tables for a resolved routing, with every minimal record of
     each pair when ``cfg.tie_break == "random"`` (record routings)."""
     tabs = build_tables(topo, routing, cfg.updown_root, cfg.vcs)
-    if cfg.tie_break == "random" and routing in ("dor", "adaptive"):
+    if cfg.tie_break == "random" and table_kind(topo, routing) == "records":
         tabs = with_ties(topo, tabs)
     return tabs
 
@@ -423,7 +427,7 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
         esc = st[K.S_ESC_HOPS] / st[K.S_WIN_HOPS]
     return SimResult(
         spec=topo.spec or topo.family,
-        routing=routing if routing != "dor" else f"dor/{cfg.deadlock if cfg.deadlock != 'auto' else ('dateline' if cfg.vcs >= 2 else 'bubble')}",
+        routing=routing,
         traffic=str(pat),
         load=load,
         offered=float(st[K.S_GEN_PHITS] / (M * T)),

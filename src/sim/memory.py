@@ -41,7 +41,7 @@ from candidates import Topology
 from candidates.size import check_memory, format_count, memory_limit
 
 from .config import SimConfig, preset
-from .routing import TWIN, resolve_routing
+from .routing import resolve_routing, table_kind
 
 __all__ = ["SimMemory", "memory_estimate", "check_sim_memory", "iq_sizes"]
 
@@ -180,7 +180,8 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     lo, hi = cfg.length_range
     wormhole = cfg.switching == "wormhole"
     # twin routings may add up to 4 internal-link VCs (sim.routing._twin_vcs)
-    V = cfg.vcs + (4 if r in TWIN else 0)
+    kind = table_kind(topo, r)
+    V = cfg.vcs + (4 if kind == "twin" else 0)
     if wormhole:
         cap = cfg.buffer_flits if cfg.buffer_flits > 0 else cfg.buffer_packets * hi
         slots = cap
@@ -210,7 +211,7 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     parts["tables"] = n * D * (16 + 4 + 2 * 4) + n * 8
     parts["histograms"] = 2.0 * ((1 << 16) + 1) * 8
     per_pair = 0.0
-    if r not in ("dor", "adaptive") and r not in TWIN:
+    if kind == "masks":
         per_pair = TABLE_PAIR_BYTES
         parts["tables"] += n * n * per_pair
     if pair_latency:
@@ -231,12 +232,13 @@ def check_sim_memory(topo: Topology, config: SimConfig | str | None = None, *, r
                      "use a smaller topology, fewer VCs or smaller buffers")
         return m
     hint = "use a smaller topology"
-    if m.routing not in ("dor", "adaptive") and topo.ndim:
+    kind = table_kind(topo, m.routing)
+    if kind == "masks" and table_kind(topo, "adaptive") == "records":
         hint += " or a record routing (dor, adaptive)"
     if m.per_pair > 0:
         # (n, n) arrays: say how many routers would fit
         fit = math.sqrt(max(memory_limit() / (m.nbytes / topo.n ** 2), 1.0))
-        what = "pair_latency: n x n accumulators" if m.routing in ("dor", "adaptive") + TWIN else "n x n tables"
+        what = "n x n tables" if kind == "masks" else "pair_latency: n x n accumulators"
         hint = f"at most about {format_count(int(fit))} routers fit; " + hint
         if "pairs" in m.parts:
             hint += " or no pair_latency"

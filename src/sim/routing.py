@@ -1,12 +1,21 @@
 """Named routing algorithms of the simulator and the tables they consume.
 
+The routings are entries of :mod:`sim.routings` (what each needs, which
+router models run it); a family's capabilities
+(:mod:`candidates.capabilities`) can replace the graph's minimal paths by
+its own rule (``routes``), give Valiant's intermediate points
+(``intermediates``) and name its ``auto`` routing.
+
 =============  ==============================================================
 ``dor``        dimension-order routing on the minimal routing records
                (lowest dimension first, the record's direction). Deadlock
                avoidance (``SimConfig.deadlock``): ``dateline`` (VCs split in
                two classes, a packet moves to class 1 when it crosses the
                wraparound link of its current dimension), ``bubble`` (bubble
-               flow control on every VC) or ``none``.
+               flow control on every VC) or ``none``. On a HyperX or
+               flattened butterfly (no records): the family's dimension
+               order, one hop per differing coordinate, lowest first, on
+               every VC (its channel dependencies only climb dimensions).
 ``adaptive``   minimal adaptive over the record's productive dimensions on
                VCs 1..V-1; VC 0 is the escape: DOR with bubble flow control
                ('twisted-tori-tpds2010' section 6.1: one static VC plus
@@ -18,7 +27,10 @@
 ``updown``     up*/down* on every VC, adaptive among the legal next hops
                that start a shortest legal route.
 ``minimal``    shortest-path next hops on every VC, no deadlock avoidance
-               (can deadlock; useful to study it).
+               (can deadlock; useful to study it). Free of deadlock on
+               fat trees and k-ary n-trees (capability ``updown_minimal``:
+               every shortest path climbs, then descends), where it is
+               ``auto``.
 ``distance``   shortest-path next hops, adaptive; the VCs are split into
                distance classes and a packet's h-th hop uses class h, so
                channel dependencies only go up in class (deadlock-free on
@@ -30,8 +42,12 @@
                destination the same way; a packet passing its destination
                router in the first phase does not stop there. Distance
                classes as ``distance`` over up to 2 x diameter hops
-               (``vcs`` >= 2 x diameter). With ``router="iq"`` the name is
-               BookSim2's valiant on lattices (DOR in both phases).
+               (``vcs`` >= 2 x diameter). On a dragonfly the intermediate
+               point is a random *group* (Kim et al.): the packet goes to
+               the router where its group's global link enters it, then
+               on by the dragonfly's minimal routing. With
+               ``router="iq"`` the name is BookSim2's valiant on lattices
+               (DOR in both phases).
 ``ugal``       UGAL-L (Singh's thesis; Kim et al., ISCA 2008, dragonfly):
                every packet draws an intermediate router as ``valiant``;
                at its source router it goes minimally when ``q_min *
@@ -66,14 +82,20 @@ shares one VC between the hops before and after the middle dimension,
 which closes a dependency cycle through that dimension's ring when it
 has more than two nodes.
 
-``auto`` picks ``adaptive`` for lattice families that have routing records
-and ``table`` for anything else.
+On a dragonfly every routing over next hops (``table``, ``minimal``,
+``distance``, ``valiant``, ``ugal``) takes the dragonfly's own minimal
+routes, local-global-local (:func:`candidates.dragonfly.minimal_table`),
+not the graph's shortest paths (which may cross a third group).
+
+``auto`` picks the family's declared routing (``minimal`` on fat trees and
+k-ary n-trees, ``ugal`` on dragonflies), else ``adaptive`` for lattice
+families that have routing records and ``table`` for anything else.
 
 >>> import candidates as cd
 >>> resolve_routing(cd.from_spec("rtt:a=4"), "auto")
 'adaptive'
->>> resolve_routing(cd.from_spec("ndt:4x4x2x2x2"), "auto")
-'table'
+>>> resolve_routing(cd.from_spec("ndt:4x4x2x2x2"), "auto"), resolve_routing(cd.from_spec("dragonfly:a=4:p=2:h=2"), "auto")
+('table', 'ugal')
 """
 
 from __future__ import annotations
@@ -88,24 +110,12 @@ from candidates.capabilities import capabilities, families_with
 from candidates.lattice import reduce_to_box
 from candidates.records import has_records, record_table, record_ties
 
-from .config import ROUTINGS
+from .config import ROUTINGS, SimConfig
 from .errors import SimError
+from .routings import ROUTING_REGISTRY, routing_entry
 
-__all__ = ["ROUTINGS", "IQ_ONLY", "CLASS_HOPS", "class_vcs", "resolve_routing", "RoutingTables", "build_tables", "class_index", "pair_records",
-           "with_ties", "twin_next_hops", "twin_path"]
-
-MODE = {"dor": 0, "adaptive": 1, "table": 2, "updown": 3, "minimal": 4, "tsdor": 5, "dort": 5, "distance": 6,
-        "valiant": 7, "ugal": 8}
-TWIN = ("tsdor", "dort")
-
-#: routings that only BookSim2's router model (``SimConfig(router="iq")``) implements
-IQ_ONLY = ("min_adapt",)
-#: routings BookSim2's router model implements (on lattices with routing records)
-IQ_ROUTINGS = ("dor", "min_adapt", "valiant")
-
-
-#: the distance-class routings: the longest route in diameters (one VC class per hop)
-CLASS_HOPS = {"distance": 1, "valiant": 2, "ugal": 2}
+__all__ = ["ROUTINGS", "class_vcs", "with_class_vcs", "resolve_routing", "table_kind", "RoutingTables", "build_tables", "class_index",
+           "pair_records", "with_ties", "twin_next_hops", "twin_path"]
 
 
 def class_vcs(topo: Topology, routing: str) -> int:
@@ -117,32 +127,86 @@ def class_vcs(topo: Topology, routing: str) -> int:
     >>> class_vcs(cd.from_spec("dragonfly:a=4:p=2:h=2"), "ugal")
     6
     """
-    if routing not in CLASS_HOPS:
+    hops = routing_entry(routing).class_hops
+    if not hops:
         return 1
-    return CLASS_HOPS[routing] * int(build_tables(topo, routing).min_dist.max())
+    return hops * int(build_tables(topo, routing).min_dist.max())
+
+
+def with_class_vcs(topo: Topology, cfg: SimConfig, routing: str) -> SimConfig:
+    """``cfg`` with at least the VCs resolved ``routing`` needs on ``topo``
+    (:func:`class_vcs`): what a default gives a distance-class routing
+    whose preset has fewer (the CLI says so; a study records the config).
+
+    >>> import candidates as cd
+    >>> with_class_vcs(cd.from_spec("dragonfly:a=4:p=2:h=2"), SimConfig(vcs=3), "ugal").vcs
+    6
+    """
+    need = class_vcs(topo, routing)
+    return cfg if need <= cfg.vcs else cfg.replace(vcs=need)
 
 
 def _records_ok(topo: Topology) -> bool:
     return has_records(topo) and topo.shape is not None
 
 
+def _auto(topo: Topology) -> str:
+    declared = capabilities(topo).auto_routing
+    if declared is not None:
+        return declared
+    return "adaptive" if _records_ok(topo) else "table"
+
+
 def resolve_routing(topo: Topology, name: str, router: str = "simple") -> str:
-    """The concrete routing for ``name`` on ``topo`` (resolves ``auto``) and
-    the router model ``router`` (``valiant`` of ``router="iq"`` is
-    BookSim2's, on lattices; the simple router's routes any graph)."""
-    name = str(name).lower()
-    if name not in ROUTINGS:
-        raise SimError(f"unknown routing {name!r}; valid: {', '.join(ROUTINGS)}")
-    if name == "auto":
-        return "adaptive" if _records_ok(topo) else "table"
-    if name in TWIN and not capabilities(topo).twin:
-        raise SimError(f"routing {name!r} is for nDT twin tori (ndt:...); {topo!r} is family {topo.family!r}")
-    if (name in ("dor", "adaptive") + IQ_ONLY or (router == "iq" and name in IQ_ROUTINGS)) and not _records_ok(topo):
+    """The concrete routing for ``name`` on ``topo`` (resolves ``auto``: the
+    family's declared default, else ``adaptive`` with routing records and
+    ``table`` without) and the router model ``router``, checked against
+    what the routing's registry entry needs (:mod:`sim.routings`).
+
+    >>> import candidates as cd
+    >>> resolve_routing(cd.from_spec("fattree:k=4"), "auto"), resolve_routing(cd.from_spec("hyperx:4x4"), "dor")
+    ('minimal', 'dor')
+    """
+    entry = routing_entry(name)
+    caps = capabilities(topo)
+    if entry.name == "auto":
+        entry = routing_entry(_auto(topo))
+    if router not in entry.routers:
+        if entry.routers == ("iq",):
+            raise SimError(f"routing {entry.name} is BookSim2's and runs on its router model: add --router iq "
+                           "(SimConfig(router='iq'))")
+        iq = [r.name for r in ROUTING_REGISTRY.values() if "iq" in r.routers and r.name != "auto"]
+        raise SimError(f"router iq supports routings {', '.join(iq)} (BookSim2's dim_order, min_adapt, valiant), "
+                       f"got {entry.name!r}; use --router simple for the others")
+    need = entry.needs if router == "simple" else entry.iq_needs
+    if need == "twin" and not caps.twin:
+        raise SimError(f"routing {entry.name!r} is for nDT twin tori (ndt:...); {topo!r} is family {topo.family!r}")
+    if need == "records" and not _records_ok(topo) and not (router == "simple" and entry.name in caps.routes):
+        own = [f for f in families_with("routes") if entry.name in capabilities(f).routes]
+        also = f"; on the simple router also {', '.join(own)}" if own and router == "simple" else ""
         raise SimError(
-            f"routing {name!r} needs routing records ({', '.join(families_with('records'))}); "
+            f"routing {entry.name!r} needs routing records ({', '.join(families_with('records'))}{also}); "
             f"{topo!r} is family {topo.family!r}: use --routing table or updown"
         )
-    return name
+    return entry.name
+
+
+def table_kind(topo: Topology, routing: str) -> str:
+    """What a resolved routing routes ``topo`` on: ``records`` (routing
+    records by difference class, O(n)), ``twin`` (the nDT twin tables,
+    O(n)) or ``masks`` ((n, n) next-hop masks and distances: the graph's
+    minimal paths, up*/down*, or the family's own rule).
+
+    >>> import candidates as cd
+    >>> table_kind(cd.from_spec("torus:4x4"), "dor"), table_kind(cd.from_spec("hyperx:4x4"), "dor")
+    ('records', 'masks')
+    """
+    need = routing_entry(routing).needs
+    if need == "twin":
+        return "twin"
+    if need == "records" and _records_ok(topo):
+        return "records"
+    return "masks"
 
 
 #: how a routing finds the record / next hop of a (router, destination) pair
@@ -192,6 +256,10 @@ class RoutingTables:
     tw_by_source: int = 0           # 1: traffic class = source card (tsdor)
     vcs: int = 0                    # VCs per port the kernel needs (>= SimConfig.vcs)
     rec_count: np.ndarray = None    # (R,) minimal records per class (tie_break="random")
+    # valiant / ugal: the intermediate router is drawn from row u of (n, K) (the family's points), else any router
+    mid_tab: np.ndarray = None
+    routing: str = ""               # the routing's name
+    class_hops: int = 0             # distance-class routings: classes per diameter (sim.routings.Routing)
 
     @property
     def cls_stride(self) -> np.ndarray:
@@ -500,7 +568,7 @@ def _record_tables(topo: Topology, routing: str, arc_dir: np.ndarray, arc_wrap: 
     n, D = topo.n, topo.ndim
     coords = np.ascontiguousarray(topo.coords, dtype=np.int64)
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
-    common = dict(mode=MODE[routing], arc_dir=arc_dir, arc_wrap=arc_wrap, out_arc=out_arc, next_mask=dummy_mask,
+    common = dict(mode=routing_entry(routing).mode, arc_dir=arc_dir, arc_wrap=arc_wrap, out_arc=out_arc, next_mask=dummy_mask,
                   ud_up=dummy_mask, ud_down=dummy_mask, arc_up=np.zeros(topo.num_arcs, dtype=np.int64),
                   coords=coords, cls_shape=np.asarray(topo.shape, dtype=np.int64))
     if capabilities(topo).records in ("difference", "hypercube"):
@@ -525,11 +593,12 @@ def _record_tables(topo: Topology, routing: str, arc_dir: np.ndarray, arc_wrap: 
 
 def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> RoutingTables:
     """Kernel tables for a resolved routing name (cached on the topology)."""
-    key = f"_sim_tables_{routing}_{root}" + (f"_{vcs}" if routing in TWIN else "")
+    kind = table_kind(topo, routing)
+    key = f"_sim_tables_{routing}_{root}" + (f"_{vcs}" if kind == "twin" else "")
     cached = topo.__dict__.get(key)
     if cached is not None:
         return cached
-    if routing in TWIN:
+    if kind == "twin":
         tab = _build_twin(topo, routing, vcs)
         topo.__dict__[key] = tab
         return tab
@@ -539,7 +608,7 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
     dummy_rec = np.zeros((1, 1, 1), dtype=np.int16)
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
     arc_up = np.zeros(A, dtype=np.int64)
-    if routing in ("dor", "adaptive"):
+    if kind == "records":
         out_arc = _out_arcs(topo, topo.ndim)
         shape = np.asarray(topo.shape)
         k = topo.arc_dim
@@ -558,17 +627,30 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
         if not topo.is_connected():
             raise SimError(f"{topo!r} is not connected: some packets could never be delivered")
         out_arc = np.full((n, 1, 2), -1, dtype=np.int64)
-        sp = shortest_path_table(topo)
+        caps = capabilities(topo)
+        mode = routing_entry(routing).mode
+        if routing == "dor":
+            # the family's own dimension order (HyperX): acyclic, so every VC, no escape
+            sp = caps.routes["dor"](topo)
+            mode = routing_entry("minimal").mode
+        elif "minimal" in caps.routes:
+            sp = caps.routes["minimal"](topo)        # the family's minimal routing (the dragonfly's l-g-l)
+        else:
+            sp = shortest_path_table(topo)
         if routing in ("table", "updown"):
             ud = updown(topo, root)
             ud_up, ud_down = ud.mask_up, ud.mask_down
             arc_up = ud.arc_up.astype(np.int64)
         else:
             ud_up = ud_down = dummy_mask
-        tab = RoutingTables(MODE[routing], arc_dir, arc_wrap, out_arc, dummy_rec,
+        mid = None
+        if routing_entry(routing).class_hops == 2 and caps.intermediates is not None:
+            mid = np.ascontiguousarray(caps.intermediates(topo), dtype=np.int64)
+        tab = RoutingTables(mode, arc_dir, arc_wrap, out_arc, dummy_rec,
                             np.ascontiguousarray(sp.next_mask) if routing != "updown" else dummy_mask,
                             np.ascontiguousarray(ud_up), np.ascontiguousarray(ud_down), arc_up,
-                            min_dist=sp.dist)
+                            min_dist=sp.dist, mid_tab=mid, routing=routing,
+                            class_hops=routing_entry(routing).class_hops)
     topo.__dict__[key] = tab
     return tab
 
@@ -595,7 +677,7 @@ def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
     if (dist < 0).any():
         raise SimError(f"{topo!r} is not connected: some packets could never be delivered")  # pragma: no cover
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
-    tabs = RoutingTables(MODE[routing], arc_dir, arc_wrap, _out_arcs(topo, nd + 1), np.zeros((1, 1, 1), np.int16),
+    tabs = RoutingTables(routing_entry(routing).mode, arc_dir, arc_wrap, _out_arcs(topo, nd + 1), np.zeros((1, 1, 1), np.int16),
                          dummy_mask, dummy_mask, dummy_mask, np.zeros(A, dtype=np.int64),
                          cls_kind=CLS_TWIN, coords=np.ascontiguousarray(topo.coords[:, :nd], dtype=np.int64),
                          cls_lat=np.diag(s), cls_order=np.arange(nd, dtype=np.int64), cls_shape=s,

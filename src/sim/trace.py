@@ -447,7 +447,7 @@ def run_trace(
     # parser) should not import numba (~0.2 s, measured with -X importtime)
     from . import _core as K
     from . import driver
-    from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, tables_for
+    from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, routing_label, tables_for
     from .memory import check_sim_memory
     from .traffic import DEST_UNIFORM, Destinations
 
@@ -516,7 +516,7 @@ def run_trace(
     mlat = (md[arrived] - ms[arrived]) if arrived.any() else None
     return TraceResult(
         spec=topo.spec or topo.family,
-        routing=routing if routing != "dor" else f"dor/{deadlock}",
+        routing=routing_label(routing, deadlock),
         trace=trace.name,
         processes=P,
         cycles=cycles,

@@ -53,6 +53,8 @@ A terminal whose permutation destination is itself sends nothing.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +72,8 @@ __all__ = [
     "permutation",
     "demand",
     "PATTERNS",
+    "Pattern",
+    "register_pattern",
     "terminal_offsets",
     "terminal_router",
     "localglobal_matrix",
@@ -159,13 +163,14 @@ class TrafficPattern:
     def destinations(self, topo: Topology) -> Destinations:
         """Compile the pattern for ``topo``."""
         try:
-            build = PATTERNS[self.name][0]
+            entry = PATTERNS[self.name]
         except KeyError:
             raise SimError(f"unknown traffic pattern {self.name!r}; valid: {', '.join(sorted(PATTERNS))}") from None
         T = topo.num_terminals
         if T < 2:
             raise SimError(f"traffic needs at least two processing elements, {topo!r} has {T}")
-        return build(topo, **self.options)
+        entry.check(topo)
+        return entry.build(topo, **self.options)
 
     def demand_matrix(self, topo: Topology, load: float = 1.0, *, level: str = "router") -> np.ndarray:
         """Average demand in phits/cycle when every terminal offers ``load``.
@@ -273,15 +278,9 @@ def _lift_router_perm(topo: Topology, rperm: np.ndarray) -> np.ndarray:
     return np.where(ok, off[dst_r] + k, -1)
 
 
-def _need_coords(topo: Topology, what: str) -> None:
-    if topo.coords is None or topo.shape is None:
-        raise SimError(f"{what} traffic needs a lattice topology with coordinates; {topo!r} has none")
-
-
 def _shift_coords(topo: Topology, what: str, by: np.ndarray) -> Destinations:
     """Every router sends to the router whose coordinates are its own plus
     ``by`` (mod the size of each dimension)."""
-    _need_coords(topo, what)
     shape = np.asarray(topo.shape)
     dc = (topo.coords + by) % shape
     index = {tuple(c): i for i, c in enumerate(topo.coords.tolist())}
@@ -293,13 +292,11 @@ def _shift_coords(topo: Topology, what: str, by: np.ndarray) -> Destinations:
 
 
 def _tornado(topo: Topology) -> Destinations:
-    _need_coords(topo, "tornado")
     shape = np.asarray(topo.shape)
     return _shift_coords(topo, "tornado", (shape + 1) // 2 - 1)
 
 
 def _diagonal(topo: Topology) -> Destinations:
-    _need_coords(topo, "diagonal")
     return _shift_coords(topo, "diagonal", np.ones(len(topo.shape), dtype=np.int64))
 
 
@@ -411,9 +408,6 @@ def _localglobal(topo: Topology, alpha: float = 0.5, grid: Any = None, wrap: int
 
 def _groupshift(topo: Topology) -> Destinations:
     """Group ``i``'s PEs to group ``i + 1``'s, uniformly (groups: the first coordinate)."""
-    if not capabilities(topo).groups or topo.coords is None:
-        raise SimError(f"groupshift traffic needs a topology whose routers form groups "
-                       f"({', '.join(families_with('groups'))}); {topo!r} is family {topo.family!r}")
     grp = np.asarray(topo.coords[:, 0], dtype=np.int64)
     g = int(grp.max()) + 1
     term_grp = grp[terminal_router(topo)]
@@ -451,23 +445,83 @@ def _matrix(topo: Topology, matrix: Any = None) -> Destinations:
     return _from_matrix(M)
 
 
-#: Registry: name -> (builder(topology, **options), one-line description).
-PATTERNS: dict[str, tuple[Any, str]] = {
-    "uniform": (_uniform, "every other terminal equally likely"),
-    "hotregion": (_hotregion, "25% of packets to the first 12.5% of the network, the rest uniform"),
-    "bitcomplement": (_bitcomplement, "d = ~s (power-of-2 terminals)"),
-    "bitreversal": (_bitreversal, "d = bits of s reversed (power-of-2 terminals)"),
-    "shuffle": (_shuffle, "perfect shuffle: s rotated left by one bit"),
-    "transpose": (_transpose, "upper and lower halves of the bits of s swapped"),
-    "tornado": (_tornado, "every coordinate x -> x + ceil(k/2) - 1 mod k"),
-    "diagonal": (_diagonal, "every coordinate x -> x + 1 mod k (BookSim2's 'neighbor')"),
-    "neighbor": (_neighbor, "uniform over the router's neighbours"),
-    "localglobal": (_localglobal, "alpha to a logical-torus neighbour, 1 - alpha uniform (alpha=A:grid=AxB:wrap=1)"),
-    "groupshift": (_groupshift, "every PE of group i to a random PE of group i+1 mod g (dragonfly adversarial)"),
-    "randperm": (_randperm, "a random permutation (seed=S)"),
-    "permutation": (_permutation, "an explicit permutation (Python API)"),
-    "matrix": (_matrix, "an explicit demand matrix (Python API)"),
-}
+@dataclass(frozen=True)
+class Pattern:
+    """A registered traffic pattern.
+
+    build : ``build(topo, **options) -> Destinations``; its keyword
+        parameters are the pattern's options.
+    needs : what the topology must have (one of :data:`PATTERN_NEEDS`), checked
+        before ``build`` runs: ``lattice`` coordinates in a box (``coords`` and
+        ``shape``), ``groups`` the family's groups capability; None: any.
+    aliases : other names accepted by :func:`traffic`.
+    """
+
+    name: str
+    summary: str
+    build: Callable[..., Destinations]
+    needs: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.needs is not None and self.needs not in PATTERN_NEEDS:
+            raise ValueError(f"pattern {self.name}: unknown need {self.needs!r}; one of {', '.join(PATTERN_NEEDS)}")
+
+    def check(self, topo: Topology) -> None:
+        """One error line unless ``topo`` has what the pattern needs."""
+        if self.needs == "lattice" and (topo.coords is None or topo.shape is None):
+            raise SimError(f"{self.name} traffic needs a lattice topology with coordinates; {topo!r} has none")
+        if self.needs == "groups" and not (capabilities(topo).groups and topo.coords is not None):
+            raise SimError(f"{self.name} traffic needs a topology whose routers form groups "
+                           f"({', '.join(families_with('groups'))}); {topo!r} is family {topo.family!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "summary": self.summary, "needs": self.needs, "aliases": list(self.aliases)}
+
+
+#: what a pattern may need of a topology (:attr:`Pattern.needs`)
+PATTERN_NEEDS = ("lattice", "groups")
+
+#: the registry: name -> :class:`Pattern` (:func:`register_pattern` adds one)
+PATTERNS: dict[str, Pattern] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def _key(name: str) -> str:
+    return str(name).strip().lower().replace("-", "").replace("_", "")
+
+
+def register_pattern(entry: Pattern) -> Pattern:
+    """Add a traffic pattern; a name or alias already taken is an error."""
+    for key in (entry.name, *entry.aliases):
+        if _key(key) in PATTERNS or _key(key) in _ALIASES:
+            raise ValueError(f"traffic pattern name {key!r} is already registered")
+    PATTERNS[entry.name] = entry
+    _ALIASES.update({_key(a): entry.name for a in entry.aliases})
+    return entry
+
+
+for _entry in (
+    Pattern("uniform", "every other terminal equally likely", _uniform, aliases=("un", "random")),
+    Pattern("hotregion", "25% of packets to the first 12.5% of the network, the rest uniform", _hotregion,
+            aliases=("hr", "hotspot")),
+    Pattern("bitcomplement", "d = ~s (power-of-2 terminals)", _bitcomplement, aliases=("bc",)),
+    Pattern("bitreversal", "d = bits of s reversed (power-of-2 terminals)", _bitreversal, aliases=("br",)),
+    Pattern("shuffle", "perfect shuffle: s rotated left by one bit", _shuffle, aliases=("ps", "perfectshuffle")),
+    Pattern("transpose", "upper and lower halves of the bits of s swapped", _transpose),
+    Pattern("tornado", "every coordinate x -> x + ceil(k/2) - 1 mod k", _tornado, needs="lattice"),
+    Pattern("diagonal", "every coordinate x -> x + 1 mod k (BookSim2's 'neighbor')", _diagonal, needs="lattice"),
+    Pattern("neighbor", "uniform over the router's neighbours", _neighbor,
+            aliases=("nn", "neighbour", "nearestneighbor", "nearestneighbour")),
+    Pattern("localglobal", "alpha to a logical-torus neighbour, 1 - alpha uniform (alpha=A:grid=AxB:wrap=1)",
+            _localglobal, aliases=("local", "lg", "localmix")),
+    Pattern("groupshift", "every PE of group i to a random PE of group i+1 mod g (dragonfly adversarial)",
+            _groupshift, needs="groups"),
+    Pattern("randperm", "a random permutation (seed=S)", _randperm),
+    Pattern("permutation", "an explicit permutation (Python API)", _permutation),
+    Pattern("matrix", "an explicit demand matrix (Python API)", _matrix),
+):
+    register_pattern(_entry)
 
 
 def _parse_value(v: str) -> Any:
@@ -492,13 +546,8 @@ def traffic(spec: "str | TrafficPattern", **options: Any) -> TrafficPattern:
     if isinstance(spec, TrafficPattern):
         return TrafficPattern(spec.name, {**spec.options, **options})
     parts = str(spec).strip().split(":")
-    name = parts[0].lower().replace("-", "").replace("_", "")
-    aliases = {"un": "uniform", "random": "uniform", "hr": "hotregion", "hotspot": "hotregion",
-               "bc": "bitcomplement", "br": "bitreversal", "ps": "shuffle", "perfectshuffle": "shuffle",
-               "nn": "neighbor", "neighbour": "neighbor", "nearestneighbor": "neighbor",
-               "nearestneighbour": "neighbor", "local": "localglobal", "lg": "localglobal",
-               "localmix": "localglobal"}
-    name = aliases.get(name, name)
+    name = _key(parts[0])
+    name = _ALIASES.get(name, name)
     if name not in PATTERNS:
         raise SimError(f"unknown traffic pattern {parts[0]!r}; valid: {', '.join(sorted(PATTERNS))}")
     opts: dict[str, Any] = {}
@@ -508,9 +557,7 @@ def traffic(spec: "str | TrafficPattern", **options: Any) -> TrafficPattern:
         k, v = p.split("=", 1)
         opts[k.strip()] = _parse_value(v.strip())
     opts.update(options)
-    import inspect
-
-    allowed = set(inspect.signature(PATTERNS[name][0]).parameters) - {"topo"}
+    allowed = set(inspect.signature(PATTERNS[name].build).parameters) - {"topo"}
     bad = set(opts) - allowed
     if bad:
         raise SimError(f"traffic {name!r} takes options {sorted(allowed) or 'none'}, got {sorted(bad)}")

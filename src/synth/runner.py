@@ -462,9 +462,10 @@ def pareto(study: Study, records: list[CandidateRecord]) -> dict[str, list[str]]
 def simulation_routing(topo, study: Study) -> str:
     """The routing a candidate is simulated with: ``simulation.routing``,
     or with ``auto`` the preset's own routing where the candidate supports
-    it (lattices with routing records) and otherwise ``table`` (adaptive
-    over shortest-path next hops with an up*/down* escape VC: deadlock-free
-    on any connected graph)."""
+    it (lattices with routing records) and otherwise the family's ``auto``
+    (:func:`sim.resolve_routing`: minimal on fat trees, UGAL on dragonflies,
+    ``table`` -- adaptive minimal with an up*/down* escape VC,
+    deadlock-free on any connected graph -- for the rest)."""
     import sim
 
     from sim import SimError
@@ -475,7 +476,19 @@ def simulation_routing(topo, study: Study) -> str:
     try:
         return sim.resolve_routing(topo, wanted)
     except SimError:
-        return "table"
+        return sim.resolve_routing(topo, "auto")
+
+
+def simulation_config(topo, study: Study):
+    """The simulator configuration of a candidate: the study's preset with
+    its routing (:func:`simulation_routing`) and, for a distance-class
+    routing (``distance``, ``valiant``, ``ugal``), at least one VC per hop
+    of its longest route."""
+    import sim
+    from sim.routing import with_class_vcs
+
+    routing = simulation_routing(topo, study)
+    return with_class_vcs(topo, sim.preset(study.sim_preset, routing=routing), routing)
 
 
 def study_seeds(study: Study) -> list[int]:
@@ -522,11 +535,11 @@ class _Simulate:
         try:
             topo = build_topology(spec, study)
             pattern = study.traffic.sim_pattern(topo)
-            routing = simulation_routing(topo, study)
+            cfg = simulation_config(topo, study)
             seeds = study_seeds(study)
-            rep = sim.saturation_seeds(topo, sim.preset(study.sim_preset, routing=routing), pattern, seeds=seeds,
-                                       step=study.sim_step, max_load=study.sim_max_load)
-            return _sim_record(spec, routing, rep.runs, seeds, time.perf_counter() - t0)
+            rep = sim.saturation_seeds(topo, cfg, pattern, seeds=seeds, step=study.sim_step,
+                                       max_load=study.sim_max_load)
+            return _sim_record(spec, cfg.routing, rep.runs, seeds, time.perf_counter() - t0)
         except Exception as exc:  # recorded, the study goes on
             return _sim_failed(spec, exc, time.perf_counter() - t0)
 
@@ -547,7 +560,7 @@ class _SimulatePoint:
         study = self.study
         try:
             topo = _point_topology(spec, study)
-            cfg = sim.preset(study.sim_preset, routing=simulation_routing(topo, study))
+            cfg = simulation_config(topo, study)
             r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed)
         except Exception as exc:  # the candidate's record says it; the study goes on
             r = exc
