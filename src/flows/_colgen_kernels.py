@@ -7,9 +7,14 @@ shortest-path trees into master-LP columns.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
+from candidates.jitcache import refresh_kernel_cache
+
+from . import _kernels
 from ._kernels import sssp
 
 
@@ -130,3 +135,8 @@ a in that orientation).
             ncol += 1
     return dk, ncol, col_k[:ncol], p_ptr[: ncol + 1], p_arc[: p_ptr[ncol]], c_ptr[: ncol + 1], \
         c_row[: c_ptr[ncol]], c_val[: c_ptr[ncol]]
+
+
+# numba checks only this file's source for freshness: the helpers and
+# constants inlined from the modules named here count too
+refresh_kernel_cache(sys.modules[__name__], (_kernels,))

@@ -48,6 +48,7 @@ the input's offset, as ``_SWAllocAddReq``).
 
 from __future__ import annotations
 
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -57,6 +58,9 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from candidates.jitcache import refresh_kernel_cache
+
+from . import _core, events
 from ._core import HELPER, KERNEL, draw_dest, gap, start
 
 # The compile conventions of sim._core: KERNEL entry points and HELPERs
@@ -1211,3 +1215,8 @@ def wheel_size(max_delay: int) -> int:
 def seed_and_start(seed, trf):
     """Seed the kernel's generator and draw every terminal's first arrival."""
     start(seed, trf)
+
+
+# numba checks only this file's source for freshness: the helpers and
+# constants inlined from the modules named here count too
+refresh_kernel_cache(sys.modules[__name__], (_core, events))

@@ -34,9 +34,14 @@ sleep most cycles.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
+from candidates.jitcache import refresh_kernel_cache
+
+from . import _core, events
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE, C_NOW,
                     C_STALL_VC, C_TO_PACK, HELPER, KERNEL, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_STARVED,
                     S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates, delivered, final_stats, finished,
@@ -476,3 +481,8 @@ def run_trace(net, buf, trf, out, ctl, until):
             done = True
             break
     return _stop(now, done, net, buf, ctl, stats)
+
+
+# numba checks only this file's source for freshness: the helpers and
+# constants inlined from the modules named here count too
+refresh_kernel_cache(sys.modules[__name__], (_core, events))

@@ -46,8 +46,13 @@ at most ``buffer_flits`` flits per round trip).
 
 from __future__ import annotations
 
+import sys
+
 from numba import njit
 
+from candidates.jitcache import refresh_kernel_cache
+
+from . import _core, errors, events
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_FLITS_IN, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE,
                     C_NOW, C_STALL_VC, C_TO_PACK, DL_BUBBLE, HELPER, KERNEL, MODE_ADAPTIVE, MODE_DOR, S_ACC_PACKETS,
                     S_ACC_PHITS, S_ESC_HOPS, S_STARVED, S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates,
@@ -510,3 +515,8 @@ def run_trace(net, buf, trf, out, ctl, until):
             done = True
             break
     return _stop(now, done, net, buf, ctl, stats)
+
+
+# numba checks only this file's source for freshness: the helpers and
+# constants inlined from the modules named here count too
+refresh_kernel_cache(sys.modules[__name__], (_core, events, errors))
