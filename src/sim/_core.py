@@ -58,7 +58,7 @@ MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
 MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
 MODE_DISTANCE = 6     # shortest-path next hops adaptive, VC class = hops taken (distance classes)
 MODE_VALIANT = 7      # minimal to a random intermediate router, then minimal to the destination; distance classes
-MODE_UGAL = 8         # UGAL-L: per packet, at the source, minimal or Valiant by queue x hops; distance classes
+MODE_UGAL = 8         # UGAL-L: per packet, where the paths part, minimal or Valiant by queue x hops; distance classes
 
 # how a pair's record / next hop is found (sim.routing.CLS_*)
 CLS_NONE = 0          # (n, n) next-hop masks and distances
@@ -82,7 +82,9 @@ ST_CROSSED = 1        # crossed the dateline of its current dimension
 ST_DOWN = 2           # up*/down*: has taken a down arc
 ST_ESCAPED = 4        # table mode: is on the up*/down* escape (sticky)
 ST_TC1 = 8            # twin mode: traffic class 1 (TS-DOR: injected by PE1)
-ST_NONMIN = 16        # ugal: the source router's last choice was the Valiant path
+ST_NONMIN = 16        # ugal: the last choice was the Valiant path
+ST_DEFER = 32         # ugal: the minimal and Valiant next hops are the same here: take it, decide later
+ST_DECIDED = 64       # ugal: the choice is made (the packet left a router where the paths part)
 
 # layout of the scalar statistics vector
 S_CYCLES = 0
@@ -366,8 +368,8 @@ def new_packet(p, u, d, L, tgen, now, net, buf):
         # the intermediate router, uniform over all routers (or the family's
         # points: a dragonfly's group entries); drawn here, once
         # per packet, so the kernels' generator gives the same draws for the
-        # same seed whatever the routers' timing (ugal decides later, at the
-        # source router, whether to use it). At the source: no first phase;
+        # same seed whatever the routers' timing (ugal decides later, where
+        # the paths part, whether to use it). At the source: no first phase;
         # ugal's minimal route to the source router itself is no route at all
         K = net.mid_tab.shape[1]
         if K > 0:
@@ -737,20 +739,29 @@ def candidates(p, u, dr, L, net, buf):
         # ``dr`` is the route target (the intermediate router first)
         v0 = buf.pk_ring[p] * net.dc_width
         m = buf.pk_mid[p]
-        if mode == MODE_UGAL and buf.pk_ring[p] == 0 and m >= 0:
-            # UGAL-L at the source router: minimal unless its queue x hops
-            # exceeds the Valiant path's (plus the threshold); re-decided at
-            # every attempt until the packet leaves (advance_route commits)
+        if mode == MODE_UGAL and m >= 0 and (st & ST_DECIDED) == 0:
+            # UGAL-L where the two paths part: at the source router, or
+            # later if their next hops are the same there (the local queue
+            # cannot tell them apart, and the shared hop is on both paths,
+            # so taking it first costs no hop): minimal unless its queue x
+            # hops exceeds the Valiant path's (plus the threshold);
+            # re-decided at every attempt until the packet leaves
+            # (advance_route commits)
             d = net.term_router[buf.pk_dst[p]]
-            h_min = np.int64(net.min_dist[u, d])
-            h_val = np.int64(net.min_dist[u, m]) + np.int64(net.min_dist[m, d])
-            q_min = _port_queue(net.next_mask[u, d], base, net, buf)
-            q_val = _port_queue(net.next_mask[u, m], base, net, buf)
-            if q_min * h_min <= q_val * h_val + net.ugal_thres:
-                buf.pk_state[p] &= ~ST_NONMIN
-                dr = d
+            mm = net.next_mask[u, d]
+            if mm == net.next_mask[u, m]:
+                buf.pk_state[p] |= ST_DEFER
             else:
-                buf.pk_state[p] |= ST_NONMIN
+                buf.pk_state[p] &= ~ST_DEFER
+                h_min = np.int64(net.min_dist[u, d])
+                h_val = np.int64(net.min_dist[u, m]) + np.int64(net.min_dist[m, d])
+                q_min = _port_queue(mm, base, net, buf)
+                q_val = _port_queue(net.next_mask[u, m], base, net, buf)
+                if q_min * h_min <= q_val * h_val + net.ugal_thres:
+                    buf.pk_state[p] &= ~ST_NONMIN
+                    dr = d
+                else:
+                    buf.pk_state[p] |= ST_NONMIN
         return _mask_candidates(net.next_mask[u, dr], base, v0, v0 + net.dc_width, 0, L, nc, net, buf)
     if mode == MODE_MINTABLE or (mode == MODE_TABLE and (st & ST_ESCAPED) == 0):
         nc = _mask_candidates(net.next_mask[u, dr], base, 1 if mode == MODE_TABLE else 0, V, 0, L, nc, net, buf)
@@ -808,8 +819,13 @@ def advance_route(p, a, v, esc, net, buf):
     elif mode == MODE_DISTANCE:
         buf.pk_ring[p] += 1
     elif mode == MODE_VALIANT or mode == MODE_UGAL:
-        if mode == MODE_UGAL and buf.pk_ring[p] == 0 and (buf.pk_state[p] & ST_NONMIN) == 0:
-            buf.pk_mid[p] = -1      # the source router chose the minimal path
+        st = buf.pk_state[p]
+        if mode == MODE_UGAL and buf.pk_mid[p] >= 0 and (st & (ST_DECIDED | ST_DEFER)) == 0:
+            buf.pk_state[p] = st | ST_DECIDED
+            if (st & ST_NONMIN) == 0:
+                buf.pk_mid[p] = -1      # the minimal path was chosen
+        elif mode == MODE_UGAL and (st & ST_DECIDED) == 0 and net.arc_dst[a] == net.term_router[buf.pk_dst[p]]:
+            buf.pk_mid[p] = -1          # undecided at its destination: the minimal path it took ends here
         buf.pk_ring[p] += 1
         if buf.pk_mid[p] == net.arc_dst[a]:
             buf.pk_mid[p] = -1      # reached the intermediate router: second phase

@@ -151,9 +151,12 @@ class SimConfig:
         Routing ``ugal`` (UGAL-L, Kim et al. ISCA 2008): a packet takes the
         minimal path when ``q_min * H_min <= q_val * H_val +
         ugal_threshold``, ``q`` the phits queued for (credits used on) the
-        least occupied output channel of the path's first hop, ``H`` the
+        least occupied output channel of the path's next hop, ``H`` the
         path's hops (through the packet's random intermediate router for
-        the Valiant one). Positive values favour minimal routing.
+        the Valiant one), at the first router where the two paths part.
+        Positive values favour minimal routing. The queues it compares
+        hold at most a VC's depth (``buffer_packets``): deeper VCs let them
+        show congestion further away (README, "The dragonfly's routings").
     measurement : str
         ``fixed`` (``warmup``, ``measure``, ``drain``) or ``booksim``
         (BookSim2's sample periods, convergence test and latency

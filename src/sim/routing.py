@@ -50,12 +50,18 @@ its own rule (``routes``), give Valiant's intermediate points
                (DOR in both phases).
 ``ugal``       UGAL-L (Singh's thesis; Kim et al., ISCA 2008, dragonfly):
                every packet draws an intermediate router as ``valiant``;
-               at its source router it goes minimally when ``q_min *
+               where the two paths part it goes minimally when ``q_min *
                H_min <= q_val * H_val + ugal_threshold`` (``q`` the phits
-               queued for -- credits used on -- the least occupied first-
+               queued for -- credits used on -- the least occupied next-
                hop channel of each path, ``H`` its hops), else through the
                intermediate; the choice is remade at every attempt until
-               the packet leaves. ``valiant``'s VC classes.
+               the packet leaves. The paths part at the source router
+               unless their next hops are the same there (a dragonfly's
+               router whose group reaches both the destination group and
+               the intermediate one through the same gateway): then the
+               packet takes that hop, which is on both paths, and decides
+               at the next router, where the local queues differ.
+               ``valiant``'s VC classes.
 ``tsdor``      nDT twin tori ('5d-twin-torus-extoll'): Twin Source DOR,
                packets of PE0 route d0 -> d(n-1), packets of PE1
                d(n-1) -> d0, with the internal-link use and the tie rule of

@@ -108,7 +108,8 @@ for _entry in (
     Routing("valiant", "minimal (adaptive) to a random intermediate router (the dragonfly: group), then to the "
             "destination; VC class = hops taken (vcs >= 2 x diameter); router iq: BookSim2's valiant on lattices",
             7, ("simple", "iq"), class_hops=2),
-    Routing("ugal", "UGAL-L: per packet at the source, minimal or valiant, whichever has the smaller output queue "
-            "x hops (+ ugal_threshold); valiant's VC classes (vcs >= 2 x diameter)", 8, class_hops=2),
+    Routing("ugal", "UGAL-L: per packet where the two paths part (the source, or the first router where their next "
+            "hops differ), minimal or valiant, whichever has the smaller output queue x hops (+ "
+            "ugal_threshold); valiant's VC classes (vcs >= 2 x diameter)", 8, class_hops=2),
 ):
     register_routing(_entry)
