@@ -524,10 +524,10 @@ FAMILIES_1024_STUDY = {
         "on the tori, group g to group 31 - g on the dragonfly). Unit link capacities: lambda is the injection "
         "rate every PE sustains (phits/cycle/PE), routing-free (the flow picks its paths, non-minimal ones "
         "included). The best 5 and the baseline (the 16x8x8 torus) simulated to saturation; routing auto gives "
-        "the dragonfly, fat tree, Slim Fly and flattened butterfly the table routing (minimal adaptive with an "
-        "up*/down* escape), not their own (UGAL, Valiant, up/down multipath), so their simulated saturation is "
-        "below what those would reach. Run time: about 100 CPU-seconds; measured on a 2-core machine, 56 s wall "
-        "with --jobs 2 and 95 s with --jobs 1 (99-108 s either way with the cores shared by other jobs)."),
+        "each family its own: adaptive on the tori, up/down over all minimal paths on the fat tree, UGAL-L on the "
+        "dragonfly, the table routing (minimal adaptive with an up*/down* escape) on the Slim Fly and the "
+        "flattened butterfly. Run time: about 110 CPU-seconds; measured on a 2-core machine, 66 s wall with "
+        "--jobs 2 and 107 s with --jobs 1."),
     "seed": 1,
     # the study file studies/families-1024.toml is this study with its reasons in comments (a test keeps them equal)
     "machine": {"pes": 1024, "radix": 20},
