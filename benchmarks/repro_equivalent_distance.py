@@ -376,8 +376,11 @@ SETUP = """Setup.
   `random_regular_graph`), 4 hosts per switch, the 4th switch port left open as in the paper.
   Up*/down* from a BFS tree rooted at switch 0 (a random switch, the labels being random); the
   paper's Fig. 1 network is rooted at 6 (its Table 2 is reproduced exactly by
-  `cd.equivalent_distance(..., "updown", root=6)`, see tests/candidates/test_equivalent.py). The
-  ED table and the simulator use the same tree.
+  `cd.equivalent_distance(..., "updown", root=6)`, see tests/candidates/test_equivalent.py). That match
+  is circular, not evidence: the figure did not survive in the paper's text, and the network was
+  reconstructed from Table 1's links and Table 2 itself (the one graph and root among the candidates
+  that reproduces it); what it checks is that the ED computation and the table agree on one network.
+  The ED table and the simulator use the same tree.
 - Simulator (`sim.simulate`, routing `updown`: up*/down* on every VC, adaptive among the next
   hops that start a shortest legal route): 16-flit messages, 1 VC, wormhole switching with
   4-flit input buffers by default (`--switching vct`: one-message buffers), 1-cycle routing and 1-cycle links, a 1-message injection queue (so the latency
