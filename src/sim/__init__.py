@@ -16,7 +16,7 @@ kernel is numba-compiled once per machine.
 >>> r.deadlock, r.conservation, abs(r.accepted - 0.2) < 0.03
 (False, True, True)
 >>> sorted(sim.PATTERNS)[:3]
-['bitcomplement', 'bitreversal', 'diagonal']
+['bitcomplement', 'bitreversal', 'butterfly']
 """
 
 from candidates.lazy import lazy_names

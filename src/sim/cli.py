@@ -57,7 +57,7 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     )
     s.add_argument("spec", help="topology spec (e.g. rtt:a=8, torus:8x8x8, ndt:4x4x2x2x2)")
     s.add_argument("--traffic", default="uniform",
-                   help="uniform, hotregion, bitcomplement, bitreversal, shuffle, transpose, tornado, neighbor, "
+                   help="uniform, hotregion, bitcomplement, bitreversal, shuffle, butterfly, transpose, tornado, neighbor, "
                         "randperm, groupshift (dragonfly; options as name:key=value; default uniform)")
     s.add_argument("--load", type=float, default=0.1, help="offered load, phits/cycle/PE (default 0.1)")
     s.add_argument("--sweep", action="store_true", help="sweep the load (see --loads) and report the saturation")

@@ -20,6 +20,8 @@ Patterns (the BookSim2 / CAMINOS names; ``name:key=value`` sets options):
 ``bitcomplement``         ``d = ~s`` on the terminal index (power of 2)
 ``bitreversal``           ``d`` = the bits of ``s`` reversed (power of 2)
 ``shuffle``               perfect shuffle: ``s`` rotated left one bit
+``butterfly``             the most and least significant bits of ``s``
+                          swapped (power of 2)
 ``transpose``             upper and lower halves of the bits of ``s``
                           swapped (an even number of address bits)
 ``tornado``               every coordinate ``x -> x + ceil(k/2) - 1 (mod k)``
@@ -258,6 +260,13 @@ def _shuffle(topo: Topology) -> Destinations:
     b = _bits(topo, "shuffle")
     s = np.arange(1 << b)
     return _from_perm(((s << 1) | (s >> (b - 1))) & ((1 << b) - 1))
+
+
+def _butterfly(topo: Topology) -> Destinations:
+    b = _bits(topo, "butterfly")
+    s = np.arange(1 << b)
+    hi, lo = (s >> (b - 1)) & 1, s & 1
+    return _from_perm((s & ~((1 << (b - 1)) | 1)) | (lo << (b - 1)) | hi)
 
 
 def _transpose(topo: Topology) -> Destinations:
@@ -508,6 +517,7 @@ for _entry in (
     Pattern("bitcomplement", "d = ~s (power-of-2 terminals)", _bitcomplement, aliases=("bc",)),
     Pattern("bitreversal", "d = bits of s reversed (power-of-2 terminals)", _bitreversal, aliases=("br",)),
     Pattern("shuffle", "perfect shuffle: s rotated left by one bit", _shuffle, aliases=("ps", "perfectshuffle")),
+    Pattern("butterfly", "most and least significant bits of s swapped (power-of-2 terminals)", _butterfly),
     Pattern("transpose", "upper and lower halves of the bits of s swapped", _transpose),
     Pattern("tornado", "every coordinate x -> x + ceil(k/2) - 1 mod k", _tornado, needs="lattice"),
     Pattern("diagonal", "every coordinate x -> x + 1 mod k (BookSim2's 'neighbor')", _diagonal, needs="lattice"),
@@ -541,7 +551,7 @@ def traffic(spec: "str | TrafficPattern", **options: Any) -> TrafficPattern:
     >>> traffic("nope")
     Traceback (most recent call last):
     ...
-    sim.errors.SimError: unknown traffic pattern 'nope'; valid: bitcomplement, bitreversal, diagonal, groupshift, hotregion, localglobal, matrix, neighbor, permutation, randperm, shuffle, tornado, transpose, uniform
+    sim.errors.SimError: unknown traffic pattern 'nope'; valid: bitcomplement, bitreversal, butterfly, diagonal, groupshift, hotregion, localglobal, matrix, neighbor, permutation, randperm, shuffle, tornado, transpose, uniform
     """
     if isinstance(spec, TrafficPattern):
         return TrafficPattern(spec.name, {**spec.options, **options})

@@ -29,6 +29,31 @@ def test_bit_permutations_by_hand():
     assert p[0b0001] == 0b0100 and p[0b1110] == 0b1011 and p[0b0101] == -1
 
 
+def test_butterfly_swaps_the_outer_address_bits():
+    # by hand, 4 bits: 1=0001 -> 1000=8, 3=0011 -> 1010=10, 12=1100 -> 0101=5; 0, 6=0110, 9=1001 fixed
+    p = perm_of("butterfly", cd.ring(16))
+    assert p[1] == 8 and p[3] == 10 and p[12] == 5 and p[8] == 1
+    assert p[0] == p[6] == p[9] == p[15] == -1
+    # independently, on the binary strings of 6-bit addresses (64 terminals, as 16 switches x 4 hosts)
+    t = cd.from_spec("ring:16:c=4")
+    d = traffic("butterfly").destinations(t)
+    want = []
+    for s in range(64):
+        bits = list(f"{s:06b}")
+        bits[0], bits[-1] = bits[-1], bits[0]
+        x = int("".join(bits), 2)
+        want.append(-1 if x == s else x)
+    assert d.perm.tolist() == want
+    # an involution (so a permutation) on the terminals that send; half of them are fixed points
+    full = np.where(d.perm >= 0, d.perm, np.arange(64))
+    assert np.array_equal(np.sort(full), np.arange(64)) and np.array_equal(full[full], np.arange(64))
+    assert int((d.perm < 0).sum()) == 32 and d.weight.sum() == pytest.approx(64)
+    # 3 bits: swapping bits 0 and 2 is the bit reversal
+    assert perm_of("butterfly", cd.ring(8)) == perm_of("bitreversal", cd.ring(8))
+    with pytest.raises(SimError, match="power of 2"):
+        traffic("butterfly").destinations(cd.from_spec("ring:20:c=4"))
+
+
 def test_tornado_on_a_torus():
     t = cd.torus((8, 4))
     p = perm_of("tornado", t)
