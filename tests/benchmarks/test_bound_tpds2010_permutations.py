@@ -1,0 +1,56 @@
+"""benchmarks/bound_tpds2010_permutations.py: its routing-restricted bounds against independent ones."""
+
+import sys
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+import candidates as cd
+from flows import Demands, FlowProblem, solve_lp
+import sim
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import bound_tpds2010_permutations as B  # noqa: E402
+
+
+def _path_lp(t, pattern: str) -> float:
+    """Max concurrent flow over every shortest path of each pair, one variable per path
+    (networkx enumerates them): the minimal-routing bound computed another way."""
+    G = t.to_networkx()
+    M = sim.traffic(pattern).demand_matrix(t, level="router")
+    S, D = np.nonzero(M)
+    arc = {(int(t.arc_src[a]), int(t.arc_dst[a])): a for a in range(t.num_arcs)}
+    cols, pair = [], []
+    for k, (s, d) in enumerate(zip(S, D)):
+        for p in nx.all_shortest_paths(G, int(s), int(d)):
+            cols.append([arc[(p[i], p[i + 1])] for i in range(len(p) - 1)])
+            pair.append(k)
+    nv = len(cols) + 1
+    r = [a for c in cols for a in c]
+    c_ = [j for j, c in enumerate(cols) for _ in c]
+    A_ub = sp.csr_matrix((np.ones(len(r)), (r, c_)), shape=(t.num_arcs, nv))
+    A_eq = sp.lil_matrix((len(S), nv))
+    for j, k in enumerate(pair):
+        A_eq[k, j] = 1.0
+    for k in range(len(S)):
+        A_eq[k, nv - 1] = -M[S[k], D[k]]
+    c = np.zeros(nv)
+    c[-1] = -1.0
+    res = linprog(c, A_ub=A_ub, b_ub=np.ones(t.num_arcs), A_eq=A_eq.tocsr(), b_eq=np.zeros(len(S)),
+                  bounds=(0, None), method="highs")
+    return float(res.x[-1])
+
+
+@pytest.mark.parametrize("spec", ["rt:a=4", "rtt:a=4"])
+@pytest.mark.parametrize("pattern", ["bitcomplement", "bitreversal", "shuffle"])
+def test_bounds_against_independent_computations(spec, pattern):
+    t = cd.from_spec(spec)
+    b = B.bounds(t, pattern)
+    exact = solve_lp(FlowProblem.from_topology(t, Demands.from_matrix(sim.traffic(pattern).demand_matrix(t)))).lam
+    assert exact / 1.02 - 1e-9 <= b["free"] <= exact + 1e-9          # the PTAS's certified lower end
+    assert b["minimal"] == pytest.approx(_path_lp(t, pattern), rel=1e-6)
+    assert b["record"] <= b["minimal"] + 1e-9 and b["minimal"] <= exact + 1e-9
