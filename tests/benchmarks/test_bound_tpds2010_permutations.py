@@ -54,3 +54,19 @@ def test_bounds_against_independent_computations(spec, pattern):
     assert exact / 1.02 - 1e-9 <= b["free"] <= exact + 1e-9          # the PTAS's certified lower end
     assert b["minimal"] == pytest.approx(_path_lp(t, pattern), rel=1e-6)
     assert b["record"] <= b["minimal"] + 1e-9 and b["minimal"] <= exact + 1e-9
+
+
+def test_bit_complement_does_not_depend_on_the_numbering_and_bit_reversal_does():
+    # complementing a PE index complements every coordinate whichever runs fastest: the same router
+    # pairs (what the bounds' note relies on); bit reversal's pairs change with the numbering
+    t = cd.from_spec("rtt:a=8")
+    pairs = {n: set(zip(*[x.tolist() for x in B._pairs(t, p, n)[:2]])) for p in ("bitcomplement",)
+             for n in ("x-slowest", "x-fastest")}
+    assert pairs["x-slowest"] == pairs["x-fastest"] and len(pairs["x-slowest"]) == t.n
+    rev = {n: set(zip(*[x.tolist() for x in B._pairs(t, "bitreversal", n)[:2]])) for n in ("x-slowest", "x-fastest")}
+    assert rev["x-slowest"] != rev["x-fastest"]
+    # and the x-fastest pairs are the pattern applied to that numbering: PE index x + 16 y
+    c = t.coords
+    s, d, _ = B._pairs(t, "bitreversal", "x-fastest")
+    idx = c[:, 0] + 16 * c[:, 1]
+    assert all(int(format(int(i), "07b")[::-1], 2) == int(j) for i, j in zip(idx[s], idx[d]))
