@@ -191,6 +191,9 @@ def main() -> None:
     ap.add_argument("--a", type=int, default=16)
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
+    if args.a < 2 or args.a & (args.a - 1):
+        ap.error(f"--a must be a power of 2 of at least 2 (the bit permutations need 2a^2 PEs a power of 2), "
+                 f"got {args.a}")
     t0, cpu0 = time.perf_counter(), time.process_time()
     rows, val = [], {}
     cfg = sim.preset("tpds2010")
