@@ -70,3 +70,28 @@ def test_bit_complement_does_not_depend_on_the_numbering_and_bit_reversal_does()
     s, d, _ = B._pairs(t, "bitreversal", "x-fastest")
     idx = c[:, 0] + 16 * c[:, 1]
     assert all(int(format(int(i), "07b")[::-1], 2) == int(j) for i, j in zip(idx[s], idx[d]))
+
+
+@pytest.mark.parametrize("pattern", ["bitcomplement", "bitreversal", "shuffle"])
+def test_permutation_traffic_is_the_named_pattern_on_the_simulators_numbering(pattern):
+    t = cd.from_spec("rtt:a=8")
+    named = sim.traffic(pattern).demand_matrix(t, level="router")
+    built = B.permutation_traffic(t, pattern, "x-slowest").demand_matrix(t, level="router")
+    assert np.allclose(built, named)
+
+
+def test_shuffle_does_not_depend_on_the_numbering():
+    # numbering x fastest instead of slowest rotates the index bits, and a perfect shuffle is a rotation:
+    # they commute, so the router pairs are the same (the --paper notes rely on it)
+    t = cd.from_spec("rt:a=8")
+    m = {n: B.permutation_traffic(t, "shuffle", n).demand_matrix(t, level="router") for n in ("x-slowest", "x-fastest")}
+    assert np.array_equal(m["x-slowest"], m["x-fastest"])
+    assert not np.array_equal(B.permutation_traffic(t, "bitreversal", "x-fastest").demand_matrix(t, level="router"),
+                              B.permutation_traffic(t, "bitreversal", "x-slowest").demand_matrix(t, level="router"))
+
+
+def test_highest_accepted_load_below_saturation_is_the_offered_load():
+    # at 32 PEs and 0.1 phits/cycle/PE nothing saturates (the minimal bound is 0.5): every phit offered is
+    # accepted, the fixed points' share included (0.1 is a per-PE average), within the Poisson noise
+    x = B.highest_accepted("rt:a=4", "bitreversal", "x-fastest", 4, seed=1, loads=(0.05, 0.1))
+    assert x == pytest.approx(0.1, rel=0.08)
