@@ -1,12 +1,19 @@
 """Reproduce '5d-twin-torus-extoll' with toposynth: 3D torus vs 5D twin torus with the same cards.
 
     python benchmarks/repro_twin_torus.py [--quick] [--big] [--record] [--no-sim]
+    python benchmarks/repro_twin_torus.py --latency [--record]
 
 The paper's Table I cases: 256 PEs (8x8x4 vs 4x4x2x2x2), 512 (8x8x8 vs 4x4x2x4x2) and, with
 --big, 1024 (16x8x8 vs 4x4x2x4x4). Compared: average hop distance (the paper's zero-load latency
 reductions 10/15/30%), the optimal-routing uniform capacity (flows), and the simulated zero-load
 latency and saturation (sim, packets of 1..32 cells, the paper's TS-DOR against DOR; the same
 runs as `bench_sim.py --twin`).
+
+``--latency`` measures only the zero-load latency of the three cases two ways: per packet (injection to
+the last phit delivered, the simulator's ``latency``) and per cell (each packet's own serialisation
+taken out, ``latency - (packet_phits - 1)``: when its first phit arrives, which under virtual
+cut-through is also the latency of every later phit counted from its own injection) -- the paper
+reports "the average cell latency".
 """
 
 from __future__ import annotations
@@ -14,12 +21,64 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+
 import candidates as cd
+import sim
 from flows import Demands, FlowProblem, max_concurrent_flow
 
-from _record import record, table
+from _record import record_subsection, table
 
 PAPER = {256: ("-10%", "+20%"), 512: ("-15%", "+12%"), 1024: ("-30%", "35% -> 80% of maximum")}
+SIZES = [(256, "torus:8x8x4", "ndt:4x4x2x2x2"), (512, "torus:8x8x8", "ndt:4x4x2x4x2"), (1024, "torus:16x8x8", "ndt:4x4x2x4x4")]
+SECTION = "Reproduction: 5d-twin-torus-extoll"
+BASE_TITLE = "Hop distance and optimal-routing capacity"
+LATENCY_TITLE = "Zero-load latency per packet and per cell"
+#: zero load (phits/cycle/PE), the measurement window (cycles) and the seeds of --latency
+ZERO_LOAD, WINDOW, SEEDS = 0.01, 10000, (1, 2, 3)
+ROUTINGS = {"3D": ("dor", 2), "5DT": ("tsdor", 4)}
+
+
+def zero_load(spec: str, routing: str, vcs: int) -> dict:
+    """Mean zero-load hops, packet latency and cell latency (cycles) over SEEDS, extoll preset."""
+    t = cd.from_spec(spec)
+    cfg = sim.preset("extoll", warmup=1000, measure=WINDOW).replace(routing=routing, vcs=vcs)
+    rs = [sim.simulate(t, cfg, "uniform", ZERO_LOAD, seed=s) for s in SEEDS]
+    return {"hops": float(np.mean([r.hops for r in rs])), "packet": float(np.mean([r.latency for r in rs])),
+            "cell": float(np.mean([r.latency - (r.packet_phits - 1) for r in rs])),
+            "phits": float(np.mean([r.packet_phits for r in rs]))}
+
+
+def latency_part(args) -> None:
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    rows, ch = [], {}
+    for pes, s3, s5 in SIZES:
+        z3, z5 = zero_load(s3, *ROUTINGS["3D"]), zero_load(s5, *ROUTINGS["5DT"])
+        c = {k: 100 * (z5[k] / z3[k] - 1) for k in ("hops", "packet", "cell")}
+        ch[pes] = c
+        rows.append([pes, s3, s5, f"{z3['hops']:.3f} / {z5['hops']:.3f}", f"{c['hops']:+.1f}%",
+                     f"{z3['packet']:.2f} / {z5['packet']:.2f}", f"{c['packet']:+.1f}%",
+                     f"{z3['cell']:.2f} / {z5['cell']:.2f}", f"{c['cell']:+.1f}%", PAPER[pes][0],
+                     f"{z3['phits']:.2f} / {z5['phits']:.2f}"])
+    fmt = lambda k: " / ".join(f"{ch[p][k]:+.0f}%" for p, _, _ in SIZES)  # noqa: E731
+    body = (f"Uniform traffic at {ZERO_LOAD} phits/cycle/PE (zero load), extoll preset (packets of 1..32 phits, VCT, "
+            f"1-cycle router and link), the 3D torus with DOR (2 dateline VCs) and the 5DT with TS-DOR (4 VCs), "
+            f"mean of seeds {', '.join(map(str, SEEDS))} over {WINDOW}-cycle windows; latency per packet = injection "
+            "to its last phit; per cell = the same less the packet's own serialisation, latency - (packet_phits - 1) "
+            f"(cycles); {time.perf_counter() - t0:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU:\n\n"
+            + table(["PEs", "3D", "5DT", "hops 3D / 5DT", "change", "packet latency", "change", "cell latency",
+                     "change", "paper", "mean packet (phits)"], rows)
+            + "\n\nReading it. Per packet the 5DT's latency falls by " + fmt("packet") + " (256 / 512 / 1024 PEs): "
+            "a 16.5-phit mean packet's serialisation is paid on both networks alike and dilutes the hop saving "
+            f"({fmt('hops')}). Per cell it falls by {fmt('cell')}, against the paper's -10 / -15 / -30%: the paper "
+            "reports the average *cell* latency, and a cell's latency does not contain the serialisation of the "
+            "cells before it. With two cycles per hop (router and link) and two for injection and ejection the "
+            "cell latency is 2 x hops + 2, so its change is the hop change damped only by those two cycles; the "
+            "paper's figures sit the same small step below its hop changes. The zero-load gap of earlier records "
+            "(-4 / -6 / -15% per packet against -10 / -15 / -30%) is the measure, not the network.")
+    print(body)
+    if args.record:
+        record_subsection(SECTION, LATENCY_TITLE, body, legacy_title=BASE_TITLE)
 
 
 def main() -> None:
@@ -28,7 +87,11 @@ def main() -> None:
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--no-sim", action="store_true")
+    ap.add_argument("--latency", action="store_true", help="only the zero-load latency per packet and per cell")
     args = ap.parse_args()
+    if args.latency:
+        latency_part(args)
+        return
     sizes = [(256, "torus:8x8x4", "ndt:4x4x2x2x2"), (512, "torus:8x8x8", "ndt:4x4x2x4x2")]
     if args.big or not args.quick:
         sizes.append((1024, "torus:16x8x8", "ndt:4x4x2x4x4"))
@@ -66,7 +129,7 @@ def main() -> None:
     body = "\n\n".join(out)
     print(body)
     if args.record:
-        record("Reproduction: 5d-twin-torus-extoll" + (" (quick)" if args.quick else ""), body)
+        record_subsection(SECTION + (" (quick)" if args.quick else ""), BASE_TITLE, body, legacy_title=BASE_TITLE)
 
 
 if __name__ == "__main__":

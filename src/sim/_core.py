@@ -117,7 +117,8 @@ S_SUM_MINHOPS = 26
 S_TRACE_DONE = 27     # trace mode: every process finished and every message arrived
 S_SKIPPED = 28        # trace mode: idle cycles fast-forwarded
 S_TGEN_OUT = 29       # the generation cycles of the measured packets not yet delivered, summed
-NSTATS = 30
+S_SUM_LEN = 30        # the phits of the measured packets delivered, summed
+NSTATS = 31
 
 # layout of the run-state vector (what a kernel keeps between calls)
 C_NOW = 0             # next cycle to simulate
@@ -856,6 +857,7 @@ def delivered(p, u, tdel, net, buf, trf, ctl, out):
         stats[S_SUM_LAT_INJ] += li
         stats[S_SUM_HOPS] += buf.pk_hops[p]
         stats[S_SUM_MINHOPS] += buf.pk_min[p]
+        stats[S_SUM_LEN] += buf.pk_len[p]
         if lg > stats[S_MAX_LAT_GEN]:
             stats[S_MAX_LAT_GEN] = lg
         if li > stats[S_MAX_LAT_INJ]:

@@ -82,7 +82,10 @@ class SimResult:
     injection queue) to delivery; ``latency_generation`` includes the time
     in the source queue. ``deadlock`` is True when the watchdog fired (no
     movement at all, or a transit packet stuck at the head of its VC for
-    ``watchdog`` cycles); the run then stops early.
+    ``watchdog`` cycles); the run then stops early. ``packet_phits`` is the
+    mean length of the measured packets, so ``latency - (packet_phits - 1)``
+    is the latency with each packet's own serialisation taken out (under
+    virtual cut-through, when its first phit arrived).
     """
 
     spec: str
@@ -130,6 +133,7 @@ class SimResult:
     #: or (``measurement="fixed"``) they did not all arrive within ``drain`` cycles
     stable: bool = True
     cpu_seconds: float = 0.0
+    packet_phits: float | None = None
 
     @property
     def router_cycles_per_second(self) -> float:
@@ -174,6 +178,7 @@ class SimResult:
             "latency_ci95": self.latency_ci95,
             "stable": self.stable,
             "cpu_seconds": self.cpu_seconds,
+            "packet_phits": self.packet_phits,
             "config": self.config.to_dict(),
         }
         if channels:
@@ -458,6 +463,7 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
         config=cfg,
         seed=seed,
         config_routers=topo.n,
+        packet_phits=float(st[K.S_SUM_LEN] / pk) if pk else None,
     )
 
 

@@ -52,6 +52,22 @@ def test_low_load_mean_latency_matches_hops(spec, routing):
         assert r.hops == r.min_hops  # minimal routings take shortest paths
 
 
+@pytest.mark.parametrize("spec,routing", [("torus:8x8x4", "dor"), ("ndt:4x4x2x2x2", "tsdor")])
+def test_packet_phits_takes_out_each_packets_serialisation(spec, routing):
+    """Packets of 1..32 phits at very low load: the mean measured length lies near
+    the uniform mean 16.5, and latency - (packet_phits - 1) is 2 * hops + 2, the
+    arrival of the first phit, whatever the lengths drawn."""
+    t = cd.from_spec(spec)
+    cfg = sim.preset("extoll").replace(routing=routing, vcs=4 if routing == "tsdor" else 2, warmup=0, measure=20000)
+    r = simulate(t, cfg, "uniform", 0.002, seed=3)
+    assert r.packets > 300
+    assert abs(r.packet_phits - 16.5) < 4 * 9.23 / np.sqrt(r.packets)   # sd of U{1..32} = 9.23
+    head = r.latency - (r.packet_phits - 1)
+    assert 2 * r.hops + 2 <= head + 1e-9 <= 2 * r.hops + 2 + 0.2   # + the rare meeting
+    fixed = simulate(t, cfg.replace(packet_length=8), "uniform", 0.002, seed=3)
+    assert fixed.packet_phits == 8
+
+
 def test_updown_takes_longer_legal_routes_on_a_ring():
     t = cd.ring(6)
     ud = cd.updown(t)
