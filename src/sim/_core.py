@@ -85,6 +85,7 @@ ST_TC1 = 8            # twin mode: traffic class 1 (TS-DOR: injected by PE1)
 ST_NONMIN = 16        # ugal: the last choice was the Valiant path
 ST_DEFER = 32         # ugal: the minimal and Valiant next hops are the same here: take it, decide later
 ST_DECIDED = 64       # ugal: the choice is made (the packet left a router where the paths part)
+ST_ATC = 128          # twin mode (tsdor-adaptive): the packet is in its source PE's adaptive traffic class
 
 # layout of the scalar statistics vector
 S_CYCLES = 0
@@ -364,6 +365,8 @@ def new_packet(p, u, d, L, tgen, now, net, buf):
     buf.pk_hops[p] = 0
     buf.pk_ring[p] = 0
     buf.pk_state[p] = ST_TC1 if (net.tw_by_source != 0 and (u & 1) != 0) else 0
+    if net.tw_by_source == 2 and np.random.randint(0, 2) == 1:
+        buf.pk_state[p] |= ST_ATC
     buf.pk_mid[p] = -1
     if net.mode == MODE_VALIANT or net.mode == MODE_UGAL:
         # the intermediate router, uniform over all routers (or the family's
@@ -639,6 +642,80 @@ def _port_queue(m, base, net, buf):
 
 
 @njit(**HELPER)
+def _wrap_ahead(p, u, k, sgn, net, buf):
+    """Whether the wraparound link of dimension ``k`` lies ahead of packet
+    ``p`` at router ``u`` going ``sgn`` (+1 / -1) along it (twin tori: the
+    node offset in ``pk_rem``)."""
+    x = np.int64(net.coords[u, k])
+    r = np.int64(buf.pk_rem[p, k])
+    if sgn > 0:
+        return x + r >= net.cls_shape[k]
+    return x < net.cls_shape[k] - r
+
+
+@njit(**HELPER)
+def _twin_adaptive(p, u, a, code, tc, c, L, net, buf):
+    """The candidates of a packet of an adaptive traffic class (tsdor-adaptive)
+    at router ``u`` (difference class ``c``): tier 0 its class's adaptive VC on
+    TS-DOR's hop ``a`` and on every other port that keeps the packet on this
+    card, goes the ring's shorter way and starts a shortest path to the
+    destination; tier 1 (escape) TS-DOR's hop on the class's escape VCs,
+    dateline class 0 while that dimension's wraparound lies ahead. Only
+    TS-DOR's hops change card, so no adaptive hop brings back a dimension
+    TS-DOR has finished (the escape VCs' extended dependency graph stays
+    acyclic: :func:`sim.routing.twin_adaptive_choices`)."""
+    ca = buf.cand_a
+    cv = buf.cand_v
+    cn = buf.cand_n
+    ct = buf.cand_t
+    t = tc + 2
+    va = net.tw_vc[t, 4, 0]
+    nc = 0
+    nd = net.cls_shape.shape[0]
+    card = u & 1
+    dist = net.tw_dist[card, c]
+    ca[nc] = a
+    cv[nc] = va
+    cn[nc] = L
+    ct[nc] = 0
+    nc += 1
+    for k in range(nd):
+        r = np.int64(buf.pk_rem[p, k])
+        if r == 0:
+            continue
+        sk = net.cls_shape[k]
+        for sd in range(2):
+            b = net.out_arc[u, k, sd]
+            # the ring's shorter way (both at a tie), on this card: a packet's hops in one ring keep one direction
+            if b < 0 or b == a or (net.arc_dst[b] & 1) != card or (sd == 0 and 2 * r > sk) or (sd == 1 and 2 * r < sk):
+                continue
+            # and onto a shortest path of the twin torus (the offset after the hop: + one less, - one more)
+            r2 = r - 1 if sd == 0 else (r + 1) % sk
+            if net.tw_dist[card, c + 2 * (r2 - r) * net.cls_stride[k]] != dist - 1:
+                continue
+            ca[nc] = b
+            cv[nc] = va
+            cn[nc] = L
+            ct[nc] = 0
+            nc += 1
+    if code == 0:
+        ahead = _wrap_ahead(p, u, net.arc_dim[a], net.arc_dir[a], net, buf)
+        cls = 0 if ahead else 1
+    elif code == 1:
+        ahead = _wrap_ahead(p, u, net.tw_m, 1 if (u & 1) == 0 else -1, net, buf)
+        cls = 0 if ahead else 1
+    else:
+        cls = code
+    for j in range(net.tw_vc[t, cls, 2]):
+        ca[nc] = a
+        cv[nc] = net.tw_vc[t, cls, 0] + j * net.tw_vc[t, cls, 1]
+        cn[nc] = L
+        ct[nc] = 1
+        nc += 1
+    return nc
+
+
+@njit(**HELPER)
 def candidates(p, u, dr, L, net, buf):
     """Every (channel, VC) the routing allows packet ``p`` at router ``u``
     (destination router ``dr``): ``cand_a``/``cand_v`` the channel and VC,
@@ -663,6 +740,8 @@ def candidates(p, u, dr, L, net, buf):
         hop = net.tw_next[tc, u & 1, c]
         a = net.out_arc[u, hop >> 1, hop & 1]
         code = net.tw_code[tc, u & 1, c]
+        if (buf.pk_state[p] & ST_ATC) != 0:
+            return _twin_adaptive(p, u, a, code, tc, c, L, net, buf)
         crossed = (buf.pk_state[p] & ST_CROSSED) != 0
         if code == 0:
             key = 2 * net.arc_dim[a] + (a & 1) + 1

@@ -79,7 +79,7 @@ def _twin(tabs) -> tuple:
                 np.ascontiguousarray(tabs.tw_dist, dtype=np.int32), _i64(vc), np.int64(tabs.tw_m),
                 np.int64(tabs.tw_by_source))
     return (np.full((1, 1, 1), -1, dtype=np.int8), np.zeros((1, 1, 1), dtype=np.int8), np.zeros((1, 1), np.int32),
-            np.zeros((1, 4, 3), dtype=np.int64), np.int64(-1), np.int64(0))
+            np.zeros((1, 5, 3), dtype=np.int64), np.int64(-1), np.int64(0))
 
 
 def _classes(tabs) -> tuple:

@@ -393,6 +393,9 @@ def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     if cfg.router == "iq":
         return routing, "dateline"
     deadlock = cfg.deadlock
+    if routing == "tsdor-adaptive" and cfg.switching != "vct":
+        raise SimError("routing tsdor-adaptive models EXTOLL's virtual cut-through router: use switching='vct' "
+                       "(--switching vct), or tsdor / dort with wormhole")
     if routing == "dor" and table_kind(topo, routing) == "records":
         if deadlock == "auto":
             deadlock = "dateline" if cfg.vcs >= 2 else "bubble"
@@ -428,7 +431,7 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
     kind = DEADLOCK_KINDS[int(st[K.S_DEADLOCK_KIND])]
     total_hops_all = float(st[K.S_SUM_MINHOPS] / pk) if pk else None
     esc = None
-    if routing in ("adaptive", "table") and st[K.S_WIN_HOPS] > 0:
+    if routing in ("adaptive", "table", "tsdor-adaptive") and st[K.S_WIN_HOPS] > 0:
         esc = st[K.S_ESC_HOPS] / st[K.S_WIN_HOPS]
     return SimResult(
         spec=topo.spec or topo.family,

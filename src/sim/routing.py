@@ -69,6 +69,18 @@ its own rule (``routes``), give Valiant's intermediate points
                traffic classes with disjoint VCs (``vcs`` a multiple of 4).
 ``dort``       nDT twin tori: DOR d0 -> d(n-1) for every packet (``vcs`` a
                multiple of 2).
+``tsdor-adaptive``  nDT twin tori, the router of '5d-twin-torus-extoll':
+               EXTOLL's four traffic classes, per source PE one
+               deterministic class (TS-DOR) and one adaptive class, each
+               packet injected into either at random (even odds). An
+               adaptive-class packet may take, on its own adaptive VC, any
+               external port of the card it is on that shortens the ring
+               distance in that dimension (both ways at a tie), and TS-DOR's
+               next hop when that is the internal link; when none of those
+               VCs has room it takes TS-DOR's next hop on the class's two
+               escape VCs (Duato's protocol). ``vcs`` a multiple of 8 (4
+               classes x 2 dateline classes); the two adaptive VCs come on
+               top.
 =============  ==============================================================
 
 Deadlock freedom of ``tsdor``/``dort``: external links use the dateline
@@ -87,6 +99,16 @@ shapes); the paper's own TS-DOR rule (upper/lower VC by card direction)
 shares one VC between the hops before and after the middle dimension,
 which closes a dependency cycle through that dimension's ring when it
 has more than two nodes.
+
+``tsdor-adaptive``'s escape VCs take their dateline class from where the
+packet is, not from where it has been: class 0 while the wraparound
+link of the dimension lies ahead (on it too), class 1 once it does not.
+A packet's escape channels in one ring then follow each other in one
+direction and class order whatever adaptive hops come between, and an
+adaptive hop never leaves the card except by TS-DOR's own internal hop,
+so no adaptive detour brings back a dimension TS-DOR has finished: the
+extended channel dependency graph of the escape VCs (direct and through
+adaptive hops) is acyclic (tests/sim check it for several shapes).
 
 On a dragonfly every routing over next hops (``table``, ``minimal``,
 ``distance``, ``valiant``, ``ugal``) takes the dragonfly's own minimal
@@ -121,7 +143,7 @@ from .errors import SimError
 from .routings import ROUTING_REGISTRY, routing_entry
 
 __all__ = ["ROUTINGS", "class_vcs", "with_class_vcs", "resolve_routing", "table_kind", "RoutingTables", "build_tables", "class_index",
-           "pair_records", "with_ties", "twin_next_hops", "twin_path"]
+           "pair_records", "with_ties", "twin_next_hops", "twin_path", "twin_adaptive_choices"]
 
 
 def class_vcs(topo: Topology, routing: str) -> int:
@@ -255,11 +277,11 @@ class RoutingTables:
     tw_next: np.ndarray = None      # (C, 2, n) hop 2 * dim + (0 plus, 1 minus) by (class, source card, d'); -1 at d
     tw_code: np.ndarray = None      # (C, 2, n) 0 external, 1 internal (dateline of dim m), 2 after m, 3 first hop
     tw_dist: np.ndarray = None      # (2, n) hops by (source card, d'); d' = 2 * node offset class + dest card
-    tw_first: np.ndarray = None     # (C, 4) first VC of each class
-    tw_step: np.ndarray = None      # (C, 4) stride between the VCs of a class
-    tw_count: np.ndarray = None     # (C, 4) VCs of a class
+    tw_first: np.ndarray = None     # (C, 5) first VC of each class (4: the adaptive VC, tsdor-adaptive)
+    tw_step: np.ndarray = None      # (C, 5) stride between the VCs of a class
+    tw_count: np.ndarray = None     # (C, 5) VCs of a class
     tw_m: int = -1                  # the middle dimension
-    tw_by_source: int = 0           # 1: traffic class = source card (tsdor)
+    tw_by_source: int = 0           # 1: traffic class = source card (tsdor); 2: and adaptive classes (tsdor-adaptive)
     vcs: int = 0                    # VCs per port the kernel needs (>= SimConfig.vcs)
     rec_count: np.ndarray = None    # (R,) minimal records per class (tie_break="random")
     # valiant / ugal: the intermediate router is drawn from row u of (n, K) (the family's points), else any router
@@ -494,8 +516,9 @@ def _twin_vcs(used: np.ndarray, vcs: int, algorithm: str) -> tuple[np.ndarray, n
     """VC lists per (traffic class, VC class) and the VCs per port needed."""
     C = used.shape[0]
     if vcs % (2 * C) or vcs < 2 * C:
+        also = "; the 2 adaptive VCs come on top" if algorithm == "tsdor-adaptive" else ""
         raise SimError(f"routing {algorithm} needs a multiple of {2 * C} virtual channels "
-                       f"({C} traffic class{'es' if C > 1 else ''} x 2 dateline classes), got {vcs}")
+                       f"({C} traffic class{'es' if C > 1 else ''} x 2 dateline classes{also}), got {vcs}")
     r = vcs // (2 * C)
     first = np.zeros((C, 4), dtype=np.int64)
     step = np.ones((C, 4), dtype=np.int64)
@@ -661,10 +684,66 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
     return tab
 
 
+def twin_adaptive_choices(tabs: "RoutingTables", topo: Topology, u: int, d: int, tc: int
+                          ) -> tuple[list[int], int, list[int]]:
+    """What a packet of source PE ``tc``'s adaptive traffic class at router
+    ``u`` for router ``d`` may take under ``tsdor-adaptive`` (what the kernel
+    offers, ``_core._twin_adaptive``): ``(adaptive arcs, escape arc, escape
+    VCs)``. The escape VCs depend only on ``u`` and ``d`` (their dateline
+    class on where the packet is), which lets a test build the escape VCs'
+    extended dependency graph.
+
+    >>> import candidates as cd
+    >>> t = cd.from_spec("ndt:4x4x2x2x2")
+    >>> tabs = build_tables(t, "tsdor-adaptive", vcs=8)
+    >>> adaptive, esc, vcs = twin_adaptive_choices(tabs, t, 0, 2 * (32 + 8), 0)  # to node (1, 1, 0, 0, 0), card 0
+    >>> sorted(int(topo_dim) for topo_dim in t.arc_dim[adaptive]), int(t.arc_dim[esc]), vcs
+    ([0, 1], 0, [5])
+    """
+    if tabs.tw_by_source != 2:
+        raise SimError("twin_adaptive_choices needs the tables of routing tsdor-adaptive")
+    c = int(class_index(tabs, [u], [d])[0])
+    arc, code = _twin_arc(tabs, tc, np.array([u]), np.array([d]))
+    a, code = int(arc[0]), int(code[0])
+    s = tabs.cls_shape
+    stride = tabs.cls_stride
+    idx = c // 2
+    off = [(idx // int(stride[k])) % int(s[k]) for k in range(len(s))]
+    card = u & 1
+    dist = int(tabs.tw_dist[card, c])
+    adaptive = [a]
+    for k, r in enumerate(off):
+        if r == 0:
+            continue
+        for sd in range(2):
+            b = int(tabs.out_arc[u, k, sd])
+            if b < 0 or b == a or int(topo.arc_dst[b]) & 1 != card or (sd == 0 and 2 * r > s[k]) or \
+                    (sd == 1 and 2 * r < s[k]):
+                continue
+            r2 = r - 1 if sd == 0 else (r + 1) % int(s[k])
+            if int(tabs.tw_dist[card, c + 2 * (r2 - r) * int(stride[k])]) == dist - 1:
+                adaptive.append(b)
+
+    def ahead(k: int, sgn: int) -> bool:
+        x = int(tabs.coords[u, k])
+        return x + off[k] >= s[k] if sgn > 0 else x < s[k] - off[k]
+
+    if code == 0:
+        cls = 0 if ahead(int(topo.arc_dim[a]), int(tabs.arc_dir[a])) else 1
+    elif code == 1:
+        cls = 0 if ahead(tabs.tw_m, 1 if card == 0 else -1) else 1
+    else:
+        cls = code
+    t = tc + 2
+    vcs = [int(tabs.tw_first[t, cls] + j * tabs.tw_step[t, cls]) for j in range(int(tabs.tw_count[t, cls]))]
+    return adaptive, a, vcs
+
+
 def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
     """An nDT's twin-route tables by difference class (node offset and
     cards): O(n), no n x n."""
-    hop, code = twin_next_hops(topo, routing)  # validates the nDT layout
+    adaptive = routing == "tsdor-adaptive"
+    hop, code = twin_next_hops(topo, "tsdor" if adaptive else routing)  # validates the nDT layout
     n, A = topo.n, topo.num_arcs
     s = np.array(topo.params["shape"], dtype=np.int64)
     nd = len(s)
@@ -688,7 +767,18 @@ def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
                          cls_kind=CLS_TWIN, coords=np.ascontiguousarray(topo.coords[:, :nd], dtype=np.int64),
                          cls_lat=np.diag(s), cls_order=np.arange(nd, dtype=np.int64), cls_shape=s,
                          tw_next=hop, tw_code=code, tw_dist=dist.astype(np.int32), tw_m=(nd - 1) // 2,
-                         tw_by_source=1 if routing == "tsdor" else 0)
-    used = _twin_used(topo, tabs, routing == "tsdor")
+                         tw_by_source=2 if adaptive else 1 if routing == "tsdor" else 0)
+    used = _twin_used(topo, tabs, routing == "tsdor" or adaptive)
+    if adaptive:
+        # rows 2, 3: the adaptive classes' escape VCs, which a packet may enter on either card (an
+        # adaptive hop on the internal link): every internal-link class TS-DOR uses from either card
+        used = np.concatenate([used, _twin_used(topo, tabs, False)])
     first, step, count, total = _twin_vcs(used, vcs, routing)
+    C = first.shape[0]
+    first, step, count = (np.concatenate([x, np.zeros((C, 1), np.int64)], axis=1) for x in (first, step, count))
+    step[:, 4] = 1
+    if adaptive:
+        first[2:, 4] = total + np.arange(2)        # one adaptive VC per adaptive class, on top
+        count[2:, 4] = 1
+        total += 2
     return dataclasses.replace(tabs, tw_first=first, tw_step=step, tw_count=count, vcs=total)

@@ -14,7 +14,7 @@ comparing names. The semantics of each routing are in :mod:`sim.routing`.
 >>> routing_entry("nope")
 Traceback (most recent call last):
 ...
-sim.errors.SimError: unknown routing 'nope'; valid: auto, dor, adaptive, table, updown, minimal, distance, tsdor, dort, min_adapt, valiant, ugal
+sim.errors.SimError: unknown routing 'nope'; valid: auto, dor, adaptive, table, updown, minimal, distance, tsdor, dort, tsdor-adaptive, min_adapt, valiant, ugal
 """
 
 from __future__ import annotations
@@ -103,6 +103,9 @@ for _entry in (
     Routing("tsdor", "nDT twin tori: Twin Source DOR (PE0 d0->d(n-1), PE1 d(n-1)->d0), dateline VCs, "
             "2 traffic classes", 5, needs="twin"),
     Routing("dort", "nDT twin tori: DOR d0->d(n-1) with the internal link, dateline VCs", 5, needs="twin"),
+    Routing("tsdor-adaptive", "nDT twin tori, the EXTOLL router of '5d-twin-torus-extoll': per source PE a "
+            "deterministic TS-DOR class and an adaptive class (minimal adaptive on the current card, TS-DOR escape; "
+            "Duato), packets split at random; vcs a multiple of 8, plus 2 adaptive VCs", 5, needs="twin"),
     Routing("min_adapt", "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the "
             "others)", -1, ("iq",)),
     Routing("valiant", "minimal (adaptive) to a random intermediate router (the dragonfly: group), then to the "
