@@ -68,6 +68,10 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
     old = m.group(1) if m else ""
     parts = re.split(r"(?=^### )", old, flags=re.M)
     head, subs = parts[0], [p for p in parts[1:] if p.strip()]
+    head_lines = head.strip().splitlines()
+    if subs and head_lines and head_lines[0].startswith("`"):
+        # a section recorded in one run with ### parts inside: they keep that run's provenance line
+        subs = [_with_provenance(sub, head_lines[0].strip()) for sub in subs]
     if head.strip() and not subs and legacy_title and legacy_title != title:
         lines = head.strip().splitlines()
         prov = lines[0].strip() if lines and lines[0].startswith("`") else ""
@@ -84,3 +88,10 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
         out.append(block)
     record(section, "Recorded part by part; each part gives its own command and date.\n\n" + "\n".join(out))
 
+
+def _with_provenance(sub: str, prov: str) -> str:
+    """``### title`` block ``sub`` with the italic provenance line ``prov`` under its title, unless it has one."""
+    title, _, rest = sub.partition("\n")
+    if rest.lstrip().startswith("_`"):
+        return sub
+    return f"{title}\n\n_{prov}_\n\n{rest.strip()}\n"
