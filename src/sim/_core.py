@@ -642,6 +642,19 @@ def _port_queue(m, base, net, buf):
 
 
 @njit(**HELPER)
+def _twin_class_vcs(a, t, cls, tier, L, nc, net, buf):
+    """Append channel ``a`` on every VC of VC class ``cls`` of traffic-class row
+    ``t`` (twin tori) to the candidates, at ``tier``; returns the new count."""
+    for j in range(net.tw_vc[t, cls, 2]):
+        buf.cand_a[nc] = a
+        buf.cand_v[nc] = net.tw_vc[t, cls, 0] + j * net.tw_vc[t, cls, 1]
+        buf.cand_n[nc] = L
+        buf.cand_t[nc] = tier
+        nc += 1
+    return nc
+
+
+@njit(**HELPER)
 def _wrap_ahead(p, u, k, sgn, net, buf):
     """Whether the wraparound link of dimension ``k`` lies ahead of packet
     ``p`` at router ``u`` going ``sgn`` (+1 / -1) along it (twin tori: the
@@ -706,13 +719,7 @@ def _twin_adaptive(p, u, a, code, tc, c, L, net, buf):
         cls = 0 if ahead else 1
     else:
         cls = code
-    for j in range(net.tw_vc[t, cls, 2]):
-        ca[nc] = a
-        cv[nc] = net.tw_vc[t, cls, 0] + j * net.tw_vc[t, cls, 1]
-        cn[nc] = L
-        ct[nc] = 1
-        nc += 1
-    return nc
+    return _twin_class_vcs(a, t, cls, 1, L, nc, net, buf)
 
 
 @njit(**HELPER)
@@ -750,13 +757,7 @@ def candidates(p, u, dr, L, net, buf):
             cls = 1 if (buf.pk_ring[p] > 0 and (buf.pk_ring[p] - 1) // 2 == net.tw_m and crossed) else 0
         else:
             cls = code
-        for j in range(net.tw_vc[tc, cls, 2]):
-            ca[nc] = a
-            cv[nc] = net.tw_vc[tc, cls, 0] + j * net.tw_vc[tc, cls, 1]
-            cn[nc] = L
-            ct[nc] = 0
-            nc += 1
-        return nc
+        return _twin_class_vcs(a, tc, cls, 0, L, nc, net, buf)
     if mode == MODE_DOR or mode == MODE_ADAPTIVE:
         kd = -1
         for k in range(net.D):

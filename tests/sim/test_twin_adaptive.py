@@ -15,6 +15,20 @@ from sim import SimConfig, SimError, simulate
 from sim.routing import build_tables, twin_adaptive_choices
 
 
+def _reachable(t, d: int, tc: int, choices) -> dict:
+    """Every router a packet of source PE ``tc``'s adaptive class for router ``d`` can reach from a
+    source router of its class by any of its choices, with those choices (``choices(u)``)."""
+    seen, stack = {}, [u for u in range(tc, t.n, 2) if u != d]
+    while stack:
+        u = stack.pop()
+        if u in seen or u == d:
+            continue
+        seen[u] = choices(u)
+        adaptive, a, _ = seen[u]
+        stack.extend(int(t.arc_dst[b]) for b in set(adaptive) | {a})
+    return seen
+
+
 def _extended_cdg(t, tabs) -> nx.DiGraph:
     """Duato's extended channel dependency graph of the escape VCs: an escape (channel, VC)
     depends on every escape (channel, VC) the packet may request next, at the router it leads
@@ -44,15 +58,7 @@ def _extended_cdg(t, tabs) -> nx.DiGraph:
                     reach[w] = frozenset(r)
                 return reach[w]
 
-            seen, stack = set(), [u for u in range(tc, t.n, 2) if u != d]
-            while stack:
-                u = stack.pop()
-                if u in seen or u == d:
-                    continue
-                seen.add(u)
-                adaptive, a, _ = ch(u)
-                stack.extend(int(dst[b]) for b in set(adaptive) | {a})
-            for u in seen:
+            for u in _reachable(t, d, tc, ch):
                 _, a, vcs = ch(u)
                 for w in after(int(dst[a])):
                     _, a2, vcs2 = ch(w)
@@ -87,19 +93,13 @@ def test_adaptive_choices_are_shortest_paths_on_the_card():
     checked = 0
     for d in rng.choice(t.n, size=12, replace=False).tolist():
         for tc in (0, 1):
-            seen, stack = set(), [u for u in range(tc, t.n, 2) if u != d]
-            while stack:
-                u = stack.pop()
-                if u in seen or u == d:
-                    continue
-                seen.add(u)
-                adaptive, a, vcs = twin_adaptive_choices(tabs, t, u, d, tc)
+            seen = _reachable(t, d, tc, lambda u: twin_adaptive_choices(tabs, t, u, d, tc))  # noqa: B023
+            for u, (adaptive, a, vcs) in seen.items():
                 assert adaptive[0] == a                                  # TS-DOR's hop, on the adaptive VC too
                 for b in adaptive:
                     assert dist[t.arc_dst[b], d] == dist[u, d] - 1      # a shortest path
                     if b != a:
                         assert t.arc_dst[b] % 2 == u % 2                 # only TS-DOR's own hops change card
-                    stack.append(int(t.arc_dst[b]))
                 # the escape VCs of this adaptive class's block (internal classes fit in it: middle ring of 2)
                 assert vcs and set(vcs) <= {4 + 2 * tc, 5 + 2 * tc}
                 checked += 1
