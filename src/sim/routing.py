@@ -518,7 +518,8 @@ def _twin_vcs(used: np.ndarray, vcs: int, algorithm: str) -> tuple[np.ndarray, n
     if vcs % (2 * C) or vcs < 2 * C:
         also = "; the 2 adaptive VCs come on top" if algorithm == "tsdor-adaptive" else ""
         raise SimError(f"routing {algorithm} needs a multiple of {2 * C} virtual channels "
-                       f"({C} traffic class{'es' if C > 1 else ''} x 2 dateline classes{also}), got {vcs}")
+                       f"({C} traffic class{'es' if C > 1 else ''} x 2 dateline classes{also}), got {vcs}: "
+                       f"use --vcs {2 * C}")
     r = vcs // (2 * C)
     first = np.zeros((C, 4), dtype=np.int64)
     step = np.ones((C, 4), dtype=np.int64)
