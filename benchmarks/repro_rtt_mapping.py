@@ -163,6 +163,16 @@ def npb_cycles_per_unit(kernel: str, P: int = 64, cls: str = "A") -> float:
     return flops_per_unit * 1e3 / SUSTAINED_MFLOPS / CYCLE_NS
 
 
+def _save(fig, name: str) -> str:
+    """Write ``fig`` to benchmarks/figures/``name``, close it, return the name."""
+    import matplotlib.pyplot as plt  # the plotting functions imported it (with the Agg backend) already
+
+    FIGURES.mkdir(exist_ok=True)
+    fig.savefig(FIGURES / name, dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return name
+
+
 def spec(fam: str, a: int, c: int) -> str:
     return f"{fam}:a={a}" + (f":c={c}" if c > 1 else "")
 
@@ -287,11 +297,7 @@ def plot_synthetic(rows: list[dict], a: int, c: int, alphas: list[float], tag: s
     ax2.set_ylabel("base latency tau (hops)")
     ax2.set_title("latency (dotted: paper's closed form)")
     ax1.legend(fontsize=7)
-    FIGURES.mkdir(exist_ok=True)
-    png = FIGURES / f"rtt_mapping_{tag}a{a}_c{c}.png"
-    fig.savefig(png, dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return png.name
+    return _save(fig, f"rtt_mapping_{tag}a{a}_c{c}.png")
 
 
 def synthetic_report(rows: list[dict], a: int, c: int, alphas: list[float], table_alphas) -> tuple[str, list[list]]:
@@ -492,11 +498,7 @@ def plot_nas(rows: list[dict], tag: str = "") -> str:
         ax.set_title(f"{P} tasks, c = {c}")
         ax.set_ylabel("execution time / RT baseline")
         ax.legend(fontsize=7)
-    FIGURES.mkdir(exist_ok=True)
-    png = FIGURES / f"rtt_mapping_{tag}nas.png"
-    fig.savefig(png, dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return png.name
+    return _save(fig, f"rtt_mapping_{tag}nas.png")
 
 
 # -------------------------------------------------------------------------------------- main
@@ -539,11 +541,7 @@ def plot_study(rows: list[dict], scales, tag: str = "") -> str:
                       + " (%)")
         ax.set_title(f"{P} tasks, c = {c}")
         ax.legend(fontsize=7)
-    FIGURES.mkdir(exist_ok=True)
-    png = FIGURES / f"rtt_mapping_{tag}nas_compute.png"
-    fig.savefig(png, dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return png.name
+    return _save(fig, f"rtt_mapping_{tag}nas_compute.png")
 
 
 def main() -> None:

@@ -642,15 +642,22 @@ def _port_queue(m, base, net, buf):
 
 
 @njit(**HELPER)
+def _push_candidate(a, v, L, tier, nc, buf):
+    """Append (channel ``a``, VC ``v``, ``L`` free phits needed, ``tier``) to
+    the candidates; returns the new count."""
+    buf.cand_a[nc] = a
+    buf.cand_v[nc] = v
+    buf.cand_n[nc] = L
+    buf.cand_t[nc] = tier
+    return nc + 1
+
+
+@njit(**HELPER)
 def _twin_class_vcs(a, t, cls, tier, L, nc, net, buf):
     """Append channel ``a`` on every VC of VC class ``cls`` of traffic-class row
     ``t`` (twin tori) to the candidates, at ``tier``; returns the new count."""
     for j in range(net.tw_vc[t, cls, 2]):
-        buf.cand_a[nc] = a
-        buf.cand_v[nc] = net.tw_vc[t, cls, 0] + j * net.tw_vc[t, cls, 1]
-        buf.cand_n[nc] = L
-        buf.cand_t[nc] = tier
-        nc += 1
+        nc = _push_candidate(a, net.tw_vc[t, cls, 0] + j * net.tw_vc[t, cls, 1], L, tier, nc, buf)
     return nc
 
 
@@ -677,21 +684,12 @@ def _twin_adaptive(p, u, a, code, tc, c, L, net, buf):
     TS-DOR's hops change card, so no adaptive hop brings back a dimension
     TS-DOR has finished (the escape VCs' extended dependency graph stays
     acyclic: :func:`sim.routing.twin_adaptive_choices`)."""
-    ca = buf.cand_a
-    cv = buf.cand_v
-    cn = buf.cand_n
-    ct = buf.cand_t
     t = tc + 2
     va = net.tw_vc[t, 4, 0]
-    nc = 0
     nd = net.cls_shape.shape[0]
     card = u & 1
     dist = net.tw_dist[card, c]
-    ca[nc] = a
-    cv[nc] = va
-    cn[nc] = L
-    ct[nc] = 0
-    nc += 1
+    nc = _push_candidate(a, va, L, 0, 0, buf)
     for k in range(nd):
         r = np.int64(buf.pk_rem[p, k])
         if r == 0:
@@ -706,16 +704,12 @@ def _twin_adaptive(p, u, a, code, tc, c, L, net, buf):
             r2 = r - 1 if sd == 0 else (r + 1) % sk
             if net.tw_dist[card, c + 2 * (r2 - r) * net.cls_stride[k]] != dist - 1:
                 continue
-            ca[nc] = b
-            cv[nc] = va
-            cn[nc] = L
-            ct[nc] = 0
-            nc += 1
+            nc = _push_candidate(b, va, L, 0, nc, buf)
     if code == 0:
         ahead = _wrap_ahead(p, u, net.arc_dim[a], net.arc_dir[a], net, buf)
         cls = 0 if ahead else 1
     elif code == 1:
-        ahead = _wrap_ahead(p, u, net.tw_m, 1 if (u & 1) == 0 else -1, net, buf)
+        ahead = _wrap_ahead(p, u, net.tw_m, 1 if card == 0 else -1, net, buf)
         cls = 0 if ahead else 1
     else:
         cls = code

@@ -73,12 +73,12 @@ its own rule (``routes``), give Valiant's intermediate points
                EXTOLL's four traffic classes, per source PE one
                deterministic class (TS-DOR) and one adaptive class, each
                packet injected into either at random (even odds). An
-               adaptive-class packet may take, on its own adaptive VC, any
-               external port of the card it is on that shortens the ring
-               distance in that dimension (both ways at a tie), and TS-DOR's
-               next hop when that is the internal link; when none of those
-               VCs has room it takes TS-DOR's next hop on the class's two
-               escape VCs (Duato's protocol). ``vcs`` a multiple of 8 (4
+               adaptive-class packet may take, on its own adaptive VC,
+               TS-DOR's next hop or any other port that keeps it on the card
+               it is on, goes the ring's shorter way (both at a tie) and
+               starts a shortest path; when none of those VCs has room it
+               takes TS-DOR's next hop on the class's two escape VCs
+               (Duato's protocol). ``vcs`` a multiple of 8 (4
                classes x 2 dateline classes); the two adaptive VCs come on
                top.
 =============  ==============================================================
