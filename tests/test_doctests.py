@@ -15,9 +15,10 @@ import synth
 def modules():
     for pkg in (candidates, flows, sim, synth):
         yield pkg.__name__
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if info.name != "__main__":
-                yield f"{pkg.__name__}.{info.name}"
+        # subpackages' modules too (candidates.search.*)
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}."):
+            if not info.name.endswith("__main__"):
+                yield info.name
 
 
 @pytest.mark.parametrize("name", list(modules()))

@@ -35,6 +35,7 @@ from ._kernels import bisection_exact, distance_histogram, ecmp_all
 from .capabilities import capabilities, published_figures
 from .errors import TopologyError
 from .hops import hop_distances
+from .moore import moore_bound
 from .records import has_records, record_table, record_ties
 from .size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 from .topology import Topology
@@ -806,6 +807,12 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
         "average_distance_with_self": ds.average_distance_with_self,
         "distance_distribution": ds.distribution,
     }
+    if topo.n >= 2 and ds.connected:
+        # the least diameter and ASPL any graph of this many routers and this degree can have
+        mb = moore_bound(topo.n, max(int(deg.max()), 1))
+        out["moore_diameter"] = mb.diameter
+        out["moore_aspl"] = mb.aspl
+        out["moore_gap"] = (ds.average_distance - mb.aspl) / mb.aspl
     # what messages travel: between processing elements (routers without PEs only pass traffic on)
     pe = pe_distances(topo, ds)
     out["pe_diameter"] = pe.diameter

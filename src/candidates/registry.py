@@ -541,4 +541,45 @@ def _register_builtin() -> None:
                                                                                       int(t.terminals[0])))))
 
 
+    # searched graphs: the search runs when the spec is first built (then cached: candidates.search.cache)
+    search_fields = keyed("search", ("n", "d"),
+                          ("moves", "seed", "objective", "weight", "symmetry", "restarts", "restart"),
+                          ("n", "d", "moves", "seed", "restarts", "restart"))
+
+    def search_args(pos: list[str], kw: dict[str, str]) -> dict[str, Any]:
+        f = search_fields(pos, kw)
+        args: dict[str, Any] = {"routers": f["n"], "degree": f["d"], "moves": f.get("moves", 100_000),
+                                "seed": f.get("seed", 0), "restarts": f.get("restarts", 1),
+                                "objective": f.get("objective", "aspl")}
+        if "weight" in f:
+            try:
+                args["weight"] = float(f["weight"])
+            except ValueError:
+                raise SpecError(f"search: weight must be a number in [0, 1], got {f['weight']!r}") from None
+        if "restart" in f:
+            args["restart"] = f["restart"]
+        sym = f.get("symmetry", "auto")
+        args["symmetry"] = sym if sym == "auto" else _int("search", "symmetry", str(sym))
+        return args
+
+    def build_search(pos: list[str], kw: dict[str, str]) -> Topology:
+        from .search.cache import cached_search
+
+        return cached_search(search_args(pos, kw))
+
+    def size_search(pos: list[str], kw: dict[str, str]):
+        a = search_args(pos, kw)
+        return a["routers"], a["routers"] * a["degree"] // 2, 0
+
+    reg(Family("search", "a graph found by search (toposynth search): n routers of degree d, the best of "
+               "`restarts` annealings of `moves` moves from `seed`; rebuilt by searching again (cached)",
+               (("n", "routers"), ("d", "ports per router (degree)"),
+                ("moves", "optional: moves per restart (default 100000)"), ("seed", "optional: default 0"),
+                ("objective", "optional: aspl (default), throughput, mix"), ("weight", "optional: mix's latency share"),
+                ("symmetry", "optional: cyclic group order, or auto (default)"),
+                ("restarts", "optional: default 1"),
+                ("restart", "optional: only this restart's graph (chosen by a certified capacity)")),
+               "search:n=64:d=4:moves=20000:seed=1", build_search, size_search))
+
+
 _register_builtin()

@@ -1,0 +1,90 @@
+"""Rebuilding a searched graph from its spec, once.
+
+A ``search:`` spec is a deterministic function of its fields, but running it
+again costs the whole search; a study rebuilds a candidate in several places
+(the pool, each worker, the LP cross-check, the simulation). The graph is
+kept in memory for the process and on disk in the cache folder,
+``$TOPOSYNTH_CACHE/search`` (default ``~/.cache/toposynth/search``), keyed by
+the spec's fields and :data:`~candidates.search.result.SEARCH_VERSION` -- a
+version of the search that moves differently never reads an older graph.
+``TOPOSYNTH_CACHE=off`` keeps nothing on disk. A cache entry that cannot be
+read is ignored and written again; a folder that cannot be written is left
+alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..topology import Topology
+
+__all__ = ["cache_dir", "cached_search", "CACHE_ENV"]
+
+CACHE_ENV = "TOPOSYNTH_CACHE"
+
+_MEMORY: dict[str, Topology] = {}
+
+
+def cache_dir() -> Path | None:
+    """The disk cache's folder, or None when ``TOPOSYNTH_CACHE=off``."""
+    root = os.environ.get(CACHE_ENV, "")
+    if root.lower() in ("off", "0", "none"):
+        return None
+    base = Path(root) if root else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "toposynth"
+    return base / "search"
+
+
+def _key(fields: dict[str, object]) -> str:
+    from .result import SEARCH_VERSION
+
+    text = json.dumps({"version": SEARCH_VERSION, **{k: fields[k] for k in sorted(fields)}}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def cached_search(fields: dict[str, object]) -> Topology:
+    """The topology of a ``search:`` spec's fields (``search_graph``'s keyword
+    arguments plus ``routers`` and ``degree``), from the caches or by searching."""
+    key = _key(fields)
+    if key in _MEMORY:
+        return _MEMORY[key]
+    folder = cache_dir()
+    path = None if folder is None else folder / f"{key}.npz"
+    topo = _load(path)
+    if topo is None:
+        from . import search_graph
+
+        kw = dict(fields)
+        topo = search_graph(kw.pop("routers"), kw.pop("degree"), **kw).topology
+        _store(path, topo)
+    _MEMORY[key] = topo
+    return topo
+
+
+def _load(path: Path | None) -> Topology | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            return Topology(n=int(meta["n"]), links=z["links"], link_dim=z["link_dim"], dims=tuple(meta["dims"]),
+                            family="search", spec=meta["spec"], params=meta["params"])
+    except Exception:  # a damaged or foreign file: search again and write it anew
+        return None
+
+
+def _store(path: Path | None, topo: Topology) -> None:
+    if path is None:
+        return
+    meta = {"n": topo.n, "dims": list(topo.dims), "spec": topo.spec, "params": topo.params}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, links=topo.links, link_dim=topo.link_dim, meta=np.array(json.dumps(meta)))
+        os.replace(tmp, path)
+    except OSError:
+        pass

@@ -1,0 +1,146 @@
+"""What a search looks for: router count, ports, the objective, the symmetry,
+links kept fixed -- validated up front, one line per mistake.
+
+>>> p = search_problem(512, 6, symmetry="auto")
+>>> p.lift.g, p.lift.m
+(8, 64)
+>>> search_problem(9, 3)
+Traceback (most recent call last):
+...
+candidates.errors.SpecError: 9 routers of degree 3 make 27 port ends, an odd number: no 3-regular graph has 9 routers; use an even degree or router count, or let degrees be at most 3 (regular=False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SpecError, TopologyError
+from .objectives import Objective, objective
+from .state import Lift, base_of_links
+
+__all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE"]
+
+#: ``symmetry="auto"`` lifts over the largest cyclic group that leaves at least
+#: this many base routers (one machine word of BFS sources): measured on
+#: (256, 8) and (1024, 8), a lift with 32-64 base routers reaches a lower
+#: ASPL in a given time than the plain graph (benchmarks/RESULTS.md)
+AUTO_MIN_BASE = 64
+
+
+@dataclass(frozen=True)
+class SearchProblem:
+    """A validated search: ``routers`` routers with ``degree`` ports each
+    (all used when ``regular``, at most otherwise), lifted over a cyclic
+    group of order ``lift.g``, some links fixed."""
+
+    routers: int
+    degree: int
+    objective: str
+    weight: float
+    seed: int
+    regular: bool
+    lift: Lift
+    caps: np.ndarray = field(repr=False, compare=False)
+    fixed: np.ndarray = field(repr=False, compare=False)        # lifted fixed links (k, 2)
+    fixed_base: np.ndarray = field(repr=False, compare=False)   # their orbits as base links (u, v, s)
+
+    @property
+    def objective_entry(self) -> Objective:
+        return objective(self.objective)
+
+
+def _positive_int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise SpecError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise SpecError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None = None) -> int:
+    """The group order ``symmetry="auto"`` picks: the largest divisor ``g`` of
+    ``n`` with ``n / g >= AUTO_MIN_BASE`` base routers (an even number of port
+    ends per fibre when regular) under which the fixed links are symmetric;
+    1 for graphs of fewer than ``2 * AUTO_MIN_BASE`` routers.
+
+    >>> auto_symmetry(1024, 32), auto_symmetry(100, 4), auto_symmetry(1000, 3)
+    (16, 1, 10)
+    """
+    for g in sorted((g for g in range(1, n + 1) if n % g == 0), reverse=True):
+        m = n // g
+        if m < AUTO_MIN_BASE and g > 1:
+            continue
+        if regular and (m * d) % 2:
+            continue
+        if fixed is not None and len(fixed) and g > 1:
+            try:
+                base_of_links(fixed, Lift(n, m, g, d))
+            except TopologyError:
+                continue
+        return g
+    return 1
+
+
+def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
+                   symmetry: int | str = 1, regular: bool = True, fixed=None) -> SearchProblem:
+    """Validate a search's parameters (see :func:`candidates.search.search_graph`)."""
+    n = _positive_int("routers", routers, 2)
+    d = _positive_int("degree", degree, 1)
+    if d >= n:
+        raise SpecError(f"degree {d} needs more routers than {n}: a router has at most {n - 1} distinct neighbours "
+                        f"(use a degree below {n})")
+    entry = globals()["objective"](objective)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise SpecError(f"seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
+    w = float(weight)
+    if not 0.0 <= w <= 1.0:
+        raise SpecError(f"weight must be in [0, 1] (the share of latency in the mix), got {weight}")
+    if regular and (n * d) % 2:
+        raise SpecError(f"{n} routers of degree {d} make {n * d} port ends, an odd number: no {d}-regular graph has "
+                        f"{n} routers; use an even degree or router count, or let degrees be at most {d} "
+                        "(regular=False)")
+    if d == 1 and n > 2:
+        raise SpecError(f"{n} routers of degree 1 cannot be connected; use degree 2 or more")
+    fixed_links = np.zeros((0, 2), dtype=np.int64)
+    if fixed is not None:
+        fixed_links = _fixed_links(fixed, n)
+    if symmetry == "auto":
+        g = auto_symmetry(n, d, regular, fixed_links)
+    else:
+        g = _positive_int("symmetry", symmetry, 1)
+        if n % g:
+            raise SpecError(f"symmetry {g} must divide the router count {n} (the lift has {n} / g base routers)")
+        if regular and ((n // g) * d) % 2:
+            raise SpecError(f"symmetry {g} leaves {n // g} base routers of degree {d}, an odd number of port ends; "
+                            "use a symmetry that leaves an even number of base routers")
+    lift = Lift(n, n // g, g, d)
+    fixed_base = base_of_links(fixed_links, lift) if len(fixed_links) else np.zeros((0, 3), dtype=np.int64)
+    deg = np.bincount(fixed_links.reshape(-1), minlength=n) if len(fixed_links) else np.zeros(n, dtype=np.int64)
+    if deg.max(initial=0) > d:
+        v = int(np.argmax(deg))
+        raise SpecError(f"router {v} has {int(deg[v])} fixed links but only {d} ports; raise the degree")
+    caps = np.full(lift.m, d, dtype=np.int32)
+    return SearchProblem(n, d, entry.name, w, int(seed), bool(regular), lift, caps, fixed_links, fixed_base)
+
+
+def _fixed_links(fixed, n: int) -> np.ndarray:
+    """Fixed links from a topology or an (k, 2) array of router pairs."""
+    links = getattr(fixed, "links", fixed)
+    tn = getattr(fixed, "n", None)
+    if tn is not None and tn != n:
+        raise SpecError(f"the fixed links' topology has {tn} routers, the search {n}")
+    arr = np.asarray(links, dtype=np.int64)
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise SpecError(f"fixed links must be router pairs, an array of shape (k, 2); got shape {arr.shape}")
+    if arr.min() < 0 or arr.max() >= n:
+        raise SpecError(f"fixed links must join routers 0 .. {n - 1}")
+    if (arr[:, 0] == arr[:, 1]).any():
+        raise SpecError("a fixed link joins a router to itself")
+    key = np.sort(arr, axis=1)
+    if len(np.unique(key, axis=0)) != len(key):
+        raise SpecError("the fixed links repeat a router pair; a searched graph has at most one link per pair")
+    return arr
