@@ -237,6 +237,10 @@ def write_topology(topo: Topology, path: str | os.PathLike) -> None:
         for _, data in G.nodes(data=True):
             if "coord" in data:
                 data["coord"] = ",".join(map(str, data["coord"]))
+        # the parameters a builder recorded (a searched graph's provenance) as graph attributes
+        for k, v in topo.params.items():
+            if isinstance(v, (bool, int, float, str)) and k not in G.graph:
+                G.graph[k] = v
         nx.write_graphml(G, p)
     elif suffix == ".json":
         p.write_text(json.dumps(topo.to_dict()))

@@ -15,6 +15,7 @@ from .export import to_pulp, write_model
 from .physical import Board, Packaging, PhysicalModel, RouterDelay, Technology, physical_model, physical_problem
 from .result import FlowResult
 from .solve import SOLVERS, choose_solver, solve
+from .cyclic_symmetry import shift_symmetric_uniform, shift_symmetry
 from .symmetry import arc_orbits, symmetric_uniform
 
 # the iterative solvers load on first use (PEP 562): their numba kernels'
@@ -31,5 +32,5 @@ __getattr__, __dir__ = lazy_names(__name__, {n: m for m, names in _LAZY.items() 
 
 __all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "build_lp_arrays", "lp_columns", "max_concurrent_flow", "min_latency",
            "colgen_max_concurrent_flow", "colgen_min_latency", "solve", "choose_solver", "SOLVERS",
-           "cross_check", "CrossCheck", "symmetric_uniform", "arc_orbits", "to_pulp", "write_model",
+           "cross_check", "CrossCheck", "symmetric_uniform", "arc_orbits", "shift_symmetric_uniform", "shift_symmetry", "to_pulp", "write_model",
            "Technology", "RouterDelay", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem"]

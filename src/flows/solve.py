@@ -17,7 +17,10 @@
   demands at eps >= :data:`AUTO_LATENCY_EPS`; given the
   ``topology``, uniform traffic on a lattice family (the same demands and
   capacities seen from every router, no shared resources) is solved exactly
-  by symmetry (:func:`flows.symmetric_uniform`: one source's flow) first;
+  by symmetry (:func:`flows.symmetric_uniform`: one source's flow) first, and
+  on a graph invariant under a cyclic shift of its routers (a searched graph's
+  lift) by that symmetry (:func:`flows.shift_symmetric_uniform`: the flows of
+  one fibre's sources) where its LP is small enough;
 - ``"symmetry"``: that, or a one-line error where it does not apply.
 
 Every result names its method in ``extra["method"]`` and carries its
@@ -31,6 +34,7 @@ import dataclasses
 from .lp import solve_lp
 from .problem import FlowError, FlowProblem
 from .result import FlowResult
+from .cyclic_symmetry import AUTO_SHIFT_MAX_COLUMNS, AUTO_SHIFT_MIN_ORDER, shift_symmetric_uniform, shift_symmetry
 from .symmetry import symmetric_uniform
 
 __all__ = ["solve", "SOLVERS", "EXACT_TOL", "AUTO_LP_BELOW_ROUTERS", "AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER",
@@ -104,6 +108,21 @@ def colgen_master(problem: FlowProblem, eps: float) -> str:
     return "pdlp"
 
 
+def _by_shift(topology, problem: FlowProblem, time_limit: float | None) -> FlowResult | None:
+    """The exact uniform capacity by the routers' cyclic shift symmetry
+    (:func:`flows.shift_symmetric_uniform`), where the graph has one of order
+    at least :data:`AUTO_SHIFT_MIN_ORDER` and its LP is small enough; else None."""
+    if topology.has_parallel_links or problem.n != topology.n:
+        return None
+    g = shift_symmetry(topology)
+    if g < AUTO_SHIFT_MIN_ORDER or (topology.n // g) * topology.num_arcs > AUTO_SHIFT_MAX_COLUMNS:
+        return None
+    try:
+        return shift_symmetric_uniform(topology, problem, g=g, time_limit=time_limit)
+    except FlowError:
+        return None
+
+
 def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", objective: str = "concurrent",
           time_limit: float | None = None, max_phases: int = 100000, topology=None,
           progress=None) -> FlowResult:
@@ -133,11 +152,13 @@ def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", obje
     if solver in ("auto", "symmetry") and objective == "concurrent" and topology is not None:
         try:
             r = symmetric_uniform(topology, problem, time_limit=time_limit)
-        except FlowError:
-            if solver == "symmetry":
-                raise
-        else:
-            return dataclasses.replace(r, extra={**r.extra, "method": "symmetry", "solver_requested": solver})
+        except FlowError as lattice_error:
+            r = _by_shift(topology, problem, time_limit)
+            if r is None and solver == "symmetry":
+                raise lattice_error
+        if r is not None:
+            method = "symmetry" if r.solver == "symmetry" else "shift symmetry"
+            return dataclasses.replace(r, extra={**r.extra, "method": method, "solver_requested": solver})
     if chosen == "symmetry":
         raise FlowError("the symmetry solver needs the topology (flows.solve(..., topology=topo)) and the capacity "
                         "objective")

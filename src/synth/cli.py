@@ -67,6 +67,10 @@ def cmd_describe(args: argparse.Namespace) -> int:
             ("average distance (distinct pairs)", _fmt(d["average_distance"])),
             ("average distance (self included)", _fmt(d["average_distance_with_self"])),
         ]
+        if "moore_aspl" in d:
+            rows.append(("Moore bound (same routers, degree)",
+                         f"diameter {d['moore_diameter']}, average distance {_fmt(d['moore_aspl'])} "
+                         f"(this graph {100 * d['moore_gap']:.2f}% above)"))
         if d["terminals"] != d["nodes"] and d.get("pe_diameter") is not None:
             # routers differ from PEs (concentration, PE-less spines): what a message travels
             rows += [("PE diameter", d["pe_diameter"]),
@@ -587,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
     from sim.cli import add_subcommand as add_simulate
 
     add_simulate(sub)
+
+    from .search_cli import add_subcommand as add_search
+
+    add_search(sub)
 
     f = sub.add_parser("families", help="the registry of topology families")
     f.add_argument("--json", action="store_true", help="print JSON")

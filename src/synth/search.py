@@ -1,0 +1,211 @@
+"""Synthesis by search on the study's workers: independent restarts in
+parallel (loky processes or a dask cluster), checkpointed so that an
+interrupted search resumes, the finalists' uniform capacity certified by a
+flow solver.
+
+The restarts are :func:`candidates.search.run_restart` tasks: restart ``k``
+draws from its own stream of ``(seed, k)``, so the result does not depend
+on how many run at once. The checkpoint folder holds ``search.json`` (what
+the search is: a rerun with other parameters is refused) and each restart's
+``restart-K.npz`` (its state every 30 s and at its end); workers write
+``progress-K.json`` there every few seconds for the parent's progress line.
+
+>>> out = search(16, 3, moves=3000, restarts=2, seed=1, symmetry=1)
+>>> out.result.diameter, out.result.best_restart in (0, 1), out.capacity is None
+(3, True, True)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from candidates.errors import SpecError
+from candidates.search import (SEARCH_VERSION, RestartResult, SearchProblem, SearchResult, finish_search,
+                               run_restart, search_problem)
+
+from .backends import Executor
+
+__all__ = ["search", "SearchOutcome", "Finalist", "certify_capacity"]
+
+#: seconds between the progress files a worker writes
+PROGRESS_EVERY = 3.0
+
+
+@dataclass(frozen=True)
+class Finalist:
+    """A restart's best graph with its certified uniform capacity."""
+
+    restart: int
+    lam: float
+    upper_bound: float
+    gap: float
+    method: str
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """A search's result and, when certified, its finalists' capacities
+    (``capacity``: the chosen graph's)."""
+
+    result: SearchResult
+    finalists: tuple[Finalist, ...] = ()
+    capacity: Finalist | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.result.to_dict()
+        if self.capacity is not None:
+            d["capacity"] = self.capacity.to_dict()
+            d["finalists"] = [f.to_dict() for f in self.finalists]
+        return d
+
+
+def _manifest(problem: SearchProblem, moves: int | None, seconds: float | None, restarts: int) -> dict[str, Any]:
+    import hashlib
+
+    fixed = hashlib.sha256(problem.fixed.tobytes()).hexdigest()[:16] if len(problem.fixed) else ""
+    return {"search_version": SEARCH_VERSION, "routers": problem.routers, "degree": problem.degree,
+            "objective": problem.objective, "weight": problem.weight, "seed": problem.seed,
+            "symmetry": problem.lift.g, "regular": problem.regular, "fixed": fixed, "moves": moves,
+            "time": seconds, "restarts": restarts}
+
+
+def _open_checkpoint(folder: Path, manifest: dict[str, Any]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "search.json"
+    if path.is_file():
+        try:
+            old = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            old = None
+        if old != manifest:
+            diff = sorted(k for k in manifest if old is None or old.get(k) != manifest[k])
+            raise SpecError(f"{folder} holds the checkpoint of another search ({', '.join(diff) or 'unreadable'} "
+                            "differ); use another checkpoint folder or delete this one to start afresh")
+        return
+    tmp = path.with_name("search.json.tmp")
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, path)
+
+
+def _restart_task(item: tuple) -> RestartResult:
+    problem, k, moves, seconds, folder = item
+    progress = None
+    if folder is not None:
+        path = Path(folder) / f"progress-{k}.json"
+
+        def progress(p: dict[str, Any]) -> None:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(p))
+            os.replace(tmp, path)
+
+    return run_restart(problem, k, moves=moves, seconds=seconds, checkpoint=folder, progress=progress,
+                       progress_every=PROGRESS_EVERY)
+
+
+def search(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
+           moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
+           symmetry: int | str = "auto", regular: bool = True, fixed=None, jobs: int = 1, backend: str = "loky",
+           scheduler: str | None = None, checkpoint: str | os.PathLike | None = None,
+           capacity: bool | None = None, eps: float = 0.01,
+           progress: Callable[[dict[str, Any]], None] | None = None) -> SearchOutcome:
+    """:func:`candidates.search.search_graph` with the restarts on ``jobs``
+    workers (``backend`` loky or dask, ``scheduler`` a dask cluster), and --
+    when ``capacity`` is True, or None and the objective asks for it -- every
+    restart's best graph certified by ``flows`` (uniform traffic, gap
+    ``eps``), the search's answer being the finalist of highest certified
+    capacity. ``progress(dict)`` gets the running restarts' figures every
+    few seconds (a dict per restart, key ``restart``)."""
+    problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
+                             regular=regular, fixed=fixed)
+    if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
+        raise SpecError(f"restarts must be a positive integer, got {restarts!r}")
+    if moves is None and time_limit is None:
+        raise SpecError("a search needs a budget: --moves, --time, or both")
+    if moves is not None and (isinstance(moves, bool) or not isinstance(moves, int) or moves < 1):
+        raise SpecError(f"moves must be a positive integer, got {moves!r}")
+    if time_limit is not None and not float(time_limit) > 0:
+        raise SpecError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
+    if not 0 < eps < 1:
+        raise SpecError(f"eps (the certified capacity's gap) must be in (0, 1), got {eps}")
+    folder = None if checkpoint is None else Path(checkpoint)
+    if folder is not None:
+        _open_checkpoint(folder, _manifest(problem, moves, time_limit, restarts))
+    t0 = time.perf_counter()
+    results: dict[int, RestartResult] = {}
+    with Executor(backend, jobs, scheduler) as ex:
+        if ex.inline:
+            for k in range(restarts):
+                results[k] = run_restart(problem, k, moves=moves, seconds=time_limit, checkpoint=folder,
+                                         progress=progress)
+        else:
+            for k in range(restarts):
+                ex.submit(_restart_task, (problem, k, moves, time_limit, None if folder is None else str(folder)))
+            _collect(ex, results, folder, progress)
+    out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
+                        time.perf_counter() - t0)
+    want = problem.objective_entry.certify is not None if capacity is None else capacity
+    if not want:
+        return SearchOutcome(out)
+    return _certify(problem, out, results, moves, restarts, symmetry, eps, time.perf_counter() - t0)
+
+
+def _collect(ex: Executor, results: dict[int, RestartResult], folder: Path | None, progress) -> None:
+    """Wait for the submitted restarts, reporting the workers' progress files."""
+    last = 0.0
+    while ex.pending:
+        for f in ex.finished():
+            r = f.result()
+            results[r.restart] = r
+        if not ex.pending:
+            break
+        time.sleep(0.2)
+        now = time.perf_counter()
+        if progress is not None and folder is not None and now - last >= PROGRESS_EVERY:
+            last = now
+            for p in sorted(folder.glob("progress-*.json")):
+                try:
+                    d = json.loads(p.read_text())
+                except (OSError, json.JSONDecodeError):
+                    continue
+                if d.get("restart") not in results:
+                    progress(d)
+    for f in ex.finished():
+        r = f.result()
+        results[r.restart] = r
+
+
+def certify_capacity(topo, eps: float) -> Finalist:
+    """The certified uniform capacity of ``topo`` (every router sends one
+    unit spread over the others; one unit per link direction)."""
+    import flows
+    from flows.problem import Demands, FlowProblem
+
+    t = time.perf_counter()
+    r = flows.solve(FlowProblem.from_topology(topo, Demands.uniform(topo.n)), eps=eps, topology=topo)
+    return Finalist(-1, float(r.lam), float(r.upper_bound), float(r.gap), str(r.extra.get("method", "")),
+                    time.perf_counter() - t)
+
+
+def _certify(problem, out: SearchResult, results: dict[int, RestartResult], moves, restarts, symmetry, eps,
+             seconds) -> SearchOutcome:
+    from dataclasses import replace
+
+    finalists = []
+    for k in sorted(results):
+        one = finish_search(problem, [results[k]], moves, 1, symmetry, 0.0)
+        finalists.append(replace(certify_capacity(one.topology, eps), restart=k))
+    best = max(finalists, key=lambda f: (f.lam, -f.restart))
+    # the answer is the finalist of the highest certified capacity (ties: the lower restart)
+    res = finish_search(problem, [results[k] for k in sorted(results)], moves, restarts, symmetry, seconds,
+                        chosen=best.restart)
+    return SearchOutcome(res, tuple(finalists), best)

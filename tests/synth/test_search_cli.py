@@ -1,0 +1,84 @@
+"""`toposynth search`: its JSON, its files, its refusals, and jobs that do not change the answer."""
+
+import json
+import subprocess
+import sys
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import candidates as cd
+from synth.cli import main
+from synth.search import search
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "synth", *args], capture_output=True, text=True)
+
+
+def test_json_has_the_promised_fields(tmp_path, capsys):
+    out = tmp_path / "best.graphml"
+    assert main(["search", "--routers", "64", "--degree", "4", "--moves", "5000", "--seed", "2",
+                 "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for key in ("routers", "degree", "diameter", "aspl", "moore_diameter", "moore_aspl", "seconds", "moves", "out"):
+        assert key in d
+    assert (d["routers"], d["degree"], d["moves"], d["out"]) == (64, 4, 5000, str(out))
+    G = nx.read_graphml(out)
+    assert G.number_of_nodes() == 64 and G.number_of_edges() == 128
+    assert G.graph["objective"] == "aspl" and G.graph["seed"] == 2 and G.graph["moves"] == 5000
+    assert G.graph["spec"] == d["spec"] == "search:n=64:d=4:moves=5000:seed=2"
+    # the file and the spec are the same graph, which the search's figures describe
+    t = cd.read_topology(out)
+    assert nx.diameter(t.to_networkx()) == d["diameter"]
+    assert nx.average_shortest_path_length(t.to_networkx()) == pytest.approx(d["aspl"], abs=1e-12)
+    assert np.array_equal(cd.from_spec(d["spec"]).links, t.links)
+
+
+def test_graph6_out_keeps_the_provenance_beside_it(tmp_path, capsys):
+    out = tmp_path / "best.g6"
+    assert main(["search", "--routers", "32", "--degree", "3", "--moves", "2000", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Moore bound" in text and str(out) in text
+    t = cd.read_topology(out)
+    prov = json.loads((tmp_path / "best.g6.json").read_text())
+    assert t.n == 32 and prov["spec"] == "search:n=32:d=3:moves=2000:seed=0" and prov["degree"] == 3
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--routers", "8", "--degree", "8"], "degree 8 needs more routers"),
+    (["--routers", "9", "--degree", "3"], "odd number"),
+    (["--routers", "16", "--degree", "3", "--moves", "0"], "a budget of 0 moves"),
+    (["--routers", "16", "--degree", "3", "--time", "0"], "--time must be a positive"),
+    (["--routers", "16", "--degree", "3", "--symmetry", "5"], "must divide"),
+    (["--routers", "16", "--degree", "1"], "cannot be connected"),
+    (["--routers", "16", "--degree", "3", "--out", "x.png"], "written as .graphml"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, words):
+    p = run_cli("search", *args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("toposynth: error:") and words in lines[0]
+
+
+def test_jobs_do_not_change_the_graph_and_a_rerun_resumes(tmp_path):
+    one = search(64, 4, moves=3000, restarts=3, seed=9, jobs=1)
+    two = search(64, 4, moves=3000, restarts=3, seed=9, jobs=2, checkpoint=tmp_path / "ck")
+    assert np.array_equal(one.result.topology.links, two.result.topology.links)
+    assert [r.sum_distances for r in one.result.restarts] == [r.sum_distances for r in two.result.restarts]
+    # the checkpoint holds every restart's end: the same command answers from it
+    again = search(64, 4, moves=3000, restarts=3, seed=9, checkpoint=tmp_path / "ck")
+    assert np.array_equal(again.result.topology.links, one.result.topology.links)
+    with pytest.raises(cd.SpecError, match="another search"):
+        search(64, 4, moves=4000, restarts=3, seed=9, checkpoint=tmp_path / "ck")
+
+
+def test_throughput_finalists_are_certified_and_the_best_kept():
+    out = search(64, 4, objective="throughput", moves=3000, restarts=2, seed=1)
+    assert out.capacity is not None and len(out.finalists) == 2
+    assert out.capacity.lam == max(f.lam for f in out.finalists)
+    assert out.result.best_restart == out.capacity.restart
+    assert out.capacity.gap <= 0.01
+    # the answer's spec rebuilds that restart's graph
+    assert np.array_equal(cd.from_spec(out.result.topology.spec).links, out.result.topology.links)
