@@ -541,10 +541,29 @@ def _register_builtin() -> None:
                                                                                       int(t.terminals[0])))))
 
 
+    from . import polarfly as pfly
+
+    pf_fields = keyed("polarfly", ("q",), ("p",), ("q", "p"))
+    reg(Family("polarfly", "PolarFly (Lakhotia et al. 2022): the Erdos-Renyi polarity graph ER_q of a prime power q, "
+               "q^2+q+1 routers of degree q+1 (q+1 absolute points of degree q), diameter 2",
+               (("q", "prime power (2, 3, 4, 5, 7, 8, 9, ...)"), ("p", "optional: PEs per router (default ceil((q+1)/2))")),
+               "polarfly:q=7",
+               lambda pos, kw: pfly.polarfly(**pf_fields(pos, kw)),
+               lambda pos, kw: (*pfly.polarfly_size(**pf_fields(pos, kw)), 0),
+               Capabilities(figures=lambda t: pfly.polarfly_figures(t.params["q"]))))
+
+    reg(Family("affinepolar", "the affine polarity graph of F_q (PolarFly's construction on the affine plane): q^2 "
+               "routers (x, y), (x,y) ~ (a,b) iff y + b = x a; degree q (q of degree q-1), diameter 3",
+               (("q", "prime power (2, 3, 4, 5, 7, 8, 9, ...)"), ("p", "optional: PEs per router (default ceil((q+1)/2))")),
+               "affinepolar:q=8",
+               lambda pos, kw: pfly.affine_polarity(**pf_fields(pos, kw)),
+               lambda pos, kw: (*pfly.affine_polarity_size(**pf_fields(pos, kw)), 0)))
+
     # searched graphs: the search runs when the spec is first built (then cached: candidates.search.cache)
     search_fields = keyed("search", ("n", "d"),
-                          ("moves", "seed", "objective", "weight", "symmetry", "restarts", "restart"),
-                          ("n", "d", "moves", "seed", "restarts", "restart"))
+                          ("moves", "seed", "objective", "weight", "symmetry", "restarts", "restart", "fixed",
+                           "start", "temperature", "regular"),
+                          ("n", "d", "moves", "seed", "restarts", "restart", "regular"))
 
     def search_args(pos: list[str], kw: dict[str, str]) -> dict[str, Any]:
         f = search_fields(pos, kw)
@@ -558,6 +577,16 @@ def _register_builtin() -> None:
                 raise SpecError(f"search: weight must be a number in [0, 1], got {f['weight']!r}") from None
         if "restart" in f:
             args["restart"] = f["restart"]
+        if "temperature" in f:
+            try:
+                args["temperature"] = float(f["temperature"])
+            except ValueError:
+                raise SpecError(f"search: temperature must be a number > 0, got {f['temperature']!r}") from None
+        if "regular" in f:
+            args["regular"] = bool(f["regular"])
+        for key in ("fixed", "start"):   # a nested spec, its colons written as / (built by cached_search)
+            if key in f:
+                args[key] = str(f[key]).replace("/", ":")
         sym = f.get("symmetry", "auto")
         args["symmetry"] = sym if sym == "auto" else _int("search", "symmetry", str(sym))
         return args
@@ -578,7 +607,11 @@ def _register_builtin() -> None:
                 ("objective", "optional: aspl (default), throughput, mix"), ("weight", "optional: mix's latency share"),
                 ("symmetry", "optional: cyclic group order, or auto (default)"),
                 ("restarts", "optional: default 1"),
-                ("restart", "optional: only this restart's graph (chosen by a certified capacity)")),
+                ("restart", "optional: only this restart's graph (chosen by a certified capacity)"),
+                ("fixed", "optional: a spec whose links are kept, colons written / (torus/8x8x8)"),
+                ("start", "optional: a spec to start from, colons written / (polarfly/q=31)"),
+                ("temperature", "optional: first temperature x the calibrated one (default 1)"),
+                ("regular", "optional: 0 for at most d links per router (default 1: every port used)")),
                "search:n=64:d=4:moves=20000:seed=1", build_search, size_search))
 
 

@@ -68,7 +68,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
             ("average distance (self included)", _fmt(d["average_distance_with_self"])),
         ]
         if "moore_aspl" in d:
-            rows.append(("Moore bound (same routers, degree)",
+            rows.append(("Moore bound",
                          f"diameter {d['moore_diameter']}, average distance {_fmt(d['moore_aspl'])} "
                          f"(this graph {100 * d['moore_gap']:.2f}% above)"))
         if d["terminals"] != d["nodes"] and d.get("pe_diameter") is not None:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from candidates.errors import SpecError
 from candidates.search import (SEARCH_VERSION, RestartResult, SearchProblem, SearchResult, finish_search,
                                run_restart, search_problem)
@@ -72,10 +74,13 @@ class SearchOutcome:
 def _manifest(problem: SearchProblem, moves: int | None, seconds: float | None, restarts: int) -> dict[str, Any]:
     import hashlib
 
-    fixed = hashlib.sha256(problem.fixed.tobytes()).hexdigest()[:16] if len(problem.fixed) else ""
+    def digest(links):
+        return hashlib.sha256(np.ascontiguousarray(links).tobytes()).hexdigest()[:16] if len(links) else ""
+
     return {"search_version": SEARCH_VERSION, "routers": problem.routers, "degree": problem.degree,
             "objective": problem.objective, "weight": problem.weight, "seed": problem.seed,
-            "symmetry": problem.lift.g, "regular": problem.regular, "fixed": fixed, "moves": moves,
+            "symmetry": problem.lift.g, "regular": problem.regular, "fixed": digest(problem.fixed),
+            "start": digest(problem.start), "temperature": problem.temperature, "moves": moves,
             "time": seconds, "restarts": restarts}
 
 
@@ -114,7 +119,8 @@ def _restart_task(item: tuple) -> RestartResult:
 
 def search(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
            moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
-           symmetry: int | str = "auto", regular: bool = True, fixed=None, jobs: int = 1, backend: str = "loky",
+           symmetry: int | str = "auto", regular: bool = True, fixed=None, start=None, temperature: float = 1.0,
+           jobs: int = 1, backend: str = "loky",
            scheduler: str | None = None, checkpoint: str | os.PathLike | None = None,
            capacity: bool | None = None, eps: float = 0.01,
            progress: Callable[[dict[str, Any]], None] | None = None) -> SearchOutcome:
@@ -126,7 +132,7 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
     capacity. ``progress(dict)`` gets the running restarts' figures every
     few seconds (a dict per restart, key ``restart``)."""
     problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
-                             regular=regular, fixed=fixed)
+                             regular=regular, fixed=fixed, start=start, temperature=temperature)
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
         raise SpecError(f"restarts must be a positive integer, got {restarts!r}")
     if moves is None and time_limit is None:

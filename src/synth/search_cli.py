@@ -57,6 +57,12 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                    help="at most --degree links per router (links may be added and removed); default: every port used")
     s.add_argument("--fixed", metavar="SPEC", help="keep this topology's links (same router count, e.g. torus:8x8x8) "
                                                   "and search the remaining ports")
+    s.add_argument("--start", metavar="SPEC",
+                   help="start from this topology instead of a random graph (at most --routers routers; the routers "
+                        "it lacks and its free ports are joined by splitting its links), e.g. affinepolar:q=32")
+    s.add_argument("--temperature", type=float, default=1.0,
+                   help="first temperature as a multiple of the calibrated one (default 1; below 1 polishes a --start "
+                        "graph rather than scrambling it, e.g. 0.01)")
     s.add_argument("--pes", type=int, default=1, help="processing elements per router of the result (default 1)")
     s.add_argument("--capacity", action=argparse.BooleanOptionalAction, default=None,
                    help="certify every restart's uniform capacity with a flow solver and keep the best (default: "
@@ -120,6 +126,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise SpecError(f"--out {args.out}: the graph is written as .graphml, .g6, .json or .edges")
     checkpoint = args.checkpoint or (str(out) + ".checkpoint" if out is not None else None)
     fixed = from_spec(args.fixed) if args.fixed else None
+    start = from_spec(args.start) if args.start else None
     backend = "dask" if args.scheduler else args.backend
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     if show and args.jobs > args.restarts:
@@ -128,7 +135,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     try:
         outcome = search(args.routers, args.degree, objective=args.objective, weight=args.weight, seed=args.seed,
                          moves=moves, time_limit=args.time, restarts=args.restarts, symmetry=_symmetry(args.symmetry),
-                         regular=not args.irregular, fixed=fixed, jobs=args.jobs, backend=backend,
+                         regular=not args.irregular, fixed=fixed, start=start, temperature=args.temperature,
+                         jobs=args.jobs, backend=backend,
                          scheduler=args.scheduler, checkpoint=checkpoint, capacity=args.capacity, eps=args.eps,
                          progress=_print_progress if show else None)
     except KeyboardInterrupt:
@@ -158,8 +166,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if outcome.capacity is not None:
         c = outcome.capacity
         print(f"certified        lambda {c.lam:.6g}, upper bound {c.upper_bound:.6g} (gap {c.gap:.2g}, {c.method})")
-    print(f"search           {r.moves:,} moves per restart, seed {r.seed}, objective {r.objective}, "
-          f"{r.seconds:.1f} s ({r.cpu_seconds:.1f} CPU s)")
+    print(f"search           {r.moves:,} moves per restart, seed {r.seed}, objective {r.objective}: "
+          f"{r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU")
     if r.topology.spec:
         print(f"spec             {r.topology.spec}")
     if out is not None:

@@ -266,3 +266,27 @@ def test_bad_input_is_one_line(kwargs, words):
 def test_fixed_links_that_break_the_symmetry_are_refused():
     with pytest.raises(cd.TopologyError, match="not symmetric"):
         search_graph(16, 3, fixed=np.array([[0, 1]]), symmetry=4)
+
+
+def test_specs_of_searches_with_fixed_or_start_links_rebuild_them():
+    torus = cd.from_spec("torus:8x8")
+    r = search_graph(64, 6, moves=2000, seed=1, fixed=torus, symmetry=1)
+    assert r.topology.spec == "search:n=64:d=6:moves=2000:seed=1:fixed=torus/8x8:symmetry=1"
+    assert np.array_equal(cd.from_spec(r.topology.spec).links, r.topology.links)
+    s = search_graph(60, 8, moves=2000, seed=2, start=cd.from_spec("polarfly:q=7"), temperature=0.1)
+    assert s.topology.spec == "search:n=60:d=8:moves=2000:seed=2:start=polarfly/q=7:temperature=0.1"
+    assert np.array_equal(cd.from_spec(s.topology.spec).links, s.topology.links)
+    # links given as an array have no spec: the graph is saved to a file instead
+    a = search_graph(64, 6, moves=2000, seed=1, fixed=torus.links, symmetry=1)
+    assert a.topology.spec == "" and np.array_equal(a.topology.links, r.topology.links)
+
+
+def test_a_start_graph_is_kept_at_a_low_temperature():
+    """Starting from PolarFly (57 routers) for 60 routers: the three new routers split its links, and
+    polishing at a low temperature keeps it far better than a random start of the same budget."""
+    pf = cd.from_spec("polarfly:q=7")
+    s = search_graph(60, 8, moves=2000, seed=2, start=pf, temperature=0.01)
+    rnd = search_graph(60, 8, moves=2000, seed=2)
+    assert s.aspl < rnd.aspl
+    kept = {tuple(sorted(e)) for e in pf.links.tolist()} & {tuple(sorted(e)) for e in s.topology.links.tolist()}
+    assert len(kept) >= 0.8 * pf.num_links

@@ -42,7 +42,8 @@ __all__ = ["search_graph", "SearchResult", "SearchProblem", "search_problem", "R
 def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
                  moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
                  symmetry: int | str = "auto", regular: bool = True, fixed: Topology | Any = None,
-                 restart: int | None = None, checkpoint=None,
+                 restart: int | None = None, start: Topology | Any = None, temperature: float = 1.0,
+                 checkpoint=None,
                  progress: Callable[[dict[str, Any]], None] | None = None) -> SearchResult:
     """Search for the best graph of ``routers`` routers with ``degree`` ports.
 
@@ -62,6 +63,13 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
         same routers, e.g. a torus's local links, or an (k, 2) array).
     restart : run only restart ``restart`` (its graph is the same as in a
         search of more restarts: every restart has its own stream).
+    start : a graph to start from instead of a random one (a topology or an
+        (k, 2) array of links, on at most ``routers`` routers: routers it
+        lacks, or ports it leaves free, are joined by splitting its links);
+        with ``temperature`` below 1 the annealing polishes it rather than
+        scrambling it.
+    temperature : the first temperature, as a multiple of the one calibrated
+        from the start graph's random moves.
     checkpoint : a folder where each restart's state is saved every 30 s and
         at its end; a search started again with the same folder resumes.
     progress : called every few seconds with a dict of the running
@@ -72,7 +80,7 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
     (3, True)
     """
     problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
-                             regular=regular, fixed=fixed)
+                             regular=regular, fixed=fixed, start=start, temperature=temperature)
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
         from ..errors import SpecError
 
@@ -127,6 +135,8 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
                   "aspl": figures["aspl"], "moore_gap": figures["moore_gap"], "search_version": SEARCH_VERSION}
     if problem.objective_entry.weighted:
         provenance["weight"] = problem.weight
+    if problem.temperature != 1.0:
+        provenance["temperature"] = problem.temperature
     topo = result_topology(problem, best, spec or f"search:n={problem.routers}:d={problem.degree}", provenance)
     if not spec:
         topo = topo.replace(spec="")

@@ -140,13 +140,35 @@ def sample_deltas(G, L, W, O, rs, weights, out):
 
 @njit(**KERNEL)
 def fill(G, L, rs, stubs, tries, shuffles, weights):
-    """Fill the free ports with random links, then randomise: the free
-    ports are paired at random (a pair that would make a self-loop or a
+    """Fill the free ports with random links, then randomise: with a start
+    graph, routers with two free ports or more first split its links; the
+    free ports are paired at random (a pair that would make a self-loop or a
     duplicate link is skipped), ports still free are joined by splitting a
     random link (``x, y`` free, ``a - b`` a link: ``x - a`` and ``y - b``) up to
     ``tries`` times, and ``shuffles`` random valid moves follow. Returns the
     ports left free."""
     m, g = G.m, G.g
+    if G.ecount[0] > G.nfix:
+        # a start graph: a router with two free ports or more splits random links a - b into a - x - b
+        # (growing a graph by inserting routers into its links keeps its other distances)
+        for x in range(m):
+            t = 0
+            while G.cap[x] - G.bdeg[x] >= 2 and t < 50 * G.cap[x]:
+                t += 1
+                log_reset(L, G.ecount[0])
+                e = G.nfix + rng_int(rs, G.ecount[0] - G.nfix)
+                a, b, s, pa, pb = G.eu[e], G.ev[e], G.es[e], G.epu[e], G.epv[e]
+                px = G.bdeg[x]
+                set_deg(G, L, x, px + 2)
+                ne = G.ecount[0]
+                G.ecount[0] = ne + 1
+                r = rng_int(rs, g)
+                write_link(G, L, e, a, x, r, pa, px)
+                write_link(G, L, ne, x, b, (s - r + g) % g, px + 1, pb)
+                if dart_ok(G, a, pa) and dart_ok(G, x, px) and dart_ok(G, x, px + 1) and dart_ok(G, b, pb):
+                    relift(G, L)
+                else:
+                    undo(G, L)
     k = 0
     for u in range(m):
         for _ in range(G.cap[u] - G.bdeg[u]):

@@ -48,7 +48,8 @@ def _key(fields: dict[str, object]) -> str:
 
 def cached_search(fields: dict[str, object]) -> Topology:
     """The topology of a ``search:`` spec's fields (``search_graph``'s keyword
-    arguments plus ``routers`` and ``degree``), from the caches or by searching."""
+    arguments plus ``routers`` and ``degree``; ``fixed`` and ``start`` as
+    spec strings), from the caches or by searching."""
     key = _key(fields)
     if key in _MEMORY:
         return _MEMORY[key]
@@ -58,7 +59,12 @@ def cached_search(fields: dict[str, object]) -> Topology:
     if topo is None:
         from . import search_graph
 
+        from ..registry import from_spec
+
         kw = dict(fields)
+        for k in ("fixed", "start"):     # given as specs
+            if k in kw:
+                kw[k] = from_spec(str(kw[k]))
         topo = search_graph(kw.pop("routers"), kw.pop("degree"), **kw).topology
         _store(path, topo)
     _MEMORY[key] = topo

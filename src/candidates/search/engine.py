@@ -168,7 +168,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     start_wall = time.perf_counter()
     start_cpu = time.process_time()
     ck = _Checkpoint(None if checkpoint is None else Path(checkpoint), restart)
-    G = new_graph(lift, problem.caps, problem.fixed_base)
+    G = new_graph(lift, problem.caps, problem.fixed_base, problem.start_base)
     L = new_log()
     W = new_work(lift, len(G.eu))
     O = objective_tuple(problem.objective_entry.kernel_code, problem.weight, lift, problem.caps)
@@ -188,14 +188,16 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     else:
         stubs = np.zeros(int(problem.caps.sum()) + 1, np.int32)
         w0 = move_weights(problem, 0)
-        free = fill(G, L, rs, stubs, 50 * len(G.eu) + 1000, SHUFFLE_PER_LINK * max(1, len(G.eu)), w0)
+        # a start graph is kept as given (no shuffling)
+        shuffles = 0 if len(problem.start_base) else SHUFFLE_PER_LINK * max(1, len(G.eu))
+        free = fill(G, L, rs, stubs, 50 * len(G.eu) + 1000, shuffles, w0)
         extra["free"] = float(free)
         # the first temperature from the start graph's random moves (the same generator: reproducible)
         out = np.zeros(CALIBRATION_MOVES)
         sample_deltas(G, L, W, O, rs, move_weights(problem, free), out)
         worse = out[np.isfinite(out) & (out > 0)]
         mean_worse = float(worse.mean()) if len(worse) else 1.0
-        extra["temp0"] = mean_worse / math.log(1.0 / P0)
+        extra["temp0"] = problem.temperature * mean_worse / math.log(1.0 / P0)
         evaluate(G, W, O)
         st[ST_CUR:ST_CUR + 6] = W.res[RES_PRIMARY:RES_PRIMARY + 6]
         st[ST_BEST:ST_BEST + 6] = st[ST_CUR:ST_CUR + 6]

@@ -45,6 +45,11 @@ class SearchProblem:
     caps: np.ndarray = field(repr=False, compare=False)
     fixed: np.ndarray = field(repr=False, compare=False)        # lifted fixed links (k, 2)
     fixed_base: np.ndarray = field(repr=False, compare=False)   # their orbits as base links (u, v, s)
+    start: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64), repr=False, compare=False)
+    start_base: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64), repr=False, compare=False)
+    temperature: float = 1.0     # the annealing's first temperature, as a multiple of the calibrated one
+    fixed_spec: str = ""         # the specs the fixed and the start links came from ("" for arrays)
+    start_spec: str = ""
 
     @property
     def objective_entry(self) -> Objective:
@@ -59,10 +64,11 @@ def _positive_int(name: str, value, minimum: int) -> int:
     return int(value)
 
 
-def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None = None) -> int:
+def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None = None,
+                  start: np.ndarray | None = None) -> int:
     """The group order ``symmetry="auto"`` picks: the largest divisor ``g`` of
     ``n`` with ``n / g >= AUTO_MIN_BASE`` base routers (an even number of port
-    ends per fibre when regular) under which the fixed links are symmetric;
+    ends per fibre when regular) under which the fixed and the start links are symmetric;
     1 for graphs of fewer than ``2 * AUTO_MIN_BASE`` routers.
 
     >>> auto_symmetry(1024, 32), auto_symmetry(100, 4), auto_symmetry(1000, 3)
@@ -74,9 +80,11 @@ def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None
             continue
         if regular and (m * d) % 2:
             continue
-        if fixed is not None and len(fixed) and g > 1:
+        if g > 1:
             try:
-                base_of_links(fixed, Lift(n, m, g, d))
+                for links in (fixed, start):
+                    if links is not None and len(links):
+                        base_of_links(links, Lift(n, m, g, d))
             except TopologyError:
                 continue
         return g
@@ -84,7 +92,8 @@ def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None
 
 
 def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
-                   symmetry: int | str = 1, regular: bool = True, fixed=None) -> SearchProblem:
+                   symmetry: int | str = 1, regular: bool = True, fixed=None, start=None,
+                   temperature: float = 1.0) -> SearchProblem:
     """Validate a search's parameters (see :func:`candidates.search.search_graph`)."""
     n = _positive_int("routers", routers, 2)
     d = _positive_int("degree", degree, 1)
@@ -97,6 +106,13 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
     w = float(weight)
     if not 0.0 <= w <= 1.0:
         raise SpecError(f"weight must be in [0, 1] (the share of latency in the mix), got {weight}")
+    try:
+        temp = float(temperature)
+    except (TypeError, ValueError):
+        raise SpecError(f"temperature must be a number > 0, got {temperature!r}") from None
+    if not 0.0 < temp < float("inf"):
+        raise SpecError(f"temperature must be a number > 0 (a multiple of the calibrated first temperature), "
+                        f"got {temperature!r}")
     if regular and (n * d) % 2:
         raise SpecError(f"{n} routers of degree {d} make {n * d} port ends, an odd number: no {d}-regular graph has "
                         f"{n} routers; use an even degree or router count, or let degrees be at most {d} "
@@ -106,8 +122,14 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
     fixed_links = np.zeros((0, 2), dtype=np.int64)
     if fixed is not None:
         fixed_links = _fixed_links(fixed, n)
+    start_links = np.zeros((0, 2), dtype=np.int64)
+    if start is not None:
+        start_links = _fixed_links(start, n, "start", fewer=True)
+        both = np.sort(np.concatenate([fixed_links, start_links]), axis=1)
+        if len(np.unique(both, axis=0)) != len(both):
+            raise SpecError("a start link repeats a fixed link; give the start graph without the fixed links")
     if symmetry == "auto":
-        g = auto_symmetry(n, d, regular, fixed_links)
+        g = auto_symmetry(n, d, regular, fixed_links, start_links)
     else:
         g = _positive_int("symmetry", symmetry, 1)
         if n % g:
@@ -117,30 +139,36 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
                             "use a symmetry that leaves an even number of base routers")
     lift = Lift(n, n // g, g, d)
     fixed_base = base_of_links(fixed_links, lift) if len(fixed_links) else np.zeros((0, 3), dtype=np.int64)
-    deg = np.bincount(fixed_links.reshape(-1), minlength=n) if len(fixed_links) else np.zeros(n, dtype=np.int64)
-    if deg.max(initial=0) > d:
-        v = int(np.argmax(deg))
-        raise SpecError(f"router {v} has {int(deg[v])} fixed links but only {d} ports; raise the degree")
+    start_base = base_of_links(start_links, lift) if len(start_links) else np.zeros((0, 3), dtype=np.int64)
+    for what, links in (("fixed", fixed_links), ("fixed and start", np.concatenate([fixed_links, start_links]))):
+        deg = np.bincount(links.reshape(-1), minlength=n) if len(links) else np.zeros(n, dtype=np.int64)
+        if deg.max(initial=0) > d:
+            v = int(np.argmax(deg))
+            raise SpecError(f"router {v} has {int(deg[v])} {what} links but only {d} ports; raise the degree")
     caps = np.full(lift.m, d, dtype=np.int32)
-    return SearchProblem(n, d, entry.name, w, int(seed), bool(regular), lift, caps, fixed_links, fixed_base)
+    return SearchProblem(n, d, entry.name, w, int(seed), bool(regular), lift, caps, fixed_links, fixed_base,
+                         start_links, start_base, temp, str(getattr(fixed, "spec", "") or ""),
+                         str(getattr(start, "spec", "") or ""))
 
 
-def _fixed_links(fixed, n: int) -> np.ndarray:
-    """Fixed links from a topology or an (k, 2) array of router pairs."""
+def _fixed_links(fixed, n: int, what: str = "fixed", fewer: bool = False) -> np.ndarray:
+    """Fixed (or start) links from a topology or an (k, 2) array of router
+    pairs; ``fewer``: the topology may have fewer routers than the search
+    (the others start without links)."""
     links = getattr(fixed, "links", fixed)
     tn = getattr(fixed, "n", None)
-    if tn is not None and tn != n:
-        raise SpecError(f"the fixed links' topology has {tn} routers, the search {n}")
+    if tn is not None and (tn > n if fewer else tn != n):
+        raise SpecError(f"the {what} links' topology has {tn} routers, the search {n}")
     arr = np.asarray(links, dtype=np.int64)
     if arr.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
-        raise SpecError(f"fixed links must be router pairs, an array of shape (k, 2); got shape {arr.shape}")
+        raise SpecError(f"{what} links must be router pairs, an array of shape (k, 2); got shape {arr.shape}")
     if arr.min() < 0 or arr.max() >= n:
-        raise SpecError(f"fixed links must join routers 0 .. {n - 1}")
+        raise SpecError(f"{what} links must join routers 0 .. {n - 1}")
     if (arr[:, 0] == arr[:, 1]).any():
-        raise SpecError("a fixed link joins a router to itself")
+        raise SpecError(f"a {what} link joins a router to itself")
     key = np.sort(arr, axis=1)
     if len(np.unique(key, axis=0)) != len(key):
-        raise SpecError("the fixed links repeat a router pair; a searched graph has at most one link per pair")
+        raise SpecError(f"the {what} links repeat a router pair; a searched graph has at most one link per pair")
     return arr

@@ -72,11 +72,34 @@ class SearchResult:
         return d
 
 
+def nested_spec(spec: str) -> str | None:
+    """A spec as a field of a ``search:`` spec (its colons written ``/``), or
+    None when it cannot be one (a file's path, or a spec with a ``/``).
+
+    >>> nested_spec("torus:8x8x8"), nested_spec("graph:/tmp/x.graphml")
+    ('torus/8x8x8', None)
+    """
+    if not spec or "/" in spec or spec.startswith("graph:"):
+        return None
+    return spec.replace(":", "/")
+
+
 def search_spec(problem: SearchProblem, moves: int, restarts: int, symmetry_arg, restart: int | None = None) -> str:
-    """The spec that rebuilds this search's graph (``search:n=..:d=..:...``);
+    """The spec that rebuilds this search's graph (``search:n=..:d=..:...``),
+    or "" when it has none (fixed or start links from a file or an array);
     ``restart``: the graph is that one restart's (chosen by another measure
     than the search's own, such as a certified capacity)."""
     parts = [f"search:n={problem.routers}", f"d={problem.degree}", f"moves={moves}", f"seed={problem.seed}"]
+    for key, links, spec in (("fixed", problem.fixed, problem.fixed_spec), ("start", problem.start, problem.start_spec)):
+        if len(links):
+            nested = nested_spec(spec)
+            if nested is None:
+                return ""
+            parts.append(f"{key}={nested}")
+    if problem.temperature != 1.0:
+        parts.append(f"temperature={problem.temperature:g}")
+    if not problem.regular:
+        parts.append("regular=0")
     if problem.objective != "aspl":
         parts.append(f"objective={problem.objective}")
         if problem.objective_entry.weighted:

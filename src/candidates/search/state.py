@@ -62,12 +62,17 @@ def base_of_links(links: np.ndarray, lift: Lift) -> np.ndarray:
     return keys
 
 
-def new_graph(lift: Lift, caps: np.ndarray, fixed: np.ndarray) -> Graph:
-    """An empty graph with the fixed base links ``fixed`` ((k, 3): u, v, s) in place."""
+def new_graph(lift: Lift, caps: np.ndarray, fixed: np.ndarray, start: np.ndarray | None = None) -> Graph:
+    """A graph with the fixed base links ``fixed`` ((k, 3): u, v, s) in
+    place, then the search's own links ``start`` (none: an empty start)."""
     n, m, g, D = lift.n, lift.m, lift.g, lift.ports
     caps = np.asarray(caps, dtype=np.int32)
+    nfix = len(fixed)
+    if start is not None and len(start):
+        fixed = np.concatenate([np.asarray(fixed, dtype=np.int64).reshape(-1, 3),
+                                np.asarray(start, dtype=np.int64).reshape(-1, 3)])
     emax = len(fixed) + int(caps.sum()) // 2 + 2
-    G = Graph(n, m, g, len(fixed),
+    G = Graph(n, m, g, nfix,
               np.zeros((n, D), np.int32), np.zeros(n, np.int32),
               np.zeros((m, D), np.int32), np.zeros((m, D), np.int32), np.full((m, D), -1, np.int32),
               np.zeros(m, np.int32), caps.copy(),
