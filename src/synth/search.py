@@ -8,7 +8,8 @@ draws from its own stream of ``(seed, k)``, so the result does not depend
 on how many run at once. The checkpoint folder holds ``search.json`` (what
 the search is: a rerun with other parameters is refused) and each restart's
 ``restart-K.npz`` (its state every 30 s and at its end); workers write
-``progress-K.json`` there every few seconds for the parent's progress line.
+``progress-K.json`` there (or, without a checkpoint, in a scratch folder of
+the run) every few seconds for the parent's progress line.
 
 >>> out = search(16, 3, moves=3000, restarts=2, seed=1, symmetry=1)
 >>> out.result.diameter, out.result.best_restart in (0, 1), out.capacity is None
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,10 +105,10 @@ def _open_checkpoint(folder: Path, manifest: dict[str, Any]) -> None:
 
 
 def _restart_task(item: tuple) -> RestartResult:
-    problem, k, moves, seconds, folder = item
+    problem, k, moves, seconds, folder, progress_folder = item
     progress = None
-    if folder is not None:
-        path = Path(folder) / f"progress-{k}.json"
+    if progress_folder is not None:
+        path = Path(progress_folder) / f"progress-{k}.json"
 
         def progress(p: dict[str, Any]) -> None:
             tmp = path.with_name(path.name + ".tmp")
@@ -154,9 +156,13 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
                 results[k] = run_restart(problem, k, moves=moves, seconds=time_limit, checkpoint=folder,
                                          progress=progress)
         else:
-            for k in range(restarts):
-                ex.submit(_restart_task, (problem, k, moves, time_limit, None if folder is None else str(folder)))
-            _collect(ex, results, folder, progress)
+            with tempfile.TemporaryDirectory(prefix="toposynth-search-") as scratch:
+                # the workers' progress files: beside the checkpoints, or in a scratch folder of this run
+                pfolder = None if progress is None else (folder if folder is not None else Path(scratch))
+                for k in range(restarts):
+                    ex.submit(_restart_task, (problem, k, moves, time_limit, None if folder is None else str(folder),
+                                              None if pfolder is None else str(pfolder)))
+                _collect(ex, results, pfolder, progress)
     out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
                         time.perf_counter() - t0)
     want = problem.objective_entry.certify is not None if capacity is None else capacity

@@ -15,7 +15,7 @@ from candidates.search._kernels import NST, ST_BEST, ST_CUR, Sched, anneal, eval
 from candidates.search.engine import move_weights, run_restart
 from candidates.search.state import (lifted_links, new_best, new_graph, new_log, new_work, objective_tuple,
                                      _lift_all)
-from candidates.search._evaluate import OBJ_ASPL, OBJ_THROUGHPUT
+from candidates.search.objectives import OBJ_ASPL, OBJ_THROUGHPUT
 
 
 # ------------------------------------------------------------------ Moore bound

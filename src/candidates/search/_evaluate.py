@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from ._bits import HELPER, popcount
+from .objectives import OBJ_ASPL, OBJ_MIX, OBJ_THROUGHPUT
 
 #: scratch of the evaluation: bit arrays of the BFS, the path-split arrays, results
 Work = namedtuple("Work", [
@@ -37,9 +38,6 @@ Work = namedtuple("Work", [
 #: (``arcs``: the most directed arcs the port budgets allow, for the lower bounds)
 Obj = namedtuple("Obj", ["code", "weight", "arcs", "npairs", "aspl_ref", "load_ref", "tie"])
 
-OBJ_ASPL = 0         # primary (unreachable, diameter), secondary sum of distances
-OBJ_THROUGHPUT = 1   # primary unreachable, secondary busiest link of the even split (+ tie x distances)
-OBJ_MIX = 2          # primary unreachable, secondary weight x ASPL / Moore + (1 - weight) x load / Moore's
 
 # results
 RES_PRIMARY = 0

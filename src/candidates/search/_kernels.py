@@ -17,7 +17,7 @@ from collections import namedtuple
 from numba import njit
 
 from ..jitcache import refresh_kernel_cache
-from . import _bits, _evaluate, _graph
+from . import _bits, _evaluate, _graph, objectives
 from ._bits import HELPER, rng_float, rng_int
 from ._evaluate import RES_DIAM, RES_LOAD, RES_PRIMARY, RES_SECONDARY, RES_SUM, RES_UNREACH, score
 from ._graph import dart_ok, drop_port, free_router, log_reset, propose, relift, set_deg, undo, write_link
@@ -234,4 +234,4 @@ def fill(G, L, rs, stubs, tries, shuffles, weights):
     return free
 
 
-refresh_kernel_cache(sys.modules[__name__], (_bits, _evaluate, _graph))
+refresh_kernel_cache(sys.modules[__name__], (_bits, _evaluate, _graph, objectives))

@@ -212,40 +212,45 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     last_report = last_ck = anneal_wall
     stopped = "moves"
     target = moves
-    while True:
-        now = time.perf_counter()
-        elapsed = extra["seconds"] + (now - start_wall)
-        t = int(st[ST_T])
-        if moves is not None and t >= moves:
-            break
-        if seconds is not None and elapsed >= seconds:
-            stopped = "time"
-            break
-        if should_stop is not None and should_stop():
-            stopped = "interrupted"
-            break
-        if moves is None:   # a time budget: the schedule's length from the rate so far
-            rate = (t - done_before) / max(now - anneal_wall, 1e-9) if t > done_before else chunk / CHUNK_SECONDS
-            target = max(t + 1, int(t + rate * (seconds - elapsed)))
-        hill_from = max(1, int(target * (1.0 - HILL)))
-        stop = min(target, t + chunk)
-        S = Sched(stop, hill_from, temp0, temp0 * T_END, weights)
-        t_chunk = time.perf_counter()
-        best_before = st[ST_BEST + 1], st[ST_BEST]
-        anneal(G, B, L, W, O, S, rs, st)
-        took = time.perf_counter() - t_chunk
-        chunk = int(min(max(100, chunk * CHUNK_SECONDS / max(took, 1e-6)), chunk * 4))
-        now = time.perf_counter()
-        if (st[ST_BEST + 1], st[ST_BEST]) != best_before or not history:
-            history.append((round(extra["seconds"] + now - start_wall, 3), int(st[ST_T]), int(st[ST_BEST + 2]),
-                            st[ST_BEST + 3] / npairs, st[ST_BEST + 5]))
-        if progress is not None and now - last_report >= progress_every:
-            last_report = now
-            progress(_progress(problem, restart, st, extra["seconds"] + now - start_wall,
-                               (int(st[ST_T]) - done_before) / max(now - anneal_wall, 1e-9), target))
-        if ck.path is not None and now - last_ck >= CHECKPOINT_SECONDS:
-            last_ck = now
-            ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, False, ""))
+    try:
+        while True:
+            now = time.perf_counter()
+            elapsed = extra["seconds"] + (now - start_wall)
+            t = int(st[ST_T])
+            if moves is not None and t >= moves:
+                break
+            if seconds is not None and elapsed >= seconds:
+                stopped = "time"
+                break
+            if should_stop is not None and should_stop():
+                stopped = "interrupted"
+                break
+            if moves is None:   # a time budget: the schedule's length from the rate so far
+                rate = (t - done_before) / max(now - anneal_wall, 1e-9) if t > done_before else chunk / CHUNK_SECONDS
+                target = max(t + 1, int(t + rate * (seconds - elapsed)))
+            hill_from = max(1, int(target * (1.0 - HILL)))
+            stop = min(target, t + chunk)
+            S = Sched(stop, hill_from, temp0, temp0 * T_END, weights)
+            t_chunk = time.perf_counter()
+            best_before = st[ST_BEST + 1], st[ST_BEST]
+            anneal(G, B, L, W, O, S, rs, st)
+            took = time.perf_counter() - t_chunk
+            chunk = int(min(max(100, chunk * CHUNK_SECONDS / max(took, 1e-6)), chunk * 4))
+            now = time.perf_counter()
+            if (st[ST_BEST + 1], st[ST_BEST]) != best_before or not history:
+                history.append((round(extra["seconds"] + now - start_wall, 3), int(st[ST_T]), int(st[ST_BEST + 2]),
+                                st[ST_BEST + 3] / npairs, st[ST_BEST + 5]))
+            if progress is not None and now - last_report >= progress_every:
+                last_report = now
+                progress(_progress(problem, restart, st, extra["seconds"] + now - start_wall,
+                                   (int(st[ST_T]) - done_before) / max(now - anneal_wall, 1e-9), target))
+            if ck.path is not None and now - last_ck >= CHECKPOINT_SECONDS:
+                last_ck = now
+                ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, False, ""))
+    except KeyboardInterrupt:
+        # Ctrl-C between two chunks: the state is whole; keep it so that a rerun resumes from here
+        ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, False, ""))
+        raise
     extra_now = dict(extra)
     extra_now["seconds"] += time.perf_counter() - start_wall
     extra_now["cpu"] += time.process_time() - start_cpu

@@ -20,9 +20,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import SpecError
-from ._evaluate import OBJ_ASPL, OBJ_MIX, OBJ_THROUGHPUT
 
-__all__ = ["Objective", "OBJECTIVES", "register_objective", "objective"]
+__all__ = ["Objective", "OBJECTIVES", "register_objective", "objective", "OBJ_ASPL", "OBJ_THROUGHPUT", "OBJ_MIX"]
+
+# the evaluation kernel's codes (candidates.search._evaluate.energy_of)
+OBJ_ASPL = 0         # primary (unreachable, diameter), secondary sum of distances
+OBJ_THROUGHPUT = 1   # primary unreachable, secondary busiest link of the even split (+ tie x distances)
+OBJ_MIX = 2          # primary unreachable, secondary weight x ASPL / Moore + (1 - weight) x load / Moore's
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,128 @@
+"""The search's entry points: :func:`search_graph` and the assembly of a
+result from restarts (:func:`finish_search`)."""
+
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..topology import Topology
+from .engine import RestartResult, run_restart, score_links
+from .problem import SearchProblem, search_problem
+from .result import SEARCH_VERSION, SearchResult, result_topology, search_spec, summarise
+
+__all__ = ["search_graph", "finish_search"]
+
+
+def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
+                 moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
+                 symmetry: int | str = "auto", regular: bool = True, fixed: Topology | Any = None,
+                 restart: int | None = None, start: Topology | Any = None, temperature: float = 1.0,
+                 checkpoint=None,
+                 progress: Callable[[dict[str, Any]], None] | None = None) -> SearchResult:
+    """Search for the best graph of ``routers`` routers with ``degree`` ports.
+
+    objective : a registered objective (``aspl``, ``throughput``, ``mix``;
+        ``weight``: the share of latency in ``mix``).
+    seed, moves, restarts : the random stream, the moves per restart and the
+        number of independent restarts (the best is kept). ``moves=None``
+        with ``time_limit`` (seconds per restart) runs on the clock instead,
+        which is not reproducible; with both, the time limit stops a restart
+        early.
+    symmetry : the order ``g`` of the cyclic group the graph is invariant
+        under (``x -> x + n/g``), 1 for none, ``"auto"`` (default) for
+        :func:`auto_symmetry`.
+    regular : every port used (default); ``False``: at most ``degree`` links
+        per router, links may be added and removed.
+    fixed : links kept as they are (a :class:`~candidates.Topology` on the
+        same routers, e.g. a torus's local links, or an (k, 2) array).
+    restart : run only restart ``restart`` (its graph is the same as in a
+        search of more restarts: every restart has its own stream).
+    start : a graph to start from instead of a random one (a topology or an
+        (k, 2) array of links, on at most ``routers`` routers: routers it
+        lacks, or ports it leaves free, are joined by splitting its links);
+        with ``temperature`` below 1 the annealing polishes it rather than
+        scrambling it.
+    temperature : the first temperature, as a multiple of the one calibrated
+        from the start graph's random moves.
+    checkpoint : a folder where each restart's state is saved every 30 s and
+        at its end; a search started again with the same folder resumes.
+    progress : called every few seconds with a dict of the running
+        restart's figures.
+
+    >>> r = search_graph(16, 4, moves=2000, seed=3, symmetry=1)
+    >>> r.diameter, r.topology.degree.tolist() == [4] * 16
+    (3, True)
+    """
+    problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
+                             regular=regular, fixed=fixed, start=start, temperature=temperature)
+    if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
+        from ..errors import SpecError
+
+        raise SpecError(f"restarts must be a positive integer, got {restarts!r}")
+    _check_budget(moves, time_limit)
+    if checkpoint is not None:
+        from pathlib import Path
+
+        Path(checkpoint).mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    if restart is not None:
+        if isinstance(restart, bool) or not isinstance(restart, int) or restart < 0:
+            from ..errors import SpecError
+
+            raise SpecError(f"restart must be an integer >= 0, got {restart!r}")
+        indices = [restart]
+    else:
+        indices = list(range(restarts))
+    results = [run_restart(problem, k, moves=moves, seconds=time_limit, checkpoint=checkpoint, progress=progress)
+               for k in indices]
+    return finish_search(problem, results, moves, len(indices), symmetry, time.perf_counter() - t0,
+                         chosen=restart)
+
+
+def _check_budget(moves, time_limit) -> None:
+    from ..errors import SpecError
+
+    if moves is None and time_limit is None:
+        raise SpecError("a search needs a budget: moves, a time limit, or both")
+    if moves is not None and (isinstance(moves, bool) or not isinstance(moves, int) or moves < 1):
+        raise SpecError(f"moves must be a positive integer, got {moves!r}")
+    if time_limit is not None and not (float(time_limit) > 0):
+        raise SpecError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
+
+
+def finish_search(problem: SearchProblem, results: list[RestartResult], moves: int | None, restarts: int,
+                  symmetry_arg, seconds: float, chosen: int | None = None) -> SearchResult:
+    """The search's result from its restarts' results: the best restart's
+    graph (or restart ``chosen``'s, picked by another measure) as a topology."""
+    best = results[0]
+    for r in results[1:]:
+        if (r.restart == chosen) if chosen is not None else r.better_than(best):
+            best = r
+    diam, sumd, unr, load = score_links(problem, best.links)
+    figures = summarise(problem, best, load)
+    reproducible = moves is not None and all(r.stopped == "moves" for r in results)
+    single = chosen if chosen is not None and (chosen != 0 or len(results) > 1) else None
+    spec = search_spec(problem, moves, restarts, symmetry_arg, single) if reproducible else ""
+    provenance = {"routers": problem.routers, "degree": problem.degree, "objective": problem.objective,
+                  "seed": problem.seed, "restart": best.restart, "moves": moves if moves is not None else max(r.moves for r in results),
+                  "restarts": restarts, "symmetry": problem.lift.g, "diameter": figures["diameter"],
+                  "aspl": figures["aspl"], "moore_gap": figures["moore_gap"], "search_version": SEARCH_VERSION}
+    if problem.objective_entry.weighted:
+        provenance["weight"] = problem.weight
+    if problem.temperature != 1.0:
+        provenance["temperature"] = problem.temperature
+    topo = result_topology(problem, best, spec or f"search:n={problem.routers}:d={problem.degree}", provenance)
+    if not spec:
+        topo = topo.replace(spec="")
+    return SearchResult(
+        topology=topo, routers=problem.routers, degree=problem.degree, objective=problem.objective,
+        seed=problem.seed, moves=provenance["moves"], symmetry=problem.lift.g,
+        diameter=figures["diameter"], aspl=figures["aspl"], moore_diameter=figures["moore_diameter"],
+        moore_aspl=figures["moore_aspl"], moore_gap=figures["moore_gap"],
+        split_throughput=figures["split_throughput"], throughput_bound=figures["throughput_bound"],
+        best_restart=best.restart, restarts=tuple(results), seconds=seconds,
+        cpu_seconds=sum(r.cpu_seconds for r in results),
+        stopped="moves" if reproducible else next((r.stopped for r in results if r.stopped != "moves"), "time"))
