@@ -543,21 +543,19 @@ def _register_builtin() -> None:
 
     from . import polarfly as pfly
 
-    pf_fields = keyed("polarfly", ("q",), ("p",), ("q", "p"))
-    reg(Family("polarfly", "PolarFly (Lakhotia et al. 2022): the Erdos-Renyi polarity graph ER_q of a prime power q, "
-               "q^2+q+1 routers of degree q+1 (q+1 absolute points of degree q), diameter 2",
-               (("q", "prime power (2, 3, 4, 5, 7, 8, 9, ...)"), ("p", "optional: PEs per router (default ceil((q+1)/2))")),
-               "polarfly:q=7",
-               lambda pos, kw: pfly.polarfly(**pf_fields(pos, kw)),
-               lambda pos, kw: (*pfly.polarfly_size(**pf_fields(pos, kw)), 0),
-               Capabilities(figures=lambda t: pfly.polarfly_figures(t.params["q"]))))
-
-    reg(Family("affinepolar", "the affine polarity graph of F_q (PolarFly's construction on the affine plane): q^2 "
-               "routers (x, y), (x,y) ~ (a,b) iff y + b = x a; degree q (q of degree q-1), diameter 3",
-               (("q", "prime power (2, 3, 4, 5, 7, 8, 9, ...)"), ("p", "optional: PEs per router (default ceil((q+1)/2))")),
-               "affinepolar:q=8",
-               lambda pos, kw: pfly.affine_polarity(**pf_fields(pos, kw)),
-               lambda pos, kw: (*pfly.affine_polarity_size(**pf_fields(pos, kw)), 0)))
+    for fname, text, example, build, size, caps in (
+        ("polarfly", "PolarFly (Lakhotia et al. 2022): the Erdos-Renyi polarity graph ER_q of a prime power q, "
+         "q^2+q+1 routers of degree q+1 (q+1 absolute points of degree q), diameter 2", "polarfly:q=7",
+         pfly.polarfly, pfly.polarfly_size, Capabilities(figures=lambda t: pfly.polarfly_figures(t.params["q"]))),
+        ("affinepolar", "the affine polarity graph of F_q (PolarFly's construction on the affine plane): q^2 routers "
+         "(x, y), (x,y) ~ (a,b) iff y + b = x a; degree q (q of degree q-1), diameter 3", "affinepolar:q=8",
+         pfly.affine_polarity, pfly.affine_polarity_size, Capabilities()),
+    ):
+        pf_fields = keyed(fname, ("q",), ("p",), ("q", "p"))
+        reg(Family(fname, text, (("q", "prime power (2, 3, 4, 5, 7, 8, 9, ...)"),
+                                 ("p", "optional: PEs per router (default ceil((q+1)/2))")), example,
+                   (lambda b, f: lambda pos, kw: b(**f(pos, kw)))(build, pf_fields),
+                   (lambda z, f: lambda pos, kw: (*z(**f(pos, kw)), 0))(size, pf_fields), caps))
 
     # searched graphs: the search runs when the spec is first built (then cached: candidates.search.cache)
     search_fields = keyed("search", ("n", "d"),
@@ -570,18 +568,14 @@ def _register_builtin() -> None:
         args: dict[str, Any] = {"routers": f["n"], "degree": f["d"], "moves": f.get("moves", 100_000),
                                 "seed": f.get("seed", 0), "restarts": f.get("restarts", 1),
                                 "objective": f.get("objective", "aspl")}
-        if "weight" in f:
-            try:
-                args["weight"] = float(f["weight"])
-            except ValueError:
-                raise SpecError(f"search: weight must be a number in [0, 1], got {f['weight']!r}") from None
+        for key, what in (("weight", "a number in [0, 1]"), ("temperature", "a number > 0")):
+            if key in f:
+                try:
+                    args[key] = float(f[key])
+                except ValueError:
+                    raise SpecError(f"search: {key} must be {what}, got {f[key]!r}") from None
         if "restart" in f:
             args["restart"] = f["restart"]
-        if "temperature" in f:
-            try:
-                args["temperature"] = float(f["temperature"])
-            except ValueError:
-                raise SpecError(f"search: temperature must be a number > 0, got {f['temperature']!r}") from None
         if "regular" in f:
             args["regular"] = bool(f["regular"])
         for key in ("fixed", "start"):   # a nested spec, its colons written as / (built by cached_search)

@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import time
 
-import highspy
 import numpy as np
 
 from candidates.topology import Topology
 
-from .lp import _quiet_highs
 from .problem import FlowError, FlowProblem
 from .result import FlowResult
+from .symmetry import channel_capacities, orbit_lp
 
 __all__ = ["shift_symmetry", "shift_orbits", "shift_symmetric_uniform", "SHIFT_LP_MAX_COLUMNS",
            "AUTO_SHIFT_MIN_ORDER", "AUTO_SHIFT_MAX_COLUMNS"]
@@ -137,27 +136,20 @@ def shift_symmetric_uniform(topo: Topology, problem: FlowProblem | None = None, 
 
 
 def _check_uniform(topo: Topology, problem: FlowProblem) -> tuple[np.ndarray, tuple[str, ...]]:
-    n, A = topo.n, topo.num_arcs
-    if (problem.n != n or problem.num_arcs != A or not np.array_equal(problem.arc_src, topo.arc_src)
-            or not np.array_equal(problem.arc_dst, topo.arc_dst)):
-        raise FlowError("the problem is not on this topology's channels; build it with FlowProblem.from_topology")
-    R = problem.R.tocsc()
-    if np.any(np.diff(R.indptr) != 1) or len(np.unique(R.indices)) != A:
-        raise FlowError("the shift symmetry needs one capacity per channel (no shared resources such as board "
-                        "cross-sections or pins); use the PTAS or the LP")
+    cap_arc = channel_capacities(topo, problem)
+    n = topo.n
     dem = problem.demands
     each = 1.0 / (n - 1)
     if len(dem) != n * (n - 1) or not np.allclose(dem.amount, each, rtol=1e-9, atol=0.0):
         raise FlowError("the shift-symmetric LP solves uniform traffic (every router sending one unit in all); "
                         "use the PTAS, column generation or the LP")
-    return problem.capacity[R.indices] / R.data, problem.resource_names
+    return cap_arc, problem.resource_names
 
 
 def _solve(n, m, tail, head, orbit, cap_orb, time_limit):
     """max lambda: router i < m sends lambda / (n - 1) to every other router
     with flow f[i]; the orbit sums of all their flows within capacity."""
     A = len(tail)
-    norb = len(cap_orb)
     each = 1.0 / (n - 1)
     # column (i, a): +1 at row (i, tail), -1 at row (i, head), +1 in the orbit row n*m + orbit(a)
     i = np.repeat(np.arange(m), A)
@@ -171,38 +163,10 @@ def _solve(n, m, tail, head, orbit, cap_orb, time_limit):
     index = np.concatenate([rows, lrows]).astype(np.int32)
     value = np.concatenate([vals, lvals])
     start = np.concatenate([np.arange(0, 3 * m * A + 1, 3), [3 * m * A + n * m]]).astype(np.int32)
-    h = _quiet_highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("solver", "ipm")
     # crossover to a vertex costs twice the interior point (512 routers: 62 s against 20 s); the prices
     # certify the interior point's answer instead (_reprice)
-    h.setOptionValue("run_crossover", "off")
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    lp = highspy.HighsLp()
-    ncol = m * A + 1
-    lp.num_col_ = ncol
-    lp.num_row_ = n * m + norb
-    c = np.zeros(ncol)
-    c[-1] = 1.0
-    lp.col_cost_ = c
-    lp.col_lower_ = np.zeros(ncol)
-    lp.col_upper_ = np.full(ncol, highspy.kHighsInf)
-    lp.row_lower_ = np.concatenate([np.zeros(n * m), np.full(norb, -highspy.kHighsInf)])
-    lp.row_upper_ = np.concatenate([np.zeros(n * m), cap_orb])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = start
-    lp.a_matrix_.index_ = index
-    lp.a_matrix_.value_ = value
-    lp.sense_ = highspy.ObjSense.kMaximize
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        raise FlowError(f"HiGHS stopped with status '{h.modelStatusToString(h.getModelStatus())}' before an optimum")
-    sol = h.getSolution()
-    x = np.asarray(sol.col_value)
-    y = np.maximum(np.asarray(sol.row_dual)[n * m:], 0.0)   # the orbits' prices (as flows.lp reads HiGHS's duals)
+    x, dual = orbit_lp(start, index, value, n * m, cap_orb, time_limit, crossover=False)
+    y = np.maximum(dual[n * m:], 0.0)   # the orbits' prices (as flows.lp reads HiGHS's duals)
     return float(x[-1]), np.maximum(x[:-1], 0.0).reshape(m, A), y
 
 

@@ -81,6 +81,21 @@ def arc_orbits(topo: Topology) -> np.ndarray:
     return orbit
 
 
+def channel_capacities(topo: Topology, problem: FlowProblem) -> np.ndarray:
+    """Every channel's capacity in ``problem`` (built on ``topo``'s channels),
+    or a one-line error where a resource is shared (the symmetric LPs have one
+    capacity row per channel orbit)."""
+    n, A = topo.n, topo.num_arcs
+    if (problem.n != n or problem.num_arcs != A or not np.array_equal(problem.arc_src, topo.arc_src)
+            or not np.array_equal(problem.arc_dst, topo.arc_dst)):
+        raise FlowError("the problem is not on this topology's channels; build it with FlowProblem.from_topology")
+    R = problem.R.tocsc()
+    if np.any(np.diff(R.indptr) != 1) or len(np.unique(R.indices)) != A:
+        raise FlowError("symmetry needs one capacity per channel (no shared resources such as board "
+                        "cross-sections or pins); use the PTAS or the LP")
+    return problem.capacity[R.indices] / R.data
+
+
 def _source_demands(topo: Topology, problem: FlowProblem) -> np.ndarray:
     """``d[t]``: router 0's demand to t, after checking that every router
     sends the translate of it (else the symmetric optimum is not the optimum)."""
@@ -123,14 +138,7 @@ def symmetric_uniform(topo: Topology, problem: FlowProblem | None = None, *, cap
         cap_arc = np.full(A, float(capacity))
         names = tuple(f"{topo.arc_src[a]}->{topo.arc_dst[a]}" for a in range(A))
     else:
-        if (problem.n != n or problem.num_arcs != A or not np.array_equal(problem.arc_src, topo.arc_src)
-                or not np.array_equal(problem.arc_dst, topo.arc_dst)):
-            raise FlowError("the problem is not on this topology's channels; build it with FlowProblem.from_topology")
-        R = problem.R.tocsc()
-        if np.any(np.diff(R.indptr) != 1) or len(np.unique(R.indices)) != A:
-            raise FlowError("symmetry needs one capacity per channel (no shared resources such as board "
-                            "cross-sections or pins); use the PTAS or the LP")
-        cap_arc = problem.capacity[R.indices] / R.data
+        cap_arc = channel_capacities(topo, problem)
         d = _source_demands(topo, problem)
         names = problem.resource_names
     norb = int(orbit.max()) + 1
@@ -153,7 +161,6 @@ def symmetric_uniform(topo: Topology, problem: FlowProblem | None = None, *, cap
 def _solve(n, tail, head, orbit, cap_orb, d, time_limit):
     """max lambda: router 0 sends lambda * d, orbit sums of its flow within capacity."""
     A = len(tail)
-    norb = len(cap_orb)
     b = -d.copy()
     b[0] = d.sum()
     # column a: +1 at its tail, -1 at its head, +1 in its orbit's row; then lambda: -b
@@ -163,32 +170,46 @@ def _solve(n, tail, head, orbit, cap_orb, d, time_limit):
     index = np.concatenate([rows, nz]).astype(np.int32)
     value = np.concatenate([vals, -b[nz]])
     start = np.concatenate([np.arange(0, 3 * A + 1, 3), [3 * A + len(nz)]]).astype(np.int32)
+    # interior point with crossover (exact): 0.64 s CPU at 4096 routers
+    # (torus 16x16x16) against 4.1 s for simplex and 1.0 s for PDLP
+    x, _ = orbit_lp(start, index, value, n, cap_orb, time_limit)
+    return float(x[-1]), x[:A]
+
+
+def orbit_lp(start, index, value, n_eq: int, cap_orb, time_limit, crossover: bool = True):
+    """Solve the symmetric flow LPs' shape with HiGHS's interior point:
+    maximise the last column (lambda) over the columns ``start/index/value``
+    (column-wise), rows ``0 .. n_eq-1`` equal to 0 (flow conservation), then
+    one row per channel orbit at most its capacity ``cap_orb``. Returns the
+    columns' values and the rows' duals."""
+    ncol = len(start) - 1
     h = _quiet_highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
-    # interior point with crossover (exact): 0.64 s CPU at 4096 routers
-    # (torus 16x16x16) against 4.1 s for simplex and 1.0 s for PDLP
     h.setOptionValue("solver", "ipm")
+    if not crossover:
+        h.setOptionValue("run_crossover", "off")
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     lp = highspy.HighsLp()
-    lp.num_col_ = A + 1
-    lp.num_row_ = n + norb
-    c = np.zeros(A + 1)
+    lp.num_col_ = ncol
+    lp.num_row_ = n_eq + len(cap_orb)
+    c = np.zeros(ncol)
     c[-1] = 1.0
     lp.col_cost_ = c
-    lp.col_lower_ = np.zeros(A + 1)
-    lp.col_upper_ = np.full(A + 1, highspy.kHighsInf)
-    lp.row_lower_ = np.concatenate([np.zeros(n), np.full(norb, -highspy.kHighsInf)])
-    lp.row_upper_ = np.concatenate([np.zeros(n), cap_orb])
+    lp.col_lower_ = np.zeros(ncol)
+    lp.col_upper_ = np.full(ncol, highspy.kHighsInf)
+    lp.row_lower_ = np.concatenate([np.zeros(n_eq), np.full(len(cap_orb), -highspy.kHighsInf)])
+    lp.row_upper_ = np.concatenate([np.zeros(n_eq), cap_orb])
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = start
-    lp.a_matrix_.index_ = index
-    lp.a_matrix_.value_ = value
+    lp.a_matrix_.start_ = np.asarray(start, dtype=np.int32)
+    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.asarray(value, dtype=np.float64)
     lp.sense_ = highspy.ObjSense.kMaximize
     h.passModel(lp)
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         raise FlowError(f"HiGHS stopped with status '{h.modelStatusToString(h.getModelStatus())}' before an optimum")
-    x = np.asarray(h.getSolution().col_value)
-    return float(x[-1]), x[:A]
+    sol = h.getSolution()
+    return np.asarray(sol.col_value), np.asarray(sol.row_dual)
+

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,7 +51,7 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--scheduler", metavar="ADDR", help="dask scheduler tcp://HOST:PORT (implies --backend dask)")
     s.add_argument("--symmetry", default="auto", metavar="G|auto",
                    help="search graphs invariant under x -> x + N/G (a lift over the cyclic group of order G: G times "
-                        "less work per move); 1: none; auto (default): the largest G leaving at least 64 base routers")
+                        "less work per move); 1: none; auto (default): the largest G of 4 or more leaving at least 16 base routers")
     s.add_argument("--irregular", action="store_true",
                    help="at most --degree links per router (links may be added and removed); default: every port used")
     s.add_argument("--fixed", metavar="SPEC", help="keep this topology's links (same router count, e.g. torus:8x8x8) "

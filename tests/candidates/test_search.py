@@ -89,6 +89,20 @@ def _truth(H):
     return total, diam, unreach
 
 
+def _started(p, w, code, shuffles):
+    """A random start of problem ``p`` and the kernels' structures, its energy in the statistics."""
+    G = new_graph(p.lift, p.caps, p.fixed_base)
+    L, W = new_log(), new_work(p.lift, len(G.eu))
+    rs = seed_state(p.seed, 0)
+    fill(G, L, rs, np.zeros(int(p.caps.sum()) + 1, np.int32), 1000, shuffles, w)
+    O = objective_tuple(code, 0.5, p.lift, p.caps)
+    evaluate(G, W, O)
+    stv = np.zeros(NST)
+    stv[ST_CUR:ST_CUR + 6] = W.res[:6]
+    stv[ST_BEST:ST_BEST + 6] = W.res[:6]
+    return G, new_best(G), L, W, O, rs, stv
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_annealing_keeps_a_consistent_graph_and_scores_it_as_networkx(data):
@@ -106,20 +120,11 @@ def test_annealing_keeps_a_consistent_graph_and_scores_it_as_networkx(data):
     fixed = np.array([[i, (i + 1) % n] for i in range(n)]) if fix and n >= 3 else None
     p = search_problem(n, d, symmetry=g, regular=regular, fixed=fixed, seed=data.draw(st.integers(0, 99)))
     lift = p.lift
-    G = new_graph(lift, p.caps, p.fixed_base)
-    L, W = new_log(), new_work(lift, len(G.eu))
-    rs = seed_state(p.seed, 0)
     w = move_weights(p, 0)
     w[2:] = [0.3, 0.2, 0.2]          # exercise every move kind
-    fill(G, L, rs, np.zeros(int(p.caps.sum()) + 1, np.int32), 1000, 50, w)
-    _check_state(G, lift)
     code = data.draw(st.sampled_from([OBJ_ASPL, OBJ_THROUGHPUT]))
-    O = objective_tuple(code, 0.5, lift, p.caps)
-    evaluate(G, W, O)
-    stv = np.zeros(NST)
-    stv[ST_CUR:ST_CUR + 6] = W.res[:6]
-    stv[ST_BEST:ST_BEST + 6] = W.res[:6]
-    B = new_best(G)
+    G, B, L, W, O, rs, stv = _started(p, w, code, shuffles=50)
+    _check_state(G, lift)
     for chunk in range(4):
         anneal(G, B, L, W, O, Sched((chunk + 1) * 50, 150, 5.0, 0.05, w), rs, stv)
         _check_state(G, lift)
@@ -138,18 +143,8 @@ def test_chunks_do_not_change_the_moves():
     p = search_problem(64, 4, symmetry=4, seed=5)
     finals = []
     for step in (400, 1):
-        lift = p.lift
-        G = new_graph(lift, p.caps, p.fixed_base)
-        L, W = new_log(), new_work(lift, len(G.eu))
-        rs = seed_state(5, 0)
         w = move_weights(p, 0)
-        fill(G, L, rs, np.zeros(300, np.int32), 1000, 100, w)
-        O = objective_tuple(OBJ_ASPL, 0.5, lift, p.caps)
-        evaluate(G, W, O)
-        stv = np.zeros(NST)
-        stv[ST_CUR:ST_CUR + 6] = W.res[:6]
-        stv[ST_BEST:ST_BEST + 6] = W.res[:6]
-        B = new_best(G)
+        G, B, L, W, O, rs, stv = _started(p, w, OBJ_ASPL, shuffles=100)
         for t in range(step, 401, step):
             anneal(G, B, L, W, O, Sched(t, 360, 20.0, 0.2, w), rs, stv)
         finals.append((B.eu.tolist(), B.ev.tolist(), B.es.tolist(), stv.tolist()))

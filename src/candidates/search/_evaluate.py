@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ._bits import HELPER, popcount
-from .objectives import OBJ_ASPL, OBJ_MIX, OBJ_THROUGHPUT
+from .objectives import OBJ_ASPL, OBJ_THROUGHPUT
 
 #: scratch of the evaluation: bit arrays of the BFS, the path-split arrays, results
 Work = namedtuple("Work", [

@@ -65,7 +65,7 @@ def log_reset(L, ecount):
 @njit(**HELPER)
 def lift_port(G, u, p):
     """Write port ``p`` of base router ``u`` into the lifted adjacency (all ``g`` copies)."""
-    n_, m, g = G.n, G.m, G.g
+    m, g = G.m, G.g
     to = G.bto[u, p]
     s = G.bvolt[u, p]
     d = G.bdeg[u]

@@ -40,7 +40,7 @@ from ._graph import MOVE_ADD, MOVE_DEL, MOVE_END, MOVE_SWAP, MOVE_VOLT, NMOVES
 from ._kernels import (NST, ST_ABORTED, ST_ACCEPTED, ST_BEST, ST_BEST_T, ST_CUR, ST_IMPROVED, ST_INVALID, ST_T,
                        Sched, anneal, evaluate, fill, sample_deltas)
 from .problem import SearchProblem
-from .state import (Lift, new_best, new_graph, new_log, new_work, objective_tuple, restore,
+from .state import (new_best, new_graph, new_log, new_work, objective_tuple, restore,
                     snapshot)
 
 __all__ = ["RestartResult", "run_restart", "P0", "T_END", "HILL", "CALIBRATION_MOVES", "CHUNK_SECONDS"]

@@ -3,7 +3,7 @@ links kept fixed -- validated up front, one line per mistake.
 
 >>> p = search_problem(512, 6, symmetry="auto")
 >>> p.lift.g, p.lift.m
-(8, 64)
+(32, 16)
 >>> search_problem(9, 3)
 Traceback (most recent call last):
 ...
@@ -20,13 +20,19 @@ from ..errors import SpecError, TopologyError
 from .objectives import Objective, objective
 from .state import Lift, base_of_links
 
-__all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE"]
+__all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE", "AUTO_MIN_ORDER"]
 
 #: ``symmetry="auto"`` lifts over the largest cyclic group that leaves at least
-#: this many base routers (one machine word of BFS sources): measured on
-#: (256, 8) and (1024, 8), a lift with 32-64 base routers reaches a lower
-#: ASPL in a given time than the plain graph (benchmarks/RESULTS.md)
-AUTO_MIN_BASE = 64
+#: this many base routers. Measured with equal move budgets (every lift of
+#: 64 base routers or fewer costs the same per move: one machine word of BFS
+#: sources): (256, 8), 30 M moves: 8 / 16 / 32 base routers ASPL 2.7520 /
+#: 2.7475 / 2.7554; (1024, 8), 20 M moves: 16 / 32 / 64 / 128: 3.5177 /
+#: 3.5188 / 3.5207 / see RESULTS; (1024, 32), 1 M moves: 16 / 32 / 64:
+#: 2.2034 / 2.2087 / 2.2157 (benchmarks/RESULTS.md)
+AUTO_MIN_BASE = 16
+#: ... and only over groups of at least this order: a lift of order 2 or 3 halves the search space for
+#: little speed (32 routers of degree 3, 20,000 moves, three seeds: diameter 5 twice lifted, 4 plain)
+AUTO_MIN_ORDER = 4
 
 
 @dataclass(frozen=True)
@@ -68,15 +74,17 @@ def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None
                   start: np.ndarray | None = None) -> int:
     """The group order ``symmetry="auto"`` picks: the largest divisor ``g`` of
     ``n`` with ``n / g >= AUTO_MIN_BASE`` base routers (an even number of port
-    ends per fibre when regular) under which the fixed and the start links are symmetric;
-    1 for graphs of fewer than ``2 * AUTO_MIN_BASE`` routers.
+    ends per fibre when regular) under which the fixed and the start links are
+    symmetric, if that order is at least ``AUTO_MIN_ORDER``; else 1.
 
-    >>> auto_symmetry(1024, 32), auto_symmetry(100, 4), auto_symmetry(1000, 3)
-    (16, 1, 10)
+    >>> auto_symmetry(1024, 32), auto_symmetry(100, 4), auto_symmetry(1000, 3), auto_symmetry(24, 3)
+    (64, 5, 50, 1)
+    >>> auto_symmetry(32, 3), auto_symmetry(64, 4)
+    (1, 4)
     """
     for g in sorted((g for g in range(1, n + 1) if n % g == 0), reverse=True):
         m = n // g
-        if m < AUTO_MIN_BASE and g > 1:
+        if g > 1 and (m < AUTO_MIN_BASE or g < AUTO_MIN_ORDER):
             continue
         if regular and (m * d) % 2:
             continue

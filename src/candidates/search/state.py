@@ -94,7 +94,7 @@ def new_graph(lift: Lift, caps: np.ndarray, fixed: np.ndarray, start: np.ndarray
 
 
 def _lift_all(G: Graph) -> None:
-    n, m, g = G.n, G.m, G.g
+    m, g = G.m, G.g
     k = np.arange(g)
     for u in range(m):
         d = int(G.bdeg[u])
