@@ -285,3 +285,11 @@ def test_a_start_graph_is_kept_at_a_low_temperature():
     assert s.aspl < rnd.aspl
     kept = {tuple(sorted(e)) for e in pf.links.tolist()} & {tuple(sorted(e)) for e in s.topology.links.tolist()}
     assert len(kept) >= 0.8 * pf.num_links
+
+
+def test_a_time_budget_cools_within_it_and_has_no_spec():
+    r = search_graph(128, 4, moves=None, time_limit=1.0, seed=1)
+    assert r.stopped == "time" and r.topology.spec == ""
+    assert 0 < r.moves == r.restarts[0].moves
+    # the schedule ran to its end (the hill-climbing tail): far better than the random start
+    assert r.aspl < search_graph(128, 4, moves=1, seed=1).aspl

@@ -82,3 +82,10 @@ def test_throughput_finalists_are_certified_and_the_best_kept():
     assert out.capacity.gap <= 0.01
     # the answer's spec rebuilds that restart's graph
     assert np.array_equal(cd.from_spec(out.result.topology.spec).links, out.result.topology.links)
+
+
+def test_a_dask_cluster_gives_the_same_graph():
+    pytest.importorskip("distributed")
+    one = search(48, 3, moves=2000, restarts=2, seed=3, jobs=1)
+    on_dask = search(48, 3, moves=2000, restarts=2, seed=3, jobs=2, backend="dask")
+    assert np.array_equal(one.result.topology.links, on_dask.result.topology.links)

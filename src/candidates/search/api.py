@@ -107,7 +107,7 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
     single = chosen if chosen is not None and (chosen != 0 or len(results) > 1) else None
     spec = search_spec(problem, moves, restarts, symmetry_arg, single) if reproducible else ""
     provenance = {"routers": problem.routers, "degree": problem.degree, "objective": problem.objective,
-                  "seed": problem.seed, "restart": best.restart, "moves": moves if moves is not None else max(r.moves for r in results),
+                  "seed": problem.seed, "restart": best.restart, "moves": moves if reproducible else max(r.moves for r in results),
                   "restarts": restarts, "symmetry": problem.lift.g, "diameter": figures["diameter"],
                   "aspl": figures["aspl"], "moore_gap": figures["moore_gap"], "search_version": SEARCH_VERSION}
     if problem.objective_entry.weighted:
