@@ -57,7 +57,8 @@ def shift_symmetry(topo: Topology, *, min_base: int = 1) -> int:
     if n < 2 or topo.has_parallel_links:
         return 1
     keys = np.sort(topo.arc_src * n + topo.arc_dst)
-    for g in sorted((g for g in range(2, n + 1) if n % g == 0), reverse=True):
+    small = [k for k in range(1, int(n ** 0.5) + 1) if n % k == 0]
+    for g in sorted((set(small) | {n // k for k in small}) - {1}, reverse=True):
         m = n // g
         if m < min_base:
             continue

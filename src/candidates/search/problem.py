@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SpecError, TopologyError
+from ..size import check_memory, format_count
 from .objectives import Objective, objective
-from .state import Lift, base_of_links
+from .state import Lift, base_of_links, search_bytes
 
 __all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE", "AUTO_MIN_ORDER"]
 
@@ -26,9 +27,9 @@ __all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE", 
 #: this many base routers. Measured with equal move budgets (every lift of
 #: 64 base routers or fewer costs the same per move: one machine word of BFS
 #: sources): (256, 8), 30 M moves: 8 / 16 / 32 base routers ASPL 2.7520 /
-#: 2.7475 / 2.7554; (1024, 8), 20 M moves: 16 / 32 / 64 / 128: 3.5177 /
-#: 3.5188 / 3.5207 / see RESULTS; (1024, 32), 1 M moves: 16 / 32 / 64:
-#: 2.2034 / 2.2087 / 2.2157 (benchmarks/RESULTS.md)
+#: 2.7475 / 2.7554; (1024, 8), 20 M moves: 16 / 32 / 64: 3.5177 / 3.5188 /
+#: 3.5207; (1024, 32), 1 M moves: 16 / 32 / 64: 2.2034 / 2.2087 / 2.2157
+#: (one seed each; benchmarks/RESULTS.md, "Synthesis by search")
 AUTO_MIN_BASE = 16
 #: ... and only over groups of at least this order: a lift of order 2 or 3 halves the search space for
 #: little speed (32 routers of degree 3, 20,000 moves, three seeds: diameter 5 twice lifted, 4 plain)
@@ -82,7 +83,8 @@ def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None
     >>> auto_symmetry(32, 3), auto_symmetry(64, 4)
     (1, 4)
     """
-    for g in sorted((g for g in range(1, n + 1) if n % g == 0), reverse=True):
+    small = [k for k in range(1, int(n ** 0.5) + 1) if n % k == 0]
+    for g in sorted(set(small) | {n // k for k in small}, reverse=True):
         m = n // g
         if g > 1 and (m < AUTO_MIN_BASE or g < AUTO_MIN_ORDER):
             continue
@@ -146,6 +148,8 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
             raise SpecError(f"symmetry {g} leaves {n // g} base routers of degree {d}, an odd number of port ends; "
                             "use a symmetry that leaves an even number of base routers")
     lift = Lift(n, n // g, g, d)
+    check_memory(f"a search of {format_count(n)} routers of degree {d}", search_bytes(lift),
+                 "search fewer routers or a lower degree")
     fixed_base = base_of_links(fixed_links, lift) if len(fixed_links) else np.zeros((0, 3), dtype=np.int64)
     start_base = base_of_links(start_links, lift) if len(start_links) else np.zeros((0, 3), dtype=np.int64)
     for what, links in (("fixed", fixed_links), ("fixed and start", np.concatenate([fixed_links, start_links]))):

@@ -19,7 +19,7 @@ from ._evaluate import NRES, Obj, Work
 from ._graph import Graph, Log
 from ._kernels import NST, Best
 
-__all__ = ["Lift", "base_of_links", "new_graph", "new_work", "new_best", "new_log", "lifted_links",
+__all__ = ["Lift", "base_of_links", "search_bytes", "new_graph", "new_work", "new_best", "new_log", "lifted_links",
            "snapshot", "restore", "WORK_BLOCK_BYTES"]
 
 #: a BFS block's three bit arrays are kept below this (cache-sized; measured on 512-4096 routers)
@@ -103,6 +103,15 @@ def _lift_all(G: Graph) -> None:
         if d:
             kk = (k[:, None] + G.bvolt[u, :d][None, :]) % g
             G.adj[rows, :d] = kk * m + G.bto[u, :d][None, :]
+
+
+def search_bytes(lift: Lift) -> float:
+    """Bytes a restart allocates: the lifted adjacency, the base ports and links
+    (the graph and the best one), the BFS blocks, the path-split arrays."""
+    n, m, D = lift.n, lift.m, lift.ports
+    links = m * D / 2 + 2
+    return (4.0 * n * (D + 1) + 2 * (12.0 * m * D + 8.0 * m + 20.0 * links) + 24.0 * n * block_words(lift)
+            + 24.0 * n + 8.0 * links)
 
 
 def new_best(G: Graph) -> Best:
