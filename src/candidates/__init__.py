@@ -18,6 +18,8 @@ from .hops import hop_distances
 from .hyperx import flatfly, hyperx
 from .io import complete_graph, from_graph6, read_topology, write_topology
 from .lazy import lazy_names
+from .moore import MooreBound, moore_bound, moore_gap
+from .polarity import affine_polarity, polarfly
 from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
 from .placement import block_placement
 from .registry import FAMILIES, Family, families, from_spec, register
@@ -35,6 +37,7 @@ _LAZY = {
                    "equivalent_distance_stats", "route_union"],
     "records": ["record_table", "record_ties", "routing_records"],
     "routing": ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown"],
+    "search.api": ["search_graph"],
 }
 __getattr__, __dir__ = lazy_names(__name__, {n: m for m, names in _LAZY.items() for n in names}, globals())
 
@@ -54,4 +57,5 @@ __all__ = [
     "twin_torus", "twin_route", "card_of_port", "product", "hierarchical", "bgl_midplane", "block_placement",
     "iter_graph6", "iter_graphs", "count_graphs",
     "linear_placements", "count_linear_placements", "min_cutwidth", "LinearPlacement",
+    "moore_bound", "moore_gap", "MooreBound", "polarfly", "affine_polarity", "search_graph",
 ]

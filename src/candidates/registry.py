@@ -541,7 +541,7 @@ def _register_builtin() -> None:
                                                                                       int(t.terminals[0])))))
 
 
-    from . import polarfly as pfly
+    from . import polarity as pfly
 
     for fname, text, example, build, size, caps in (
         ("polarfly", "PolarFly (Lakhotia et al. 2022): the Erdos-Renyi polarity graph ER_q of a prime power q, "
