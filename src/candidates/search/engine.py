@@ -59,11 +59,6 @@ CHUNK_SECONDS = 0.25
 CHECKPOINT_SECONDS = 30.0
 #: shuffling moves per link after the random start is built
 SHUFFLE_PER_LINK = 10
-#: a time budget: the rate is measured over the first TIME_WARMUP seconds (5% of the budget at most),
-#: and the annealing gets TIME_SHARE of the moves that rate allows in the time left (it speeds up as it
-#: cools: more moves stop their BFS early); the rest of the time is hill climbing
-TIME_WARMUP = 5.0
-TIME_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -216,7 +211,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     anneal_wall = time.perf_counter()
     last_report = last_ck = anneal_wall
     stopped = "moves"
-    target = moves if moves is not None else (int(extra["target"]) if "target" in extra else None)
+    target = moves
     try:
         while True:
             now = time.perf_counter()
@@ -231,19 +226,14 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
                 stopped = "interrupted"
                 break
             if moves is None:
-                # a time budget: the schedule's length is fixed once, from the rate of the first seconds at
-                # the first temperature (a horizon that moved with the rate would keep the search hot to the
-                # end); the time left after it is hill climbing
-                if target is None and now - anneal_wall >= min(TIME_WARMUP, 0.05 * seconds):
-                    rate = (t - done_before) / max(now - anneal_wall, 1e-9)
-                    target = t + max(1, int(TIME_SHARE * rate * (seconds - elapsed)))
-                    extra["target"] = float(target)     # kept by the checkpoint: a resumed search goes on with it
-                hill_from = 2 ** 62 if target is None else max(1, int(target * (1.0 - HILL)))
-                stop = t + chunk
+                # a time budget: the temperature follows the clock (constant within a chunk of ~0.25 s), from
+                # T0 to T0 * T_END over the first (1 - HILL) of the time, then 0 -- the schedule of a move
+                # budget with the time in place of the move count
+                frac = elapsed / seconds
+                temp = temp0 * T_END ** (frac / (1.0 - HILL)) if frac < 1.0 - HILL else 0.0
+                S = Sched(t + chunk, 2 ** 62 if temp > 0 else 0, temp, temp, weights)
             else:
-                hill_from = max(1, int(target * (1.0 - HILL)))
-                stop = min(target, t + chunk)
-            S = Sched(stop, hill_from, temp0, temp0 * T_END, weights)
+                S = Sched(min(target, t + chunk), max(1, int(target * (1.0 - HILL))), temp0, temp0 * T_END, weights)
             t_chunk = time.perf_counter()
             best_before = st[ST_BEST + 1], st[ST_BEST]
             anneal(G, B, L, W, O, S, rs, st)
