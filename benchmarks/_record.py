@@ -41,11 +41,26 @@ def table(headers: list[str], rows: list[list[object]]) -> str:
     return "\n".join(lines)
 
 
-def record(section: str, body: str) -> None:
-    """Replace (or add) the section ``## section`` of RESULTS.md."""
+def command() -> str:
+    """The command line that ran this script, absolute paths written as their
+    last component (a folder of the machine that ran it means nothing elsewhere)."""
+    args = [Path(sys.argv[0]).as_posix()] + sys.argv[1:]
+    out = []
+    for a in args:
+        key, eq, value = a.partition("=") if a.startswith("--") else ("", "", a)
+        if value.startswith("/"):
+            value = Path(value).name or value
+        out.append(key + eq + value)
+    return "python " + " ".join(out)
+
+
+def record(section: str, body: str, provenance: bool = True) -> None:
+    """Replace (or add) the section ``## section`` of RESULTS.md; its first line
+    gives the command, the date and the machine (the machine only when
+    ``provenance`` is false: the body carries commands and dates)."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:])
-    block = f"## {section}\n\n`{cmd}` — {now}; {machine()}\n\n{body.strip()}\n"
+    head = f"`{command()}` — {now}; {machine()}" if provenance else f"Machine: {machine()}"
+    block = f"## {section}\n\n{head}\n\n{body.strip()}\n"
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nRecorded by the scripts in this folder (`--record`).\n"
     pat = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pat.search(text):
@@ -61,8 +76,7 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
     recorded earlier as one block becomes the subsection ``legacy_title``
     (with its provenance line) unless that is the one being replaced."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:])
-    block = f"### {title}\n\n_`{cmd}` — {now}_\n\n{body.strip()}\n"
+    block = f"### {title}\n\n_`{command()}` — {now}_\n\n{body.strip()}\n"
     text = RESULTS.read_text() if RESULTS.exists() else ""
     m = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     old = m.group(1) if m else ""
@@ -86,7 +100,8 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
             out.append(sub.rstrip() + "\n")
     if not done:
         out.append(block)
-    record(section, "Recorded part by part; each part gives its own command and date.\n\n" + "\n".join(out))
+    record(section, "Recorded part by part; each part gives its own command and date.\n\n" + "\n".join(out),
+           provenance=False)
 
 
 def _with_provenance(sub: str, prov: str) -> str:

@@ -649,7 +649,7 @@ def reference(binary: str, cases: list[Case], quick: bool) -> dict[str, object]:
     resolution = 0.0125 if quick else 0.1 / 32
     doc: dict[str, object] = {
         "booksim_commit": BOOKSIM_COMMIT,
-        "command": "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:]),
+        "command": __import__("_record").command(),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "units": "loads and rates in flits/node/cycle (injection_rate_uses_flits = 1); latencies in cycles",
         "definitions": {
@@ -704,7 +704,7 @@ def reference_latency(binary: str, cases: list[Case]) -> dict[str, object]:
     if not REFERENCE.exists():
         raise BenchError(f"--latency-only needs a recorded {REFERENCE.name} (run --reference-only first)")
     doc = json.loads(REFERENCE.read_text())
-    cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:])
+    cmd = __import__("_record").command()
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     doc["definitions"]["latency_50/80"] = LATENCY_DEFINITION
     for case in cases:

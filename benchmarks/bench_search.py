@@ -1,7 +1,7 @@
 """Synthesis by search (``candidates.search``, ``toposynth search``): speed, the
 order/degree records, uniform capacity and simulation against tori.
 
-    python benchmarks/bench_search.py [--parts speed,order,pairs,throughput,sim] [--jobs 2] [--record]
+    python benchmarks/bench_search.py [--parts speed,order,pairs,lifts,throughput,sim] [--jobs 2] [--record]
 
 - ``speed``: full evaluations per second (bit-parallel all-pairs BFS, no early
   stop) at 512 routers of degree 6 and 4096 of degree 16, plain and lifted,
@@ -13,6 +13,8 @@ order/degree records, uniform capacity and simulation against tori.
   the published records, the Moore bound and random regular graphs (networkx,
   three seeds); the best restart's time-to-quality curve.
 - ``pairs``: other (n, d) up to 4096 routers with two minutes per pair.
+- ``lifts``: the ASPL reached at equal move budgets against the lift's
+  number of base routers (what ``symmetry=auto`` chooses by).
 - ``throughput``: the best 512-router degree-6 and 1024-router degree-4
   graphs' certified uniform capacity (flows: the exact shift-symmetric LP)
   over the 8x8x8 and 32x32 tori's exact capacity (lattice symmetry).
@@ -174,6 +176,28 @@ def order(jobs: int, pairs: list[tuple], workdir: Path, per_pair: float | None =
                   "each wall time):\n\n" + "\n".join(curves)
 
 
+def lifts(jobs: int, workdir: Path) -> str:
+    """ASPL at equal move budgets against the lift's base size (what symmetry=auto picks by)."""
+    from synth.search import search
+
+    rows = []
+    for n, d, moves, bases in ((256, 8, 5_000_000, (8, 16, 32, 64, 256)), (1024, 8, 3_000_000, (16, 32, 64, 128)),
+                               (1024, 32, 1_000_000, (16, 32, 64))):
+        for m in bases:
+            out = search(n, d, moves=moves, restarts=jobs, jobs=jobs, seed=1, symmetry=n // m,
+                         checkpoint=workdir / f"lift-{n}-{d}-{moves}-{m}")
+            r = out.result
+            vals = sorted(x.sum_distances / (n * (n - 1)) for x in r.restarts)
+            rows.append([f"({n}, {d})", f"{moves:,}", m, n // m, r.diameter, f"{vals[0]:.4f}",
+                         f"{float(np.mean(vals)):.4f}", round(max(x.seconds for x in r.restarts))])
+            print(rows[-1], flush=True)
+    return table(["(n, d)", "moves / restart", "base routers m", "lift order g", "diameter", "best ASPL",
+                  f"mean ASPL ({jobs} seeds)", "wall s"], rows) + (
+        "\n\nEqual move budgets; a lift of at most 64 base routers costs the same per move (one machine word of "
+        "sources), a plain graph (m = n) more. `symmetry=auto` takes the largest order g >= 4 leaving at "
+        "least 16 base routers.")
+
+
 def throughput(jobs: int, workdir: Path) -> tuple[str, dict]:
     import flows
     from flows.problem import Demands, FlowProblem
@@ -236,7 +260,7 @@ def simulate(graph) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--parts", default="speed,order,pairs,throughput,sim")
+    ap.add_argument("--parts", default="speed,order,pairs,lifts,throughput,sim")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--workdir", default="bench-search-work", help="checkpoints: a rerun resumes")
     ap.add_argument("--record", action="store_true")
@@ -267,6 +291,11 @@ def main() -> None:
         print(body)
         if args.record:
             record_subsection(SECTION, "Other pairs, two minutes each", body)
+    if "lifts" in parts:
+        body = lifts(args.jobs, work)
+        print(body)
+        if args.record:
+            record_subsection(SECTION, "Lifts: ASPL against the base size at equal moves", body)
     graphs = {}
     if "throughput" in parts or "sim" in parts:
         body, graphs = throughput(args.jobs, work)

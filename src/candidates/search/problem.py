@@ -24,12 +24,15 @@ from .state import Lift, base_of_links, search_bytes
 __all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE", "AUTO_MIN_ORDER"]
 
 #: ``symmetry="auto"`` lifts over the largest cyclic group that leaves at least
-#: this many base routers. Measured with equal move budgets (every lift of
-#: 64 base routers or fewer costs the same per move: one machine word of BFS
-#: sources): (256, 8), 30 M moves: 8 / 16 / 32 base routers ASPL 2.7520 /
-#: 2.7475 / 2.7554; (1024, 8), 20 M moves: 16 / 32 / 64: 3.5177 / 3.5188 /
-#: 3.5207; (1024, 32), 1 M moves: 16 / 32 / 64: 2.2034 / 2.2087 / 2.2157
-#: (one seed each; benchmarks/RESULTS.md, "Synthesis by search")
+#: this many base routers. Measured with equal move budgets, best of 2 seeds
+#: (every lift of 64 base routers or fewer costs the same per move: one machine
+#: word of BFS sources): (256, 8), 5 M moves: 8 / 16 / 32 / 64 / 256 (plain)
+#: base routers ASPL 2.7525 / 2.7539 / 2.7545 / 2.7575 / 2.7609, the plain
+#: graph in 270 s against ~20 s; (1024, 8), 3 M: 16 / 32 / 64 / 128: 3.5192 /
+#: 3.5214 / 3.5230 / 3.5252; (1024, 32), 1 M: 16 / 32 / 64: 2.1991 / 2.2065 /
+#: 2.2146 (benchmarks/RESULTS.md, "Synthesis by search", "Lifts"). 16 is the
+#: smallest base measured on every pair; 8 gained a further 0.05% on the
+#: smallest pair, a difference within the spread of seeds elsewhere.
 AUTO_MIN_BASE = 16
 #: ... and only over groups of at least this order: a lift of order 2 or 3 halves the search space for
 #: little speed (32 routers of degree 3, 20,000 moves, three seeds: diameter 5 twice lifted, 4 plain)
