@@ -560,7 +560,7 @@ def _register_builtin() -> None:
     # searched graphs: the search runs when the spec is first built (then cached: candidates.search.cache)
     search_fields = keyed("search", ("n", "d"),
                           ("moves", "seed", "objective", "weight", "symmetry", "restarts", "restart", "fixed",
-                           "start", "temperature", "regular"),
+                           "start", "temperature", "regular", "grid", "max_length", "metric"),
                           ("n", "d", "moves", "seed", "restarts", "restart", "regular"))
 
     def search_args(pos: list[str], kw: dict[str, str]) -> dict[str, Any]:
@@ -568,7 +568,8 @@ def _register_builtin() -> None:
         args: dict[str, Any] = {"routers": f["n"], "degree": f["d"], "moves": f.get("moves", 100_000),
                                 "seed": f.get("seed", 0), "restarts": f.get("restarts", 1),
                                 "objective": f.get("objective", "aspl")}
-        for key, what in (("weight", "a number in [0, 1]"), ("temperature", "a number > 0")):
+        for key, what in (("weight", "a number in [0, 1]"), ("temperature", "a number > 0"),
+                          ("max_length", "a length > 0 in grid units")):
             if key in f:
                 try:
                     args[key] = float(f[key])
@@ -578,6 +579,17 @@ def _register_builtin() -> None:
             args["restart"] = f["restart"]
         if "regular" in f:
             args["regular"] = bool(f["regular"])
+        if "grid" in f:     # kept as text: the cache keys on the fields (candidates.search.cache)
+            shape = _shape("search", str(f["grid"]))
+            if len(shape) != 2:
+                raise SpecError(f"search: grid must be COLUMNSxROWS, got {f['grid']!r}")
+            if shape[0] * shape[1] != f["n"]:
+                raise SpecError(f"search: a {f['grid']} grid holds {shape[0] * shape[1]} routers, the search {f['n']}")
+            args["grid"] = f"{shape[0]}x{shape[1]}"
+        if "metric" in f:
+            args["metric"] = str(f["metric"])
+        if ("max_length" in args or "metric" in args) and "grid" not in args:
+            raise SpecError("search: max_length needs a grid (grid=COLUMNSxROWS) to measure links on")
         for key in ("fixed", "start"):   # a nested spec, its colons written as / (built by cached_search)
             if key in f:
                 args[key] = str(f[key]).replace("/", ":")
@@ -605,7 +617,10 @@ def _register_builtin() -> None:
                 ("fixed", "optional: a spec whose links are kept, colons written / (torus/8x8x8)"),
                 ("start", "optional: a spec to start from, colons written / (polarfly/q=31)"),
                 ("temperature", "optional: first temperature x the calibrated one (default 1)"),
-                ("regular", "optional: 0 for at most d links per router (default 1: every port used)")),
+                ("regular", "optional: 0 for at most d links per router (default 1: every port used)"),
+                ("grid", "optional: COLUMNSxROWS, router i at (i mod COLUMNS, i div COLUMNS)"),
+                ("max_length", "optional: links at most this long on the grid"),
+                ("metric", "optional: euclidean (default) or manhattan")),
                "search:n=64:d=4:moves=20000:seed=1", build_search, size_search))
 
 

@@ -42,12 +42,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from candidates.topology import Topology
+from candidates.search.resources import LinkResources, link_resources_from_placement
+from candidates.topology import Placement, Topology
 
 from .problem import Demands, FlowError, FlowProblem
 
 __all__ = ["RouterDelay", "Technology", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem",
-           "WIRING_MODES"]
+           "WIRING_MODES", "link_resources", "link_lengths"]
 
 WIRING_MODES = ("flexible", "uniform")
 
@@ -392,3 +393,68 @@ def physical_problem(topo: Topology, demands: Demands, technology: Technology | 
         p = FlowProblem(topo.n, topo.arc_src, topo.arc_dst, demands, sp.identity(topo.num_arcs, format="csr"), cap,
                         m.latency, names, topo.spec, meta)
     return p
+
+
+def link_resources(placement: Placement, packaging: Packaging, wiring: str = "flexible") -> LinkResources:
+    """The resources of every possible link of a placed machine, for the
+    search's ``physical`` objective: the same board cross-sections,
+    connectors and router pins :func:`physical_model` builds for the links a
+    topology has, each counted in wires (a cut of length W offers
+    ``W * signal_layers / wire_pitch_m`` wires, a unit's connectors
+    ``connector_pins / pins_per_wire``).
+
+    >>> import candidates as cd
+    >>> from candidates.placement import block_placement
+    >>> t = block_placement(cd.torus((8, 8, 8)), [(1, 1, 2), (4, 4, 2), (8, 8, 8)],
+    ...                     ("compute_card", "node_card", "midplane"))
+    >>> r = link_resources(t.placement, Packaging.bluegene_l())
+    >>> r.resources_of(0, 8)     # two compute cards of node card 0
+    ['node_card 0 cross-section at column gap 0|1', 'compute_card 0 connector pins', 'compute_card 4 connector pins']
+    >>> float(r.capacity[r.names.index("node_card 0 connector pins")])   # 200 pins, 2 per wire
+    100.0
+    """
+    if wiring not in WIRING_MODES:
+        raise FlowError(f"unknown wiring mode {wiring!r}; valid: {', '.join(WIRING_MODES)}")
+    boards = [packaging.board(name) for name in placement.levels]
+    col = [b.height_m * b.signal_layers / b.wire_pitch_m for b in boards]
+    row = [b.width_m * b.signal_layers / b.wire_pitch_m for b in boards]
+    conn = [b.connector_pins / packaging.pins_per_wire for b in boards]
+    router = 0.0 if packaging.router_pins is None else packaging.router_pins / packaging.pins_per_wire
+    return link_resources_from_placement(placement, column_cut_wires=col, row_cut_wires=row, connector_wires=conn,
+                                         router_wires=router, uniform=wiring == "uniform")
+
+
+def link_lengths(placement: Placement, packaging: Packaging, u, v) -> np.ndarray:
+    """The wire length in metres of links ``u[k] - v[k]`` as
+    :func:`physical_model` measures it: Manhattan between the two slots on
+    the board of their lowest common unit, plus the connector run on every
+    card the wire leaves (a link between outermost units: the runs only).
+
+    >>> import candidates as cd
+    >>> from candidates.placement import block_placement
+    >>> t = block_placement(cd.torus((8, 8, 8)), [(1, 1, 2), (4, 4, 2), (8, 8, 8)],
+    ...                     ("compute_card", "node_card", "midplane"))
+    >>> m = physical_model(t, Technology(), Packaging.bluegene_l())
+    >>> bool(np.allclose(link_lengths(t.placement, Packaging.bluegene_l(), t.arc_src, t.arc_dst), m.length))
+    True
+    """
+    u = np.asarray(u, dtype=np.int64).reshape(-1)
+    v = np.asarray(v, dtype=np.int64).reshape(-1)
+    boards = [packaging.board(name) for name in placement.levels]
+    L = len(boards)
+    unit = placement.unit
+    slots = placement.slot_grid()
+    same = unit[u] == unit[v]
+    lvl = np.where(same.any(axis=1), np.argmax(same, axis=1), L)
+    length = np.zeros(len(u))
+    for l, b in enumerate(boards):
+        nunits = int(unit[:, l].max()) + 1
+        gr = np.zeros((nunits, 2), dtype=np.int64)
+        np.maximum.at(gr, unit[:, l], slots[:, l] + 1)
+        on = np.flatnonzero(lvl == l)
+        if len(on):
+            U = unit[u[on], l]
+            d = np.abs(slots[u[on], l] - slots[v[on], l])
+            length[on] += d[:, 0] * (b.height_m / gr[U, 0]) + d[:, 1] * (b.width_m / gr[U, 1])
+        length[lvl > l] += 2 * b.run
+    return length

@@ -9,7 +9,19 @@ blocks of ``B`` words so that a block's three bit arrays stay in cache.
 
 An energy is a pair compared lexicographically: ``primary`` (unreachable
 pairs, and for ``aspl`` then the diameter) and ``secondary`` (what the
-annealing weighs: the sum of distances, the busiest link's load, or a mix).
+annealing weighs: the sum of distances, the busiest link's load, a mix, or
+the busiest packaging resource's use).
+
+The ``physical`` objective splits the given traffic (``Obj.dptr``...: every
+source's demands; none: uniform) evenly over all shortest paths, adds each
+link's two directions' loads onto the packaging resources the link uses
+(board cross-sections crossed, connectors left, router pins: the same
+resources as ``flows.physical``'s model, from the placement in ``Obj.runit``,
+``Obj.rslot`` ...) and scores the busiest resource's use over its capacity
+in wires -- 1 / lambda of a feasible flow, so a lower bound on the capacity
+the physical flow certifies. With uniform wiring every resource is split
+equally over the link directions that use it, and the score is the busiest
+direction's load over its share.
 A move is evaluated against a threshold: when a lower bound on its energy
 already exceeds it, the BFS stops early (the move would be rejected anyway,
 so the result does not depend on it).
@@ -23,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ._bits import HELPER, popcount
-from .objectives import OBJ_ASPL, OBJ_THROUGHPUT
+from .objectives import OBJ_ASPL, OBJ_PHYSICAL, OBJ_THROUGHPUT
 
 #: scratch of the evaluation: bit arrays of the BFS, the path-split arrays, results
 Work = namedtuple("Work", [
@@ -32,11 +44,20 @@ Work = namedtuple("Work", [
     "dist", "order", "sigma", "delta",     # (n,) int32, int32, float64, float64: one source's BFS
     "eload",                               # (E,) float64: load of each base link's lifted links
     "res",                                 # (NRES,) float64
+    "aload", "tdem",                       # (2E,) float64: each link direction's load; (n,) one source's demands
+    "ruse", "rusers", "rids",              # (R,) float64 x2: resource use, users; (k,) int64: one link's resources
 ])
 
 #: what an objective needs: its code, the mix weight, normalisers
 #: (``arcs``: the most directed arcs the port budgets allow, for the lower bounds)
-Obj = namedtuple("Obj", ["code", "weight", "arcs", "npairs", "aspl_ref", "load_ref", "tie"])
+Obj = namedtuple("Obj", [
+    "code", "weight", "arcs", "npairs", "aspl_ref", "load_ref", "tie",
+    "dptr", "ddst", "damt",                # the traffic by source (CSR; dptr of length 0: uniform)
+    "runit", "rslot",                      # (n, L) int32, (n, L, 2) int32: unit and (row, column) slot per level
+    "rcut", "rncol",                       # (L, U) int64, int32: a unit's first cut resource (-1: none), its columns
+    "rconn", "rrouter",                    # (L,) int64: a level's first connector resource (-1: none); router pins'
+    "rcap", "runiform",                    # (R,) float64: capacity in wires; uniform wiring (1) or flexible (0)
+])
 
 
 # results
@@ -56,7 +77,7 @@ def energy_of(O, n, diam, sumd, unr, load):
     """(primary, secondary) of a graph with these figures."""
     if O.code == OBJ_ASPL:
         return unr * (n + 1.0) + diam, sumd
-    if O.code == OBJ_THROUGHPUT:
+    if O.code == OBJ_THROUGHPUT or O.code == OBJ_PHYSICAL:
         return unr, load + O.tie * sumd
     return unr, O.weight * (sumd / O.npairs) / O.aspl_ref + (1.0 - O.weight) * load / O.load_ref
 
@@ -144,7 +165,9 @@ def apsp(G, W, O, prim_cur, limit):
                 diam = level
             if check and remaining > 0:
                 lb_sum = g * (sum_done + bsum + (level + 1.0) * remaining + rest_lb)
-                p, s2 = energy_of(O, n, max(diam, level + 1), lb_sum, 0.0, lb_sum / O.arcs)
+                # distances bound the mean link's load, not a packaging resource's use
+                lb_load = 0.0 if O.code == OBJ_PHYSICAL else lb_sum / O.arcs
+                p, s2 = energy_of(O, n, max(diam, level + 1), lb_sum, 0.0, lb_load)
                 if p > prim_cur or (p == prim_cur and s2 > limit):
                     return False
         unr += remaining
@@ -209,6 +232,197 @@ def split_load(G, W):
 
 
 @njit(**HELPER)
+def demand_split(G, W, O):
+    """Each link direction's load (``W.aload[2e]``: ``eu -> ev`` of link
+    ``e``, ``[2e + 1]`` back) when every demand is split evenly over all its
+    shortest paths (Brandes' accumulation with the demands as weights; a
+    plain graph, ``g = 1``)."""
+    n = G.n
+    adj, deg = G.adj, G.deg
+    dist, order, sigma, delta, tdem, aload = W.dist, W.order, W.sigma, W.delta, W.tdem, W.aload
+    ne = G.ecount[0]
+    uniform = O.dptr.shape[0] == 0
+    for a in range(2 * ne):
+        aload[a] = 0.0
+    for s in range(n):
+        if uniform:
+            for v in range(n):
+                tdem[v] = 1.0
+            tdem[s] = 0.0
+        else:
+            if O.dptr[s + 1] == O.dptr[s]:
+                continue
+            for v in range(n):
+                tdem[v] = 0.0
+            for k in range(O.dptr[s], O.dptr[s + 1]):
+                tdem[O.ddst[k]] += O.damt[k]
+        # targets still to reach: the BFS stops after the level of the farthest one (local traffic
+        # reaches its targets in a few levels; path counts there are complete once the level above is)
+        left = n - 1
+        if not uniform:
+            left = 0
+            for k in range(O.dptr[s], O.dptr[s + 1]):
+                if tdem[O.ddst[k]] > 0.0:
+                    left += 1
+                    tdem[O.ddst[k]] = -tdem[O.ddst[k]]   # marked: counted once
+            for k in range(O.dptr[s], O.dptr[s + 1]):
+                if tdem[O.ddst[k]] < 0.0:
+                    tdem[O.ddst[k]] = -tdem[O.ddst[k]]
+        for v in range(n):
+            dist[v] = -1
+        dist[s] = 0
+        sigma[s] = 1.0
+        order[0] = s
+        head = 0
+        tail = 1
+        far = n
+        while head < tail:
+            u = order[head]
+            if dist[u] >= far:
+                break
+            head += 1
+            du = dist[u] + 1
+            for p in range(deg[u]):
+                v = adj[u, p]
+                if dist[v] < 0:
+                    dist[v] = du
+                    sigma[v] = 0.0
+                    order[tail] = v
+                    tail += 1
+                    if tdem[v] > 0.0:
+                        left -= 1
+                        if left == 0:
+                            far = du
+                if dist[v] == du:
+                    sigma[v] += sigma[u]
+        for i in range(tail):
+            delta[order[i]] = 0.0
+        for i in range(tail - 1, 0, -1):
+            v = order[i]
+            f = (tdem[v] + delta[v]) / sigma[v]
+            if f == 0.0:
+                continue
+            dv = dist[v] - 1
+            for p in range(deg[v]):
+                u = adj[v, p]
+                if dist[u] == dv:
+                    share = f * sigma[u]
+                    delta[u] += share
+                    e = G.bedge[v, p]
+                    aload[2 * e + (0 if G.eu[e] == u else 1)] += share
+
+
+@njit(**HELPER)
+def link_resources(O, u, v, out):
+    """The packaging resources a link ``u - v`` uses, into ``out``; returns how
+    many: the cross-section cuts between the two routers' slots on the board
+    of their lowest common unit (column gaps, then row gaps), the connectors
+    of every unit below it on either side, the two routers' pins."""
+    L = O.runit.shape[1]
+    k = 0
+    lvl = L
+    for l in range(L):
+        if O.runit[u, l] == O.runit[v, l]:
+            lvl = l
+            break
+    if lvl < L:
+        U = O.runit[u, lvl]
+        base = O.rcut[lvl, U]
+        if base >= 0:
+            c1, c2 = O.rslot[u, lvl, 1], O.rslot[v, lvl, 1]
+            if c1 > c2:
+                c1, c2 = c2, c1
+            for gap in range(c1, c2):
+                out[k] = base + gap
+                k += 1
+            r1, r2 = O.rslot[u, lvl, 0], O.rslot[v, lvl, 0]
+            if r1 > r2:
+                r1, r2 = r2, r1
+            off = base + O.rncol[lvl, U] - 1
+            for gap in range(r1, r2):
+                out[k] = off + gap
+                k += 1
+    for j in range(lvl):
+        if O.rconn[j] >= 0:
+            out[k] = O.rconn[j] + O.runit[u, j]
+            out[k + 1] = O.rconn[j] + O.runit[v, j]
+            k += 2
+    if O.rrouter >= 0:
+        out[k] = O.rrouter + u
+        out[k + 1] = O.rrouter + v
+        k += 2
+    return k
+
+
+@njit(**HELPER)
+def _soft_top(x, top, acc):
+    """Add ``(x / top) ** 8`` to ``acc`` (the smooth maximum's sum)."""
+    y = x / top
+    y2 = y * y
+    y4 = y2 * y2
+    return acc + y4 * y4
+
+
+@njit(**HELPER)
+def resource_use(G, W, O):
+    """The busiest packaging resource's use over its capacity for the loads in
+    ``W.aload`` (flexible wiring), or the busiest link direction's load over
+    its equal share of its resources (uniform wiring): ``1 / lambda``; and a
+    smooth maximum of the same ratios, ``top * (sum (x / top) ** 8) ** (1/8)``,
+    which the annealing weighs -- a move that relieves one of several
+    equally busy resources lowers it, where the maximum would not move."""
+    ne = G.ecount[0]
+    ruse, rids = W.ruse, W.rids
+    R = ruse.shape[0]
+    for r in range(R):
+        ruse[r] = 0.0
+        W.rusers[r] = 0.0
+    top = 0.0
+    acc = 0.0
+    if O.runiform == 0:
+        for e in range(ne):
+            x = W.aload[2 * e] + W.aload[2 * e + 1]
+            k = link_resources(O, G.eu[e], G.ev[e], rids)
+            for i in range(k):
+                ruse[rids[i]] += x
+        for r in range(R):
+            if ruse[r] > top * O.rcap[r]:
+                top = ruse[r] / O.rcap[r]
+        if top > 0.0:
+            for r in range(R):
+                if ruse[r] > 0.0:
+                    acc = _soft_top(ruse[r] / O.rcap[r], top, acc)
+        return top, top * acc ** 0.125
+    for e in range(ne):
+        k = link_resources(O, G.eu[e], G.ev[e], rids)
+        for i in range(k):
+            W.rusers[rids[i]] += 2.0
+    for e in range(ne):
+        W.aload[2 * e] = _over_share(G, W, O, e, W.aload[2 * e])
+        W.aload[2 * e + 1] = _over_share(G, W, O, e, W.aload[2 * e + 1])
+        top = max(top, W.aload[2 * e], W.aload[2 * e + 1])
+    if top > 0.0:
+        for a in range(2 * ne):
+            if W.aload[a] > 0.0:
+                acc = _soft_top(W.aload[a], top, acc)
+    return top, top * acc ** 0.125
+
+
+@njit(**HELPER)
+def _over_share(G, W, O, e, x):
+    """A direction of link ``e`` carrying ``x``: ``x`` over its equal share of its resources (uniform wiring)."""
+    k = link_resources(O, G.eu[e], G.ev[e], W.rids)
+    if k == 0 or x == 0.0:
+        return 0.0
+    share = np.inf
+    for i in range(k):
+        c = O.rcap[W.rids[i]] / W.rusers[W.rids[i]]
+        if c < share:
+            share = c
+    return x / share
+
+
+@njit(**HELPER)
 def score(G, W, O, prim_cur, limit):
     """Energy of the current graph into ``W.res``; False when stopped early."""
     if not apsp(G, W, O, prim_cur, limit):
@@ -217,6 +431,14 @@ def score(G, W, O, prim_cur, limit):
     sumd, unr = W.res[RES_SUM], W.res[RES_UNREACH]
     if O.code == OBJ_ASPL or unr > 0:
         load = sumd / (2.0 * G.g * G.ecount[0])   # the mean arc's load (what the busiest one is at least)
+    elif O.code == OBJ_PHYSICAL:
+        demand_split(G, W, O)
+        load, soft = resource_use(G, W, O)
+        W.res[RES_LOAD] = load
+        p, s2 = energy_of(O, n, W.res[RES_DIAM], sumd, unr, soft)
+        W.res[RES_PRIMARY] = p
+        W.res[RES_SECONDARY] = s2
+        return True
     else:
         load = split_load(G, W)
     W.res[RES_LOAD] = load

@@ -9,6 +9,11 @@ the ``m`` routers of fibre 0 only (``g`` times less work), and every move is
 made on all ``g`` copies at once. ``g = 1`` is a plain graph (voltages 0);
 ``m = 1`` a circulant.
 
+A placement may forbid links (a maximum length, say): ``allow`` is then an
+``(n, ceil(n / 64))`` bit matrix, bit ``v`` of row ``u`` set when ``u - v`` may
+be a link, and a move that would make a forbidden link in any copy is
+refused like a duplicate link. ``allow`` of no rows allows every pair.
+
 Every router of a fibre has the same ports: port ``p`` of base router ``u``
 holds the dart ``(bto[u,p], bvolt[u,p])`` of base link ``bedge[u,p]``; the
 lifted adjacency ``adj`` follows from it (:func:`lift_port`). Base links
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from ._bits import HELPER, rng_float, rng_int
@@ -35,6 +41,7 @@ Graph = namedtuple("Graph", [
     "bto", "bvolt", "bedge", "bdeg", "cap",  # (m, D) int32 x3, (m,) int32 x2: base ports and budgets
     "eu", "ev", "es", "epu", "epv",        # (E,) int32: base link u -> v, voltage s, at ports epu / epv
     "ecount",                              # int64[1]: base links in use
+    "allow",                               # (n, W) uint64: pairs that may be links (no rows: all)
 ])
 
 #: the undo log of one move: port writes, link-record writes, degree changes
@@ -159,8 +166,17 @@ def neg(s, g):
 
 
 @njit(**HELPER)
+def allowed(G, a, b):
+    """Routers ``a`` and ``b`` of the lifted graph may be joined by a link."""
+    if G.allow.shape[0] == 0:
+        return True
+    return (G.allow[a, b >> 6] >> np.uint64(b & 63)) & np.uint64(1) != 0
+
+
+@njit(**HELPER)
 def dart_ok(G, u, p):
-    """Port ``p`` of ``u`` is not a self-loop in the lift and duplicates no other port of ``u``."""
+    """Port ``p`` of ``u`` is not a self-loop in the lift, duplicates no other
+    port of ``u`` and is an allowed link in every copy."""
     to = G.bto[u, p]
     s = G.bvolt[u, p]
     if to == u and (s == 0 or 2 * s == G.g):
@@ -168,6 +184,14 @@ def dart_ok(G, u, p):
     for q in range(G.bdeg[u]):
         if q != p and G.bto[u, q] == to and G.bvolt[u, q] == s:
             return False
+    if G.allow.shape[0] > 0:
+        m, g = G.m, G.g
+        for k in range(g):
+            kk = k + s
+            if kk >= g:
+                kk -= g
+            if not allowed(G, k * m + u, kk * m + to):
+                return False
     return True
 
 

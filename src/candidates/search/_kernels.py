@@ -19,7 +19,8 @@ from numba import njit
 from ..jitcache import refresh_kernel_cache
 from . import _bits, _evaluate, _graph, objectives
 from ._bits import HELPER, rng_float, rng_int
-from ._evaluate import RES_DIAM, RES_LOAD, RES_PRIMARY, RES_SECONDARY, RES_SUM, RES_UNREACH, score
+from ._evaluate import (RES_DIAM, RES_LOAD, RES_PRIMARY, RES_SECONDARY, RES_SUM, RES_UNREACH, link_resources,
+                        score)
 from ._graph import dart_ok, drop_port, free_router, log_reset, propose, relift, set_deg, undo, write_link
 
 KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
@@ -48,6 +49,12 @@ NST = 18
 def evaluate(G, W, O):
     """Score the graph ``G`` (no early stop); the figures are in ``W.res``."""
     score(G, W, O, math.inf, math.inf)
+
+
+@njit(**KERNEL)
+def resources_of_link(O, u, v, out):
+    """The packaging resources link ``u - v`` uses (the ``physical`` objective's), into ``out``; how many."""
+    return link_resources(O, u, v, out)
 
 
 @njit(**HELPER)

@@ -10,7 +10,9 @@ from typing import Any
 
 from ..topology import Topology
 from .engine import RestartResult, run_restart, score_links
+from .layout import Layout, max_length_allowed
 from .problem import SearchProblem, search_problem
+from .resources import LinkResources
 from .result import SEARCH_VERSION, SearchResult, result_topology, search_spec, summarise
 
 __all__ = ["search_graph", "finish_search"]
@@ -20,7 +22,8 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
                  moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
                  symmetry: int | str = "auto", regular: bool = True, fixed: Topology | Any = None,
                  restart: int | None = None, start: Topology | Any = None, temperature: float = 1.0,
-                 checkpoint=None,
+                 layout: Layout | None = None, max_length: float | None = None, metric: str = "euclidean",
+                 allowed=None, resources: LinkResources | None = None, demands=None, checkpoint=None,
                  progress: Callable[[dict[str, Any]], None] | None = None) -> SearchResult:
     """Search for the best graph of ``routers`` routers with ``degree`` ports.
 
@@ -47,6 +50,17 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
         scrambling it.
     temperature : the first temperature, as a multiple of the one calibrated
         from the start graph's random moves.
+    layout : where the routers sit (:func:`~candidates.search.layout.grid_layout`,
+        :func:`~candidates.search.layout.box_layout` with a packaging
+        placement); the graph carries it.
+    max_length, metric : links at most this long between the layout's
+        coordinates (``euclidean`` or ``manhattan``); ``allowed``: any other
+        rule, an (n, n) boolean matrix of the pairs that may be links. Moves
+        never make a link the rule forbids.
+    resources, demands : the packaging's :class:`~candidates.search.resources.LinkResources`
+        (``flows.physical.link_resources``) and the traffic (a
+        ``flows.Demands`` or (src, dst, amount) rows; default uniform) the
+        ``physical`` objective prices.
     checkpoint : a folder where each restart's state is saved every 30 s and
         at its end; a search started again with the same folder resumes.
     progress : called every few seconds with a dict of the running
@@ -55,9 +69,31 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
     >>> r = search_graph(16, 4, moves=2000, seed=3, symmetry=1)
     >>> r.diameter, r.topology.degree.tolist() == [4] * 16
     (3, True)
+
+    Twenty routers on a 5 x 4 grid, four ports, links at most 1.5 long:
+
+    >>> from candidates.search.layout import grid_layout
+    >>> r = search_graph(20, 4, moves=3000, seed=1, regular=False, layout=grid_layout(5, 4), max_length=1.5)
+    >>> r.topology.spec
+    'search:n=20:d=4:moves=3000:seed=1:grid=5x4:max_length=1.5:regular=0'
     """
+    constraints: dict[str, Any] = {}
+    if max_length is not None:
+        if layout is None:
+            from ..errors import SpecError
+
+            raise SpecError("a maximum link length needs a layout (where the routers sit): give layout=grid_layout(...)")
+        if allowed is not None:
+            from ..errors import SpecError
+
+            raise SpecError("give a maximum length or an allowed-pairs matrix, not both")
+        constraints = {"layout": layout.name, "max_length": float(max_length), "metric": metric}
+        allowed = max_length_allowed(layout.coords, max_length, metric)
+    elif allowed is not None:
+        constraints = {"allowed": "matrix"}
     problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
-                             regular=regular, fixed=fixed, start=start, temperature=temperature)
+                             regular=regular, fixed=fixed, start=start, temperature=temperature, allowed=allowed,
+                             resources=resources, demands=demands, layout=layout, constraints=constraints)
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
         from ..errors import SpecError
 
@@ -101,7 +137,7 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
     for r in results[1:]:
         if (r.restart == chosen) if chosen is not None else r.better_than(best):
             best = r
-    diam, sumd, unr, load = score_links(problem, best.links)
+    diam, sumd, unr, load, use = score_links(problem, best.links)
     figures = summarise(problem, best, load)
     reproducible = moves is not None and all(r.stopped == "moves" for r in results)
     single = chosen if chosen is not None and (chosen != 0 or len(results) > 1) else None
@@ -114,6 +150,11 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
         provenance["weight"] = problem.weight
     if problem.temperature != 1.0:
         provenance["temperature"] = problem.temperature
+    provenance.update({k: v for k, v in problem.constraints.items() if k != "allowed"})
+    if problem.layout is not None and "layout" not in provenance:
+        provenance["layout"] = problem.layout.name
+    if use is not None:
+        provenance["split_physical"] = 1.0 / use if use > 0 else float("inf")
     topo = result_topology(problem, best, spec or f"search:n={problem.routers}:d={problem.degree}", provenance)
     if not spec:
         topo = topo.replace(spec="")
@@ -125,4 +166,5 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
         split_throughput=figures["split_throughput"], throughput_bound=figures["throughput_bound"],
         best_restart=best.restart, restarts=tuple(results), seconds=seconds,
         cpu_seconds=sum(r.cpu_seconds for r in results),
-        stopped="moves" if reproducible else next((r.stopped for r in results if r.stopped != "moves"), "time"))
+        stopped="moves" if reproducible else next((r.stopped for r in results if r.stopped != "moves"), "time"),
+        split_physical=None if use is None else (1.0 / use if use > 0 else float("inf")))

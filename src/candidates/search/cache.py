@@ -65,6 +65,11 @@ def cached_search(fields: dict[str, object]) -> Topology:
         for k in ("fixed", "start"):     # given as specs
             if k in kw:
                 kw[k] = from_spec(str(kw[k]))
+        if "grid" in kw:
+            from .layout import grid_layout
+
+            cols, rows = (int(x) for x in str(kw.pop("grid")).split("x"))
+            kw["layout"] = grid_layout(cols, rows)
         topo = search_graph(kw.pop("routers"), kw.pop("degree"), **kw).topology
         _store(path, topo)
     _MEMORY[key] = topo
@@ -77,8 +82,10 @@ def _load(path: Path | None) -> Topology | None:
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
+            coords = z["coords"] if "coords" in z.files else None
             return Topology(n=int(meta["n"]), links=z["links"], link_dim=z["link_dim"], dims=tuple(meta["dims"]),
-                            family="search", spec=meta["spec"], params=meta["params"])
+                            family="search", spec=meta["spec"], params=meta["params"], coords=coords,
+                            shape=None if meta.get("shape") is None else tuple(meta["shape"]))
     except Exception:  # a damaged or foreign file: search again and write it anew
         return None
 
@@ -86,11 +93,13 @@ def _load(path: Path | None) -> Topology | None:
 def _store(path: Path | None, topo: Topology) -> None:
     if path is None:
         return
-    meta = {"n": topo.n, "dims": list(topo.dims), "spec": topo.spec, "params": topo.params}
+    meta = {"n": topo.n, "dims": list(topo.dims), "spec": topo.spec, "params": topo.params,
+            "shape": None if topo.shape is None else list(topo.shape)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, links=topo.links, link_dim=topo.link_dim, meta=np.array(json.dumps(meta)))
+        extra = {} if topo.coords is None else {"coords": topo.coords}
+        np.savez(tmp, links=topo.links, link_dim=topo.link_dim, meta=np.array(json.dumps(meta)), **extra)
         os.replace(tmp, path)
     except OSError:
         pass

@@ -168,10 +168,11 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     start_wall = time.perf_counter()
     start_cpu = time.process_time()
     ck = _Checkpoint(None if checkpoint is None else Path(checkpoint), restart)
-    G = new_graph(lift, problem.caps, problem.fixed_base, problem.start_base)
+    G = new_graph(lift, problem.caps, problem.fixed_base, problem.start_base, problem.allow)
     L = new_log()
-    W = new_work(lift, len(G.eu))
-    O = objective_tuple(problem.objective_entry.kernel_code, problem.weight, lift, problem.caps)
+    W = new_work(lift, len(G.eu), problem.resources)
+    O = objective_tuple(problem.objective_entry.kernel_code, problem.weight, lift, problem.caps,
+                        problem.resources, problem.demands)
     rs = seed_state(problem.seed, restart)
     st = np.zeros(NST)
     B = new_best(G)
@@ -294,14 +295,21 @@ def _result(problem: SearchProblem, restart: int, st: np.ndarray, B, extra: dict
         temp0=float(extra["temp0"]), links=links, history=tuple(history), stopped=stopped)
 
 
-def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, float, float]:
+def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, float, float, float | None]:
     """(diameter, sum of distances, unreachable pairs, busiest arc's load of
-    the even split) of the graph with base links ``links`` (``(u, v, s)`` rows,
-    fixed ones first) -- every figure computed, whatever the objective."""
-    from ._evaluate import OBJ_THROUGHPUT, RES_DIAM, RES_LOAD, RES_SUM, RES_UNREACH
+    the even split of uniform traffic, and with a packaging the busiest
+    resource's use of the even split of the problem's traffic) of the graph
+    with base links ``links`` (``(u, v, s)`` rows, fixed ones first) -- every
+    figure computed, whatever the objective."""
+    from ._evaluate import OBJ_PHYSICAL, OBJ_THROUGHPUT, RES_DIAM, RES_LOAD, RES_SUM, RES_UNREACH
 
     lift = problem.lift
     G = new_graph(lift, problem.caps, np.asarray(links, dtype=np.int64).reshape(-1, 3))
-    W = new_work(lift, len(G.eu))
+    W = new_work(lift, len(G.eu), problem.resources)
     evaluate(G, W, objective_tuple(OBJ_THROUGHPUT, 0.5, lift, problem.caps))
-    return int(W.res[RES_DIAM]), float(W.res[RES_SUM]), float(W.res[RES_UNREACH]), float(W.res[RES_LOAD])
+    figures = int(W.res[RES_DIAM]), float(W.res[RES_SUM]), float(W.res[RES_UNREACH]), float(W.res[RES_LOAD])
+    use = None
+    if problem.resources is not None and lift.g == 1:
+        evaluate(G, W, objective_tuple(OBJ_PHYSICAL, 0.0, lift, problem.caps, problem.resources, problem.demands))
+        use = float(W.res[RES_LOAD])
+    return (*figures, use)

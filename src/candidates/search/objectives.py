@@ -11,7 +11,7 @@ best graphs by ``flows``' certified uniform capacity).
 >>> objective("nope")
 Traceback (most recent call last):
 ...
-candidates.errors.SpecError: unknown search objective 'nope'; valid: aspl, throughput, mix
+candidates.errors.SpecError: unknown search objective 'nope'; valid: aspl, throughput, mix, physical
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ from typing import Any
 
 from ..errors import SpecError
 
-__all__ = ["Objective", "OBJECTIVES", "register_objective", "objective", "OBJ_ASPL", "OBJ_THROUGHPUT", "OBJ_MIX"]
+__all__ = ["Objective", "OBJECTIVES", "register_objective", "objective", "OBJ_ASPL", "OBJ_THROUGHPUT", "OBJ_MIX",
+           "OBJ_PHYSICAL"]
 
 # the evaluation kernel's codes (candidates.search._evaluate.energy_of)
 OBJ_ASPL = 0         # primary (unreachable, diameter), secondary sum of distances
 OBJ_THROUGHPUT = 1   # primary unreachable, secondary busiest link of the even split (+ tie x distances)
 OBJ_MIX = 2          # primary unreachable, secondary weight x ASPL / Moore + (1 - weight) x load / Moore's
+OBJ_PHYSICAL = 3     # primary unreachable, secondary busiest packaging resource of an even split (+ tie x distances)
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Objective:
     certify : the finalists' figure worth certifying by a flow solver
         (``"uniform-capacity"``), or None.
     weighted : it takes a weight (``mix``: the share of latency).
+    needs_packaging : it prices links by a packaging (resources of a placed
+        machine: board cross-sections, connector and router pins); it takes a
+        traffic (demands) besides uniform.
     """
 
     name: str
@@ -48,6 +53,7 @@ class Objective:
     needs_split: bool = False
     certify: str | None = None
     weighted: bool = False
+    needs_packaging: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,5 +87,10 @@ for _entry in (
     Objective("mix", "weight x ASPL / Moore's + (1 - weight) x the busiest link's load / Moore's (latency and "
               "capacity together; weight 1 is latency alone)", OBJ_MIX, needs_split=True,
               certify="uniform-capacity", weighted=True),
+    Objective("physical", "capacity under a packaging: the busiest board cross-section, connector or router pin "
+              "set (uniform wiring: the busiest link's share) of an even shortest-path split of the traffic -- a "
+              "feasible flow of the physical model, so a lower bound on its capacity; the finalists certified by "
+              "the physical flow", OBJ_PHYSICAL, needs_split=True, certify="physical-capacity",
+              needs_packaging=True),
 ):
     register_objective(_entry)

@@ -18,8 +18,10 @@ import numpy as np
 
 from ..errors import SpecError, TopologyError
 from ..size import check_memory, format_count
+from .layout import Layout
 from .objectives import Objective, objective
-from .state import Lift, base_of_links, search_bytes
+from .resources import LinkResources
+from .state import Lift, base_of_links, pack_allowed, search_bytes
 
 __all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE", "AUTO_MIN_ORDER"]
 
@@ -60,6 +62,11 @@ class SearchProblem:
     temperature: float = 1.0     # the annealing's first temperature, as a multiple of the calibrated one
     fixed_spec: str = ""         # the specs the fixed and the start links came from ("" for arrays)
     start_spec: str = ""
+    allow: np.ndarray | None = field(default=None, repr=False, compare=False)   # packed pairs that may be links
+    resources: LinkResources | None = field(default=None, repr=False, compare=False)
+    demands: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    layout: Layout | None = field(default=None, repr=False, compare=False)
+    constraints: dict = field(default_factory=dict, compare=False)   # how the allowed pairs were given (provenance)
 
     @property
     def objective_entry(self) -> Objective:
@@ -106,7 +113,8 @@ def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None
 
 def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
                    symmetry: int | str = 1, regular: bool = True, fixed=None, start=None,
-                   temperature: float = 1.0) -> SearchProblem:
+                   temperature: float = 1.0, allowed=None, resources: LinkResources | None = None,
+                   demands=None, layout: Layout | None = None, constraints: dict | None = None) -> SearchProblem:
     """Validate a search's parameters (see :func:`candidates.search.search_graph`)."""
     n = _positive_int("routers", routers, 2)
     d = _positive_int("degree", degree, 1)
@@ -141,8 +149,18 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
         both = np.sort(np.concatenate([fixed_links, start_links]), axis=1)
         if len(np.unique(both, axis=0)) != len(both):
             raise SpecError("a start link repeats a fixed link; give the start graph without the fixed links")
+    placed = allowed is not None or resources is not None or demands is not None
+    if layout is not None and layout.n != n:
+        raise SpecError(f"the layout places {layout.n} routers, the search has {n}")
+    if resources is not None and resources.n != n:
+        raise SpecError(f"the packaging's resources cover {resources.n} routers, the search has {n}")
+    if entry.needs_packaging and resources is None:
+        raise SpecError(f"the {entry.name} objective prices links by a packaging: give one (--packaging, or "
+                        "resources=flows.physical.link_resources(...))")
+    if demands is not None and not entry.needs_packaging:
+        raise SpecError(f"a traffic other than uniform is scored by the physical objective only, not {entry.name}")
     if symmetry == "auto":
-        g = auto_symmetry(n, d, regular, fixed_links, start_links)
+        g = 1 if placed else auto_symmetry(n, d, regular, fixed_links, start_links)
     else:
         g = _positive_int("symmetry", symmetry, 1)
         if n % g:
@@ -150,9 +168,28 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
         if regular and ((n // g) * d) % 2:
             raise SpecError(f"symmetry {g} leaves {n // g} base routers of degree {d}, an odd number of port ends; "
                             "use a symmetry that leaves an even number of base routers")
+        if g > 1 and placed:
+            raise SpecError(f"symmetry {g} needs every copy of a link to cost the same; a placement's lengths and "
+                            "resources, or a traffic, differ from copy to copy: use symmetry 1")
     lift = Lift(n, n // g, g, d)
-    check_memory(f"a search of {format_count(n)} routers of degree {d}", search_bytes(lift),
+    check_memory(f"a search of {format_count(n)} routers of degree {d}",
+                 search_bytes(lift) + (n * ((n + 63) // 64) * 8.0 + n * n if allowed is not None else 0.0),
                  "search fewer routers or a lower degree")
+    allow = None
+    if allowed is not None:
+        ok = np.asarray(allowed, dtype=bool)
+        if ok.shape != (n, n):
+            raise SpecError(f"the allowed links must be an ({n}, {n}) matrix of router pairs, got shape {ok.shape}")
+        if not np.array_equal(ok, ok.T):
+            raise SpecError("the allowed links must be symmetric (a link joins both ways)")
+        both = np.concatenate([fixed_links, start_links])
+        bad = np.flatnonzero(~ok[both[:, 0], both[:, 1]]) if len(both) else []
+        if len(bad):
+            u, v = (int(x) for x in both[bad[0]])
+            what = "fixed" if bad[0] < len(fixed_links) else "start"
+            raise SpecError(f"the {what} link {u}-{v} is not allowed by the placement's constraint "
+                            f"({_describe(constraints)}); relax it or leave the link out")
+        allow = pack_allowed(ok)
     fixed_base = base_of_links(fixed_links, lift) if len(fixed_links) else np.zeros((0, 3), dtype=np.int64)
     start_base = base_of_links(start_links, lift) if len(start_links) else np.zeros((0, 3), dtype=np.int64)
     for what, links in (("fixed", fixed_links), ("fixed and start", np.concatenate([fixed_links, start_links]))):
@@ -163,7 +200,43 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
     caps = np.full(lift.m, d, dtype=np.int32)
     return SearchProblem(n, d, entry.name, w, int(seed), bool(regular), lift, caps, fixed_links, fixed_base,
                          start_links, start_base, temp, str(getattr(fixed, "spec", "") or ""),
-                         str(getattr(start, "spec", "") or ""))
+                         str(getattr(start, "spec", "") or ""), allow, resources, _demands_csr(demands, n),
+                         layout, dict(constraints or {}))
+
+
+def _describe(constraints: dict | None) -> str:
+    if not constraints:
+        return "allowed pairs"
+    return ", ".join(f"{k} {v}" for k, v in constraints.items())
+
+
+def _demands_csr(demands, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Demands (an object with ``src``, ``dst``, ``amount`` arrays, such as
+    ``flows.Demands``, or a (k, 3) array) by source: ``(indptr, dst, amount)``."""
+    if demands is None:
+        return None
+    if all(hasattr(demands, a) for a in ("src", "dst", "amount")):
+        src, dst, amt = (np.asarray(getattr(demands, a)) for a in ("src", "dst", "amount"))
+    else:
+        arr = np.asarray(demands, dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[1] != 3:
+            raise SpecError(f"demands must be (src, dst, amount) rows or a flows.Demands, got shape {arr.shape}")
+        src, dst, amt = arr[:, 0], arr[:, 1], arr[:, 2]
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    amt = np.asarray(amt, dtype=np.float64)
+    if len(src) == 0:
+        raise SpecError("the traffic has no demands")
+    if src.min() < 0 or dst.min() < 0 or max(src.max(), dst.max()) >= n:
+        raise SpecError(f"demands must join routers 0 .. {n - 1}")
+    if not np.all(np.isfinite(amt)) or amt.min() < 0:
+        raise SpecError("demand amounts must be finite numbers >= 0")
+    keep = (src != dst) & (amt > 0)
+    src, dst, amt = src[keep], dst[keep], amt[keep]
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(indptr, src + 1, 1)
+    return np.cumsum(indptr), dst[order].astype(np.int32), amt[order]
 
 
 def _fixed_links(fixed, n: int, what: str = "fixed", fewer: bool = False) -> np.ndarray:

@@ -37,6 +37,9 @@ class SearchResult:
     restarts : every restart's :class:`RestartResult`; ``best_restart`` the
         chosen one (the lowest energy, then the lowest index).
     seconds, cpu_seconds : wall time of the search and CPU time of its restarts.
+    split_physical : with a packaging, the traffic's scale an even split over
+        all shortest paths carries within the packaging's resources (wires):
+        a lower bound on the physical flow's capacity (None without one).
     """
 
     topology: Topology = field(repr=False)
@@ -58,6 +61,7 @@ class SearchResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     stopped: str = "moves"
+    split_physical: float | None = None
 
     @property
     def graph(self):
@@ -96,6 +100,20 @@ def search_spec(problem: SearchProblem, moves: int, restarts: int, symmetry_arg,
             if nested is None:
                 return ""
             parts.append(f"{key}={nested}")
+    if problem.resources is not None or problem.demands is not None:
+        return ""
+    if problem.allow is not None:
+        c = problem.constraints
+        if set(c) - {"layout", "max_length", "metric"} or not str(c.get("layout", "")).startswith("grid:"):
+            return ""
+        parts.append(f"grid={c['layout'][5:]}")
+        parts.append(f"max_length={c['max_length']:g}")
+        if c.get("metric", "euclidean") != "euclidean":
+            parts.append(f"metric={c['metric']}")
+    elif problem.layout is not None:
+        if not problem.layout.name.startswith("grid:"):
+            return ""
+        parts.append(f"grid={problem.layout.name[5:]}")
     if problem.temperature != 1.0:
         parts.append(f"temperature={problem.temperature:g}")
     if not problem.regular:
@@ -124,8 +142,10 @@ def result_topology(problem: SearchProblem, best: RestartResult, spec: str, prov
     dims = ("fixed", "searched") if nfix else ("link",)
     if not nfix:
         link_dim[:] = 0
+    lay = problem.layout
     return Topology(n=lift.n, links=lifted, link_dim=link_dim, dims=dims, family="search", spec=spec,
-                    params=dict(provenance))
+                    params=dict(provenance), coords=None if lay is None else lay.coords,
+                    shape=None if lay is None else lay.shape, placement=None if lay is None else lay.placement)
 
 
 def summarise(problem: SearchProblem, best: RestartResult, split_load: float) -> dict[str, Any]:

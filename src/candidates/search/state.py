@@ -20,7 +20,7 @@ from ._graph import Graph, Log
 from ._kernels import NST, Best
 
 __all__ = ["Lift", "base_of_links", "search_bytes", "new_graph", "new_work", "new_best", "new_log", "lifted_links",
-           "snapshot", "restore", "WORK_BLOCK_BYTES"]
+           "snapshot", "restore", "WORK_BLOCK_BYTES", "pack_allowed", "objective_tuple"]
 
 #: a BFS block's three bit arrays are kept below this (cache-sized; measured on 512-4096 routers)
 WORK_BLOCK_BYTES = 1 << 20
@@ -62,9 +62,12 @@ def base_of_links(links: np.ndarray, lift: Lift) -> np.ndarray:
     return keys
 
 
-def new_graph(lift: Lift, caps: np.ndarray, fixed: np.ndarray, start: np.ndarray | None = None) -> Graph:
+def new_graph(lift: Lift, caps: np.ndarray, fixed: np.ndarray, start: np.ndarray | None = None,
+              allow: np.ndarray | None = None) -> Graph:
     """A graph with the fixed base links ``fixed`` ((k, 3): u, v, s) in
-    place, then the search's own links ``start`` (none: an empty start)."""
+    place, then the search's own links ``start`` (none: an empty start);
+    ``allow``: the pairs that may be links, a packed bit matrix
+    (:func:`pack_allowed`; None: every pair)."""
     n, m, g, D = lift.n, lift.m, lift.g, lift.ports
     caps = np.asarray(caps, dtype=np.int32)
     nfix = len(fixed)
@@ -77,7 +80,8 @@ def new_graph(lift: Lift, caps: np.ndarray, fixed: np.ndarray, start: np.ndarray
               np.zeros((m, D), np.int32), np.zeros((m, D), np.int32), np.full((m, D), -1, np.int32),
               np.zeros(m, np.int32), caps.copy(),
               np.zeros(emax, np.int32), np.zeros(emax, np.int32), np.zeros(emax, np.int32),
-              np.zeros(emax, np.int32), np.zeros(emax, np.int32), np.zeros(1, np.int64))
+              np.zeros(emax, np.int32), np.zeros(emax, np.int32), np.zeros(1, np.int64),
+              np.zeros((0, 1), np.uint64) if allow is None else allow)
     for e, (u, v, s) in enumerate(np.asarray(fixed, dtype=np.int64).tolist()):
         for w in (u, v):
             if G.bdeg[w] >= caps[w]:
@@ -132,7 +136,19 @@ def block_words(lift: Lift) -> int:
     return int(min(need, fit))
 
 
-def new_work(lift: Lift, emax: int) -> Work:
+def pack_allowed(allowed: np.ndarray) -> np.ndarray:
+    """An (n, n) boolean matrix of the pairs that may be links as the
+    kernels' bit matrix: bit ``v`` of row ``u`` (word ``v // 64``)."""
+    a = np.asarray(allowed, dtype=bool)
+    n = a.shape[0]
+    words = (n + 63) // 64
+    padded = np.zeros((n, words * 64), dtype=bool)
+    padded[:, :n] = a
+    bits = np.packbits(padded.reshape(n, words, 64), axis=2, bitorder="little")   # (n, words, 8) bytes
+    return np.ascontiguousarray(bits).view("<u8").reshape(n, words).astype(np.uint64)
+
+
+def new_work(lift: Lift, emax: int, resources=None) -> Work:
     n, m = lift.n, lift.m
     B = block_words(lift)
     per_source = moore_bound(n, lift.ports).aspl * (n - 1) if n >= 2 and (lift.ports > 1 or n == 2) else 0.0
@@ -140,7 +156,11 @@ def new_work(lift: Lift, emax: int) -> Work:
     return Work(np.zeros((n, B), np.uint64), np.zeros((n, B), np.uint64), np.zeros((n, B), np.uint64),
                 np.zeros(B, np.uint64), np.zeros(B, np.uint64), srclb,
                 np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.float64), np.zeros(n, np.float64),
-                np.zeros(emax, np.float64), np.zeros(NRES, np.float64))
+                np.zeros(emax, np.float64), np.zeros(NRES, np.float64),
+                np.zeros(2 * emax, np.float64), np.zeros(n, np.float64),
+                np.zeros(0 if resources is None else len(resources.capacity), np.float64),
+                np.zeros(0 if resources is None else len(resources.capacity), np.float64),
+                np.zeros(1 if resources is None else resources.per_link, np.int64))
 
 
 def lifted_links(lift: Lift, eu: np.ndarray, ev: np.ndarray, es: np.ndarray) -> np.ndarray:
@@ -190,8 +210,11 @@ def restore(arrays: dict[str, np.ndarray], G: Graph, B: Best, rs: np.ndarray, st
     _lift_all(G)
 
 
-def objective_tuple(code: int, weight: float, lift: Lift, caps: np.ndarray) -> Obj:
-    """The kernels' view of an objective: normalisers from the Moore bound."""
+def objective_tuple(code: int, weight: float, lift: Lift, caps: np.ndarray, resources=None,
+                    demands: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Obj:
+    """The kernels' view of an objective: normalisers from the Moore bound,
+    the packaging's resources (:class:`~.resources.LinkResources`) and the
+    traffic by source (``(indptr, dst, amount)``; None: uniform)."""
     n = lift.n
     arcs = float(lift.g) * float(np.sum(caps))   # directed arcs if every port is used
     npairs = float(n) * (n - 1)
@@ -200,4 +223,16 @@ def objective_tuple(code: int, weight: float, lift: Lift, caps: np.ndarray) -> O
     load_ref = max(aspl_ref * npairs / arcs, 1e-300) if arcs > 0 else 1.0
     # a tie-break far below one unit of load: among equal busiest links, fewer hops
     tie = 1e-9 / max(npairs, 1.0)
-    return Obj(int(code), float(weight), max(arcs, 1.0), max(npairs, 1.0), aspl_ref, load_ref, tie)
+    if demands is None:
+        dptr, ddst, damt = np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float64)
+    else:
+        dptr, ddst, damt = (np.asarray(demands[0], np.int64), np.asarray(demands[1], np.int32),
+                            np.asarray(demands[2], np.float64))
+    if resources is None:
+        r = (np.zeros((n, 0), np.int32), np.zeros((n, 0, 2), np.int32), np.zeros((0, 1), np.int64),
+             np.zeros((0, 1), np.int32), np.zeros(0, np.int64), -1, np.zeros(0, np.float64), 0)
+    else:
+        r = (resources.unit, resources.slot, resources.cut_first, resources.cut_columns, resources.connector_first,
+             int(resources.router_first), resources.capacity, int(resources.uniform))
+    return Obj(int(code), float(weight), max(arcs, 1.0), max(npairs, 1.0), aspl_ref, load_ref, tie,
+               dptr, ddst, damt, *r)
