@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from .errors import GraphFileError
+from .errors import GraphFileError, TopologyError
 from .textfile import read_text
 from .topology import Topology
 
@@ -114,7 +115,41 @@ def _read_graphml(p: Path, spec: str) -> Topology:
     G = _undirected(G, p)
     if G.number_of_nodes() == 0:
         raise GraphFileError(f"{p}: the graph has no nodes")
-    return Topology.from_networkx(G, spec=spec)
+    t = Topology.from_networkx(G, spec=spec)
+    return _with_layout(t, G, p)
+
+
+def _with_layout(t: Topology, G, p: Path) -> Topology:
+    """The topology with the coordinates, box and placement a GraphML file
+    written by :func:`write_topology` carries (node attributes ``coord``,
+    ``unit``, ``slot``, ``position``; graph attributes ``shape``,
+    ``placement_levels``)."""
+    nodes = list(G.nodes(data=True))
+
+    def ints(text: Any, what: str) -> list[int]:
+        try:
+            return [int(x) for x in str(text).split(",")]
+        except ValueError:
+            raise GraphFileError(f"{p}: node attribute {what} must be integers separated by commas, got {text!r}") from None
+
+    changes: dict[str, Any] = {}
+    if nodes and all("coord" in d for _, d in nodes):
+        changes["coords"] = np.asarray([ints(d["coord"], "coord") for _, d in nodes], dtype=np.int64)
+        if "shape" in G.graph:
+            changes["shape"] = tuple(ints(G.graph["shape"], "shape"))
+    levels = G.graph.get("placement_levels")
+    if levels and nodes and all("unit" in d and "slot" in d for _, d in nodes):
+        from .topology import Placement
+
+        names = tuple(str(levels).split(","))
+        unit = np.asarray([ints(d["unit"], "unit") for _, d in nodes], dtype=np.int64)
+        slots = np.asarray([ints(d["slot"], "slot") for _, d in nodes], dtype=np.int64).reshape(len(nodes), -1, 2)
+        pos = np.asarray([[float(x) for x in str(d.get("position", "0,0")).split(",")] for _, d in nodes])
+        try:
+            changes["placement"] = Placement(names, unit, pos, slots)
+        except TopologyError as exc:
+            raise GraphFileError(f"{p}: the placement it carries is not valid: {exc}") from None
+    return t.replace(**changes) if changes else t
 
 
 def _undirected(G, p: Path):
@@ -237,6 +272,17 @@ def write_topology(topo: Topology, path: str | os.PathLike) -> None:
         for _, data in G.nodes(data=True):
             if "coord" in data:
                 data["coord"] = ",".join(map(str, data["coord"]))
+        if topo.shape is not None:
+            G.graph["shape"] = ",".join(map(str, topo.shape))
+        pl = topo.placement
+        if pl is not None:
+            # where every router sits (cards, boards): what the physical model prices, kept with the graph
+            G.graph["placement_levels"] = ",".join(pl.levels)
+            slots = pl.slot_grid()
+            for v, data in G.nodes(data=True):
+                data["unit"] = ",".join(str(int(x)) for x in pl.unit[v])
+                data["position"] = ",".join(repr(float(x)) for x in pl.position[v])
+                data["slot"] = ",".join(str(int(x)) for x in slots[v].reshape(-1))
         # the parameters a builder recorded (a searched graph's provenance) as graph attributes
         for k, v in topo.params.items():
             if isinstance(v, (bool, int, float, str)) and k not in G.graph:

@@ -311,13 +311,32 @@ class Executor:
                 self._feed()
                 yield fut
 
-    def finished(self) -> list[Any]:
+    def finished(self, feed: bool = False) -> list[Any]:
         """Futures already completed successfully but not yet handed out by
-        :meth:`as_completed` (without waiting): what an interrupted run still keeps."""
+        :meth:`as_completed` (without waiting): what an interrupted run still
+        keeps. ``feed``: hand the tasks waiting here to loky in the freed
+        places (a caller polling until :attr:`busy` is false; not while
+        stopping, when a newly queued task would race loky's shutdown)."""
         if self._client is not None:
             done = [f for f in self._pending if f.status == "finished"]
         else:
             done = [f for f in self._pending if f.done() and not f.cancelled() and f.exception() is None]
         for f in done:
             self._pending.remove(f)
+        if feed and self._client is None and not self.inline:
+            self._feed()
         return done
+
+    @property
+    def busy(self) -> bool:
+        """Tasks are submitted or waiting to be (what :meth:`finished` polls until done)."""
+        return bool(self._pending) or bool(self._queue)
+
+    def raise_failed(self) -> None:
+        """Raise the exception of a submitted task that failed, if any (polling with :meth:`finished`)."""
+        for f in self._pending:
+            if self._client is not None:
+                if f.status == "error":
+                    f.result()
+            elif f.done() and not f.cancelled() and f.exception() is not None:
+                f.result()

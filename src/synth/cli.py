@@ -116,43 +116,10 @@ def cmd_describe(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- flow
 def _workload(args):
     """The flow command's traffic and physical model, spelled as a study's."""
-    from flows import FlowError
-
-    from .errors import StudyError
-    from .workload import Physical, Traffic, physical_from_table
+    from .workload import Traffic, physical_from_options
 
     traffic = Traffic.parse("file:" + args.demands if args.demands else args.traffic, seed=args.seed)
-    if args.packaging is None:
-        if args.wiring != "flexible" or args.connector_pins:
-            raise FlowError("--wiring and --connector-pins need --packaging")
-        if args.blocks:
-            return traffic, Physical(blocks=_blocks(args.blocks))
-        return traffic, Physical()
-    pins = {}
-    for item in args.connector_pins or []:
-        level, _, n = item.partition("=")
-        try:
-            pins[level] = int(n)
-        except ValueError:
-            raise FlowError(f"--connector-pins needs LEVEL=PINS (e.g. node_card=240), got {item!r}") from None
-    table = {"packaging": args.packaging, "wiring": args.wiring, "connector_pins": pins}
-    if args.blocks:
-        table["blocks"] = [list(b) for b in _blocks(args.blocks)]
-    try:
-        return traffic, physical_from_table(table)
-    except StudyError as exc:
-        # the study's field names, spelled as this command's options
-        msg = str(exc).replace("study field physical.", "--").replace("connector_pins", "connector-pins")
-        raise FlowError(msg) from None
-
-
-def _blocks(text: str) -> tuple[tuple[int, ...], ...]:
-    from flows import FlowError
-
-    try:
-        return tuple(tuple(int(x) for x in b.split("x")) for b in text.split(","))
-    except ValueError:
-        raise FlowError(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {text!r}") from None
+    return traffic, physical_from_options(args.packaging, args.wiring, args.blocks, args.connector_pins)
 
 
 def _print_progress(p: dict) -> None:

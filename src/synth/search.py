@@ -32,10 +32,13 @@ import numpy as np
 from candidates.errors import SpecError
 from candidates.search import (SEARCH_VERSION, RestartResult, SearchProblem, SearchResult, finish_search,
                                run_restart, search_problem)
+from candidates.search import objective as objective_entry
+from candidates.search.layout import Layout
 
 from .backends import Executor
+from .workload import Physical
 
-__all__ = ["search", "SearchOutcome", "Finalist", "certify_capacity"]
+__all__ = ["search", "SearchOutcome", "Finalist", "certify_capacity", "certify_physical"]
 
 #: seconds between the progress files a worker writes
 PROGRESS_EVERY = 3.0
@@ -79,11 +82,19 @@ def _manifest(problem: SearchProblem, moves: int | None, seconds: float | None, 
     def digest(links):
         return hashlib.sha256(np.ascontiguousarray(links).tobytes()).hexdigest()[:16] if len(links) else ""
 
+    placed = {}
+    if problem.allow is not None:
+        placed["allowed"] = digest(problem.allow)
+    if problem.resources is not None:
+        placed["resources"] = digest(np.concatenate([problem.resources.capacity, problem.resources.unit.reshape(-1),
+                                                     [float(problem.resources.uniform)]]))
+    if problem.demands is not None:
+        placed["demands"] = digest(np.concatenate([a.astype(np.float64) for a in problem.demands]))
     return {"search_version": SEARCH_VERSION, "routers": problem.routers, "degree": problem.degree,
             "objective": problem.objective, "weight": problem.weight, "seed": problem.seed,
             "symmetry": problem.lift.g, "regular": problem.regular, "fixed": digest(problem.fixed),
             "start": digest(problem.start), "temperature": problem.temperature, "moves": moves,
-            "time": seconds, "restarts": restarts}
+            "time": seconds, "restarts": restarts, **placed}
 
 
 def _open_checkpoint(folder: Path, manifest: dict[str, Any]) -> None:
@@ -125,16 +136,50 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
            jobs: int = 1, backend: str = "loky",
            scheduler: str | None = None, checkpoint: str | os.PathLike | None = None,
            capacity: bool | None = None, eps: float = 0.01,
-           progress: Callable[[dict[str, Any]], None] | None = None) -> SearchOutcome:
+           progress: Callable[[dict[str, Any]], None] | None = None, layout: Layout | None = None,
+           max_length: float | None = None, metric: str = "euclidean", physical: Physical | None = None,
+           demands=None) -> SearchOutcome:
     """:func:`candidates.search.search_graph` with the restarts on ``jobs``
     workers (``backend`` loky or dask, ``scheduler`` a dask cluster), and --
     when ``capacity`` is True, or None and the objective asks for it -- every
-    restart's best graph certified by ``flows`` (uniform traffic, gap
-    ``eps``), the search's answer being the finalist of highest certified
-    capacity. ``progress(dict)`` gets the running restarts' figures every
-    few seconds (a dict per restart, key ``restart``)."""
+    restart's best graph certified by ``flows`` (gap ``eps``), the search's
+    answer being the finalist of highest certified capacity.
+    ``progress(dict)`` gets the running restarts' figures every few seconds
+    (a dict per restart, key ``restart``).
+
+    Under a packaging (``physical``: a study's ``[physical]``, with a
+    ``layout`` whose placement is the packaging's), the ``physical``
+    objective prices links by its resources and ``demands`` (default
+    uniform), ``max_length`` is the physical model's wire length in metres,
+    and the finalists are certified by the physical flow (wires, pins; the
+    packaging's wiring). Without one, ``max_length`` is measured between the
+    layout's coordinates (``metric``) and finalists carry uniform traffic on
+    unit links."""
+    packaged = physical is not None and physical.packaging != "none"
+    allowed, constraints, resources = None, {}, None
+    if packaged:
+        if layout is None or layout.placement is None:
+            raise SpecError("a search under a packaging needs the routers' placement: a layout of the packaging's "
+                            "blocks (--blocks)")
+        pk, _ = physical.packaging_and_technology()
+        from flows.physical import link_resources
+
+        resources = link_resources(layout.placement, pk, physical.wiring)
+    if max_length is not None:
+        if layout is None:
+            raise SpecError("a maximum link length needs the routers' positions: --grid or a packaging")
+        if packaged:
+            allowed = _wire_length_allowed(layout, physical, float(max_length))
+            constraints = {"layout": layout.name, "max_length_m": float(max_length)}
+        else:
+            from candidates.search.layout import max_length_allowed
+
+            allowed = max_length_allowed(layout.coords, max_length, metric)
+            constraints = {"layout": layout.name, "max_length": float(max_length), "metric": metric}
     problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
-                             regular=regular, fixed=fixed, start=start, temperature=temperature)
+                             regular=regular, fixed=fixed, start=start, temperature=temperature, allowed=allowed,
+                             resources=resources if objective_entry(objective).needs_packaging else None,
+                             demands=demands, layout=layout, constraints=constraints)
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
         raise SpecError(f"restarts must be a positive integer, got {restarts!r}")
     if moves is None and time_limit is None:
@@ -165,20 +210,45 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
                 _collect(ex, results, pfolder, progress)
     out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
                         time.perf_counter() - t0)
+    if out.diameter < 0:
+        best = min(results.values(), key=lambda r: (r.primary, r.restart))
+        raise SpecError(f"the search found no connected graph ({best.unreachable:.0f} router pairs apart after "
+                        f"{best.moves:,} moves): the degree, the placement's constraints or the budget are too tight; "
+                        "raise --degree, --max-length or --moves")
     want = problem.objective_entry.certify is not None if capacity is None else capacity
     if not want:
         return SearchOutcome(out)
-    return _certify(problem, out, results, moves, restarts, symmetry, eps, time.perf_counter() - t0)
+    certify = (lambda topo: certify_physical(topo, physical, demands, eps)) if packaged else (
+        lambda topo: certify_capacity(topo, eps))
+    return _certify(problem, out, results, moves, restarts, symmetry, certify, time.perf_counter() - t0)
+
+
+def _wire_length_allowed(layout: Layout, physical: Physical, max_length: float) -> np.ndarray:
+    """Router pairs whose wire (the physical model's length) is at most ``max_length`` metres."""
+    from flows.physical import link_lengths
+
+    pk, _ = physical.packaging_and_technology()
+    n = layout.n
+    ok = np.zeros((n, n), dtype=bool)
+    cols = np.arange(n)
+    for a in range(0, n, 256):   # rows in blocks: the pair arrays stay small
+        rows = np.arange(a, min(a + 256, n))
+        u = np.repeat(rows, n)
+        v = np.tile(cols, len(rows))
+        ok[rows] = (link_lengths(layout.placement, pk, u, v) <= max_length * (1 + 1e-9)).reshape(len(rows), n)
+    np.fill_diagonal(ok, False)
+    return ok
 
 
 def _collect(ex: Executor, results: dict[int, RestartResult], folder: Path | None, progress) -> None:
     """Wait for the submitted restarts, reporting the workers' progress files."""
     last = 0.0
-    while ex.pending:
-        for f in ex.finished():
+    while ex.busy:
+        for f in ex.finished(feed=True):
             r = f.result()
             results[r.restart] = r
-        if not ex.pending:
+        ex.raise_failed()
+        if not ex.busy:
             break
         time.sleep(0.2)
         now = time.perf_counter()
@@ -208,14 +278,27 @@ def certify_capacity(topo, eps: float) -> Finalist:
                     time.perf_counter() - t)
 
 
-def _certify(problem, out: SearchResult, results: dict[int, RestartResult], moves, restarts, symmetry, eps,
-             seconds) -> SearchOutcome:
+def certify_physical(topo, physical: Physical, demands, eps: float) -> Finalist:
+    """The certified capacity of a placed ``topo`` under the packaging
+    (flow in wires; ``demands``, default uniform)."""
+    import flows
+    from flows.problem import Demands
+
+    t = time.perf_counter()
+    d = demands if demands is not None else Demands.uniform(topo.n)
+    r = flows.solve(physical.problem(topo, d), eps=eps)
+    return Finalist(-1, float(r.lam), float(r.upper_bound), float(r.gap), str(r.extra.get("method", "")),
+                    time.perf_counter() - t)
+
+
+def _certify(problem, out: SearchResult, results: dict[int, RestartResult], moves, restarts, symmetry,
+             certify: Callable, seconds) -> SearchOutcome:
     from dataclasses import replace
 
     finalists = []
     for k in sorted(results):
         one = finish_search(problem, [results[k]], moves, 1, symmetry, 0.0)
-        finalists.append(replace(certify_capacity(one.topology, eps), restart=k))
+        finalists.append(replace(certify(one.topology), restart=k))
     best = max(finalists, key=lambda f: (f.lam, -f.restart))
     # the answer is the finalist of the highest certified capacity (ties: the lower restart)
     res = finish_search(problem, [results[k] for k in sorted(results)], moves, restarts, symmetry, seconds,

@@ -4,8 +4,8 @@
 >>> p = argparse.ArgumentParser(prog="toposynth")
 >>> _ = add_subcommand(p.add_subparsers(dest="command"))
 >>> a = p.parse_args(["search", "--routers", "64", "--degree", "4", "--moves", "1000", "--json"])
->>> a.func is cmd_search, a.routers, a.degree, a.objective
-(True, 64, 4, 'aspl')
+>>> a.func is cmd_search, a.routers, a.degree, a.objective   # None: aspl, or physical with --packaging
+(True, 64, 4, None)
 """
 
 from __future__ import annotations
@@ -36,9 +36,12 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                     "same seed and --moves give the same graph on any machine and with any --jobs.")
     s.add_argument("--routers", type=int, required=True, metavar="N", help="router count")
     s.add_argument("--degree", type=int, required=True, metavar="D", help="network ports per router")
-    s.add_argument("--objective", default="aspl", choices=list(OBJECTIVES),
-                   help="aspl (default: diameter, then average distance), throughput (uniform capacity: the busiest "
-                        "link of an even shortest-path split; the finalists certified by a flow solver), or mix")
+    s.add_argument("--objective", default=None, choices=list(OBJECTIVES),
+                   help="aspl (default without --packaging: diameter, then average distance), throughput (uniform "
+                        "capacity: the busiest link of an even shortest-path split; the finalists certified by a flow "
+                        "solver), mix, or physical (default with --packaging: the busiest board cross-section, "
+                        "connector or router pin set of an even split of --traffic; the finalists certified by the "
+                        "physical flow)")
     s.add_argument("--weight", type=float, default=0.5, help="mix: the share of latency (default 0.5)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--moves", type=int, help=f"moves per restart (default {DEFAULT_MOVES} unless --time is given)")
@@ -63,6 +66,27 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                    help="first temperature as a multiple of the calibrated one (default 1; below 1 polishes a --start "
                         "graph rather than scrambling it, e.g. 0.01)")
     s.add_argument("--pes", type=int, default=1, help="processing elements per router of the result (default 1)")
+    pl = s.add_argument_group("placement and packaging (links that fit the machine)")
+    pl.add_argument("--grid", metavar="CxR", help="routers on a grid of C columns and R rows, unit spacing: router i at "
+                                                 "(i mod C, i div C); C x R = --routers")
+    pl.add_argument("--max-length", type=float, metavar="L",
+                    help="links at most L long: grid units between grid points (--metric), or metres of wire as the "
+                         "physical model measures it with --packaging")
+    pl.add_argument("--metric", choices=("euclidean", "manhattan"), default="euclidean",
+                    help="--max-length on a --grid: euclidean (default) or manhattan")
+    pl.add_argument("--packaging", metavar="bgl|FILE.toml",
+                    help="price links by a packaging: bgl (Blue Gene/L compute card / node card / midplane), or a "
+                         "TOML file with a study's [physical] table (packaging = \"custom\", boards = [...])")
+    pl.add_argument("--blocks", metavar="B0,B1,...",
+                    help="the routers in nested blocks of a lattice box, innermost first (router i at the i-th point "
+                         "of the last block in C order); default with bgl and 512 routers: 1x1x2,4x4x2,8x8x8")
+    pl.add_argument("--connector-pins", action="append", metavar="LEVEL=PINS",
+                    help="connector pins of every unit of a packaging level (repeatable), e.g. node_card=240")
+    pl.add_argument("--wiring", choices=("flexible", "uniform"), default="flexible",
+                    help="flexible (default): the flow decides each link's wires; uniform: resources split equally")
+    pl.add_argument("--traffic", default="uniform",
+                    help="what the physical objective carries: uniform (default), random:COUNT or "
+                         "local:COUNT[:S0,S1,S2] (shares per packaging level), seeded by --seed; as a study's [traffic]")
     s.add_argument("--capacity", action=argparse.BooleanOptionalAction, default=None,
                    help="certify every restart's uniform capacity with a flow solver and keep the best (default: "
                         "with the throughput and mix objectives)")
@@ -104,6 +128,77 @@ def _write_graph(topo, path: Path, provenance: dict[str, Any]) -> None:
         atomic_write_text(path.with_name(path.name + ".json"), json.dumps(provenance, indent=1) + "\n")
 
 
+def _placement(args: argparse.Namespace, start=None):
+    """The layout, physical model and demands the options describe (all None
+    without them); under a packaging without --blocks, a --start topology's
+    own placement when it has one (a Blue Gene/L composition's cards)."""
+    import numpy as np
+
+    from candidates import mesh
+    from candidates.search.layout import Layout, box_layout, grid_layout
+
+    from .workload import Traffic, physical_from_options
+
+    n = args.routers
+    if args.grid and (args.packaging or args.blocks):
+        raise SpecError("--grid places routers on a chip; --packaging and --blocks place them on boards: give one")
+    if args.packaging is None:
+        if args.connector_pins or args.wiring != "flexible" or args.traffic != "uniform":
+            raise SpecError("--connector-pins, --wiring and --traffic need --packaging")
+        if args.blocks:
+            raise SpecError("--blocks places routers on a packaging's boards: give --packaging too")
+    layout = None
+    if args.grid:
+        try:
+            cols, rows = (int(x) for x in args.grid.lower().split("x"))
+        except ValueError:
+            raise SpecError(f"--grid needs COLUMNSxROWS, e.g. 5x4, got {args.grid!r}") from None
+        if cols * rows != n:
+            raise SpecError(f"--grid {args.grid} holds {cols * rows} routers, --routers is {n}")
+        layout = grid_layout(cols, rows)
+    if args.max_length is not None and layout is None and args.packaging is None:
+        raise SpecError("--max-length needs the routers' positions: --grid CxR, or --packaging with --blocks")
+    if args.packaging is None:
+        return layout, None, None
+    blocks = args.blocks
+    own = start is not None and start.placement is not None and start.n == n and blocks is None
+    if blocks is None and args.packaging == "bgl" and n == 512 and not own:
+        blocks = "1x1x2,4x4x2,8x8x8"
+    physical = physical_from_options(args.packaging, args.wiring, blocks, args.connector_pins, errors=SpecError)
+    traffic = Traffic.parse(args.traffic, seed=args.seed)
+    if own:
+        pk, _ = physical.packaging_and_technology()
+        for level in start.placement.levels:
+            pk.board(level)      # every level of the start's placement must be a board of the packaging
+        layout = Layout(start.coords if start.coords is not None else np.zeros((n, 1), np.int64),
+                        start.shape or (n,), start.placement, name=f"the placement of {start.spec or 'the start'}")
+        return layout, physical, None if traffic.pattern == "uniform" else traffic.demands(start)
+    if not physical.blocks:
+        raise SpecError("--packaging needs the routers' blocks: --blocks B0,B1,... (innermost first), the last "
+                        f"holding all {n} routers")
+    box = physical.blocks[-1]
+    if int(np.prod(box)) != n:
+        raise SpecError(f"the outermost block {'x'.join(map(str, box))} holds {int(np.prod(box))} routers, "
+                        f"--routers is {n}")
+    placed = physical.place(mesh(box))
+    layout = box_layout(box, placed.placement)
+    demands = None if traffic.pattern == "uniform" else traffic.demands(placed)
+    return layout, physical, demands
+
+
+def _longest_link(topo, layout, physical) -> str:
+    import numpy as np
+
+    if physical is not None:
+        from flows.physical import link_lengths
+
+        pk, _ = physical.packaging_and_technology()
+        return f"{link_lengths(layout.placement, pk, topo.links[:, 0], topo.links[:, 1]).max():.3f} m of wire"
+    xy = layout.coords.astype(float)
+    d = xy[topo.links[:, 0]] - xy[topo.links[:, 1]]
+    return f"{float(np.sqrt((d ** 2).sum(axis=1)).max()):.4g} (euclidean, grid units)"
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from synth.search import search
 
@@ -126,18 +221,21 @@ def cmd_search(args: argparse.Namespace) -> int:
     checkpoint = args.checkpoint or (str(out) + ".checkpoint" if out is not None else None)
     fixed = from_spec(args.fixed) if args.fixed else None
     start = from_spec(args.start) if args.start else None
+    layout, physical, demands = _placement(args, start)
+    objective = args.objective or ("physical" if physical is not None else "aspl")
     backend = "dask" if args.scheduler else args.backend
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     if show and args.jobs > args.restarts:
         print(f"toposynth: {args.restarts} restart(s) on {args.jobs} jobs: {args.jobs - args.restarts} job(s) idle; "
               "--restarts sets how many independent searches run", file=sys.stderr)
     try:
-        outcome = search(args.routers, args.degree, objective=args.objective, weight=args.weight, seed=args.seed,
+        outcome = search(args.routers, args.degree, objective=objective, weight=args.weight, seed=args.seed,
                          moves=moves, time_limit=args.time, restarts=args.restarts, symmetry=_symmetry(args.symmetry),
                          regular=not args.irregular, fixed=fixed, start=start, temperature=args.temperature,
                          jobs=args.jobs, backend=backend,
                          scheduler=args.scheduler, checkpoint=checkpoint, capacity=args.capacity, eps=args.eps,
-                         progress=_print_progress if show else None)
+                         progress=_print_progress if show else None, layout=layout, max_length=args.max_length,
+                         metric=args.metric, physical=physical, demands=demands)
     except KeyboardInterrupt:
         where = f"; rerun the same command to resume from {checkpoint}" if checkpoint else ""
         print(f"toposynth: interrupted{where}", file=sys.stderr)
@@ -162,9 +260,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     print(f"ASPL             {r.aspl:.4f}   (Moore bound {r.moore_aspl:.4f}; {gap:.2f}% above)")
     print(f"uniform capacity {r.split_throughput:.4g} by an even shortest-path split, at most {r.throughput_bound:.4g} "
           "(per router; one unit per link direction)")
+    if r.split_physical is not None:
+        print(f"under packaging  {r.split_physical:.4g} x the traffic by an even shortest-path split within the "
+              f"packaging's wires ({physical.packaging}, {physical.wiring} wiring)")
+    if layout is not None:
+        longest = _longest_link(r.topology, layout, physical)
+        print(f"placement        {layout.name}; longest link {longest}")
     if outcome.capacity is not None:
         c = outcome.capacity
-        print(f"certified        lambda {c.lam:.6g}, upper bound {c.upper_bound:.6g} (gap {c.gap:.2g}, {c.method})")
+        what = " (physical flow, wires)" if physical is not None else ""
+        print(f"certified        lambda {c.lam:.6g}, upper bound {c.upper_bound:.6g} (gap {c.gap:.2g}, "
+              f"{c.method}){what}")
     print(f"search           {r.moves:,} moves per restart, seed {r.seed}, objective {r.objective}: "
           f"{r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU")
     if r.topology.spec:

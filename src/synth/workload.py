@@ -450,6 +450,67 @@ _TECH = {"wire_delay_ns_per_m": "wire delay (ns per metre)", "fo4_ns": "FO4 dela
          "router_crossbar": "crossbar delay per log2(radix) (FO4)"}
 
 
+def physical_from_options(packaging: str | None, wiring: str = "flexible", blocks: str | None = None,
+                          connector_pins: list[str] | None = None, errors: type[Exception] | None = None) -> Physical:
+    """A physical model from command-line options, spelled as a study's:
+    ``packaging`` ``bgl`` or a TOML file whose ``[physical]`` table (or top
+    level) describes one (``packaging = "custom"``, ``boards = [...]``);
+    ``blocks`` ``1x1x2,4x4x2,8x8x8``; ``connector_pins`` ``["node_card=240"]``.
+    Errors name the options (``--connector-pins``), raised as ``errors``
+    (default :class:`flows.FlowError`).
+
+    >>> physical_from_options("bgl", blocks="1x1x2,4x4x2,8x8x8", connector_pins=["node_card=240"]).connector_pins
+    {'node_card': 240}
+    """
+    if errors is None:
+        from flows import FlowError as errors
+    if packaging is None:
+        if wiring != "flexible" or connector_pins:
+            raise errors("--wiring and --connector-pins need --packaging")
+        return Physical(blocks=_blocks_option(blocks, errors)) if blocks else Physical()
+    pins: dict[str, Any] = {}
+    for item in connector_pins or []:
+        level, _, n = item.partition("=")
+        try:
+            pins[level] = int(n)
+        except ValueError:
+            raise errors(f"--connector-pins needs LEVEL=PINS (e.g. node_card=240), got {item!r}") from None
+    if packaging.endswith(".toml"):
+        import tomllib
+
+        from candidates.textfile import read_text
+
+        try:
+            doc = tomllib.loads(read_text(Path(packaging), "packaging file", errors))
+        except tomllib.TOMLDecodeError as exc:
+            raise errors(f"--packaging {packaging}: not valid TOML: {exc}") from None
+        table = dict(doc.get("physical", doc))
+        table.setdefault("packaging", "custom")
+        table["connector_pins"] = {**table.get("connector_pins", {}), **pins}
+        if wiring != "flexible" or "wiring" not in table:
+            table["wiring"] = wiring
+    elif packaging in ("bgl",):
+        table = {"packaging": packaging, "wiring": wiring, "connector_pins": pins}
+    else:
+        raise errors(f"--packaging takes bgl or a TOML file with a [physical] table (packaging = \"custom\", "
+                     f"boards = [...]), got {packaging!r}")
+    if blocks:
+        table["blocks"] = [list(b) for b in _blocks_option(blocks, errors)]
+    try:
+        return physical_from_table(table)
+    except StudyError as exc:
+        # the study's field names, spelled as the command's options
+        msg = str(exc).replace("study field physical.", "--").replace("connector_pins", "connector-pins")
+        raise errors(msg) from None
+
+
+def _blocks_option(text: str, errors: type[Exception]) -> tuple[tuple[int, ...], ...]:
+    try:
+        return tuple(tuple(int(x) for x in b.split("x")) for b in text.split(","))
+    except ValueError:
+        raise errors(f"--blocks needs shapes like 1x1x2,4x4x2,8x8x8 (innermost first), got {text!r}") from None
+
+
 def _packaging_fields(p: dict, packaging: str) -> tuple[tuple[dict, ...], int, int | None, dict]:
     """Validated custom boards, pins per wire, router pins and technology overrides."""
     from flows import FlowError

@@ -54,6 +54,16 @@ def test_graph6_out_keeps_the_provenance_beside_it(tmp_path, capsys):
     (["--routers", "16", "--degree", "3", "--symmetry", "5"], "must divide"),
     (["--routers", "16", "--degree", "1"], "cannot be connected"),
     (["--routers", "16", "--degree", "3", "--out", "x.png"], "written as .graphml"),
+    (["--routers", "20", "--degree", "4", "--grid", "4x4"], "holds 16 routers"),
+    (["--routers", "20", "--degree", "4", "--max-length", "1.5"], "--max-length needs the routers' positions"),
+    (["--routers", "20", "--degree", "4", "--grid", "5x4", "--max-length", "1.5", "--symmetry", "4"],
+     "use symmetry 1"),
+    (["--routers", "64", "--degree", "4", "--blocks", "1x1x2,4x4x4"], "give --packaging too"),
+    (["--routers", "64", "--degree", "4", "--connector-pins", "node_card=240"], "need --packaging"),
+    (["--routers", "64", "--degree", "4", "--packaging", "bgl"], "--blocks"),
+    (["--routers", "64", "--degree", "4", "--packaging", "bgl", "--blocks", "1x1x2,2x2x2,4x4x2"], "holds 32 routers"),
+    (["--routers", "64", "--degree", "4", "--packaging", "nope"], "--packaging takes bgl or a TOML file"),
+    (["--routers", "64", "--degree", "4", "--objective", "physical"], "prices links by a packaging"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words):
     p = run_cli("search", *args)
@@ -63,15 +73,17 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
 
 
 def test_jobs_do_not_change_the_graph_and_a_rerun_resumes(tmp_path):
-    one = search(64, 4, moves=3000, restarts=3, seed=9, jobs=1)
-    two = search(64, 4, moves=3000, restarts=3, seed=9, jobs=2, checkpoint=tmp_path / "ck")
+    # more restarts than loky takes at once (jobs + 1): the rest wait and must still run
+    one = search(64, 4, moves=3000, restarts=5, seed=9, jobs=1)
+    two = search(64, 4, moves=3000, restarts=5, seed=9, jobs=2, checkpoint=tmp_path / "ck")
+    assert len(two.result.restarts) == 5
     assert np.array_equal(one.result.topology.links, two.result.topology.links)
     assert [r.sum_distances for r in one.result.restarts] == [r.sum_distances for r in two.result.restarts]
     # the checkpoint holds every restart's end: the same command answers from it
-    again = search(64, 4, moves=3000, restarts=3, seed=9, checkpoint=tmp_path / "ck")
+    again = search(64, 4, moves=3000, restarts=5, seed=9, checkpoint=tmp_path / "ck")
     assert np.array_equal(again.result.topology.links, one.result.topology.links)
     with pytest.raises(cd.SpecError, match="another search"):
-        search(64, 4, moves=4000, restarts=3, seed=9, checkpoint=tmp_path / "ck")
+        search(64, 4, moves=4000, restarts=5, seed=9, checkpoint=tmp_path / "ck")
 
 
 def test_throughput_finalists_are_certified_and_the_best_kept():
@@ -108,3 +120,39 @@ def test_a_searched_graph_is_a_candidate_of_a_study(tmp_path):
     assert s.capacity.lam > 1.2 * t.capacity.upper_bound
     assert res.ranking[0] == "search:n=64:d=4:moves=5000:seed=1"
     assert all(c["within_eps"] for c in res.cross_check)
+
+
+def test_grid_and_max_length_on_the_command_line(tmp_path, capsys):
+    out = tmp_path / "chip.graphml"
+    assert main(["search", "--routers", "20", "--degree", "4", "--grid", "5x4", "--max-length", "1.5", "--irregular",
+                 "--moves", "3000", "--seed", "1", "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["spec"] == "search:n=20:d=4:moves=3000:seed=1:grid=5x4:max_length=1.5:regular=0"
+    t = cd.read_topology(out)
+    # the file carries the grid: router i at (i mod 5, i div 5), every link at most sqrt(2) long
+    assert t.coords.tolist() == [[i % 5, i // 5] for i in range(20)] and t.shape == (5, 4)
+    xy = t.coords.astype(float)
+    assert np.hypot(*(xy[t.links[:, 0]] - xy[t.links[:, 1]]).T).max() <= 2 ** 0.5 + 1e-12
+    assert t.degree.max() <= 4
+    assert nx.average_shortest_path_length(t.to_networkx()) == pytest.approx(d["aspl"], abs=1e-12)
+
+
+def test_packaging_on_the_command_line(tmp_path, capsys):
+    """32 routers in Blue Gene/L's cards (compute cards of 2, node cards of 8), local traffic: the physical
+    objective's even split is a feasible flow, so at most the certified capacity; the graph keeps its cards."""
+    out = tmp_path / "packed.graphml"
+    assert main(["search", "--routers", "32", "--degree", "5", "--irregular", "--packaging", "bgl",
+                 "--blocks", "1x1x2,2x2x2,4x4x2", "--connector-pins", "node_card=100", "--traffic", "local:96",
+                 "--max-length", "1.0", "--moves", "400", "--seed", "1", "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["objective"] == "physical" and d["spec"] == ""
+    assert 0 < d["split_physical"] <= d["capacity"]["upper_bound"] * (1 + 1e-9)
+    t = cd.read_topology(out)
+    assert t.placement is not None and t.placement.levels == ("compute_card", "node_card", "midplane")
+    from flows.physical import Packaging, link_lengths
+
+    assert link_lengths(t.placement, Packaging.bluegene_l(), t.links[:, 0], t.links[:, 1]).max() <= 1.0
+    # 0.8 m of wire does not reach from one node card to another (0.87 m at least): no connected graph
+    p = run_cli("search", "--routers", "32", "--degree", "5", "--irregular", "--packaging", "bgl",
+                "--blocks", "1x1x2,2x2x2,4x4x2", "--max-length", "0.8", "--moves", "200")
+    assert p.returncode == 2 and "no connected graph" in p.stderr and len(p.stderr.strip().splitlines()) == 1
