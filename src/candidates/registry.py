@@ -557,6 +557,21 @@ def _register_builtin() -> None:
                    (lambda b, f: lambda pos, kw: b(**f(pos, kw)))(build, pf_fields),
                    (lambda z, f: lambda pos, kw: (*z(**f(pos, kw)), 0))(size, pf_fields), caps))
 
+    from . import interposer as ipos
+
+    ip_fields = keyed("interposer", ("design",), (), ())
+
+    def ip_args(pos: list[str], kw: dict[str, str]) -> dict[str, Any]:
+        if len(pos) == 1 and not kw:     # interposer:kite_small
+            return {"design": pos[0]}
+        return ip_fields(pos, kw)
+
+    reg(Family("interposer", "a published 20-router network-on-interposer on a 5x4 grid (Kite, DAC 2020, and its "
+               "baselines, as NetSmith gives them): " + ", ".join(ipos.INTERPOSER_DESIGNS),
+               (("design", ", ".join(ipos.INTERPOSER_DESIGNS)),), "interposer:kite_small",
+               lambda pos, kw: ipos.interposer(ip_args(pos, kw)["design"]),
+               lambda pos, kw: (*ipos.interposer_size(ip_args(pos, kw)["design"]), 2)))
+
     # searched graphs: the search runs when the spec is first built (then cached: candidates.search.cache)
     search_fields = keyed("search", ("n", "d"),
                           ("moves", "seed", "objective", "weight", "symmetry", "restarts", "restart", "fixed",
@@ -603,8 +618,9 @@ def _register_builtin() -> None:
         return cached_search(search_args(pos, kw))
 
     def size_search(pos: list[str], kw: dict[str, str]):
+        # the links of a regular search; at most that many with regular=0
         a = search_args(pos, kw)
-        return a["routers"], a["routers"] * a["degree"] // 2, 0
+        return a["routers"], a["routers"] * a["degree"] // 2, 2 if "grid" in a else 0
 
     reg(Family("search", "a graph found by search (toposynth search): n routers of degree d, the best of "
                "`restarts` annealings of `moves` moves from `seed`; rebuilt by searching again (cached)",

@@ -61,7 +61,9 @@ SPECS = ["torus:8x8x8", "torus:6x4x2", "torus:5x1x3", "torus:8x8:mesh=1", "torus
          "dragonfly:a=4:p=2:h=2", "dragonfly:a=4:p=1:h=2:g=5:arrangement=circulant", "slimfly:q=5", "slimfly:q=8:p=2"]
 SPECS += ["fattree:k=4", "fattree:k=6", "ktree:k=2:n=2", "ktree:k=3:n=4", "hyperx:4x4x4:t=2", "hyperx:2x5x3",
           "flatfly:k=4:n=3", "flatfly:k=3:n=2", "polarfly:q=5", "polarfly:q=8:p=2", "affinepolar:q=4",
-          "affinepolar:q=9", "search:n=32:d=3:moves=500:seed=1", "search:n=30:d=4:moves=500:symmetry=3"]
+          "affinepolar:q=9", "search:n=32:d=3:moves=500:seed=1", "search:n=30:d=4:moves=500:symmetry=3",
+          "interposer:kite_large", "interposer:design=mesh",
+          "search:n=20:d=3:moves=300:grid=5x4"]
 
 
 @pytest.mark.parametrize("spec", SPECS)
