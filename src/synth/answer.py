@@ -137,10 +137,13 @@ def _first_latency(rec: CandidateRecord) -> tuple[float, float, float] | None:
 
 
 def study_answers(study, ranking: list[str], records: list[CandidateRecord], simulation: list[dict[str, Any]],
-                  pes: int | None) -> list[Answer]:
+                  pes: int | None, searched: tuple[str, ...] | list[str] = ()) -> list[Answer]:
     """The answer of one size class, and -- when the winner costs more than
     the baseline in the study's cost measure -- the best candidate that
-    costs no more than the baseline (performance at equal cost)."""
+    costs no more than the baseline (performance at equal cost); with
+    searched candidates (``searched``: their specs), the best of them
+    against the best listed candidate: did search beat every listed family,
+    by how much, at what cost."""
     best = study_answer(study, ranking, records, simulation, pes)
     out = [best]
     m = study.cost
@@ -152,15 +155,26 @@ def study_answers(study, ranking: list[str], records: list[CandidateRecord], sim
                  and by[s].cost.measure(m) <= bc]
         if cheap:
             out.append(study_answer(study, cheap, records, simulation, pes, label="at the baseline's cost"))
+    found = [s for s in ranking if s in set(searched)]
+    listed = [s for s in ranking if s not in set(searched)]
+    if found and listed:
+        out.append(study_answer(study, [found[0]] + listed, records, simulation, pes,
+                                label="searched against the best listed candidate", baseline=listed[0]))
+    elif searched and not found:
+        why = "; ".join(f"{r.spec}: {r.status} ({r.reason})" for r in records if r.spec in set(searched))
+        out.append(Answer(None, listed[0] if listed else None, study.objective, pes,
+                          "searched against the best listed candidate", study.cost,
+                          notes=(f"no searched candidate was ranked: {why}",)))
     return out
 
 
 def study_answer(study, ranking: list[str], records: list[CandidateRecord], simulation: list[dict[str, Any]],
-                 pes: int | None, label: str = "best") -> Answer:
-    """The answer for the candidates ranked in ``ranking`` (one size class)."""
+                 pes: int | None, label: str = "best", baseline: str | None = None) -> Answer:
+    """The answer for the candidates ranked in ``ranking`` (one size class),
+    against the study's baseline or ``baseline``."""
     by = {r.spec: r for r in records}
     winner = ranking[0] if ranking else None
-    base = study.baseline
+    base = baseline if baseline is not None else study.baseline
     if base is not None:
         from candidates import from_spec
 

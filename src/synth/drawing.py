@@ -21,6 +21,12 @@ links vanish. Here every drawing says what it shows and what it leaves out:
   as groups on a circle, each group's routers on a small circle;
 - a graph with routers that serve no PEs (a fat tree) in layers by their
   distance from the routers that do;
+- a placed graph whose links are not lattice steps (a searched machine) on
+  its packaging: each level's units on their parent's slot grid, the cards
+  and boards as rectangles, every link drawn, coloured by the packaging
+  level it crosses (the long ones, between boards, on top);
+- a graph on a 2-D grid of coordinates (a chip) at its coordinates, links
+  longer than one step as arcs coloured by length;
 - any other graph with a force layout (Kamada-Kawai) when small, its
   spectral layout when large, coloured by packaging unit when placed.
 
@@ -86,8 +92,14 @@ def draw_topology(topo, title: str | None = None) -> Drawing:
             d = _panels(topo, lat, title)
         elif lat.is_product():
             d = _factors(topo, lat, title)
+        elif topo.placement is not None:
+            d = _placed(topo, title)
+        elif len(shape) == 2:
+            d = _on_grid(topo, title)
         else:
             d = _graph(topo, title)
+    elif topo.placement is not None and len(topo.placement.levels) > 1:
+        d = _placed(topo, title)
     elif topo.n > 2 and np.all(topo.degree == 2) and _connected(topo):
         d = _ring(topo, title, order=_cycle_order(topo))
     else:
@@ -556,3 +568,149 @@ def _graph(topo, title: str) -> Drawing:
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return Drawing(topo.spec, "graph", n, len(L), 0, 0, caption + ".", fig)
+
+
+def _placed_positions(pl) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """Router positions (x, y) when every level's units sit on their parent's
+    slot grid, a gap between neighbouring units; with each level's cell size
+    (x, y) and unit extent."""
+    slots = pl.slot_grid()                                  # (n, L, 2): (row, column)
+    L = slots.shape[1]
+    cells, extents = [], []
+    ext = np.array([1.0, 1.0])                              # a router's cell
+    for lv in range(L):
+        rows, cols = slots[:, lv].max(axis=0) + 1
+        cell = np.array([1.0, 1.0]) if lv == 0 else ext + 0.35 * (lv + 1)   # a child unit and a gap
+        cells.append(cell)
+        ext = np.array([cols * cell[0], rows * cell[1]])
+        extents.append(ext)
+    pos = np.zeros((slots.shape[0], 2))
+    for lv in range(L):
+        pos[:, 0] += slots[:, lv, 1] * cells[lv][0]
+        pos[:, 1] += slots[:, lv, 0] * cells[lv][1]
+    return pos, cells, extents
+
+
+def _placed(topo, title: str) -> Drawing:
+    """A placed machine in two panels: the first unit of the level below the
+    outermost (a node card) with its routers on their cards and every link
+    inside it, coloured by the packaging level it stays within; and the
+    outermost board with those units as boxes, the links between each two
+    drawn as one line as thick as their count (the long links)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    pl = topo.placement
+    P, cells, extents = _placed_positions(pl)
+    slots = pl.slot_grid()
+    L = len(pl.levels)
+    links = np.asarray(topo.links)
+    same = pl.unit[links[:, 0]] == pl.unit[links[:, 1]]
+    lvl = np.where(same.any(axis=1), np.argmax(same, axis=1), L)
+    inner = L - 2                                   # the level whose units the right panel shows as boxes
+    name = [x.replace("_", " ") for x in pl.levels]
+    fig, axes = _figure(8.4, 4.0, ncols=2)
+    # left: unit 0 of level `inner`, its routers and cards, the links inside it
+    ax = axes[0]
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    mine = np.flatnonzero(pl.unit[:, inner] == pl.unit[0, inner])
+    inside = np.isin(links[:, 0], mine) & np.isin(links[:, 1], mine)
+    for lv in range(1, inner + 1):
+        _, first = np.unique(pl.unit[mine, lv - 1], return_index=True)
+        for v in mine[first]:
+            origin = np.zeros(2)
+            for up in range(lv, inner + 1):
+                origin += [slots[v, up, 1] * cells[up][0], slots[v, up, 0] * cells[up][1]]
+            w, h = extents[lv - 1]
+            ax.add_patch(Rectangle(origin - 0.4, w - 0.2, h - 0.2, fill=False, lw=0.5, ec="0.6", zorder=0))
+    Q = np.zeros((topo.n, 2))
+    for lv in range(inner + 1):
+        Q[:, 0] += slots[:, lv, 1] * cells[lv][0]
+        Q[:, 1] += slots[:, lv, 0] * cells[lv][1]
+    colors = ["0.35", "tab:blue", "tab:orange", "tab:red", "tab:purple"]
+    handles = []
+    for k in range(inner + 1):
+        m = inside & (lvl == k)
+        if m.any():
+            _lines(ax, Q, links[m], colors[k], linewidths=0.8, alpha=0.8, zorder=1 + k)
+            handles.append(Line2D([], [], color=colors[k], lw=1, label=f"{int(m.sum())} inside a {name[k]}"))
+    leaving = np.isin(links[:, 0], mine) ^ np.isin(links[:, 1], mine)
+    ax.scatter(Q[mine, 0], Q[mine, 1], s=14, c="k", zorder=10)
+    ax.autoscale_view()
+    ax.invert_yaxis()
+    ax.legend(handles=handles, fontsize=6, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
+    ax.set_title(f"{name[inner]} {int(pl.unit[0, inner])}: {len(mine)} routers, {int(leaving.sum())} links leave it",
+                 fontsize=8)
+    # right: the outermost board, the units of level `inner` as boxes, links between them summed
+    ax = axes[1]
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    u = pl.unit[:, inner]
+    units, first = np.unique(u, return_index=True)
+    centre = {}
+    w, h = extents[inner]
+    for U, v in zip(units, first):
+        origin = np.zeros(2)
+        for up in range(inner + 1, L):
+            origin += [slots[v, up, 1] * cells[up][0], slots[v, up, 0] * cells[up][1]]
+        ax.add_patch(Rectangle(origin, w, h, fill=True, fc="0.93", ec="0.4", lw=0.6, zorder=0))
+        centre[int(U)] = origin + [w / 2, h / 2]
+        ax.text(*centre[int(U)], str(int(U)), ha="center", va="center", fontsize=6, zorder=5)
+    across = lvl > inner
+    pairs, count = np.unique(np.sort(np.stack([u[links[across, 0]], u[links[across, 1]]], axis=1), axis=1),
+                             axis=0, return_counts=True)
+    top = max(int(count.max()), 1) if len(count) else 1
+    for (a, b), c in zip(pairs, count):
+        xa, ya = centre[int(a)]
+        xb, yb = centre[int(b)]
+        ax.plot([xa, xb], [ya, yb], color="tab:orange", lw=0.3 + 3.0 * c / top, alpha=0.6, zorder=1)
+    ax.autoscale_view()
+    ax.invert_yaxis()
+    ax.set_title(f"{name[-1]}: {int(across.sum())} links between {name[inner]}s (width: how many, at most {top})",
+                 fontsize=8)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    by_level = ", ".join(f"{int((lvl == k).sum())} inside a {name[k]}" for k in range(L) if (lvl == k).any())
+    cables = int((lvl == L).sum())
+    caption = (f"{topo.n} routers where the packaging puts them ({' on '.join(name)}), {len(links)} links: {by_level}"
+               + (f", {cables} cables between {name[-1]}s" if cables else "")
+               + f". Left: {name[inner]} {int(pl.unit[0, inner])} with every link inside it; right: the "
+               f"{name[inner]}s on the {name[-1]}, one line per pair joined, as thick as its number of links.")
+    return Drawing(topo.spec, "placement", topo.n, int(inside.sum()) + len(pairs), 0,
+                   len(links) - int(inside.sum()) - int(across.sum()), caption, fig)
+
+
+def _on_grid(topo, title: str) -> Drawing:
+    """Routers at their 2-D coordinates (a chip's grid, unit spacing); links
+    of one step straight, longer ones as arcs coloured by their length."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import FancyArrowPatch
+
+    P = np.asarray(topo.coords, dtype=float)
+    links = np.asarray(topo.links)
+    length = np.sqrt(((P[links[:, 0]] - P[links[:, 1]]) ** 2).sum(axis=1))
+    fig, axes = _figure(4.2, 3.6)
+    ax = axes[0]
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    kinds = sorted(set(np.round(length, 6).tolist()))
+    handles = []
+    for i, ell in enumerate(kinds):
+        m = np.isclose(length, ell)
+        color = _COLORS[i % len(_COLORS)]
+        for a, b in links[m]:
+            style = "arc3,rad=0" if ell <= 1 + 1e-9 else "arc3,rad=0.18"
+            ax.add_patch(FancyArrowPatch(P[a], P[b], connectionstyle=style, arrowstyle="-", color=color, lw=1.0,
+                                         shrinkA=3, shrinkB=3, zorder=1))
+        handles.append(Line2D([], [], color=color, lw=1, label=f"{int(m.sum())} of length {ell:.3g}"))
+    ax.scatter(P[:, 0], P[:, 1], s=18, c="k", zorder=2)
+    pad = 0.6
+    ax.set_xlim(P[:, 0].min() - pad, P[:, 0].max() + pad)
+    ax.set_ylim(P[:, 1].max() + pad, P[:, 1].min() - pad)
+    ax.legend(handles=handles, fontsize=6, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    caption = (f"{topo.n} routers at their grid coordinates, {len(links)} links, all drawn: one step straight, longer "
+               f"ones as arcs; longest {length.max():.3g}.")
+    return Drawing(topo.spec, "grid", topo.n, len(links), 0, 0, caption, fig)

@@ -50,8 +50,11 @@ class Machine:
     ``pes``: processing elements (``None``: the baseline's, or the first
     candidate's, count); ``radix``: largest router radix (network ports +
     PEs); ``links``: most links; ``wire_length``: most metres of wire (needs
-    a packaging); ``compare_sizes``: keep candidates of other PE counts and
-    rank each size class on its own.
+    a packaging); ``max_length``: the longest link allowed (grid units
+    between routers at their coordinates, or metres of wire under a
+    packaging; a list sweeps it, each value a variant of the study);
+    ``compare_sizes``: keep candidates of other PE counts and rank each size
+    class on its own.
     """
 
     pes: int | None = None
@@ -59,9 +62,13 @@ class Machine:
     links: int | None = None
     wire_length: float | None = None
     compare_sizes: bool = False
+    max_length: float | tuple[float, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if isinstance(self.max_length, tuple):
+            d["max_length"] = list(self.max_length)
+        return d
 
     def over_budget(self, cost: "Cost") -> str | None:
         """Why the candidate exceeds a budget (``None`` if it fits)."""
@@ -69,6 +76,14 @@ class Machine:
                                   ("wire_length", self.wire_length, cost.wire_length)):
             if limit is not None and have is not None and have > limit:
                 return f"{name} {have:g} > machine.{name} {limit:g}"
+        if self.max_length is not None:
+            if isinstance(self.max_length, tuple):
+                raise ToposynthError(f"machine.max_length is a sweep ({list(self.max_length)}); run the study's "
+                                     "variants()")
+            if cost.longest_link is None:
+                return "machine.max_length: the candidate has no coordinates or placement to measure its links on"
+            if cost.longest_link > self.max_length * (1 + 1e-9):
+                return f"longest link {cost.longest_link:.4g} > machine.max_length {self.max_length:g}"
         return None
 
 
@@ -88,6 +103,8 @@ class Cost:
     wires: float | None = None
     pins: float | None = None
     cables: int | None = None
+    #: the longest link: grid units between the routers' coordinates, or metres of wire under a packaging
+    longest_link: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,7 +126,7 @@ def machine_from_table(d: Any) -> Machine:
     """Validate the ``[machine]`` table of a study."""
     if not isinstance(d, dict):
         raise ToposynthError("study field machine: must be a table ([machine] pes = ...)")
-    valid = {"pes", "radix", "links", "wire_length", "compare_sizes"}
+    valid = {"pes", "radix", "links", "wire_length", "compare_sizes", "max_length"}
     unknown = set(d) - valid
     if unknown:
         raise ToposynthError(f"study field machine.{sorted(unknown)[0]}: unknown field; valid fields of [machine]: "
@@ -120,16 +137,27 @@ def machine_from_table(d: Any) -> Machine:
     cs = d.get("compare_sizes", False)
     if not isinstance(cs, bool):
         raise ToposynthError(f"study field machine.compare_sizes: must be true or false, got {cs!r}")
+    ml = d.get("max_length")
+    one = lambda x: not isinstance(x, bool) and isinstance(x, (int, float)) and x > 0  # noqa: E731
+    if ml is not None and not (one(ml) or (isinstance(ml, list) and ml and all(one(x) for x in ml))):
+        raise ToposynthError("study field machine.max_length: must be a positive length (grid units, or metres "
+                             f"under a packaging) or a list of them to sweep, got {ml!r}")
+    max_length = None if ml is None else (tuple(float(x) for x in ml) if isinstance(ml, list) else float(ml))
     return Machine(_int_field(d, "pes"), _int_field(d, "radix"), _int_field(d, "links"),
-                   None if wl is None else float(wl), cs)
+                   None if wl is None else float(wl), cs, max_length)
 
 
 def structural_cost(topo: Topology) -> Cost:
     """The cost a topology has before any packaging: routers, PEs, radix, ports, links."""
     term = np.asarray(topo.terminals, dtype=np.int64)
     ports = topo.degree + term
+    longest = None
+    if topo.coords is not None and topo.num_links:
+        # routers at their coordinates, unit spacing (a chip's grid)
+        d = (topo.coords[topo.links[:, 0]] - topo.coords[topo.links[:, 1]]).astype(np.float64)
+        longest = float(np.sqrt((d ** 2).sum(axis=1)).max())
     return Cost(routers=int(topo.n), pes=int(topo.num_terminals), radix=int(ports.max()), ports=int(ports.sum()),
-                links=int(topo.num_links))
+                links=int(topo.num_links), longest_link=longest)
 
 
 def physical_cost(topo: Topology, model, problem, arc_flow: np.ndarray | None) -> Cost:
@@ -139,6 +167,7 @@ def physical_cost(topo: Topology, model, problem, arc_flow: np.ndarray | None) -
     at lambda) or the fixed share (uniform wiring, the problem's channel
     capacities)."""
     base = structural_cost(topo)
+    base = Cost(**{**base.to_dict(), "longest_link": float(model.length.max()) if len(model.length) else None})
     if problem.meta.get("wiring") == "uniform":
         wires = np.asarray(problem.capacity, dtype=np.float64)
     elif arc_flow is not None:

@@ -76,10 +76,10 @@ def candidate_specs(study: Study) -> list[str]:
     return list(candidate_sizes(study))
 
 
-def candidate_sizes(study: Study) -> dict[str, int]:
+def candidate_sizes(study: Study, extra: list[str] | tuple[str, ...] = ()) -> dict[str, int]:
     """Every candidate of the study with its number of processing elements:
     canonical specs in a fixed order (specs, sweeps, enumerated graphs,
-    hierarchy, files), duplicates removed.
+    hierarchy, files, then ``extra``: the searched graphs), duplicates removed.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["torus:8x4"],
@@ -99,6 +99,7 @@ def candidate_sizes(study: Study) -> dict[str, int]:
     if study.hierarchy:
         raw += _hierarchy_specs(study.hierarchy)
     raw += ["graph:" + f for f in study.files]
+    raw += list(extra)      # the searched candidates' graphs (synth.study_search)
     seen: dict[str, int] = {}
     for s in raw:
         try:

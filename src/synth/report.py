@@ -225,7 +225,8 @@ def _answer_section(d: dict[str, Any], u: dict[str, str]) -> str:
     parts = ["<h2 id='answer'>Answer</h2><div class='answer'>"]
     for a in answers:
         ans = Answer(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in a.items()})
-        head = "Best" if a["label"] == "best" else "Best " + a["label"]
+        head = ("Best" if a["label"] == "best" else "Best " + a["label"] if a["label"].startswith("at ")
+                else a["label"][0].upper() + a["label"][1:])
         parts.append(f"<h3>{html.escape(head)}</h3><p>{html.escape(ans.sentence(u))}</p>")
         for n in a.get("notes") or []:
             parts.append(f"<p class='note'>Note: {html.escape(n)}</p>")
@@ -242,8 +243,9 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
     if base is not None and base != first.get("winner"):
         cols.append((f"baseline: {base}", None))
     for a in answers:
-        # a winner that is the baseline is already its column
-        if a.get("winner") is None or (a.get("winner") == base and cols):
+        # a winner that is the baseline is already its column; an answer against another reference (the
+        # best listed candidate, for a searched one) is stated by its sentence
+        if a.get("winner") is None or (a.get("winner") == base and cols) or a.get("baseline") != first.get("baseline"):
             continue
         cols.append((("winner" if a["label"] == "best" else a["label"]) + f": {a['winner']}", a))
     if not cols:

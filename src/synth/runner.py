@@ -33,6 +33,7 @@ from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_sizes
+from .study_search import run_study_searches
 from .record_log import open_log, prepare_out_dir, read_log
 from .records import CandidateRecord, validate_simulation
 from .study import Study, StudyError
@@ -344,7 +345,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
                            f"{Path(out)}/LABEL/records.jsonl")
         return sweep_res
     t0 = time.perf_counter()
-    sizes = candidate_sizes(study)
+    searched = run_study_searches(study, out, ex, progress)
+    sizes = candidate_sizes(study, searched)
     specs = list(sizes)
     base = _canonical(study.baseline)
     pes = check_machine(study.machine, sizes, base)
@@ -412,7 +414,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
     res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
                       classes=classes if len(classes) > 1 else {},
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
-                      answers=study_answers(study, ranking, records, sims, pes))
+                      answers=study_answers(study, ranking, records, sims, pes, searched))
     if out is not None:
         from .report import write_outputs
 

@@ -38,7 +38,8 @@ from candidates.search.layout import Layout
 from .backends import Executor
 from .workload import Physical
 
-__all__ = ["search", "SearchOutcome", "Finalist", "certify_capacity", "certify_physical"]
+__all__ = ["search", "SearchOutcome", "Finalist", "certify_capacity", "certify_physical", "placed_problem",
+           "run_restarts", "check_connected", "open_checkpoint", "manifest"]
 
 #: seconds between the progress files a worker writes
 PROGRESS_EVERY = 3.0
@@ -76,7 +77,7 @@ class SearchOutcome:
         return d
 
 
-def _manifest(problem: SearchProblem, moves: int | None, seconds: float | None, restarts: int) -> dict[str, Any]:
+def manifest(problem: SearchProblem, moves: int | None, seconds: float | None, restarts: int) -> dict[str, Any]:
     import hashlib
 
     def digest(links):
@@ -97,7 +98,7 @@ def _manifest(problem: SearchProblem, moves: int | None, seconds: float | None, 
             "time": seconds, "restarts": restarts, **placed}
 
 
-def _open_checkpoint(folder: Path, manifest: dict[str, Any]) -> None:
+def open_checkpoint(folder: Path, manifest: dict[str, Any]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "search.json"
     if path.is_file():
@@ -155,6 +156,54 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
     packaging's wiring). Without one, ``max_length`` is measured between the
     layout's coordinates (``metric``) and finalists carry uniform traffic on
     unit links."""
+    problem = placed_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
+                             regular=regular, fixed=fixed, start=start, temperature=temperature, layout=layout,
+                             max_length=max_length, metric=metric, physical=physical, demands=demands)
+    _check_budget(restarts, moves, time_limit)
+    if not 0 < eps < 1:
+        raise SpecError(f"eps (the certified capacity's gap) must be in (0, 1), got {eps}")
+    folder = None if checkpoint is None else Path(checkpoint)
+    if folder is not None:
+        open_checkpoint(folder, manifest(problem, moves, time_limit, restarts))
+    t0 = time.perf_counter()
+    with Executor(backend, jobs, scheduler) as ex:
+        results = run_restarts(problem, ex, restarts, moves, time_limit, folder, progress)
+    out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
+                        time.perf_counter() - t0)
+    check_connected(out, results)
+    want = problem.objective_entry.certify is not None if capacity is None else capacity
+    if not want:
+        return SearchOutcome(out)
+    packaged = physical is not None and physical.packaging != "none"
+    certify = (lambda topo: certify_physical(topo, physical, demands, eps)) if packaged else (
+        lambda topo: certify_capacity(topo, eps))
+    return _certify(problem, out, results, moves, restarts, symmetry, certify, time.perf_counter() - t0)
+
+
+def _wire_length_allowed(layout: Layout, physical: Physical, max_length: float) -> np.ndarray:
+    """Router pairs whose wire (the physical model's length) is at most ``max_length`` metres."""
+    from flows.physical import link_lengths
+
+    pk, _ = physical.packaging_and_technology()
+    n = layout.n
+    ok = np.zeros((n, n), dtype=bool)
+    cols = np.arange(n)
+    for a in range(0, n, 256):   # rows in blocks: the pair arrays stay small
+        rows = np.arange(a, min(a + 256, n))
+        u = np.repeat(rows, n)
+        v = np.tile(cols, len(rows))
+        ok[rows] = (link_lengths(layout.placement, pk, u, v) <= max_length * (1 + 1e-9)).reshape(len(rows), n)
+    np.fill_diagonal(ok, False)
+    return ok
+
+
+def placed_problem(routers: int, degree: int, *, layout: Layout | None = None, max_length: float | None = None,
+                   metric: str = "euclidean", physical: Physical | None = None, demands=None,
+                   **kw) -> SearchProblem:
+    """:func:`candidates.search.search_problem` with the placement's
+    constraints (see :func:`search`): the allowed links of ``max_length``,
+    the packaging's resources when the objective prices them."""
+    objective = kw.get("objective", "aspl")
     packaged = physical is not None and physical.packaging != "none"
     allowed, constraints, resources = None, {}, None
     if packaged:
@@ -176,10 +225,12 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
 
             allowed = max_length_allowed(layout.coords, max_length, metric)
             constraints = {"layout": layout.name, "max_length": float(max_length), "metric": metric}
-    problem = search_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
-                             regular=regular, fixed=fixed, start=start, temperature=temperature, allowed=allowed,
-                             resources=resources if objective_entry(objective).needs_packaging else None,
-                             demands=demands, layout=layout, constraints=constraints)
+    return search_problem(routers, degree, allowed=allowed,
+                          resources=resources if objective_entry(objective).needs_packaging else None,
+                          demands=demands, layout=layout, constraints=constraints, **kw)
+
+
+def _check_budget(restarts, moves, time_limit) -> None:
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
         raise SpecError(f"restarts must be a positive integer, got {restarts!r}")
     if moves is None and time_limit is None:
@@ -188,56 +239,35 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
         raise SpecError(f"moves must be a positive integer, got {moves!r}")
     if time_limit is not None and not float(time_limit) > 0:
         raise SpecError(f"the time limit must be a positive number of seconds, got {time_limit!r}")
-    if not 0 < eps < 1:
-        raise SpecError(f"eps (the certified capacity's gap) must be in (0, 1), got {eps}")
-    folder = None if checkpoint is None else Path(checkpoint)
-    if folder is not None:
-        _open_checkpoint(folder, _manifest(problem, moves, time_limit, restarts))
-    t0 = time.perf_counter()
+
+
+def run_restarts(problem: SearchProblem, ex: Executor, restarts: int, moves: int | None, time_limit: float | None,
+                 folder: Path | None, progress=None) -> dict[int, RestartResult]:
+    """Restarts ``0 .. restarts - 1`` of ``problem`` on the executor's workers
+    (inline: one after the other), checkpointed in ``folder``."""
     results: dict[int, RestartResult] = {}
-    with Executor(backend, jobs, scheduler) as ex:
-        if ex.inline:
-            for k in range(restarts):
-                results[k] = run_restart(problem, k, moves=moves, seconds=time_limit, checkpoint=folder,
-                                         progress=progress)
-        else:
-            with tempfile.TemporaryDirectory(prefix="toposynth-search-") as scratch:
-                # the workers' progress files: beside the checkpoints, or in a scratch folder of this run
-                pfolder = None if progress is None else (folder if folder is not None else Path(scratch))
-                for k in range(restarts):
-                    ex.submit(_restart_task, (problem, k, moves, time_limit, None if folder is None else str(folder),
-                                              None if pfolder is None else str(pfolder)))
-                _collect(ex, results, pfolder, progress)
-    out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
-                        time.perf_counter() - t0)
+    if ex.inline:
+        for k in range(restarts):
+            results[k] = run_restart(problem, k, moves=moves, seconds=time_limit, checkpoint=folder,
+                                     progress=progress)
+        return results
+    with tempfile.TemporaryDirectory(prefix="toposynth-search-") as scratch:
+        # the workers' progress files: beside the checkpoints, or in a scratch folder of this run
+        pfolder = None if progress is None else (folder if folder is not None else Path(scratch))
+        for k in range(restarts):
+            ex.submit(_restart_task, (problem, k, moves, time_limit, None if folder is None else str(folder),
+                                      None if pfolder is None else str(pfolder)))
+        _collect(ex, results, pfolder, progress)
+    return results
+
+
+def check_connected(out: SearchResult, results: dict[int, RestartResult]) -> None:
+    """Refuse, in one line, a search whose best graph is not connected."""
     if out.diameter < 0:
         best = min(results.values(), key=lambda r: (r.primary, r.restart))
         raise SpecError(f"the search found no connected graph ({best.unreachable:.0f} router pairs apart after "
                         f"{best.moves:,} moves): the degree, the placement's constraints or the budget are too tight; "
-                        "raise --degree, --max-length or --moves")
-    want = problem.objective_entry.certify is not None if capacity is None else capacity
-    if not want:
-        return SearchOutcome(out)
-    certify = (lambda topo: certify_physical(topo, physical, demands, eps)) if packaged else (
-        lambda topo: certify_capacity(topo, eps))
-    return _certify(problem, out, results, moves, restarts, symmetry, certify, time.perf_counter() - t0)
-
-
-def _wire_length_allowed(layout: Layout, physical: Physical, max_length: float) -> np.ndarray:
-    """Router pairs whose wire (the physical model's length) is at most ``max_length`` metres."""
-    from flows.physical import link_lengths
-
-    pk, _ = physical.packaging_and_technology()
-    n = layout.n
-    ok = np.zeros((n, n), dtype=bool)
-    cols = np.arange(n)
-    for a in range(0, n, 256):   # rows in blocks: the pair arrays stay small
-        rows = np.arange(a, min(a + 256, n))
-        u = np.repeat(rows, n)
-        v = np.tile(cols, len(rows))
-        ok[rows] = (link_lengths(layout.placement, pk, u, v) <= max_length * (1 + 1e-9)).reshape(len(rows), n)
-    np.fill_diagonal(ok, False)
-    return ok
+                        "raise the degree, the maximum length or the moves")
 
 
 def _collect(ex: Executor, results: dict[int, RestartResult], folder: Path | None, progress) -> None:

@@ -16,6 +16,8 @@ A study is a TOML file (or the same dict in Python)::
     # minimum cut width, or in every linear placement; limit = first K row graphs
     hierarchy = {rows = ["enumerate:8:3"], columns = ["ring:4"], upper_rows = ["ring:4"],
                  upper_columns = ["ring:4"], placements = "canonical", limit = 20}
+    # networks found by search for this machine, packaging and traffic (synth.study_search)
+    search = [{label = "searched", degree = 4, moves = 50000, restarts = 2}]
 
     [traffic]
     pattern = "random"        # uniform | random | local | file | mixed | sim:NAME (a sim pattern);
@@ -88,7 +90,7 @@ OBJECTIVES = ("capacity", "latency", "both")
 _SECTIONS = {
     "": {"name", "seed", "description", "machine", "candidates", "traffic", "physical", "ranking", "cross_check",
          "simulation", "dask"},
-    "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy"},
+    "candidates": {"specs", "sweep", "enumerate", "files", "max_degree", "hierarchy", "search"},
     "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
                  "technology"},
@@ -131,6 +133,8 @@ class Study:
     sim_seeds: int = 1
     machine: Machine = field(default_factory=Machine)
     cost: str = "links"
+    #: searched candidates ([candidates] search: synth.study_search), their defaults filled in
+    search: tuple[dict, ...] = ()
     #: the [dask] section ({"scheduler": ADDR, "workers": N}, either optional): where a run
     #: evaluates, not what it computes -- left out of the fingerprint
     dask: dict | None = None
@@ -141,7 +145,9 @@ class Study:
             "machine": {k: v for k, v in self.machine.to_dict().items() if v is not None},
             "candidates": {"specs": list(self.specs), "sweep": [dict(s) for s in self.sweep],
                            "enumerate": self.enumerate, "hierarchy": self.hierarchy, "files": list(self.files),
-                           "max_degree": self.max_degree},
+                           "max_degree": self.max_degree,
+                           # only when set: the fingerprints of studies without it stay what they were
+                           **({"search": [dict(e) for e in self.search]} if self.search else {})},
             "traffic": {**self.traffic.to_dict(), "scales": list(self.scales)},
             "physical": self.physical.to_dict(),
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune,
@@ -156,8 +162,9 @@ class Study:
 
     def variants(self) -> list[tuple[str, "Study"]]:
         """The studies of a sweep: one per combination of the values given as
-        lists in ``traffic.pattern``, ``traffic.count`` and
-        ``physical.connector_pins`` (labels like ``"count=2048,node_card=240"``);
+        lists in ``traffic.pattern``, ``traffic.count``,
+        ``physical.connector_pins`` and ``machine.max_length`` (labels like
+        ``"count=2048,node_card=240"``);
         ``[("", self)]`` when nothing is swept."""
         import itertools
         from dataclasses import replace
@@ -168,20 +175,26 @@ class Study:
         if isinstance(self.traffic.count, (list, tuple)):
             axes.append(("count", list(self.traffic.count)))
         axes += [(k, v) for k, v in self.physical.connector_pins.items() if isinstance(v, list)]
+        if isinstance(self.machine.max_length, tuple):
+            axes.append(("max_length", list(self.machine.max_length)))
         if not axes:
             return [("", self)]
         out = []
         for combo in itertools.product(*(vals for _, vals in axes)):
             pins = dict(self.physical.connector_pins)
             changes: dict[str, Any] = {}
+            machine = self.machine
             for (k, _), v in zip(axes, combo):
                 if k in ("pattern", "count"):
                     changes[k] = v
+                elif k == "max_length":
+                    machine = replace(machine, max_length=v)
                 else:
                     pins[k] = v
-            label = ",".join(f"{k}={v}" for (k, _), v in zip(axes, combo)).replace(":", "-")
+            label = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                             for (k, _), v in zip(axes, combo)).replace(":", "-")
             out.append((label, replace(self, traffic=replace(self.traffic, **changes),
-                                       physical=replace(self.physical, connector_pins=pins),
+                                       physical=replace(self.physical, connector_pins=pins), machine=machine,
                                        name=f"{self.name} [{label}]")))
         return out
 
@@ -274,8 +287,8 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         if not Path(f).is_file():
             raise _err("candidates.files", f"{f!r} is not a file")
     max_degree = _int(c, "max_degree", "candidates.", minimum=1)
-    if not (specs or sweep or en or files or hier):
-        raise _err("candidates", "the pool is empty: give specs, sweep, enumerate or files")
+    if not (specs or sweep or en or files or hier or c.get("search")):
+        raise _err("candidates", "the pool is empty: give specs, sweep, enumerate, files or search")
 
     t = _table(d, "traffic")
     traffic = traffic_from_table({k: v for k, v in t.items() if k != "scales"}, seed, base)
@@ -334,6 +347,12 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise StudyError(str(exc)) from None
     if machine.wire_length is not None and packaging == "none":
         raise _err("machine.wire_length", "a wire-length budget needs a packaging (physical.packaging)")
+    search = ()
+    if "search" in c:
+        from .study_search import search_entries
+
+        search = search_entries(c["search"], pes=machine.pes, radix=machine.radix, packaging=physical.packaging,
+                                seed=seed)
     dask = None
     if "dask" in d:
         dk = _table(d, "dask")
@@ -348,7 +367,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                  physical=physical, objective=objective, eps=float(eps), baseline=baseline, cross_check_top=top,
                  prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
                  sim_max_load=float(max_load), sim_routing=sim_routing, sim_seeds=sim_seeds, machine=machine,
-                 cost=cost, dask=dask)
+                 cost=cost, dask=dask, search=search)
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

@@ -398,11 +398,18 @@ class Physical:
         """What the candidate costs (:mod:`synth.machine`): structure alone, or
         with the packaging's wires, wire length and pins once a problem (and
         for flexible wiring the capacity flow) is known."""
-        if self.packaging == "none" or problem is None:
+        if self.packaging == "none":
             return structural_cost(topo)
-        from flows.physical import physical_model
+        from dataclasses import replace
+
+        from flows.physical import link_lengths, physical_model
 
         pk, tech = self.packaging_and_technology()
+        if problem is None:
+            # the longest link in metres of wire (the packaging's measure), not in grid units
+            longest = (float(link_lengths(topo.placement, pk, topo.links[:, 0], topo.links[:, 1]).max())
+                       if topo.placement is not None and topo.num_links else None)
+            return replace(structural_cost(topo), longest_link=longest)
         return physical_cost(topo, physical_model(topo, tech, pk), problem, arc_flow)
 
 
