@@ -395,8 +395,12 @@ def _print_answers(res, indent: str = "") -> None:
 
     u = units(res.study)
     for a in res.answers:
-        head = "answer: " if a.label == "best" else f"at the baseline's cost ({a.cost_measure} <= " \
-            f"{a.baseline_cost.get(a.cost_measure):g}): "
+        if a.label == "best":
+            head = "answer: "
+        elif a.label.startswith("at the baseline"):
+            head = f"at the baseline's cost ({a.cost_measure} <= {a.baseline_cost.get(a.cost_measure):g}): "
+        else:
+            head = f"{a.label}: "
         print(textwrap.fill(head + a.sentence(u), width=110, initial_indent=indent,
                             subsequent_indent=indent + "    "))
 

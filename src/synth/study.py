@@ -559,9 +559,74 @@ FAMILIES_1024_STUDY = {
     "simulation": {"top": 5, "step": 0.1},
 }
 
+_BEST_COMPOSED = "bgl:g6:Gr`GpK*{}*complete:4*complete:4"
+
+BGL_SEARCH_STUDY = {
+    "name": "bgl-search",
+    "description": (
+        "Synthesis under packaging on the Blue Gene/L midplane of bgl-midplane: the same 512 routers on compute "
+        "cards (1x1x2) and node cards (4x4x2), the same pins (200 per node card, 120 per compute card), boards, "
+        "technology and traffic (T = 2048, 3072, 4096 random demands, 40% inside a compute card, 50% inside a "
+        "node card, 10% across), flow in wires. Listed: the machine's own 8x8x8 torus with uniform wiring (the "
+        "baseline, radix 7) and the best compositions of bgl-midplane (row graph g6:Gr`GpK, columns P4, C4 or K4, "
+        "K4 x K4 between node cards; radix 12), flexible wiring. Searched (objective physical: the busiest board "
+        "cross-section or connector of an even shortest-path split of each T's demands): 'searched' polishes the "
+        "best composition under its own cards at its radix (start C4 columns, temperature 0.05, 20,000 moves, 2 "
+        "restarts), 'searched-radix7' starts from the torus at the torus's radix (degree 6, 20,000 moves, 2 "
+        "restarts). Each T searches its own design. The winner and the baseline simulated to saturation. Run "
+        "time: about 15 minutes with --jobs 2 on an idle 2-core machine (benchmarks/RESULTS.md, 'Synthesis under "
+        "packaging')."),
+    "seed": 1,
+    "machine": {"pes": 512},
+    "candidates": {
+        "specs": ["torus:8x8x8"] + [_BEST_COMPOSED.format(c) for c in ("path:4", "ring:4", "complete:4")],
+        "search": [
+            {"label": "searched", "degree": 11, "start": _BEST_COMPOSED.format("ring:4"), "temperature": 0.05,
+             "moves": 20000, "restarts": 2, "regular": False},
+            {"label": "searched-radix7", "degree": 6, "start": "torus:8x8x8", "temperature": 0.3,
+             "moves": 20000, "restarts": 2, "regular": False},
+        ],
+    },
+    "traffic": {"pattern": "local", "count": [2048, 3072, 4096], "shares": [0.4, 0.5, 0.1],
+                "scales": [0.5, 1.0, 1.5]},
+    "physical": {"packaging": "bgl", "wiring": {"default": "flexible", "torus:8x8x8": "uniform"},
+                 "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]]},
+    "ranking": {"objective": "capacity", "eps": 0.05, "baseline": "torus:8x8x8"},
+    "cross_check": {"top": 0},
+    "simulation": {"top": 1, "step": 0.05},
+}
+
+INTERPOSER_20_STUDY = {
+    "name": "interposer-20",
+    "description": (
+        "Chip scale, the NetSmith/Kite setting: 20 routers on a 5x4 grid of unit spacing (router i at (i mod 5, "
+        "i div 5)), 4 network ports and one PE each, links no longer than 1.5 / 2.0 / 2.5 (small / medium / large: "
+        "machine.max_length, one variant each). Listed: the mesh, the folded torus, Kite small, medium and large "
+        "(Bharadwaj et al., DAC 2020), Butter Donut and Double Butterfly, as NetSmith's artefact gives them "
+        "(interposer:NAME); a design longer than a variant allows is over its budget there. Searched: the best "
+        "of 4 restarts of 50,000 moves at each length, objective mix (average hops and the busiest link of an "
+        "even split of uniform traffic, equally weighted), at most 4 links per router. Ranked by uniform "
+        "capacity (phits/cycle/PE on unit links, certified to 1%; every ranked design then solved exactly by "
+        "HiGHS) and minimum latency in hops at demand scale 0.1 (the average hop count: the flow takes shortest "
+        "paths that far below capacity). Links are two-way: "
+        "NetSmith's own designs use one-way channels and are not listed. Run time: under 20 s."),
+    "seed": 1,
+    "machine": {"pes": 20, "radix": 5, "max_length": [1.5, 2.0, 2.5]},
+    "candidates": {
+        "specs": [f"interposer:{d}" for d in ("mesh", "folded_torus", "kite_small", "kite_medium", "kite_large",
+                                               "butter_donut", "double_butterfly")],
+        "search": [{"label": "searched", "grid": "5x4", "regular": False, "objective": "mix", "moves": 50000,
+                    "restarts": 4}],
+    },
+    "traffic": {"pattern": "uniform", "scales": [0.1]},
+    "ranking": {"objective": "both", "eps": 0.01, "baseline": "interposer:mesh"},
+    "cross_check": {"top": 8},
+}
+
 BUILTIN_STUDIES = {"default": DEFAULT_STUDY, "bgl-midplane": BGL_MIDPLANE_STUDY, "bgl-pins": BGL_PINS_STUDY,
                    "twisted-tori": TWISTED_TORI_STUDY,
-                   "5dt-vs-3d": TWIN_TORUS_STUDY, "families-1024": FAMILIES_1024_STUDY}
+                   "5dt-vs-3d": TWIN_TORUS_STUDY, "families-1024": FAMILIES_1024_STUDY,
+                   "bgl-search": BGL_SEARCH_STUDY, "interposer-20": INTERPOSER_20_STUDY}
 
 
 def builtin_study(name: str = "default") -> Study:

@@ -237,7 +237,9 @@ def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]
                             time.perf_counter() - t0)
         check_connected(res, results)
         topo = res.topology
-        topo = topo.replace(params={**topo.params, "label": entry["label"], "study_search_key": key})
+        topo = topo.replace(params={**topo.params, "label": entry["label"], "study_search_key": key,
+                                    "search_seconds": round(res.seconds, 3),
+                                    "search_cpu_seconds": round(res.cpu_seconds, 3)})
         tmp = path.with_name(path.name + ".tmp.json")
         write_topology(topo, tmp)
         tmp.replace(path)

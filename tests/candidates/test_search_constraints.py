@@ -122,3 +122,25 @@ def test_physical_score_is_a_feasible_flow(wiring):
     assert r.split_physical == pytest.approx(lam, rel=1e-9)
     certified = solve(physical_problem(t, demands, Technology(), pk, wiring=wiring), eps=0.02)
     assert r.split_physical <= certified.upper_bound * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("wiring", ["flexible", "uniform"])
+def test_physical_score_of_a_lift(wiring):
+    """Uniform traffic on a graph lifted over Z_4 (shift by a node card's 16 routers): the orbit sums of the
+    split priced link by link equal the independent even split of every ordered pair."""
+    base = block_placement(cd.torus((4, 4, 4)), [[1, 1, 2], [1, 4, 4], [4, 4, 4]], BGL)
+    assert (base.placement.unit[16:32, 1] != base.placement.unit[:16, 1]).all()
+    res = link_resources(base.placement, Packaging.bluegene_l(), wiring)
+    r = search_graph(64, 4, objective="physical", moves=400, seed=3, symmetry=4,
+                     layout=box_layout((4, 4, 4), base.placement), resources=res)
+    assert r.symmetry == 4
+    t = r.topology
+    n = 64
+    src, dst = np.nonzero(~np.eye(n, dtype=bool))
+    load = _even_split_loads(t, Demands(src, dst, np.ones(len(src))))
+    m = physical_model(t, Technology(), Packaging.bluegene_l())
+    lam = 1.0 / (np.max((m.R @ load) / m.capacity) if wiring == "flexible" else np.max(load / m.uniform_capacity()))
+    assert r.split_physical == pytest.approx(lam, rel=1e-9)
+    with pytest.raises(SpecError, match="not symmetric"):
+        search_graph(64, 4, objective="physical", moves=10, symmetry=4, layout=box_layout((4, 4, 4), base.placement),
+                     resources=res, demands=Demands.random(64, 10, seed=1))

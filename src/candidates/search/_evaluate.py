@@ -364,14 +364,47 @@ def _soft_top(x, top, acc):
 
 
 @njit(**HELPER)
+def _lifted_ends(G, e, k):
+    """The routers of copy ``k`` of base link ``e``."""
+    kk = k + G.es[e]
+    if kk >= G.g:
+        kk -= G.g
+    return k * G.m + G.eu[e], kk * G.m + G.ev[e]
+
+
+@njit(**HELPER)
+def _direction_loads(G, W, e):
+    """The loads of the two directions of (every copy of) base link ``e``:
+    from the demand split (``g = 1``), or half the uniform split's orbit sum
+    (a lift: every copy, both ways, carries the same)."""
+    if G.g == 1:
+        return W.aload[2 * e], W.aload[2 * e + 1]
+    x = 0.5 * W.eload[e]
+    return x, x
+
+
+@njit(**HELPER)
+def _share(O, W, k):
+    """The equal share of the resources ``W.rids[:k]`` a link direction gets (uniform wiring)."""
+    share = np.inf
+    for i in range(k):
+        c = O.rcap[W.rids[i]] / W.rusers[W.rids[i]]
+        if c < share:
+            share = c
+    return share
+
+
+@njit(**HELPER)
 def resource_use(G, W, O):
-    """The busiest packaging resource's use over its capacity for the loads in
-    ``W.aload`` (flexible wiring), or the busiest link direction's load over
-    its equal share of its resources (uniform wiring): ``1 / lambda``; and a
-    smooth maximum of the same ratios, ``top * (sum (x / top) ** 8) ** (1/8)``,
-    which the annealing weighs -- a move that relieves one of several
-    equally busy resources lowers it, where the maximum would not move."""
+    """The busiest packaging resource's use over its capacity (flexible
+    wiring), or the busiest link direction's load over its equal share of
+    its resources (uniform wiring): ``1 / lambda``; and a smooth maximum of
+    the same ratios, ``top * (sum (x / top) ** 8) ** (1/8)``, which the
+    annealing weighs -- a move that relieves one of several equally busy
+    resources lowers it, where the maximum would not move. Every copy of a
+    lifted link uses its own resources."""
     ne = G.ecount[0]
+    g = G.g
     ruse, rids = W.ruse, W.rids
     R = ruse.shape[0]
     for r in range(R):
@@ -381,10 +414,12 @@ def resource_use(G, W, O):
     acc = 0.0
     if O.runiform == 0:
         for e in range(ne):
-            x = W.aload[2 * e] + W.aload[2 * e + 1]
-            k = link_resources(O, G.eu[e], G.ev[e], rids)
-            for i in range(k):
-                ruse[rids[i]] += x
+            x0, x1 = _direction_loads(G, W, e)
+            for c in range(g):
+                a, b = _lifted_ends(G, e, c)
+                k = link_resources(O, a, b, rids)
+                for i in range(k):
+                    ruse[rids[i]] += x0 + x1
         for r in range(R):
             if ruse[r] > top * O.rcap[r]:
                 top = ruse[r] / O.rcap[r]
@@ -394,32 +429,27 @@ def resource_use(G, W, O):
                     acc = _soft_top(ruse[r] / O.rcap[r], top, acc)
         return top, top * acc ** 0.125
     for e in range(ne):
-        k = link_resources(O, G.eu[e], G.ev[e], rids)
-        for i in range(k):
-            W.rusers[rids[i]] += 2.0
-    for e in range(ne):
-        W.aload[2 * e] = _over_share(G, W, O, e, W.aload[2 * e])
-        W.aload[2 * e + 1] = _over_share(G, W, O, e, W.aload[2 * e + 1])
-        top = max(top, W.aload[2 * e], W.aload[2 * e + 1])
-    if top > 0.0:
-        for a in range(2 * ne):
-            if W.aload[a] > 0.0:
-                acc = _soft_top(W.aload[a], top, acc)
+        for c in range(g):
+            a, b = _lifted_ends(G, e, c)
+            k = link_resources(O, a, b, rids)
+            for i in range(k):
+                W.rusers[rids[i]] += 2.0
+    for sweep in range(2):      # the largest ratio, then the smooth maximum's sum over every direction
+        for e in range(ne):
+            x0, x1 = _direction_loads(G, W, e)
+            for c in range(g):
+                a, b = _lifted_ends(G, e, c)
+                k = link_resources(O, a, b, rids)
+                if k == 0:
+                    continue
+                share = _share(O, W, k)
+                for x in (x0, x1):
+                    if x > 0.0:
+                        if sweep == 0:
+                            top = max(top, x / share)
+                        elif top > 0.0:
+                            acc = _soft_top(x / share, top, acc)
     return top, top * acc ** 0.125
-
-
-@njit(**HELPER)
-def _over_share(G, W, O, e, x):
-    """A direction of link ``e`` carrying ``x``: ``x`` over its equal share of its resources (uniform wiring)."""
-    k = link_resources(O, G.eu[e], G.ev[e], W.rids)
-    if k == 0 or x == 0.0:
-        return 0.0
-    share = np.inf
-    for i in range(k):
-        c = O.rcap[W.rids[i]] / W.rusers[W.rids[i]]
-        if c < share:
-            share = c
-    return x / share
 
 
 @njit(**HELPER)
@@ -432,7 +462,10 @@ def score(G, W, O, prim_cur, limit):
     if O.code == OBJ_ASPL or unr > 0:
         load = sumd / (2.0 * G.g * G.ecount[0])   # the mean arc's load (what the busiest one is at least)
     elif O.code == OBJ_PHYSICAL:
-        demand_split(G, W, O)
+        if G.g == 1:
+            demand_split(G, W, O)
+        else:
+            split_load(G, W)     # uniform traffic on a lift: the orbit sums (problem.py refuses other traffic)
         load, soft = resource_use(G, W, O)
         W.res[RES_LOAD] = load
         p, s2 = energy_of(O, n, W.res[RES_DIAM], sumd, unr, soft)

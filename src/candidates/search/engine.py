@@ -309,7 +309,7 @@ def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, 
     evaluate(G, W, objective_tuple(OBJ_THROUGHPUT, 0.5, lift, problem.caps))
     figures = int(W.res[RES_DIAM]), float(W.res[RES_SUM]), float(W.res[RES_UNREACH]), float(W.res[RES_LOAD])
     use = None
-    if problem.resources is not None and lift.g == 1:
+    if problem.resources is not None:
         evaluate(G, W, objective_tuple(OBJ_PHYSICAL, 0.0, lift, problem.caps, problem.resources, problem.demands))
         use = float(W.res[RES_LOAD])
     return (*figures, use)

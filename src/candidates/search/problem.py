@@ -149,6 +149,8 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
         both = np.sort(np.concatenate([fixed_links, start_links]), axis=1)
         if len(np.unique(both, axis=0)) != len(both):
             raise SpecError("a start link repeats a fixed link; give the start graph without the fixed links")
+    # auto: no lift under a placement (lengths and resources differ from copy to copy; a lift of a
+    # packaging whose boards the shift maps onto each other is asked for by its order)
     placed = allowed is not None or resources is not None or demands is not None
     if layout is not None and layout.n != n:
         raise SpecError(f"the layout places {layout.n} routers, the search has {n}")
@@ -168,9 +170,12 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
         if regular and ((n // g) * d) % 2:
             raise SpecError(f"symmetry {g} leaves {n // g} base routers of degree {d}, an odd number of port ends; "
                             "use a symmetry that leaves an even number of base routers")
-        if g > 1 and placed:
-            raise SpecError(f"symmetry {g} needs every copy of a link to cost the same; a placement's lengths and "
-                            "resources, or a traffic, differ from copy to copy: use symmetry 1")
+        if g > 1 and demands is not None:
+            raise SpecError(f"symmetry {g} splits uniform traffic by the lift's symmetry; a traffic of given "
+                            "demands is not symmetric: use symmetry 1")
+        if g > 1 and allowed is not None:
+            raise SpecError(f"symmetry {g} repeats every link on {g} copies shifted by {n // g} routers; a maximum "
+                            "length allows a link in one place and not in another: use symmetry 1")
     lift = Lift(n, n // g, g, d)
     check_memory(f"a search of {format_count(n)} routers of degree {d}",
                  search_bytes(lift) + (n * ((n + 63) // 64) * 8.0 + n * n if allowed is not None else 0.0),
