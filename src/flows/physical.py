@@ -395,13 +395,17 @@ def physical_problem(topo: Topology, demands: Demands, technology: Technology | 
     return p
 
 
-def link_resources(placement: Placement, packaging: Packaging, wiring: str = "flexible") -> LinkResources:
+def link_resources(placement: Placement, packaging: Packaging, wiring: str = "flexible",
+                   technology: Technology | None = None, pes: int = 1, max_degree: int = 64) -> LinkResources:
     """The resources of every possible link of a placed machine, for the
     search's ``physical`` objective: the same board cross-sections,
     connectors and router pins :func:`physical_model` builds for the links a
     topology has, each counted in wires (a cut of length W offers
     ``W * signal_layers / wire_pitch_m`` wires, a unit's connectors
-    ``connector_pins / pins_per_wire``).
+    ``connector_pins / pins_per_wire``); with a ``technology``, the delays of
+    its latency as :func:`physical_model` counts them (a router's by its
+    radix -- links plus ``pes`` -- for up to ``max_degree`` links, the
+    wire's per metre of :func:`link_lengths`).
 
     >>> import candidates as cd
     >>> from candidates.placement import block_placement
@@ -420,8 +424,13 @@ def link_resources(placement: Placement, packaging: Packaging, wiring: str = "fl
     row = [b.width_m * b.signal_layers / b.wire_pitch_m for b in boards]
     conn = [b.connector_pins / packaging.pins_per_wire for b in boards]
     router = 0.0 if packaging.router_pins is None else packaging.router_pins / packaging.pins_per_wire
+    delays = {}
+    if technology is not None:
+        delays = dict(board_sizes=[(b.width_m, b.height_m) for b in boards], runs=[b.run for b in boards],
+                      wire_ns_per_m=technology.wire_delay_ns_per_m,
+                      router_ns=technology.router(np.arange(max_degree + 1) + pes))
     return link_resources_from_placement(placement, column_cut_wires=col, row_cut_wires=row, connector_wires=conn,
-                                         router_wires=router, uniform=wiring == "uniform")
+                                         router_wires=router, uniform=wiring == "uniform", **delays)
 
 
 def link_lengths(placement: Placement, packaging: Packaging, u, v) -> np.ndarray:

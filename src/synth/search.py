@@ -131,7 +131,7 @@ def _restart_task(item: tuple) -> RestartResult:
                        progress_every=PROGRESS_EVERY)
 
 
-def search(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
+def search(routers: int, degree: int, *, objective: str = "aspl", weight: float | None = None, seed: int = 0,
            moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
            symmetry: int | str = "auto", regular: bool = True, fixed=None, start=None, temperature: float = 1.0,
            jobs: int = 1, backend: str = "loky",
@@ -139,7 +139,7 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
            capacity: bool | None = None, eps: float = 0.01,
            progress: Callable[[dict[str, Any]], None] | None = None, layout: Layout | None = None,
            max_length: float | None = None, metric: str = "euclidean", physical: Physical | None = None,
-           demands=None) -> SearchOutcome:
+           demands=None, pes: int = 1) -> SearchOutcome:
     """:func:`candidates.search.search_graph` with the restarts on ``jobs``
     workers (``backend`` loky or dask, ``scheduler`` a dask cluster), and --
     when ``capacity`` is True, or None and the objective asks for it -- every
@@ -158,7 +158,7 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
     unit links."""
     problem = placed_problem(routers, degree, objective=objective, weight=weight, seed=seed, symmetry=symmetry,
                              regular=regular, fixed=fixed, start=start, temperature=temperature, layout=layout,
-                             max_length=max_length, metric=metric, physical=physical, demands=demands)
+                             max_length=max_length, metric=metric, physical=physical, demands=demands, pes=pes)
     _check_budget(restarts, moves, time_limit)
     if not 0 < eps < 1:
         raise SpecError(f"eps (the certified capacity's gap) must be in (0, 1), got {eps}")
@@ -198,7 +198,7 @@ def _wire_length_allowed(layout: Layout, physical: Physical, max_length: float) 
 
 
 def placed_problem(routers: int, degree: int, *, layout: Layout | None = None, max_length: float | None = None,
-                   metric: str = "euclidean", physical: Physical | None = None, demands=None,
+                   metric: str = "euclidean", physical: Physical | None = None, demands=None, pes: int = 1,
                    **kw) -> SearchProblem:
     """:func:`candidates.search.search_problem` with the placement's
     constraints (see :func:`search`): the allowed links of ``max_length``,
@@ -210,10 +210,12 @@ def placed_problem(routers: int, degree: int, *, layout: Layout | None = None, m
         if layout is None or layout.placement is None:
             raise SpecError("a search under a packaging needs the routers' placement: a layout of the packaging's "
                             "blocks (--blocks)")
-        pk, _ = physical.packaging_and_technology()
+        pk, tech = physical.packaging_and_technology()
         from flows.physical import link_resources
 
-        resources = link_resources(layout.placement, pk, physical.wiring)
+        # the latency share counts a router's delay at its radix: its links and its ``pes`` PEs
+        resources = link_resources(layout.placement, pk, physical.wiring, technology=tech, pes=pes,
+                                   max_degree=degree)
     if max_length is not None:
         if layout is None:
             raise SpecError("a maximum link length needs the routers' positions: --grid or a packaging")

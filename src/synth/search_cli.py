@@ -42,7 +42,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                         "solver), mix, or physical (default with --packaging: the busiest board cross-section, "
                         "connector or router pin set of an even split of --traffic; the finalists certified by the "
                         "physical flow)")
-    s.add_argument("--weight", type=float, default=0.5, help="mix: the share of latency (default 0.5)")
+    s.add_argument("--weight", type=float, default=None,
+                   help="the share of latency: mix (default 0.5), physical (default 0: capacity alone)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--moves", type=int, help=f"moves per restart (default {DEFAULT_MOVES} unless --time is given)")
     s.add_argument("--time", type=float, metavar="SECONDS",
@@ -235,7 +236,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                          jobs=args.jobs, backend=backend,
                          scheduler=args.scheduler, checkpoint=checkpoint, capacity=args.capacity, eps=args.eps,
                          progress=_print_progress if show else None, layout=layout, max_length=args.max_length,
-                         metric=args.metric, physical=physical, demands=demands)
+                         metric=args.metric, physical=physical, demands=demands, pes=args.pes)
     except KeyboardInterrupt:
         where = f"; rerun the same command to resume from {checkpoint}" if checkpoint else ""
         print(f"toposynth: interrupted{where}", file=sys.stderr)
@@ -262,7 +263,8 @@ def cmd_search(args: argparse.Namespace) -> int:
           "(per router; one unit per link direction)")
     if r.split_physical is not None:
         print(f"under packaging  {r.split_physical:.4g} x the traffic by an even shortest-path split within the "
-              f"packaging's wires ({physical.packaging}, {physical.wiring} wiring)")
+              f"packaging's wires ({physical.packaging}, {physical.wiring} wiring); its average latency "
+              f"{r.split_latency:.4g} ns")
     if layout is not None:
         longest = _longest_link(r.topology, layout, physical)
         print(f"placement        {layout.name}; longest link {longest}")

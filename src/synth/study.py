@@ -573,7 +573,8 @@ BGL_SEARCH_STUDY = {
         "cross-section or connector of an even shortest-path split of each T's demands): 'searched' polishes the "
         "best composition under its own cards at its radix (start C4 columns, temperature 0.05, 20,000 moves, 2 "
         "restarts), 'searched-radix7' starts from the torus at the torus's radix (degree 6, 20,000 moves, 2 "
-        "restarts). Each T searches its own design. The winner and the baseline simulated to saturation. Run "
+        "restarts). Each T searches its own design. Ranked by minimum latency (ns) at demand scale 0.5, capacity "
+        "beside it; the winner and the baseline simulated to saturation. Run "
         "time: about 15 minutes with --jobs 2 on an idle 2-core machine (benchmarks/RESULTS.md, 'Synthesis under "
         "packaging')."),
     "seed": 1,
@@ -591,7 +592,7 @@ BGL_SEARCH_STUDY = {
                 "scales": [0.5, 1.0, 1.5]},
     "physical": {"packaging": "bgl", "wiring": {"default": "flexible", "torus:8x8x8": "uniform"},
                  "blocks": [[1, 1, 2], [4, 4, 2], [8, 8, 8]]},
-    "ranking": {"objective": "capacity", "eps": 0.05, "baseline": "torus:8x8x8"},
+    "ranking": {"objective": "both", "eps": 0.05, "baseline": "torus:8x8x8"},
     "cross_check": {"top": 0},
     "simulation": {"top": 1, "step": 0.05},
 }

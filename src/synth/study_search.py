@@ -32,8 +32,10 @@ candidate's spec is ``graph:`` that file.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -96,7 +98,10 @@ def search_entries(raw: Any, *, pes: int | None, radix: int | None, packaging: s
             raise _err(k, "objective", f"{objective} prices links by a packaging: set physical.packaging")
         d["objective"] = objective
         if "weight" in e:
-            d["weight"] = _number(e, "weight", k, 0.0, 1.0)
+            w = e["weight"]
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w <= 1:
+                raise _err(k, "weight", f"must be a number in [0, 1] (the share of latency), got {w!r}")
+            d["weight"] = float(w)
         d["moves"] = integer("moves", None if "time" in e else 100_000)
         if "time" in e:
             d["time"] = _number(e, "time", k, 0.0, None)
@@ -197,7 +202,12 @@ def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]
 
     from .search import check_connected, manifest, open_checkpoint, placed_problem, run_restarts
 
-    folder = Path(out) / "searched" if out is not None else Path(tempfile.mkdtemp(prefix="toposynth-searched-"))
+    if out is not None:
+        folder = Path(out) / "searched"
+    else:
+        # a run without --out: the graphs live as long as the process (workers read them while it runs)
+        folder = Path(tempfile.mkdtemp(prefix="toposynth-searched-"))
+        atexit.register(shutil.rmtree, folder, True)
     folder.mkdir(parents=True, exist_ok=True)
     specs = []
     for entry in study.search:
@@ -223,7 +233,8 @@ def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]
         max_length = entry.get("max_length", study.machine.max_length)
         problem = placed_problem(entry["routers"], entry["degree"], layout=layout,
                                  max_length=max_length, metric=entry.get("metric", "euclidean"),
-                                 physical=study.physical, demands=demands, fixed=fixed, start=start, **kw)
+                                 physical=study.physical, demands=demands, fixed=fixed, start=start,
+                                 pes=max(1, (study.machine.pes or entry["routers"]) // entry["routers"]), **kw)
         moves, seconds, restarts = entry.get("moves"), entry.get("time"), entry["restarts"]
         ck = folder / f"{entry['label']}-{key}"
         open_checkpoint(ck, manifest(problem, moves, seconds, restarts))

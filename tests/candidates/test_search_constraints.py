@@ -144,3 +144,24 @@ def test_physical_score_of_a_lift(wiring):
     with pytest.raises(SpecError, match="not symmetric"):
         search_graph(64, 4, objective="physical", moves=10, symmetry=4, layout=box_layout((4, 4, 4), base.placement),
                      resources=res, demands=Demands.random(64, 10, seed=1))
+
+
+def test_physical_latency_share():
+    """With a technology the split's average latency is the physical model's (router delay at each tail's
+    radix, wire delay by length) weighted by an independent even split; a weight trades it against capacity."""
+    base = _placed_torus()
+    pk = Packaging.bluegene_l()
+    res = link_resources(base.placement, pk, "flexible", technology=Technology(), pes=1, max_degree=5)
+    lay = box_layout((4, 4, 2), base.placement)
+    demands = Demands.random(32, 96, seed=5)
+    out = {}
+    for w in (0.0, 0.9):
+        r = search_graph(32, 5, objective="physical", weight=w, moves=800, seed=1, regular=False, layout=lay,
+                         resources=res, demands=demands)
+        t = r.topology
+        m = physical_model(t, Technology(), pk)
+        load = _even_split_loads(t, demands)
+        assert r.split_latency == pytest.approx(float(load @ m.latency) / demands.amount.sum(), rel=1e-9)
+        assert t.params["weight"] == w
+        out[w] = r
+    assert out[0.9].split_latency < out[0.0].split_latency

@@ -57,6 +57,8 @@ Obj = namedtuple("Obj", [
     "rcut", "rncol",                       # (L, U) int64, int32: a unit's first cut resource (-1: none), its columns
     "rconn", "rrouter",                    # (L,) int64: a level's first connector resource (-1: none); router pins'
     "rcap", "runiform",                    # (R,) float64: capacity in wires; uniform wiring (1) or flexible (0)
+    "rpr", "rpc", "rrun",                  # (L, U) float64 x2: slot pitches (m); (L,) float64: connector runs (m)
+    "rwire", "rdelay", "dtotal",           # wire ns per m, (D + 1,) router ns by links (none: hops); the traffic's total
 ])
 
 
@@ -67,7 +69,8 @@ RES_DIAM = 2
 RES_SUM = 3          # distances over all ordered router pairs (lifted)
 RES_UNREACH = 4      # unreachable ordered pairs
 RES_LOAD = 5         # busiest arc's load, unit demand per ordered router pair (throughput, mix)
-NRES = 6
+RES_LAT = 6          # physical: the even split's average latency per unit of traffic (ns, or hops)
+NRES = 7
 
 _INF = np.inf
 
@@ -364,6 +367,42 @@ def _soft_top(x, top, acc):
 
 
 @njit(**HELPER)
+def link_ns(O, u, v, du):
+    """The latency of link ``u -> v`` out of a router of ``du`` links: its
+    delay plus the wire's (its length as ``flows.physical`` measures it); 1
+    (a hop) without delays."""
+    if O.rdelay.shape[0] == 0:
+        return 1.0
+    L = O.runit.shape[1]
+    lvl = L
+    for l in range(L):
+        if O.runit[u, l] == O.runit[v, l]:
+            lvl = l
+            break
+    length = 0.0
+    if lvl < L:
+        U = O.runit[u, lvl]
+        length += abs(O.rslot[u, lvl, 0] - O.rslot[v, lvl, 0]) * O.rpr[lvl, U]
+        length += abs(O.rslot[u, lvl, 1] - O.rslot[v, lvl, 1]) * O.rpc[lvl, U]
+    for j in range(lvl):
+        length += 2.0 * O.rrun[j]
+    return O.rdelay[min(du, O.rdelay.shape[0] - 1)] + O.rwire * length
+
+
+@njit(**HELPER)
+def split_latency(G, W, O):
+    """The even split's average latency per unit of traffic: every link
+    direction's load times its latency, over the traffic's total."""
+    total = 0.0
+    for e in range(G.ecount[0]):
+        x0, x1 = _direction_loads(G, W, e)
+        for c in range(G.g):
+            a, b = _lifted_ends(G, e, c)
+            total += x0 * link_ns(O, a, b, G.deg[a]) + x1 * link_ns(O, b, a, G.deg[b])
+    return total / O.dtotal
+
+
+@njit(**HELPER)
 def _lifted_ends(G, e, k):
     """The routers of copy ``k`` of base link ``e``."""
     kk = k + G.es[e]
@@ -468,6 +507,11 @@ def score(G, W, O, prim_cur, limit):
             split_load(G, W)     # uniform traffic on a lift: the orbit sums (problem.py refuses other traffic)
         load, soft = resource_use(G, W, O)
         W.res[RES_LOAD] = load
+        if O.weight > 0.0:
+            # the latency's share against the capacity's, each over the start graph's (load_ref, aspl_ref)
+            lat = split_latency(G, W, O)
+            W.res[RES_LAT] = lat
+            soft = (1.0 - O.weight) * soft / O.load_ref + O.weight * lat / O.aspl_ref
         p, s2 = energy_of(O, n, W.res[RES_DIAM], sumd, unr, soft)
         W.res[RES_PRIMARY] = p
         W.res[RES_SECONDARY] = s2

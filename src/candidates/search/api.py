@@ -18,7 +18,7 @@ from .result import SEARCH_VERSION, SearchResult, result_topology, search_spec, 
 __all__ = ["search_graph", "finish_search"]
 
 
-def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
+def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: float | None = None, seed: int = 0,
                  moves: int | None = 100_000, time_limit: float | None = None, restarts: int = 1,
                  symmetry: int | str = "auto", regular: bool = True, fixed: Topology | Any = None,
                  restart: int | None = None, start: Topology | Any = None, temperature: float = 1.0,
@@ -154,7 +154,8 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
     if problem.layout is not None and "layout" not in provenance:
         provenance["layout"] = problem.layout.name
     if use is not None:
-        provenance["split_physical"] = 1.0 / use if use > 0 else float("inf")
+        provenance["split_physical"] = 1.0 / use[0] if use[0] > 0 else float("inf")
+        provenance["split_latency"] = use[1]
     topo = result_topology(problem, best, spec or f"search:n={problem.routers}:d={problem.degree}", provenance)
     if not spec:
         topo = topo.replace(spec="")
@@ -167,4 +168,5 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
         best_restart=best.restart, restarts=tuple(results), seconds=seconds,
         cpu_seconds=sum(r.cpu_seconds for r in results),
         stopped="moves" if reproducible else next((r.stopped for r in results if r.stopped != "moves"), "time"),
-        split_physical=None if use is None else (1.0 / use if use > 0 else float("inf")))
+        split_physical=None if use is None else (1.0 / use[0] if use[0] > 0 else float("inf")),
+        split_latency=None if use is None else use[1])

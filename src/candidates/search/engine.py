@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import TopologyError
 from ..moore import moore_bound
 from ._bits import seed_state
-from ._evaluate import RES_PRIMARY
+from ._evaluate import OBJ_PHYSICAL, RES_LAT, RES_LOAD, RES_PRIMARY, RES_UNREACH
 from ._graph import MOVE_ADD, MOVE_DEL, MOVE_END, MOVE_SWAP, MOVE_VOLT, NMOVES
 from ._kernels import (NST, ST_ABORTED, ST_ACCEPTED, ST_BEST, ST_BEST_T, ST_CUR, ST_IMPROVED, ST_INVALID, ST_T,
                        Sched, anneal, evaluate, fill, sample_deltas)
@@ -177,7 +177,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     st = np.zeros(NST)
     B = new_best(G)
     saved = ck.load()
-    extra = {"seconds": 0.0, "cpu": 0.0, "temp0": 0.0, "free": 0.0}
+    extra = {"seconds": 0.0, "cpu": 0.0, "temp0": 0.0, "free": 0.0, "use_ref": 0.0, "lat_ref": 0.0}
     history: list[tuple[float, int, int, float, float]] = []
     if saved is not None:
         restore(saved, G, B, rs, st)
@@ -193,8 +193,15 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
         shuffles = 0 if len(problem.start_base) else SHUFFLE_PER_LINK * max(1, len(G.eu))
         free = fill(G, L, rs, stubs, 50 * len(G.eu) + 1000, shuffles, w0)
         extra["free"] = float(free)
+        if O.code == OBJ_PHYSICAL and O.weight > 0:
+            # the latency's and the capacity's shares are each measured against the start graph's
+            evaluate(G, W, O._replace(load_ref=1.0, aspl_ref=1.0))
+            use0, lat0 = float(W.res[RES_LOAD]), float(W.res[RES_LAT])
+            extra["use_ref"] = use0 if use0 > 0 and W.res[RES_UNREACH] == 0 else 1.0
+            extra["lat_ref"] = lat0 if lat0 > 0 and W.res[RES_UNREACH] == 0 else 1.0
         # the first temperature from the start graph's random moves (the same generator: reproducible)
         out = np.zeros(CALIBRATION_MOVES)
+        O = _with_refs(O, extra)
         sample_deltas(G, L, W, O, rs, move_weights(problem, free), out)
         worse = out[np.isfinite(out) & (out > 0)]
         mean_worse = float(worse.mean()) if len(worse) else 1.0
@@ -205,6 +212,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
         B = new_best(G)
     weights = move_weights(problem, int(extra["free"]))
     temp0 = extra["temp0"]
+    O = _with_refs(O, extra)
     n = lift.n
     npairs = n * (n - 1.0)
     done_before = int(st[ST_T])
@@ -262,6 +270,13 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     return _result(problem, restart, st, B, extra_now, history, stopped)
 
 
+def _with_refs(O, extra: dict[str, float]):
+    """The physical objective's latency share weighs both measures over the start graph's."""
+    if O.code == OBJ_PHYSICAL and O.weight > 0 and extra.get("use_ref", 0.0) > 0:
+        return O._replace(load_ref=extra["use_ref"], aspl_ref=extra["lat_ref"])
+    return O
+
+
 def _ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, done: bool, stopped: str) -> dict[str, Any]:
     e = dict(extra)
     e["seconds"] += time.perf_counter() - start_wall
@@ -298,10 +313,11 @@ def _result(problem: SearchProblem, restart: int, st: np.ndarray, B, extra: dict
 def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, float, float, float | None]:
     """(diameter, sum of distances, unreachable pairs, busiest arc's load of
     the even split of uniform traffic, and with a packaging the busiest
-    resource's use of the even split of the problem's traffic) of the graph
+    resource's use and the average latency of the even split of the
+    problem's traffic) of the graph
     with base links ``links`` (``(u, v, s)`` rows, fixed ones first) -- every
     figure computed, whatever the objective."""
-    from ._evaluate import OBJ_PHYSICAL, OBJ_THROUGHPUT, RES_DIAM, RES_LOAD, RES_SUM, RES_UNREACH
+    from ._evaluate import OBJ_THROUGHPUT, RES_DIAM, RES_SUM
 
     lift = problem.lift
     G = new_graph(lift, problem.caps, np.asarray(links, dtype=np.int64).reshape(-1, 3))
@@ -310,6 +326,7 @@ def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, 
     figures = int(W.res[RES_DIAM]), float(W.res[RES_SUM]), float(W.res[RES_UNREACH]), float(W.res[RES_LOAD])
     use = None
     if problem.resources is not None:
-        evaluate(G, W, objective_tuple(OBJ_PHYSICAL, 0.0, lift, problem.caps, problem.resources, problem.demands))
-        use = float(W.res[RES_LOAD])
+        O = objective_tuple(OBJ_PHYSICAL, 1.0, lift, problem.caps, problem.resources, problem.demands)
+        evaluate(G, W, O._replace(load_ref=1.0, aspl_ref=1.0))
+        use = (float(W.res[RES_LOAD]), float(W.res[RES_LAT]))
     return (*figures, use)

@@ -45,6 +45,7 @@ class Objective:
     needs_packaging : it prices links by a packaging (resources of a placed
         machine: board cross-sections, connector and router pins); it takes a
         traffic (demands) besides uniform.
+    default_weight : the latency share when none is given.
     """
 
     name: str
@@ -54,6 +55,7 @@ class Objective:
     certify: str | None = None
     weighted: bool = False
     needs_packaging: bool = False
+    default_weight: float = 0.5
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,8 +91,9 @@ for _entry in (
               certify="uniform-capacity", weighted=True),
     Objective("physical", "capacity under a packaging: the busiest board cross-section, connector or router pin "
               "set (uniform wiring: the busiest link's share) of an even shortest-path split of the traffic -- a "
-              "feasible flow of the physical model, so a lower bound on its capacity; the finalists certified by "
-              "the physical flow", OBJ_PHYSICAL, needs_split=True, certify="physical-capacity",
-              needs_packaging=True),
+              "feasible flow of the physical model, so a lower bound on its capacity; with a weight, that much "
+              "of the split's average latency (ns: router and wire delays) against it, both over the start "
+              "graph's; the finalists certified by the physical flow", OBJ_PHYSICAL, needs_split=True,
+              certify="physical-capacity", weighted=True, needs_packaging=True, default_weight=0.0),
 ):
     register_objective(_entry)

@@ -111,7 +111,7 @@ def auto_symmetry(n: int, d: int, regular: bool = True, fixed: np.ndarray | None
     return 1
 
 
-def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight: float = 0.5, seed: int = 0,
+def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight: float | None = None, seed: int = 0,
                    symmetry: int | str = 1, regular: bool = True, fixed=None, start=None,
                    temperature: float = 1.0, allowed=None, resources: LinkResources | None = None,
                    demands=None, layout: Layout | None = None, constraints: dict | None = None) -> SearchProblem:
@@ -124,9 +124,9 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
     entry = globals()["objective"](objective)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise SpecError(f"seed must be an integer in 0 .. 2**63 - 1, got {seed!r}")
-    w = float(weight)
+    w = entry.default_weight if weight is None else float(weight)
     if not 0.0 <= w <= 1.0:
-        raise SpecError(f"weight must be in [0, 1] (the share of latency in the mix), got {weight}")
+        raise SpecError(f"weight must be in [0, 1] (the share of latency), got {weight}")
     try:
         temp = float(temperature)
     except (TypeError, ValueError):

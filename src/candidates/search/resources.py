@@ -55,6 +55,13 @@ class LinkResources:
     uniform : uniform wiring (every resource split equally over the link
         directions that use it) rather than flexible (the flow decides).
     per_link : the most resources one link can use.
+    row_pitch, column_pitch : ``(L, U)`` metres between neighbouring slots of
+        unit ``U``'s board at level ``l`` (its height over its rows, its width
+        over its columns); ``run`` : ``(L,)`` the wire a link runs on each
+        card of level ``l`` it leaves; ``wire_ns_per_m`` and ``router_ns``:
+        the wire's delay and a router's by its number of links
+        (``router_ns[d]``, its PEs counted in) -- what the ``physical``
+        objective's latency share counts (none: one unit per hop).
     """
 
     levels: tuple[str, ...]
@@ -68,6 +75,11 @@ class LinkResources:
     names: tuple[str, ...] = field(repr=False)
     uniform: bool = False
     per_link: int = 0
+    row_pitch: np.ndarray | None = field(default=None, repr=False)
+    column_pitch: np.ndarray | None = field(default=None, repr=False)
+    run: np.ndarray | None = field(default=None, repr=False)
+    wire_ns_per_m: float = 0.0
+    router_ns: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -94,7 +106,10 @@ class LinkResources:
 
 def link_resources_from_placement(placement: Placement, *, column_cut_wires: Sequence[float],
                                   row_cut_wires: Sequence[float], connector_wires: Sequence[float],
-                                  router_wires: float = 0.0, uniform: bool = False) -> LinkResources:
+                                  router_wires: float = 0.0, uniform: bool = False,
+                                  board_sizes: Sequence[tuple[float, float]] | None = None,
+                                  runs: Sequence[float] | None = None, wire_ns_per_m: float = 0.0,
+                                  router_ns: Sequence[float] | None = None) -> LinkResources:
     """The resources of a placement whose level-``l`` boards offer
     ``column_cut_wires[l]`` wires across a column gap and ``row_cut_wires[l]``
     across a row gap (0: no limit), whose level-``l`` units have
@@ -102,7 +117,10 @@ def link_resources_from_placement(placement: Placement, *, column_cut_wires: Seq
     routers have ``router_wires`` wires of pins (0: no limit).
 
     A unit's grid is as many rows and columns as its slots use (as
-    ``flows.physical`` measures it).
+    ``flows.physical`` measures it). For the latency: ``board_sizes[l]`` =
+    (width, height) in metres of a level-``l`` board, ``runs[l]`` the wire a
+    link runs on a level-``l`` card it leaves, the wire's delay per metre and
+    a router's by its number of links (none: latency counts hops).
     """
     L = len(placement.levels)
     for name, seq in (("column_cut_wires", column_cut_wires), ("row_cut_wires", row_cut_wires),
@@ -150,6 +168,17 @@ def link_resources_from_placement(placement: Placement, *, column_cut_wires: Seq
         caps.extend([float(router_wires)] * n)
         names.extend(f"router {v} pins" for v in range(n))
     gaps = int(((rows - 1).clip(0) + (cols - 1).clip(0)).max(initial=0))
+    row_pitch = np.zeros((L, U))
+    col_pitch = np.zeros((L, U))
+    run = np.zeros(L)
+    if board_sizes is not None:
+        if len(board_sizes) != L or (runs is not None and len(runs) != L):
+            raise SpecError(f"board_sizes and runs need one entry per packaging level ({L})")
+        for l, (w, h) in enumerate(board_sizes):
+            row_pitch[l] = h / np.maximum(rows[l], 1)
+            col_pitch[l] = w / np.maximum(cols[l], 1)
+        run = np.asarray(runs if runs is not None else np.zeros(L), dtype=np.float64)
     return LinkResources(tuple(level), unit.astype(np.int32), slot.astype(np.int32), cut_first,
                          cols.astype(np.int32), conn_first, int(router_first), np.asarray(caps, dtype=np.float64),
-                         tuple(names), bool(uniform), gaps + 2 * L + 2)
+                         tuple(names), bool(uniform), gaps + 2 * L + 2, row_pitch, col_pitch, run,
+                         float(wire_ns_per_m), None if router_ns is None else np.asarray(router_ns, np.float64))

@@ -39,7 +39,9 @@ class SearchResult:
     seconds, cpu_seconds : wall time of the search and CPU time of its restarts.
     split_physical : with a packaging, the traffic's scale an even split over
         all shortest paths carries within the packaging's resources (wires):
-        a lower bound on the physical flow's capacity (None without one).
+        a lower bound on the physical flow's capacity (None without one);
+        ``split_latency`` that split's average latency per unit of traffic
+        (ns with the packaging's delays, else hops).
     """
 
     topology: Topology = field(repr=False)
@@ -62,6 +64,7 @@ class SearchResult:
     cpu_seconds: float = 0.0
     stopped: str = "moves"
     split_physical: float | None = None
+    split_latency: float | None = None
 
     @property
     def graph(self):

@@ -225,14 +225,23 @@ def objective_tuple(code: int, weight: float, lift: Lift, caps: np.ndarray, reso
     tie = 1e-9 / max(npairs, 1.0)
     if demands is None:
         dptr, ddst, damt = np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float64)
+        dtotal = float(n) * (n - 1)
     else:
         dptr, ddst, damt = (np.asarray(demands[0], np.int64), np.asarray(demands[1], np.int32),
                             np.asarray(demands[2], np.float64))
+        dtotal = float(damt.sum())
     if resources is None:
         r = (np.zeros((n, 0), np.int32), np.zeros((n, 0, 2), np.int32), np.zeros((0, 1), np.int64),
-             np.zeros((0, 1), np.int32), np.zeros(0, np.int64), -1, np.zeros(0, np.float64), 0)
+             np.zeros((0, 1), np.int32), np.zeros(0, np.int64), -1, np.zeros(0, np.float64), 0,
+             np.zeros((0, 1)), np.zeros((0, 1)), np.zeros(0), 0.0, np.zeros(0))
     else:
+        L, U = resources.cut_columns.shape
         r = (resources.unit, resources.slot, resources.cut_first, resources.cut_columns, resources.connector_first,
-             int(resources.router_first), resources.capacity, int(resources.uniform))
+             int(resources.router_first), resources.capacity, int(resources.uniform),
+             np.zeros((L, U)) if resources.row_pitch is None else np.asarray(resources.row_pitch, np.float64),
+             np.zeros((L, U)) if resources.column_pitch is None else np.asarray(resources.column_pitch, np.float64),
+             np.zeros(L) if resources.run is None else np.asarray(resources.run, np.float64),
+             float(resources.wire_ns_per_m),
+             np.zeros(0) if resources.router_ns is None else np.asarray(resources.router_ns, np.float64))
     return Obj(int(code), float(weight), max(arcs, 1.0), max(npairs, 1.0), aspl_ref, load_ref, tie,
-               dptr, ddst, damt, *r)
+               dptr, ddst, damt, *r, max(dtotal, 1e-300))
