@@ -182,10 +182,10 @@ def _layout(entry: dict, study, start):
     return box_layout(box, placed.placement), placed
 
 
-def _key(entry: dict, study) -> str:
-    """What the entry's graph depends on: the entry, and under a packaging the
-    physical model and the traffic (a changed study searches afresh)."""
-    d = {"entry": entry, "max_length": study.machine.max_length}
+def _key(entry: dict, study, what: dict) -> str:
+    """What the entry's graph depends on: the entry, the search's manifest
+    (``what``), and under a packaging the physical model and the traffic."""
+    d = {"entry": entry, "max_length": study.machine.max_length, "search": what}
     if study.physical.packaging != "none":
         d["physical"] = study.physical.to_dict()
         d["traffic"] = study.traffic.to_dict()
@@ -211,17 +211,8 @@ def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]
     folder.mkdir(parents=True, exist_ok=True)
     specs = []
     for entry in study.search:
-        key = _key(entry, study)
         path = folder / f"{entry['label']}.json"
         spec = f"graph:{path}"
-        if path.is_file():
-            try:
-                t = read_topology(path)
-                if t.params.get("study_search_key") == key:
-                    specs.append(spec)
-                    continue
-            except ToposynthError:
-                pass      # a damaged file: search again (the checkpoints make it quick)
         start = from_spec(entry["start"]) if "start" in entry else None
         fixed = from_spec(entry["fixed"]) if "fixed" in entry else None
         layout, template = _layout(entry, study, start)
@@ -236,8 +227,19 @@ def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]
                                  physical=study.physical, demands=demands, fixed=fixed, start=start,
                                  pes=max(1, (study.machine.pes or entry["routers"]) // entry["routers"]), **kw)
         moves, seconds, restarts = entry.get("moves"), entry.get("time"), entry["restarts"]
+        what = manifest(problem, moves, seconds, restarts)
+        # the graph and its checkpoints belong to exactly this search: a changed entry, packaging, traffic or
+        # version of the search searches afresh in a folder of its own
+        key = _key(entry, study, what)
+        if path.is_file():
+            try:
+                if read_topology(path).params.get("study_search_key") == key:
+                    specs.append(spec)
+                    continue
+            except ToposynthError:
+                pass      # a damaged file: search again (the checkpoints make it quick)
         ck = folder / f"{entry['label']}-{key}"
-        open_checkpoint(ck, manifest(problem, moves, seconds, restarts))
+        open_checkpoint(ck, what)
         if progress:
             print(f"toposynth: search {entry['label']!r}: {entry['routers']} routers of degree {entry['degree']}, "
                   f"objective {entry['objective']}, {restarts} restart(s) of "
