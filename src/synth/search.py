@@ -43,6 +43,9 @@ __all__ = ["search", "SearchOutcome", "Finalist", "certify_capacity", "certify_p
 
 #: seconds between the progress files a worker writes
 PROGRESS_EVERY = 3.0
+#: the most demands a search's finalists are certified for by default under a packaging (uniform traffic
+#: has n (n - 1): 512 routers 261,632, 4096 routers 16.8 million)
+CERTIFY_MAX_DEMANDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,16 @@ class SearchOutcome:
     result: SearchResult
     finalists: tuple[Finalist, ...] = ()
     capacity: Finalist | None = None
+    #: why the finalists were not certified although the objective asks for it
+    not_certified: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d = self.result.to_dict()
         if self.capacity is not None:
             d["capacity"] = self.capacity.to_dict()
             d["finalists"] = [f.to_dict() for f in self.finalists]
+        if self.not_certified:
+            d["not_certified"] = self.not_certified
         return d
 
 
@@ -175,6 +182,13 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
     if not want:
         return SearchOutcome(out)
     packaged = physical is not None and physical.packaging != "none"
+    pairs = routers * (routers - 1)
+    if capacity is None and packaged and demands is None and pairs > CERTIFY_MAX_DEMANDS:
+        # the physical flow of uniform traffic has a demand per router pair: beyond this, an LP out of reach
+        return SearchOutcome(out, not_certified=(
+            f"uniform traffic over {routers} routers is {pairs:,} demands, more than the physical flow is "
+            f"certified for ({CERTIFY_MAX_DEMANDS:,}); the even split's capacity is a lower bound (give --traffic "
+            "random:COUNT or local:COUNT to certify, or --capacity to try)"))
     certify = (lambda topo: certify_physical(topo, physical, demands, eps)) if packaged else (
         lambda topo: certify_capacity(topo, eps))
     return _certify(problem, out, results, moves, restarts, symmetry, certify, time.perf_counter() - t0)

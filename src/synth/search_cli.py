@@ -268,6 +268,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if layout is not None:
         longest = _longest_link(r.topology, layout, physical)
         print(f"placement        {layout.name}; longest link {longest}")
+    if outcome.not_certified:
+        print(f"not certified    {outcome.not_certified}")
     if outcome.capacity is not None:
         c = outcome.capacity
         what = " (physical flow, wires)" if physical is not None else ""

@@ -156,3 +156,19 @@ def test_packaging_on_the_command_line(tmp_path, capsys):
     p = run_cli("search", "--routers", "32", "--degree", "5", "--irregular", "--packaging", "bgl",
                 "--blocks", "1x1x2,2x2x2,4x4x2", "--max-length", "0.8", "--moves", "200")
     assert p.returncode == 2 and "no connected graph" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_uniform_traffic_too_large_to_certify_says_so(monkeypatch):
+    """Uniform traffic has a demand per router pair: past the limit the finalists are not certified, and the
+    outcome says why (the even split's capacity stays a lower bound)."""
+    import synth.search as ss
+    from candidates.search.layout import box_layout
+    from synth.workload import physical_from_options
+
+    monkeypatch.setattr(ss, "CERTIFY_MAX_DEMANDS", 500)
+    phys = physical_from_options("bgl", blocks="1x1x2,2x2x2,4x4x2")
+    placed = phys.place(cd.mesh((4, 4, 2)))
+    out = search(32, 4, objective="physical", moves=100, layout=box_layout((4, 4, 2), placed.placement),
+                 physical=phys, regular=False)
+    assert out.capacity is None and "992 demands" in out.not_certified
+    assert out.result.split_physical > 0
