@@ -615,7 +615,7 @@ def _register_builtin() -> None:
     def build_search(pos: list[str], kw: dict[str, str]) -> Topology:
         from .search.cache import cached_search
 
-        return cached_search(search_args(pos, kw))
+        return cached_search(search_args(pos, kw), from_spec)
 
     def size_search(pos: list[str], kw: dict[str, str]):
         # the links of a regular search; at most that many with regular=0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +47,11 @@ def _key(fields: dict[str, object]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def cached_search(fields: dict[str, object]) -> Topology:
+def cached_search(fields: dict[str, object], build: Callable[[str], Topology]) -> Topology:
     """The topology of a ``search:`` spec's fields (``search_graph``'s keyword
     arguments plus ``routers`` and ``degree``; ``fixed`` and ``start`` as
-    spec strings), from the caches or by searching."""
+    spec strings, which ``build`` turns into topologies: the registry's
+    ``from_spec``), from the caches or by searching."""
     key = _key(fields)
     if key in _MEMORY:
         return _MEMORY[key]
@@ -59,12 +61,10 @@ def cached_search(fields: dict[str, object]) -> Topology:
     if topo is None:
         from . import search_graph
 
-        from ..registry import from_spec
-
         kw = dict(fields)
         for k in ("fixed", "start"):     # given as specs
             if k in kw:
-                kw[k] = from_spec(str(kw[k]))
+                kw[k] = build(str(kw[k]))
         if "grid" in kw:
             from .layout import grid_layout
 
