@@ -7,6 +7,7 @@ figure or ``None`` when the results hold nothing to plot.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 __all__ = ["pareto_figure", "capacity_figure", "tradeoff_figure", "simulation_figure", "sweep_figure", "png",
@@ -78,7 +79,7 @@ def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baselin
             ax.plot([p[1] for p in fr], [p[2] for p in fr], "o-", color="tab:blue", ms=6, lw=0, label="Pareto front")
         for spec, x, y in pts:
             if spec == baseline:
-                ax.plot([x], [y], label=f"baseline ({spec})", **_BASE)
+                ax.plot([x], [y], label=f"baseline ({short_name(spec)})", **_BASE)
             if spec in winners:
                 ax.plot([x], [y], label="winner" if spec == winners[0] else "best at the baseline's cost", **(
                     _WIN if spec == winners[0] else dict(_WIN, color="orchid")))
@@ -100,6 +101,18 @@ def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baselin
     return fig
 
 
+def short_name(spec: str) -> str:
+    """A candidate's name for a figure: a graph file by its name alone (a
+    searched design's file is its label), any other spec as it is.
+
+    >>> short_name("graph:/runs/chip/searched/found.json"), short_name("torus:8x8")
+    ('graph:found.json', 'torus:8x8')
+    """
+    if spec.startswith("graph:"):
+        return "graph:" + Path(spec[6:]).name
+    return spec
+
+
 def _labels(ax, pts: list[tuple[str, float, float]]) -> None:
     """Name the points, first ones first, moving a label up or down (in
     points) until it clears the labels already placed: candidates of equal
@@ -110,6 +123,7 @@ def _labels(ax, pts: list[tuple[str, float, float]]) -> None:
     scale = fig.dpi / 72
     placed: list[tuple[float, float, float, float]] = []
     for spec, x, y in pts:
+        spec = short_name(spec)
         px, py = tr.transform((x, y))
         w, h = 3.6 * len(spec) * scale, 8 * scale
         for dy in (2, -10, 11, -19, 20, -28, 29, -37, 38):
