@@ -35,7 +35,7 @@ Conventions where the paper is silent (they are ours):
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -52,6 +52,18 @@ Factor = Union[Topology, str, Sequence[Sequence[int]], Any]
 
 CARD_AXES = ("row", "col")
 
+#: Builds a factor given as a spec string: the registry's ``from_spec``, which
+#: installs itself (:func:`use_spec_builder`) when it is imported -- the
+#: registry builds products and compositions from this module, so this module
+#: does not import the registry.
+_SPEC_BUILDER: Callable[[str], Topology] | None = None
+
+
+def use_spec_builder(build: Callable[[str], Topology]) -> None:
+    """Let factors given as spec strings be built by ``build`` (the registry's ``from_spec``)."""
+    global _SPEC_BUILDER
+    _SPEC_BUILDER = build
+
 
 # ---------------------------------------------------------------- factors
 def _factor(g: Factor, what: str) -> Topology:
@@ -59,9 +71,9 @@ def _factor(g: Factor, what: str) -> Topology:
     if isinstance(g, Topology):
         return g
     if isinstance(g, str):
-        from .registry import from_spec  # the registry builds products itself
-
-        return from_spec(g)
+        if _SPEC_BUILDER is None:
+            raise SpecError(f"{what} {g!r}: spec strings need the registry (import candidates)")
+        return _SPEC_BUILDER(g)
     import networkx as nx
 
     if isinstance(g, nx.Graph):

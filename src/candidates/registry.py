@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import compose
 from .capabilities import Capabilities, declare
 from .errors import SpecError
 from .size import check_memory, format_count
@@ -641,3 +642,5 @@ def _register_builtin() -> None:
 
 
 _register_builtin()
+# factors given as spec strings (candidates.product("ring:8", "path:4")) are built by the registry
+compose.use_spec_builder(from_spec)

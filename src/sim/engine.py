@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -64,6 +63,7 @@ from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
 from .routing import build_tables, resolve_routing, table_kind, with_ties
+from .results import SimProgress, SimResult, SweepResult
 from .search import LoadSearch, check_jobs, run_searches
 from .traffic import DEST_PERM, TrafficPattern, traffic
 
@@ -71,140 +71,6 @@ __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "satu
 
 HIST_BINS = driver.HIST_BINS
 DEADLOCK_KINDS = {0: "none", 1: "no progress", 2: "knot", 3: "trace"}
-
-
-@dataclass
-class SimResult:
-    """One simulation run.
-
-    Loads are phits/cycle per terminal (processing element); latencies are
-    in cycles. ``latency`` is the mean from injection (entering the
-    injection queue) to delivery; ``latency_generation`` includes the time
-    in the source queue. ``deadlock`` is True when the watchdog fired (no
-    movement at all, or a transit packet stuck at the head of its VC for
-    ``watchdog`` cycles); the run then stops early. ``packet_phits`` is the
-    mean length of the measured packets, so ``latency - (packet_phits - 1)``
-    is the latency with each packet's own serialisation taken out (under
-    virtual cut-through, when its first phit arrived).
-    """
-
-    spec: str
-    routing: str
-    traffic: str
-    load: float
-    offered: float
-    accepted: float
-    injected_rate: float
-    latency: float | None
-    latency_generation: float | None
-    latency_percentiles: dict[str, float | None]
-    latency_generation_percentiles: dict[str, float | None]
-    latency_max: int | None
-    hops: float | None
-    min_hops: float | None
-    packets: int
-    deadlock: bool
-    deadlock_kind: str
-    drained: bool
-    cycles: int
-    seconds: float
-    injected: int
-    delivered: int
-    in_flight: int
-    conservation: bool
-    source_overflow: int
-    starvation: int
-    escape_fraction: float | None
-    utilisation: dict[str, dict[str, float]]
-    channel_utilisation: np.ndarray = field(repr=False)
-    config: SimConfig = field(repr=False)
-    seed: int = 0
-    #: (n, n) mean latency (from injection) of the measured packets of every
-    #: (source router, destination router) pair, NaN where none arrived;
-    #: only with ``simulate(..., pair_latency=True)``
-    pair_latency: np.ndarray | None = field(default=None, repr=False)
-    pair_packets: np.ndarray | None = field(default=None, repr=False)
-    #: half-width of the 95% confidence interval of ``latency_generation``
-    #: (batch means over sample periods; None with fewer than two)
-    latency_ci95: float | None = None
-    #: False when the offered load is beyond saturation: the network deadlocked,
-    #: the measured packets' mean latency passed ``latency_threshold`` at a drain check
-    #: (BookSim2's rule; ``measurement="booksim"``: also at the end of a sample period),
-    #: or (``measurement="fixed"``) they did not all arrive within ``drain`` cycles
-    stable: bool = True
-    cpu_seconds: float = 0.0
-    packet_phits: float | None = None
-
-    @property
-    def router_cycles_per_second(self) -> float:
-        n = self.config_routers
-        return n * self.cycles / self.seconds if self.seconds > 0 else float("nan")
-
-    config_routers: int = field(default=0, repr=False)
-
-    def to_dict(self, channels: bool = False) -> dict[str, Any]:
-        """JSON-ready dict; ``channels=True`` adds the per-channel utilisation."""
-        d = {
-            "spec": self.spec,
-            "routing": self.routing,
-            "traffic": self.traffic,
-            "load": self.load,
-            "offered": self.offered,
-            "accepted": self.accepted,
-            "injected_rate": self.injected_rate,
-            "latency": self.latency,
-            "latency_generation": self.latency_generation,
-            "latency_percentiles": self.latency_percentiles,
-            "latency_generation_percentiles": self.latency_generation_percentiles,
-            "latency_max": self.latency_max,
-            "hops": self.hops,
-            "min_hops": self.min_hops,
-            "packets": self.packets,
-            "deadlock": self.deadlock,
-            "deadlock_kind": self.deadlock_kind,
-            "drained": self.drained,
-            "cycles": self.cycles,
-            "seconds": self.seconds,
-            "router_cycles_per_second": self.router_cycles_per_second,
-            "injected": self.injected,
-            "delivered": self.delivered,
-            "in_flight": self.in_flight,
-            "conservation": self.conservation,
-            "source_overflow": self.source_overflow,
-            "starvation": self.starvation,
-            "escape_fraction": self.escape_fraction,
-            "utilisation": self.utilisation,
-            "seed": self.seed,
-            "latency_ci95": self.latency_ci95,
-            "stable": self.stable,
-            "cpu_seconds": self.cpu_seconds,
-            "packet_phits": self.packet_phits,
-            "config": self.config.to_dict(),
-        }
-        if channels:
-            d["channel_utilisation"] = self.channel_utilisation.tolist()
-        return d
-
-
-@dataclass(frozen=True)
-class SimProgress:
-    """Where a running simulation is (what :func:`simulate`'s ``progress``
-    receives, between batches of cycles): ``cycles`` simulated of about
-    ``planned`` (warm-up + measurement; the drain and BookSim2's sample
-    periods can add more), the ``phase`` (``warm-up``, ``measurement``,
-    ``drain``), the accepted load so far in the measurement (None while
-    warming up), and the wall seconds since the run started."""
-
-    load: float
-    cycles: int
-    planned: int
-    phase: str
-    accepted: float | None
-    elapsed: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"load": self.load, "cycles": self.cycles, "planned": self.planned, "phase": self.phase,
-                "accepted": self.accepted, "elapsed": self.elapsed}
 
 
 def _percentiles(hist: np.ndarray, qs: Sequence[float] = (50, 95, 99)) -> dict[str, float | None]:
@@ -468,35 +334,6 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
         config_routers=topo.n,
         packet_phits=float(st[K.S_SUM_LEN] / pk) if pk else None,
     )
-
-
-@dataclass
-class SweepResult:
-    """A load sweep: one :class:`SimResult` per load and the saturation
-    throughput (the highest accepted load of the sweep)."""
-
-    points: list[SimResult]
-    saturation: float
-    saturation_load: float
-
-    @property
-    def loads(self) -> list[float]:
-        return [p.load for p in self.points]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "points": [p.to_dict() for p in self.points],
-            "saturation": self.saturation,
-            "saturation_load": self.saturation_load,
-        }
-
-
-def _sweep_result(points: list[SimResult]) -> SweepResult:
-    ok = [p for p in points if not p.deadlock]
-    if not ok:
-        return SweepResult(points, 0.0, 0.0)
-    best = max(ok, key=lambda p: p.accepted)
-    return SweepResult(points, float(best.accepted), float(best.load))
 
 
 def sweep(

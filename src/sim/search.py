@@ -33,6 +33,7 @@ from typing import Any, Callable, Sequence
 from candidates.workers import init_worker
 
 from .errors import SimError
+from .results import SweepResult, sweep_result
 
 __all__ = ["OK", "SATURATED", "UNSTABLE", "DEADLOCK", "LoadSearch", "SearchState", "SearchSet", "SweepProgress",
            "check_jobs", "run_search", "run_searches"]
@@ -132,10 +133,8 @@ class LoadSearch:
 
     def result(self, path: list[Any]):
         """The :class:`~sim.SweepResult` of the serial run's points (in its order)."""
-        from .engine import SweepResult, _sweep_result
-
         if self.kind != "stable":
-            return _sweep_result(list(path))
+            return sweep_result(list(path))
         points = sorted(path, key=lambda p: p.load)
         ok = [p for p in path if self.outcome(p) == OK]
         if not ok:
