@@ -1,12 +1,12 @@
 """Reading the text files users hand to toposynth (studies, demand CSVs,
 traces, edge lists): UTF-8 or one clear error line.
 
->>> import tempfile, os
->>> p = os.path.join(tempfile.mkdtemp(), "t.txt")
->>> _ = open(p, "wb").write(b"ok\\n")
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp(), "t.txt")
+>>> _ = p.write_bytes(b"ok\\n")
 >>> read_text(p, "trace")  # doctest: +ELLIPSIS
 'ok\\n'
->>> _ = open(p, "wb").write(b"caf\\xe9\\n")
+>>> _ = p.write_bytes(b"caf\\xe9\\n")
 >>> read_text(p, "trace")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...

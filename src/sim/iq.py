@@ -216,7 +216,7 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     terminals number them (input ``a`` / ``A + t``, output ``a`` / ``A + t``)
     listed router by router, each router's in that order, and where each
     router's start in the lists."""
-    n, A, T = topo.n, topo.num_arcs, topo.num_terminals
+    n, T = topo.n, topo.num_terminals
     rank = np.empty(topo.ndim, dtype=np.int64)
     rank[dim_order] = np.arange(topo.ndim)
     plus = arc_dir > 0

@@ -745,7 +745,7 @@ def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
     cards): O(n), no n x n."""
     adaptive = routing == "tsdor-adaptive"
     hop, code = twin_next_hops(topo, "tsdor" if adaptive else routing)  # validates the nDT layout
-    n, A = topo.n, topo.num_arcs
+    A = topo.num_arcs
     s = np.array(topo.params["shape"], dtype=np.int64)
     nd = len(s)
     N = int(np.prod(s))

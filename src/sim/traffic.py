@@ -313,7 +313,6 @@ def _neighbor(topo: Topology) -> Destinations:
     T = topo.num_terminals
     if T > 4096:
         raise SimError(f"neighbor traffic is limited to 4096 terminals, got {T}")
-    off = terminal_offsets(topo)
     R = np.zeros((topo.n, topo.n))
     for u in range(topo.n):
         nb = np.unique(topo.neighbors(u))

@@ -1,6 +1,5 @@
 """The physical model: cross-sections, connectors, router pins, latencies, wiring modes."""
 
-import math
 
 import numpy as np
 import pytest

@@ -19,6 +19,7 @@ import candidates as cd
 import sim
 from candidates.records import routing_records
 from candidates.size import SizeError
+from candidates.topology import Topology
 from sim import SimConfig, simulate
 from sim.memory import check_sim_memory
 from sim.routing import build_tables, class_index, pair_records, with_ties

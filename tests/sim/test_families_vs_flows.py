@@ -18,7 +18,6 @@ difference between the two layers.
 
 from __future__ import annotations
 
-import pytest
 
 import candidates as cd
 import sim

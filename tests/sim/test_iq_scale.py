@@ -26,7 +26,7 @@ def test_estimate_closed_form_torus_4x4():
     # torus 4x4: 32 links -> A = 64 arcs, T = 16; 2 VCs of 8 flits; route sets of D + 1 = 3
     t = cd.from_spec("torus:4x4")
     z = iq_sizes(t, _cfg(), 0.1)
-    A, T, n, V, B, R = 64, 16, 16, 2, 8, 3
+    A, T, V, B, R = 64, 16, 2, 8, 3
     NIP, NOP = A + T, A + 2 * T
     NVC, NOV = NIP * V, NOP * V
     assert (z["NVC"], z["NOV"], z["R"], z["link"]) == (NVC, NOV, R, 2)

@@ -1,7 +1,6 @@
 """One machine per study: refusals, size classes, concentration, cost columns, budgets, Pareto, the answer."""
 
 import csv
-import itertools
 
 import numpy as np
 import pytest
