@@ -13,6 +13,8 @@ same link in the opposite direction.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -216,6 +218,27 @@ class Topology:
     def __repr__(self) -> str:
         name = self.spec or self.family
         return f"Topology({name!r}, n={self.n}, links={self.num_links})"
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of everything the topology is -- routers, links and their
+        classes, PEs, coordinates, box, placement, family, spec and
+        parameters: equal topologies (a pickled copy included) have equal
+        fingerprints, so caches of what is derived from one can be keyed by it.
+
+        >>> from candidates import torus
+        >>> torus((4, 4)).fingerprint == torus((4, 4)).fingerprint != torus((4, 2)).fingerprint
+        True
+        """
+        h = hashlib.sha256()
+        for a in (self.links, self.link_dim, self.terminals, self.coords, self.lattice):
+            h.update(b"-" if a is None else np.ascontiguousarray(a).tobytes() + str(np.shape(a)).encode())
+        if self.placement is not None:
+            for a in (self.placement.unit, self.placement.slot_grid()):
+                h.update(np.ascontiguousarray(a).tobytes())
+        meta = [self.n, list(self.dims), self.shape, self.family, self.spec, _jsonable(self.params)]
+        h.update(json.dumps(meta, sort_keys=True, default=str).encode())
+        return h.hexdigest()[:32]
 
     # ------------------------------------------------------------- basic sizes
     @property

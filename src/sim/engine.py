@@ -465,20 +465,13 @@ def check_seeds(seeds: Iterable[int]) -> list[int]:
     return out
 
 
-#: a worker's topology of the sweep it serves (token, Topology): the routing tables are cached on the
-#: Topology object, and every task brings its own unpickled copy without them -- without this, a worker
-#: built the tables again for every point (a 4096-router torus: seconds a point)
-_WORKER_TOPOLOGY: list = [None, None]
-
-
 class _SimulateAt:
-    """Picklable ``(seed, load) -> simulate(...)`` for a sweep's workers; the points of one sweep share
-    the first copy of its topology that reached the worker."""
+    """Picklable ``(seed, load) -> simulate(...)`` for a sweep's workers. Every task brings its own
+    unpickled copy of the topology; the routing tables a worker built for an earlier point are found
+    by the topology's fingerprint (:mod:`sim.cache`), not rebuilt (a 4096-router torus: seconds a point)."""
 
     def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern):
         self.token, self.topo, self.cfg, self.pat = token, topo, cfg, pat
 
     def __call__(self, seed: int, load: float) -> SimResult:
-        if _WORKER_TOPOLOGY[0] != self.token:
-            _WORKER_TOPOLOGY[:] = [self.token, self.topo]
-        return simulate(_WORKER_TOPOLOGY[1], self.cfg, self.pat, load, seed=seed)
+        return simulate(self.topo, self.cfg, self.pat, load, seed=seed)

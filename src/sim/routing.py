@@ -138,6 +138,7 @@ from candidates.capabilities import capabilities, families_with
 from candidates.lattice import reduce_to_box
 from candidates.records import has_records, record_table, record_ties
 
+from . import cache as sim_cache
 from .config import ROUTINGS, SimConfig
 from .errors import SimError
 from .routings import ROUTING_REGISTRY, routing_entry
@@ -343,22 +344,22 @@ def with_ties(topo: Topology, tabs: RoutingTables) -> RoutingTables:
     """The tables with every minimal record of each difference class that
     :func:`candidates.record_ties` gives (the lattice translates of the base
     record; cached)."""
-    key = f"_sim_ties_{tabs.mode}"
-    cached = topo.__dict__.get(key)
-    if cached is None:
-        if tabs.cls_kind == CLS_LATTICE:
-            recs, cnt = record_ties(topo)               # by router, from router 0
-            n = topo.n
-            cls = class_index(tabs, np.zeros(n, dtype=np.int64), np.arange(n))
-            records = np.zeros(recs.shape, dtype=np.int16)
-            records[:, cls] = recs
-            count = np.zeros(n, dtype=np.int8)
-            count[cls] = cnt
-            cached = dataclasses.replace(tabs, records=records, rec_count=count)
-        else:
-            cached = dataclasses.replace(tabs, rec_count=np.ones(1, dtype=np.int8))
-        topo.__dict__[key] = cached
-    return cached
+    if tabs.cls_kind != CLS_LATTICE:
+        return dataclasses.replace(tabs, rec_count=np.ones(1, dtype=np.int8))
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        # the tie records depend on the topology alone (its lattice classes): kept, then put in any tables
+        recs, cnt = record_ties(topo)               # by router, from router 0
+        n = topo.n
+        cls = class_index(tabs, np.zeros(n, dtype=np.int64), np.arange(n))
+        records = np.zeros(recs.shape, dtype=np.int16)
+        records[:, cls] = recs
+        count = np.zeros(n, dtype=np.int8)
+        count[cls] = cnt
+        return records, count
+
+    records, count = sim_cache.cached(topo, "tie records", build)
+    return dataclasses.replace(tabs, records=records, rec_count=count)
 
 
 def _class_lattice(topo: Topology) -> np.ndarray:
@@ -622,16 +623,15 @@ def _record_tables(topo: Topology, routing: str, arc_dir: np.ndarray, arc_wrap: 
 
 
 def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> RoutingTables:
-    """Kernel tables for a resolved routing name (cached on the topology)."""
+    """Kernel tables for a resolved routing name (kept by :mod:`sim.cache`)."""
     kind = table_kind(topo, routing)
-    key = f"_sim_tables_{routing}_{root}" + (f"_{vcs}" if kind == "twin" else "")
-    cached = topo.__dict__.get(key)
-    if cached is not None:
-        return cached
+    key = f"tables {routing} {root}" + (f" {vcs}" if kind == "twin" else "")
     if kind == "twin":
-        tab = _build_twin(topo, routing, vcs)
-        topo.__dict__[key] = tab
-        return tab
+        return sim_cache.cached(topo, key, lambda: _build_twin(topo, routing, vcs))
+    return sim_cache.cached(topo, key, lambda: _build_tables(topo, routing, kind, root))
+
+
+def _build_tables(topo: Topology, routing: str, kind: str, root: int) -> RoutingTables:
     n, A = topo.n, topo.num_arcs
     arc_dir = np.where(np.arange(A) % 2 == 0, 1, -1).astype(np.int64)
     arc_wrap = np.zeros(A, dtype=np.int64)
@@ -681,7 +681,6 @@ def build_tables(topo: Topology, routing: str, root: int = 0, vcs: int = 0) -> R
                             np.ascontiguousarray(ud_up), np.ascontiguousarray(ud_down), arc_up,
                             min_dist=sp.dist, mid_tab=mid, routing=routing,
                             class_hops=routing_entry(routing).class_hops)
-    topo.__dict__[key] = tab
     return tab
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import candidates as cd
+from sim import cache as sim_cache
 import sim
 from candidates.records import routing_records
 from candidates.size import SizeError
@@ -168,7 +169,7 @@ def test_record_routing_refused_in_one_line(monkeypatch):
     with pytest.raises(SizeError, match=r"^simulating torus:64x32x32 \(65,536 routers, adaptive routing: tables by "
                                         r"difference class\) needs about 1\.5 GB but the memory limit is 1\.0 GB"):
         simulate(t, "tpds2010", "uniform", 0.1)
-    assert not any(k.startswith("_sim_tables") for k in t.__dict__)
+    assert not sim_cache.holds(t, "tables")
 
 
 def test_table_routing_refusal_says_the_limit(monkeypatch):
@@ -180,7 +181,7 @@ def test_table_routing_refusal_says_the_limit(monkeypatch):
     with pytest.raises(SizeError, match=r"\(16,384 routers, table routing: n x n tables\) needs about 11 GB .*"
                                         r"at most about 4,\d\d\d routers fit"):
         simulate(t, SimConfig(routing="table"), "uniform", 0.1)
-    assert not any(k.startswith("_sim_tables") for k in t.__dict__)
+    assert not sim_cache.holds(t, "tables")
 
 
 _PROBE = r"""
