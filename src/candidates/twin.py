@@ -38,7 +38,7 @@ import numpy as np
 from .errors import SpecError, TopologyError
 from .topology import INTERNAL, Topology
 
-__all__ = ["twin_torus", "twin_size", "card_of_port", "twin_route"]
+__all__ = ["twin_torus", "twin_size", "card_of_port", "twin_route", "twin_shape"]
 
 ALGORITHMS = ("tsdor", "dort")
 
@@ -183,7 +183,7 @@ def twin_torus(shape: Sequence[int]) -> Topology:
     )
 
 
-def _twin_shape(topo: Topology) -> tuple[int, ...]:
+def twin_shape(topo: Topology) -> tuple[int, ...]:
     """The node shape of a topology built by :func:`twin_torus`, checked."""
     if not isinstance(topo, Topology) or topo.family != "ndt" or "shape" not in topo.params:
         what = topo.spec or topo.family if isinstance(topo, Topology) else type(topo).__name__
@@ -267,7 +267,7 @@ def twin_route(topo: Topology, src: int, dst: int, algorithm: str = "tsdor") -> 
     >>> [t.dims[t.arc_dim[a]] for a in path], int(t.arc_dst[path[-1]]) == dst
     (['d1'], True)
     """
-    s = _twin_shape(topo)
+    s = twin_shape(topo)
     if algorithm not in ALGORITHMS:
         raise SpecError(f"unknown nDT routing {algorithm!r}; use 'tsdor' or 'dort'")
     R = topo.n

@@ -137,6 +137,7 @@ from candidates import Topology, hop_distances, shortest_path_table, updown
 from candidates.capabilities import capabilities, families_with
 from candidates.lattice import reduce_to_box
 from candidates.records import has_records, record_table, record_ties
+from candidates.twin import twin_shape
 
 from . import cache as sim_cache
 from .config import ROUTINGS, SimConfig
@@ -397,9 +398,7 @@ def _twin_rules(topo: Topology, algorithm: str, u: np.ndarray, d: np.ndarray) ->
     middle dimension's tie takes the port on the current card, other ties
     the plus port; internal link when the needed port is on the other card
     and at the destination node)."""
-    from candidates.twin import _twin_shape
-
-    s = np.array(_twin_shape(topo), dtype=np.int64)
+    s = np.array(twin_shape(topo), dtype=np.int64)
     nd = len(s)
     m = (nd - 1) // 2
     N = int(np.prod(s))
