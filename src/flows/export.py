@@ -9,6 +9,7 @@ the HiGHS LP (:func:`flows.lp.build_lp_arrays`), so both solve one problem.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,14 +21,42 @@ from .problem import FlowError, FlowProblem
 if TYPE_CHECKING:
     import pulp
 
-__all__ = ["to_pulp", "write_model", "MAX_PULP_COLUMNS"]
+__all__ = ["to_pulp", "write_model", "row_names", "MAX_PULP_COLUMNS"]
 
 #: Larger models are refused: PuLP would need minutes and gigabytes.
 MAX_PULP_COLUMNS = 200_000
 
 
+def row_names(problem: FlowProblem, meta: dict) -> list[str]:
+    """Names of the LP's rows (:func:`flows.lp.build_lp_arrays`): ``flow_sS_vV``
+    (the conservation of the flow of the demands from router S -- to S when
+    the groups are by destination, ``flow_dS_vV`` -- at router V), then one per
+    resource: ``cap_`` and its name, spaces and signs written ``_``.
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> from flows.lp import build_lp_arrays
+    >>> p = FlowProblem.from_topology(cd.ring(4), Demands.uniform(4))
+    >>> names = row_names(p, build_lp_arrays(p)[5])
+    >>> names[:2], names[-1], len(names)      # 4 groups x 4 routers, 8 channels (the last 0->3)
+    (['flow_s0_v0', 'flow_s0_v1'], 'cap_0_3', 24)
+    """
+    side = "d" if meta["reverse"] else "s"
+    out = [f"flow_{side}{int(g)}_v{v}" for g in meta["group_routers"] for v in range(problem.n)]
+    seen: set[str] = set()
+    for r in range(problem.num_resources):
+        raw = problem.resource_names[r] if r < len(problem.resource_names) else f"resource {r}"
+        name = "cap_" + re.sub(r"[^A-Za-z0-9]+", "_", str(raw)).strip("_")
+        if name in seen:      # names must be unique in a model file
+            name = f"{name}_{r}"
+        seen.add(name)
+        out.append(name)
+    return out
+
+
 def to_pulp(problem: FlowProblem, objective: str = "concurrent") -> pulp.LpProblem:
-    """The problem as a PuLP model (variables ``x_<col>``; ``lambda`` last).
+    """The problem as a PuLP model (variables ``x_<col>``; ``lambda`` last;
+    rows named by :func:`row_names`).
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -40,6 +69,7 @@ def to_pulp(problem: FlowProblem, objective: str = "concurrent") -> pulp.LpProbl
     import pulp
 
     c, A, row_lo, row_hi, _, meta = build_lp_arrays(problem, objective)
+    rows = row_names(problem, meta)
     ncol = A.shape[1]
     if ncol > MAX_PULP_COLUMNS:
         raise FlowError(
@@ -63,11 +93,11 @@ def to_pulp(problem: FlowProblem, objective: str = "concurrent") -> pulp.LpProbl
         expr = pulp.lpSum(float(v) * xs[j] for j, v in zip(cols.tolist(), vals.tolist()))
         lo, hi = row_lo[i], row_hi[i]
         if lo == hi:
-            model += (expr == float(lo)), f"r{i}"
+            model += (expr == float(lo)), rows[i]
         elif np.isfinite(hi):
-            model += (expr <= float(hi)), f"r{i}"
+            model += (expr <= float(hi)), rows[i]
         else:
-            model += (expr >= float(lo)), f"r{i}"
+            model += (expr >= float(lo)), rows[i]
     return model
 
 

@@ -167,7 +167,9 @@ def build_lp_arrays(problem: FlowProblem, objective: str = "concurrent"):
         c = np.tile(problem.latency, G)
     Amat = sp.csc_matrix((value, index, start), shape=(nrow, ncol))
     col_hi = np.full(ncol, np.inf)
-    meta = {"groups": G, "reverse": bool(reverse), "rows": nrow, "cols": ncol, "nnz": int(Amat.nnz)}
+    meta = {"groups": G, "reverse": bool(reverse), "rows": nrow, "cols": ncol, "nnz": int(Amat.nnz),
+            # each group's router: the source its demands leave (the destination they reach when reversed)
+            "group_routers": groups}
     return c, Amat, row_lo, row_hi, col_hi, meta
 
 

@@ -165,7 +165,10 @@ def test_exported_model_solves_to_the_same_optimum(tmp_path, objective):
         m.solve(pulp.PULP_CBC_CMD(msg=False))
     assert pulp.value(m.objective) == pytest.approx(value, rel=1e-6)
     write_model(p, tmp_path / "m.lp", objective)
-    assert (tmp_path / "m.lp").read_text().startswith("\\*")
+    text = (tmp_path / "m.lp").read_text()
+    assert text.startswith("\\*")
+    # rows named for what they hold: a group's flow conservation at a router, a resource's capacity
+    assert "flow_" in text and "cap_" in text and "\nr0:" not in text
 
 
 def test_cross_check_reports_agreement():
