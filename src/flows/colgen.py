@@ -33,7 +33,7 @@ from ._pool_kernels import pool_min_lengths, potential_sweeps
 from .lp import _quiet_highs
 from .problem import FlowError, FlowProblem
 from .progress import Reporter
-from .ptas import grouped
+from .groups import grouped
 from .result import FlowResult
 
 __all__ = ["colgen_max_concurrent_flow"]
@@ -223,7 +223,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
 
 class Pricing:
     """What every pricing round needs, built once per solve: the channels
-    grouped by source (:func:`flows.ptas.grouped`) and the resource matrix
+    grouped by source (:func:`flows.groups.grouped`) and the resource matrix
     by channel (a path's column) and transposed (channel lengths from
     resource prices)."""
 

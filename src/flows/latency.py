@@ -31,7 +31,8 @@ import scipy.sparse as sp
 from ._kernels import _tree_flow, dijkstra, split_dag_flow
 from .problem import FlowError, FlowProblem
 from .progress import Reporter
-from .ptas import grouped, max_concurrent_flow
+from .groups import grouped
+from .ptas import max_concurrent_flow
 from .result import FlowResult
 
 __all__ = ["min_latency"]

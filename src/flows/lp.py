@@ -38,7 +38,7 @@ def reprice_bound(problem: FlowProblem, y: np.ndarray) -> float:
     1.5
     """
     from ._kernels import dijkstra
-    from .ptas import grouped
+    from .groups import grouped
 
     y = np.asarray(y, dtype=np.float64)
     cap = problem.capacity

@@ -39,36 +39,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ._kernels import dijkstra, gk_fleischer
+from .groups import grouped
 from .problem import FlowError, FlowProblem
 from .result import FlowResult
 
-__all__ = ["max_concurrent_flow", "grouped"]
-
-
-def grouped(problem: FlowProblem, extra_length: np.ndarray | None = None):
-    """Commodities grouped by source (or by destination on reversed channels).
-
-    Returns (indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt)
-    where channel numbers are the problem's, whichever orientation is used.
-    """
-    dem = problem.demands
-    reverse = len(np.unique(dem.dst)) < len(np.unique(dem.src))
-    if reverse:
-        tail, head, gsrc, gdst = problem.arc_dst, problem.arc_src, dem.dst, dem.src
-    else:
-        tail, head, gsrc, gdst = problem.arc_src, problem.arc_dst, dem.src, dem.dst
-    n = problem.n
-    order = np.lexsort((np.arange(len(tail)), tail))
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(tail, minlength=n), out=indptr[1:])
-    heads = head[order].astype(np.int64)
-    arcs = order.astype(np.int64)
-    o = np.argsort(gsrc, kind="stable")
-    srcs, counts = np.unique(gsrc[o], return_counts=True)
-    grp_ptr = np.zeros(len(srcs) + 1, dtype=np.int64)
-    np.cumsum(counts, out=grp_ptr[1:])
-    return (indptr, heads, arcs, np.asarray(tail, dtype=np.int64), grp_ptr, srcs.astype(np.int64),
-            np.asarray(gdst[o], dtype=np.int64), np.asarray(dem.amount[o], dtype=np.float64))
+__all__ = ["max_concurrent_flow"]
 
 
 def _shortest_path_congestion(problem, G) -> float:
