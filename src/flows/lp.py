@@ -169,7 +169,7 @@ def build_lp_arrays(problem: FlowProblem, objective: str = "concurrent"):
     col_hi = np.full(ncol, np.inf)
     meta = {"groups": G, "reverse": bool(reverse), "rows": nrow, "cols": ncol, "nnz": int(Amat.nnz),
             # each group's router: the source its demands leave (the destination they reach when reversed)
-            "group_routers": groups}
+            "group_routers": [int(g) for g in groups]}
     return c, Amat, row_lo, row_hi, col_hi, meta
 
 
