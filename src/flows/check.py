@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .lp import solve_lp
-from .problem import FlowProblem
+from .problem import DEFAULT_EPS, FlowProblem
 from .ptas import max_concurrent_flow
 
 __all__ = ["CrossCheck", "cross_check"]
@@ -35,7 +35,7 @@ class CrossCheck:
         return {**asdict(self), "ok": self.ok}
 
 
-def cross_check(problem: FlowProblem, eps: float = 0.05, *, tol: float = 1e-7) -> CrossCheck:
+def cross_check(problem: FlowProblem, eps: float = DEFAULT_EPS, *, tol: float = 1e-7) -> CrossCheck:
     """Run the PTAS and HiGHS on the same problem and compare.
 
     >>> import candidates as cd

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._kernels import _tree_flow, dijkstra, split_dag_flow
-from .problem import FlowError, FlowProblem
+from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .progress import Reporter
 from .groups import grouped
 from .ptas import max_concurrent_flow
@@ -106,7 +106,7 @@ def _envelope(points):
     return best, flow
 
 
-def min_latency(problem: FlowProblem, eps: float = 0.05, *, max_steps: int = 40,
+def min_latency(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_steps: int = 40,
                 max_phases: int = 100000, capacity: FlowResult | None = None,
                 progress: Callable[[dict], None] | None = None, progress_interval: float = 5.0) -> FlowResult:
     """Route every demand at (near) minimum average latency.

@@ -30,7 +30,10 @@ from candidates.hops import hop_distances
 from candidates.textfile import read_text
 from candidates.topology import Topology
 
-__all__ = ["FlowError", "Demands", "FlowProblem"]
+__all__ = ["FlowError", "Demands", "FlowProblem", "DEFAULT_EPS"]
+
+#: the certified relative gap every solver, the flow command and a study's ranking aim for unless told
+DEFAULT_EPS = 0.05
 
 
 class FlowError(ToposynthError):

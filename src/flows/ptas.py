@@ -40,7 +40,7 @@ import numpy as np
 
 from ._kernels import dijkstra, gk_fleischer
 from .groups import grouped
-from .problem import FlowError, FlowProblem
+from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .result import FlowResult
 
 __all__ = ["max_concurrent_flow"]
@@ -65,7 +65,7 @@ def _shortest_path_congestion(problem, G) -> float:
     return float(((problem.R @ flow) / problem.capacity).max())
 
 
-def max_concurrent_flow(problem: FlowProblem, eps: float = 0.05, *, max_phases: int = 100000,
+def max_concurrent_flow(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_phases: int = 100000,
                         check_div: int = 4, pool_size: int = 6, step: float | None = None,
                         slack: float | None = None, decide: float | None = None,
                         progress: Callable[[dict], None] | None = None,

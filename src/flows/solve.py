@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 
 from .lp import solve_lp
-from .problem import FlowError, FlowProblem
+from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .result import FlowResult
 from .cyclic_symmetry import AUTO_SHIFT_MAX_COLUMNS, AUTO_SHIFT_MIN_ORDER, shift_symmetric_uniform, shift_symmetry
 from .symmetry import symmetric_uniform
@@ -123,7 +123,7 @@ def _by_shift(topology, problem: FlowProblem, time_limit: float | None) -> FlowR
         return None
 
 
-def solve(problem: FlowProblem, eps: float = 0.05, *, solver: str = "auto", objective: str = "concurrent",
+def solve(problem: FlowProblem, eps: float = DEFAULT_EPS, *, solver: str = "auto", objective: str = "concurrent",
           time_limit: float | None = None, max_phases: int = 100000, topology=None,
           progress=None) -> FlowResult:
     """Solve ``problem`` to a certified relative gap ``eps`` (0: exact).
