@@ -182,38 +182,59 @@ def apsp(G, W, O, prim_cur, limit):
 
 
 @njit(**HELPER)
+def path_counts(G, W, s, left):
+    """Breadth-first search from ``s``: ``W.dist``, the number of shortest
+    paths ``W.sigma`` and the visiting order ``W.order``; returns how many
+    routers it reached. With ``left >= 0`` -- the targets (``W.tdem > 0``)
+    still to reach -- it stops after the level of the farthest one (their
+    path counts are complete once the level above is)."""
+    n = G.n
+    adj, deg = G.adj, G.deg
+    dist, order, sigma, tdem = W.dist, W.order, W.sigma, W.tdem
+    for v in range(n):
+        dist[v] = -1
+    dist[s] = 0
+    sigma[s] = 1.0
+    order[0] = s
+    head = 0
+    tail = 1
+    far = n
+    while head < tail:
+        u = order[head]
+        if dist[u] >= far:
+            break
+        head += 1
+        du = dist[u] + 1
+        for p in range(deg[u]):
+            v = adj[u, p]
+            if dist[v] < 0:
+                dist[v] = du
+                sigma[v] = 0.0
+                order[tail] = v
+                tail += 1
+                if left > 0 and tdem[v] > 0.0:
+                    left -= 1
+                    if left == 0:
+                        far = du
+            if dist[v] == du:
+                sigma[v] += sigma[u]
+    return tail
+
+
+@njit(**HELPER)
 def split_load(G, W):
     """The busiest arc's load when every ordered router pair sends one unit
     split evenly over all its shortest paths (Brandes' accumulation from the
     sources of fibre 0; a lifted link's load is its base link's sum over
     the fibre's sources, and the two directions of a link carry the same)."""
-    n, m = G.n, G.m
+    m = G.m
     adj, deg = G.adj, G.deg
     dist, order, sigma, delta, eload = W.dist, W.order, W.sigma, W.delta, W.eload
     ne = G.ecount[0]
     for e in range(ne):
         eload[e] = 0.0
     for s in range(m):
-        for v in range(n):
-            dist[v] = -1
-        dist[s] = 0
-        sigma[s] = 1.0
-        order[0] = s
-        head = 0
-        tail = 1
-        while head < tail:
-            u = order[head]
-            head += 1
-            du = dist[u] + 1
-            for p in range(deg[u]):
-                v = adj[u, p]
-                if dist[v] < 0:
-                    dist[v] = du
-                    sigma[v] = 0.0
-                    order[tail] = v
-                    tail += 1
-                if dist[v] == du:
-                    sigma[v] += sigma[u]
+        tail = path_counts(G, W, s, -1)
         for i in range(tail):
             delta[order[i]] = 0.0
         for i in range(tail - 1, 0, -1):
@@ -271,33 +292,7 @@ def demand_split(G, W, O):
             for k in range(O.dptr[s], O.dptr[s + 1]):
                 if tdem[O.ddst[k]] < 0.0:
                     tdem[O.ddst[k]] = -tdem[O.ddst[k]]
-        for v in range(n):
-            dist[v] = -1
-        dist[s] = 0
-        sigma[s] = 1.0
-        order[0] = s
-        head = 0
-        tail = 1
-        far = n
-        while head < tail:
-            u = order[head]
-            if dist[u] >= far:
-                break
-            head += 1
-            du = dist[u] + 1
-            for p in range(deg[u]):
-                v = adj[u, p]
-                if dist[v] < 0:
-                    dist[v] = du
-                    sigma[v] = 0.0
-                    order[tail] = v
-                    tail += 1
-                    if tdem[v] > 0.0:
-                        left -= 1
-                        if left == 0:
-                            far = du
-                if dist[v] == du:
-                    sigma[v] += sigma[u]
+        tail = path_counts(G, W, s, left)
         for i in range(tail):
             delta[order[i]] = 0.0
         for i in range(tail - 1, 0, -1):
