@@ -575,7 +575,7 @@ BGL_SEARCH_STUDY = {
         "restarts), 'searched-radix7' starts from the torus at the torus's radix (degree 6, 20,000 moves, 2 "
         "restarts). Each T searches its own design. Ranked by minimum latency (ns) at demand scale 0.5, capacity "
         "beside it; the winner and the baseline simulated to saturation. Run "
-        "time: about 15 minutes with --jobs 2 on an idle 2-core machine (benchmarks/RESULTS.md, 'Synthesis under "
+        "time: about 9 minutes with --jobs 2 on an idle 2-core machine (benchmarks/RESULTS.md, 'Synthesis under "
         "packaging')."),
     "seed": 1,
     "machine": {"pes": 512},
