@@ -45,7 +45,7 @@ _CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 import candidates as cd, sim
-from candidates.size import SizeError
+from common.size import SizeError
 from sim import preset
 shape, router, load, warmup, measure = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 if router == "iq":

@@ -46,7 +46,7 @@ import candidates as cd
 import sim
 from sim.nas import NAS_CLASSES
 from sim.trace import COMPUTE
-from sim.traffic import localglobal_matrix
+from traffic import localglobal_matrix
 from synth.mapping import grid_map, mapping_model, paper_model, place
 
 from _record import record_subsection, table

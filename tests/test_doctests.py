@@ -7,13 +7,15 @@ import pkgutil
 import pytest
 
 import candidates
+import common
 import flows
 import sim
 import synth
+import traffic
 
 
 def modules():
-    for pkg in (candidates, flows, sim, synth):
+    for pkg in (common, candidates, traffic, flows, sim, synth):
         yield pkg.__name__
         # subpackages' modules too (candidates.search.*)
         for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}."):

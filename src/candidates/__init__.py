@@ -10,22 +10,29 @@ reached by spec strings (``from_spec("rtt:a=8")``).
 8
 """
 
-from .compose import bgl_midplane, hierarchical, product
-from .enumeration import count_graphs, iter_graph6, iter_graphs
-from .fattree import fattree, ktree
-from .errors import GraphFileError, SpecError, TopologyError, ToposynthError
-from .hops import hop_distances
-from .hyperx import flatfly, hyperx
-from .io import complete_graph, from_graph6, read_topology, write_topology
-from .lazy import lazy_names
-from .moore import MooreBound, moore_bound, moore_gap
-from .polarity import affine_polarity, polarfly
-from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
-from .placement import block_placement
-from .registry import FAMILIES, Family, families, from_spec, register
-from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
+from common.errors import ToposynthError
+from common.lazy import lazy_names
+
+from .errors import GraphFileError, SpecError, TopologyError
 from .topology import INTERNAL, Placement, Topology
+from .registry import FAMILIES, Family, families, from_spec, register
+
+# the family modules register their families when imported, in this order (`toposynth families`)
+from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
+from .io import complete_graph, from_graph6, read_topology, write_topology
 from .twin import card_of_port, twin_route, twin_torus
+from .compose import bgl_midplane, hierarchical, product
+from .fattree import fattree, ktree
+from .hyperx import flatfly, hyperx
+from . import dragonfly, slimfly, polarity, interposer  # noqa: F401  (registration)
+from .polarity import affine_polarity, polarfly
+from .search import family as _search_family  # noqa: F401  (registers the search family)
+
+from .enumeration import count_graphs, iter_graph6, iter_graphs
+from .hops import hop_distances
+from .moore import MooreBound, moore_bound, moore_gap
+from .placement import block_placement
+from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 
 # names whose modules compile numba kernels load on first use (PEP 562):
 # importing numba is ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up

@@ -37,7 +37,7 @@ from .errors import TopologyError
 from .hops import hop_distances
 from .moore import moore_bound
 from .records import has_records, record_table, record_ties
-from .size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
+from common.size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 from .topology import Topology
 
 __all__ = [

@@ -35,12 +35,14 @@ Conventions where the paper is silent (they are ours):
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Union
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError
+from .registry import Family, from_spec, register, spec_size
 from .topology import Placement, Topology
 
 __all__ = ["product", "hierarchical", "bgl_midplane"]
@@ -52,28 +54,13 @@ Factor = Union[Topology, str, Sequence[Sequence[int]], Any]
 
 CARD_AXES = ("row", "col")
 
-#: Builds a factor given as a spec string: the registry's ``from_spec``, which
-#: installs itself (:func:`use_spec_builder`) when it is imported -- the
-#: registry builds products and compositions from this module, so this module
-#: does not import the registry.
-_SPEC_BUILDER: Callable[[str], Topology] | None = None
-
-
-def use_spec_builder(build: Callable[[str], Topology]) -> None:
-    """Let factors given as spec strings be built by ``build`` (the registry's ``from_spec``)."""
-    global _SPEC_BUILDER
-    _SPEC_BUILDER = build
-
-
 # ---------------------------------------------------------------- factors
 def _factor(g: Factor, what: str) -> Topology:
     """A factor as a Topology whose router ``i`` is the factor's vertex ``i``."""
     if isinstance(g, Topology):
         return g
     if isinstance(g, str):
-        if _SPEC_BUILDER is None:
-            raise SpecError(f"{what} {g!r}: spec strings need the registry (import candidates)")
-        return _SPEC_BUILDER(g)
+        return from_spec(g)
     import networkx as nx
 
     if isinstance(g, nx.Graph):
@@ -414,3 +401,42 @@ def bgl_midplane(
     specs = _spec_of(fs)
     spec = "bgl:" + "*".join(specs) if specs and card_axis == "col" else ""
     return t.replace(family="bgl", spec=spec)
+
+
+# ---------------------------------------------------------------- the composed families of the registry
+def _factors(family: str, text: str, count: int | None = None) -> list[Topology]:
+    parts = text.split("*")
+    if any(not p for p in parts):
+        raise SpecError(f"{family}: empty factor in {text!r}; join factor specs with single '*'")
+    if count is not None and len(parts) != count:
+        raise SpecError(f"{family} needs {count} factor specs joined by '*', got {len(parts)}")
+    return [from_spec(p) for p in parts]
+
+
+def _factor_sizes(family: str, text: str, count: int | None = None) -> tuple[int, int, int] | None:
+    """Size of the Cartesian product of the factor specs (None if a factor's
+    size is unknown until built)."""
+    parts = text.split("*")
+    if any(not p for p in parts):
+        raise SpecError(f"{family}: empty factor in {text!r}; join factor specs with single '*'")
+    if count is not None and len(parts) != count:
+        raise SpecError(f"{family} needs {count} factor specs joined by '*', got {len(parts)}")
+    sizes = [spec_size(p) for p in parts]
+    if any(z is None for z in sizes):
+        return None
+    N = 1
+    for z in sizes:
+        N *= z.routers
+    # factor i is copied once per router of the other factors
+    return N, sum(z.links * (N // z.routers) for z in sizes), len(sizes)
+
+
+register(Family("product", "Cartesian product of small graphs given as specs joined by *",
+                (("factors", "specs joined by *"),), "product:ring:8*path:4",
+                lambda pos, kw: product(*_factors("product", pos[0])),
+                lambda pos, kw: _factor_sizes("product", pos[0]), Capabilities(coordinates=True, whole_argument=True)))
+register(Family("bgl", "Blue Gene/L midplane: row graph (8) and column graph (4) on each 8 x 4 node card, "
+                "upper row and column graphs (4 each) joining 16 node cards; 2 routers per compute card",
+                (("factors", "ROW8*COL4*UPROW4*UPCOL4 as specs"),), "bgl:ring:8*ring:4*ring:4*ring:4",
+                lambda pos, kw: bgl_midplane(*_factors("bgl", pos[0], 4)),
+                lambda pos, kw: _factor_sizes("bgl", pos[0], 4), Capabilities(coordinates=True, whole_argument=True)))

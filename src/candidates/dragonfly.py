@@ -66,8 +66,10 @@ from typing import Any
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError
 from .next_hops import NextHopTable, rule_table
+from .registry import Family, keyed_fields, register
 from .topology import Topology
 
 __all__ = ["ARRANGEMENTS", "dragonfly", "dragonfly_size", "dragonfly_figures", "DragonflyFigures", "minimal_table",
@@ -385,3 +387,20 @@ def valiant_intermediates(topo: Topology) -> np.ndarray:
         u, G = (int(v) for v in np.argwhere(entry < 0)[0])
         raise SpecError(f"{topo!r}: group {u // a} has no global link to group {G}; Valiant's routing needs one")
     return entry
+
+
+# ---------------------------------------------------------------- the dragonfly family of the registry
+# key=value fields only; dragonfly() validates the values (one-line SpecErrors)
+_fields = keyed_fields("dragonfly", ("a", "p", "h"), ("g", "arrangement"), ("a", "p", "h", "g"))
+register(Family("dragonfly", "dragonfly (Kim et al. 2008): g groups of a fully connected routers, h global links and "
+                "p PEs per router; arrangement of the global links absolute, relative, circulant or palmtree",
+                (("a", "routers per group, >= 2"), ("p", "PEs per router"), ("h", "global links per router"),
+                 ("g", "optional: groups, 2..a*h+1 (default a*h+1: one global link per pair of groups)"),
+                 ("arrangement", "optional: " + ", ".join(ARRANGEMENTS) + " (default absolute)")),
+                "dragonfly:a=4:p=2:h=2",
+                lambda pos, kw: dragonfly(**_fields(pos, kw)),
+                lambda pos, kw: (*dragonfly_size(**_fields(pos, kw)), 2),
+                Capabilities(coordinates=True, groups=True, routes={"minimal": minimal_table},
+                             intermediates=valiant_intermediates, auto_routing="ugal",
+                             figures=lambda t: dragonfly_figures(t.params["a"], int(t.terminals[0]), t.params["h"],
+                                                                 t.params["g"]))))

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from .errors import SpecError
-from .size import SizeError, check_memory, format_count, format_seconds
+from common.size import SizeError, check_memory, format_count, format_seconds
 from .topology import Topology
 
 __all__ = ["iter_graph6", "iter_graphs", "count_graphs", "estimate_count", "search_bytes", "check_enumeration"]

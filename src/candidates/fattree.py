@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError, check_family_int
+from .registry import Family, int_keys, parse_int, register, take_field
 from .topology import Topology
 
 __all__ = ["ktree", "ktree_size", "fattree", "fattree_size", "TreeFigures", "fattree_figures", "ktree_figures"]
@@ -206,3 +208,24 @@ def ktree_figures(k: int, n: int, pes_per_leaf: int | None = None) -> TreeFigure
     c = k if pes_per_leaf is None else int(pes_per_leaf)
     return _tree_figures("Petrini and Vanneschi, IPPS 1997", nsw, k ** (n - 1), m, c, k, 2 * (n - 1),
                          k ** n // 2)
+
+
+# ---------------------------------------------------------------- the tree families of the registry
+def _k_of(pos: list[str], kw: dict[str, str]) -> int:
+    return parse_int("fattree", "k", take_field("fattree", pos, kw, "k", {"k"}))
+
+
+register(Family("fattree", "three-level fat tree of k-port switches (Al-Fares et al. 2008): k pods, "
+                "k^3/4 hosts on the edge switches, none on aggregation and core switches",
+                (("k", "switch ports, even, >= 2"),), "fattree:k=4",
+                lambda pos, kw: fattree(_k_of(pos, kw)),
+                lambda pos, kw: (*fattree_size(_k_of(pos, kw))[:2], 0),
+                Capabilities(updown_minimal=True, auto_routing="minimal",
+                             figures=lambda t: fattree_figures(t.params["k"], int(t.terminals.max())))))
+register(Family("ktree", "k-ary n-tree (Petrini and Vanneschi 1997): n levels of k^(n-1) switches, "
+                "k PEs on each leaf switch, none above",
+                (("k", "arity, >= 2"), ("n", "levels, >= 2")), "ktree:k=4:n=3",
+                lambda pos, kw: ktree(*int_keys("ktree", pos, kw, ("k", "n"))),
+                lambda pos, kw: (*ktree_size(*int_keys("ktree", pos, kw, ("k", "n")))[:2], 0),
+                Capabilities(updown_minimal=True, auto_routing="minimal",
+                             figures=lambda t: ktree_figures(t.params["k"], t.params["n"], int(t.terminals.max())))))

@@ -28,14 +28,16 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError, check_family_int
 from .lattice import dim_names
 from .next_hops import NextHopTable, rule_table
+from .registry import Family, int_keys, parse_int, parse_shape, register, take_field
 from .topology import Topology
 
 __all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size", "HyperXFigures", "hyperx_figures", "dor_table"]
@@ -213,3 +215,33 @@ def dor_table(topo: Topology) -> NextHopTable:
     dist = differ.sum(axis=2)
     lowest = np.where(dist > 0, differ.argmax(axis=2), -1)
     return rule_table(topo, dist, lambda u, v, k: lowest[u] == k[:, None], "dimension-order")
+
+
+# ---------------------------------------------------------------- the HyperX families of the registry
+def _hyperx_args(pos: list[str], kw: dict[str, str]) -> tuple[tuple[int, ...], int]:
+    shape = parse_shape("hyperx", take_field("hyperx", pos, kw, "shape", {"shape", "t"}))
+    return shape, parse_int("hyperx", "t", kw["t"]) if "t" in kw else 1
+
+
+def _size_hyperx(pos: list[str], kw: dict[str, str]):
+    shape, t = _hyperx_args(pos, kw)
+    if t < 1:
+        raise SpecError(f"hyperx: t (PEs per router) must be >= 1, got t={t}")
+    return (*hyperx_size(shape), len(shape))
+
+
+register(Family("hyperx", "HyperX (Ahn et al. 2009): every dimension fully connected (K_S1 x K_S2 x ...), "
+                "t PEs per router, one link per router pair",
+                (("shape", "sizes joined by x, each >= 2"), ("t", "optional: PEs per router, default 1")),
+                "hyperx:4x4x4", lambda pos, kw: hyperx(*_hyperx_args(pos, kw)), _size_hyperx,
+                Capabilities(coordinates=True, routes={"dor": dor_table},
+                             figures=lambda t: hyperx_figures(t.params["shape"], int(t.terminals[0])))))
+register(Family("flatfly", "flattened butterfly (Kim, Dally, Abts 2007): k^(n-1) routers in n-1 fully "
+                "connected dimensions of size k, k PEs each (= hyperx:kx..xk:t=k)",
+                (("k", "arity, >= 2"), ("n", "butterfly stages, >= 2")), "flatfly:k=4:n=3",
+                lambda pos, kw: flatfly(*int_keys("flatfly", pos, kw, ("k", "n"))),
+                lambda pos, kw: (*flatfly_size(*int_keys("flatfly", pos, kw, ("k", "n")))[:2],
+                                 int_keys("flatfly", pos, kw, ("k", "n"))[1] - 1),
+                Capabilities(coordinates=True, routes={"dor": dor_table}, figures=lambda t: replace(
+                    hyperx_figures((t.params["k"],) * (t.params["n"] - 1), int(t.terminals[0])),
+                    source="Kim, Dally, Abts, ISCA 2007 (as a HyperX)"))))

@@ -34,9 +34,12 @@ channels, are not here: toposynth's links are two-way).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .errors import SpecError
+from .registry import Family, keyed_fields, register
 from .topology import Topology
 
 __all__ = ["interposer", "interposer_size", "INTERPOSER_DESIGNS", "LENGTH_CLASSES"]
@@ -112,3 +115,20 @@ def interposer(name: str) -> Topology:
                     params={"design": key, "length_class": cls, "max_length": LENGTH_CLASSES[cls],
                             "longest_link": round(longest, 6), "grid": f"{_COLS}x{_ROWS}"},
                     vertex_transitive=False)
+
+
+# ---------------------------------------------------------------- the interposer family of the registry
+_fields = keyed_fields("interposer", ("design",), (), ())
+
+
+def _args(pos: list[str], kw: dict[str, str]) -> dict[str, Any]:
+    if len(pos) == 1 and not kw:     # interposer:kite_small
+        return {"design": pos[0]}
+    return _fields(pos, kw)
+
+
+register(Family("interposer", "a published 20-router network-on-interposer on a 5x4 grid (Kite, DAC 2020, and its "
+                "baselines, as NetSmith gives them): " + ", ".join(INTERPOSER_DESIGNS),
+                (("design", ", ".join(INTERPOSER_DESIGNS)),), "interposer:kite_small",
+                lambda pos, kw: interposer(_args(pos, kw)["design"]),
+                lambda pos, kw: (*interposer_size(_args(pos, kw)["design"]), 2)))

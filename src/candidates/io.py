@@ -20,8 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .errors import GraphFileError, TopologyError
-from .textfile import read_text
+from common.textfile import read_text
+
+from .capabilities import Capabilities
+from .errors import GraphFileError, SpecError, TopologyError
+from .registry import Family, int_family, int_size, register
 from .topology import Topology
 
 __all__ = ["read_topology", "write_topology", "from_graph6", "complete_graph", "GRAPH_SUFFIXES"]
@@ -35,8 +38,6 @@ def complete_graph(n: int) -> Topology:
     >>> complete_graph(5).num_links
     10
     """
-    from .errors import SpecError
-
     n = int(n)
     if n < 2:
         raise SpecError(f"a complete graph needs at least 2 routers, got {n}")
@@ -300,3 +301,20 @@ def write_topology(topo: Topology, path: str | os.PathLike) -> None:
         p.write_text("\n".join(lines) + "\n")
     else:
         raise GraphFileError(f"{p}: unknown graph file type {suffix or '(none)'}; use one of {', '.join(GRAPH_SUFFIXES)}")
+
+
+# ---------------------------------------------------------------- the graph families of the registry
+def _size_complete(n: int):
+    if n < 2:
+        raise SpecError(f"a complete graph needs at least 2 routers, got {n}")
+    return n, n * (n - 1) // 2, 0
+
+
+register(Family("complete", "complete graph K_n", (("n", "routers, >= 2"),), "complete:8",
+                int_family("complete", "n", complete_graph), int_size("complete", "n", _size_complete)))
+register(Family("g6", "a graph given as a graph6 string (as enumerated by `toposynth enumerate`)",
+                (("graph6", "the graph6 string"),), "g6:Gr`HOk", lambda pos, kw: from_graph6(pos[0]),
+                capabilities=Capabilities(whole_argument=True)))
+register(Family("graph", "a graph file: .graphml, .json, .g6, or an edge list (.edges/.txt: 'u v [class]' per line)",
+                (("path", "file path"),), "graph:net.graphml", lambda pos, kw: read_topology(pos[0]),
+                capabilities=Capabilities(whole_argument=True)))

@@ -21,7 +21,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError
+from .registry import Family, int_family, int_size, parse_int_list, parse_shape, register, shape_family, take_field
 from .topology import Topology
 
 __all__ = [
@@ -367,3 +369,118 @@ def pdtt(a: int) -> Topology:
     """
     a = _check_a(a, "PDTT")
     return twisted_torus((2 * a, a, a), {1: [a, 0], 2: [a, 0]}, family="pdtt", spec=f"pdtt:a={a}", params={"a": a})
+
+
+# ---------------------------------------------------------------- the lattice families of the registry
+def _build_torus(pos: list[str], kw: dict[str, str]) -> Topology:
+    mesh_dims = kw.pop("mesh", None)
+    shape = parse_shape("torus", take_field("torus", pos, kw, "shape", {"shape"}))
+    if mesh_dims is None:
+        return torus(shape)
+    dims = parse_int_list("torus", "mesh", mesh_dims)
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise SpecError(f"torus: mesh= names dimensions 0..{len(shape) - 1}, got {mesh_dims}")
+    wrap = [k not in dims for k in range(len(shape))]
+    return twisted_torus(shape, wrap=wrap, family="torus", params={"shape": list(shape), "mesh": dims})
+
+
+def _twist_fields(kw: dict[str, str]) -> tuple[dict[int, list[int]], dict[str, str]]:
+    """``tK=o,o`` fields (the twists) and the others."""
+    is_twist = {k: len(k) > 1 and k[0] == "t" and k[1:].isdigit() for k in kw}
+    twists = {int(k[1:]): parse_int_list("twisted", k, v) for k, v in kw.items() if is_twist[k]}
+    return twists, {k: v for k, v in kw.items() if not is_twist[k]}
+
+
+def _build_twisted(pos: list[str], kw: dict[str, str]) -> Topology:
+    twists, rest = _twist_fields(kw)
+    return twisted_torus(parse_shape("twisted", take_field("twisted", pos, rest, "shape", {"shape"})), twists)
+
+
+# size hooks: the same parsing as the builders, no allocation
+def _shape_size(fname: str):
+    def size(pos: list[str], kw: dict[str, str]):
+        shape = parse_shape(fname, take_field(fname, pos, kw, "shape", {"shape"}))
+        n, m = lattice_size(shape, wrap=fname != "mesh")
+        return n, m, len(shape)
+
+    return size
+
+
+def _size_torus(pos: list[str], kw: dict[str, str]):
+    mesh_dims = kw.pop("mesh", None)
+    shape = parse_shape("torus", take_field("torus", pos, kw, "shape", {"shape"}))
+    dims = [] if mesh_dims is None else parse_int_list("torus", "mesh", mesh_dims)
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise SpecError(f"torus: mesh= names dimensions 0..{len(shape) - 1}, got {mesh_dims}")
+    n, m = lattice_size(shape, wrap=[k not in dims for k in range(len(shape))])
+    return n, m, len(shape)
+
+
+def _size_twisted(pos: list[str], kw: dict[str, str]):
+    twists, rest = _twist_fields(kw)
+    shape = parse_shape("twisted", take_field("twisted", pos, rest, "shape", {"shape"}))
+    n, m = lattice_size(shape, twists)
+    return n, m, len(shape)
+
+
+def _size_ring(n: int):
+    if n < 3:
+        raise SpecError(f"a ring needs at least 3 routers, got {n}")
+    return n, n, 1
+
+
+def _size_path(n: int):
+    if n < 1:
+        raise SpecError(f"path length sizes must be positive integers, got {n}")
+    return n, n - 1, 1
+
+
+def _size_hypercube(d: int):
+    if d < 1:
+        raise SpecError(f"hypercube dimension must be a positive integer, got {d}")
+    return 2 ** d, d * 2 ** (d - 1), d
+
+
+def _size_a(fname: str, D: int):
+    def size(a: int):
+        if a < 2:
+            raise SpecError(f"{fname.upper()}(a) needs a >= 2, got a={a}")
+        n = 2 * a ** D
+        return n, D * n, D
+
+    return size
+
+
+#: the record rule of each lattice family; the wraparound ones have a tie rule
+_CAPS = {
+    "torus": Capabilities(True, "torus", True), "ring": Capabilities(True, "torus", True),
+    "mesh": Capabilities(True, "difference"), "path": Capabilities(True, "difference"),
+    "hypercube": Capabilities(True, "hypercube"),
+    "rt": Capabilities(True, "rt", True), "rtt": Capabilities(True, "rtt", True),
+    "pt": Capabilities(True, "torus", True), "ptt": Capabilities(True, "ptt", True),
+    "pdtt": Capabilities(True, "tiles", True), "twisted": Capabilities(True, "tiles", True),
+}
+register(Family("torus", "mixed-radix torus (k-ary n-cube); mesh=DIMS drops the wraparound of those dimensions",
+                (("shape", "sizes joined by x, e.g. 8x8x8"), ("mesh", "optional: dimensions without wraparound, e.g. 2")),
+                "torus:8x8x8", _build_torus, _size_torus, _CAPS["torus"]))
+register(Family("mesh", "mixed-radix mesh", (("shape", "sizes joined by x"),), "mesh:4x4", shape_family("mesh", mesh),
+                _shape_size("mesh"), _CAPS["mesh"]))
+register(Family("ring", "ring of n routers", (("n", "routers, >= 3"),), "ring:8", int_family("ring", "n", ring),
+                int_size("ring", "n", _size_ring), _CAPS["ring"]))
+register(Family("path", "linear array of n routers", (("n", "routers"),), "path:8", int_family("path", "n", path),
+                int_size("path", "n", _size_path), _CAPS["path"]))
+register(Family("hypercube", "binary d-cube", (("d", "dimension"),), "hypercube:6", int_family("hypercube", "d", hypercube),
+                int_size("hypercube", "d", _size_hypercube), _CAPS["hypercube"]))
+for _name, _fn, _text in (
+    ("rt", rt, "rectangular torus RT(a), 2a x a"),
+    ("rtt", rtt, "rectangular twisted torus RTT(a), 2a x a, Y wraparound shifted by a"),
+    ("pt", pt, "prismatic torus PT(a), 2a x a x a"),
+    ("ptt", ptt, "prismatic twisted torus PTT(a) = RTT(a) x ring(a)"),
+    ("pdtt", pdtt, "prismatic doubly twisted torus PDTT(a): Y and Z wraparounds shift x by a"),
+):
+    register(Family(_name, _text, (("a", "integer >= 2"),), f"{_name}:a=8" if _name in ("rt", "rtt") else f"{_name}:a=4",
+                    int_family(_name, "a", _fn), int_size(_name, "a", _size_a(_name, 2 if _name in ("rt", "rtt") else 3)),
+                    _CAPS[_name]))
+register(Family("twisted", "general twisted torus: tK=o,o,.. shifts the other dimensions (in order) when wrapping "
+                "dimension K", (("shape", "sizes joined by x"), ("tK", "offsets for the other dimensions, 0 <= o < size")),
+                "twisted:16x8:t1=8", _build_twisted, _size_twisted, _CAPS["twisted"]))

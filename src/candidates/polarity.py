@@ -36,7 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError
+from .registry import Family, keyed_fields, register
 from .slimfly import _prime_power, galois_field
 from .topology import Topology
 
@@ -174,3 +176,19 @@ def affine_polarity(q: int, p: int | None = None) -> Topology:
     L = np.stack([u[keep], v[keep]], axis=1)
     return Topology(n=qi * qi, links=L, terminals=np.full(qi * qi, pi), family="affinepolar",
                     spec=f"affinepolar:q={qi}" + (f":p={pi}" if p is not None else ""), params={"q": qi, "p": pi})
+
+
+# ---------------------------------------------------------------- the polarity families of the registry
+def _register(fname: str, text: str, example: str, build, size, caps: Capabilities) -> None:
+    fields = keyed_fields(fname, ("q",), ("p",), ("q", "p"))
+    register(Family(fname, text, (("q", "prime power (2, 3, 4, 5, 7, 8, 9, ...)"),
+                                  ("p", "optional: PEs per router (default ceil((q+1)/2))")), example,
+                    lambda pos, kw: build(**fields(pos, kw)), lambda pos, kw: (*size(**fields(pos, kw)), 0), caps))
+
+
+_register("polarfly", "PolarFly (Lakhotia et al. 2022): the Erdos-Renyi polarity graph ER_q of a prime power q, "
+          "q^2+q+1 routers of degree q+1 (q+1 absolute points of degree q), diameter 2", "polarfly:q=7",
+          polarfly, polarfly_size, Capabilities(figures=lambda t: polarfly_figures(t.params["q"])))
+_register("affinepolar", "the affine polarity graph of F_q (PolarFly's construction on the affine plane): q^2 routers "
+          "(x, y), (x,y) ~ (a,b) iff y + b = x a; degree q (q of degree q-1), diameter 3", "affinepolar:q=8",
+          affine_polarity, affine_polarity_size, Capabilities())

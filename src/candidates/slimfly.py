@@ -41,7 +41,9 @@ from typing import Any
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError
+from .registry import Family, keyed_fields, register
 from .topology import Topology
 
 __all__ = ["slimfly", "slimfly_size", "slimfly_figures", "SlimFlyFigures", "slimfly_q_values", "GaloisField",
@@ -297,3 +299,15 @@ def slimfly_figures(q: int, p: int | None = None) -> SlimFlyFigures:
         moore_bound=kp * kp + 1, moore_fraction=n / (kp * kp + 1), average_distance=avg,
         uniform_bound=2 * m / (N * avg),
     )
+
+
+# ---------------------------------------------------------------- the Slim Fly family of the registry
+_fields = keyed_fields("slimfly", ("q",), ("p",), ("q", "p"))
+register(Family("slimfly", "Slim Fly (Besta and Hoefler 2014): the McKay-Miller-Siran graph of a prime power q, "
+                "2q^2 routers of degree (3q-delta)/2, diameter 2",
+                (("q", "prime power 4w+delta, delta in -1,0,1 (3, 4, 5, 7, 8, 9, 11, ...)"),
+                 ("p", "optional: PEs per router (default ceil(degree/2))")),
+                "slimfly:q=5",
+                lambda pos, kw: slimfly(**_fields(pos, kw)),
+                lambda pos, kw: (*slimfly_size(**_fields(pos, kw)), 3),
+                Capabilities(coordinates=True, figures=lambda t: slimfly_figures(t.params["q"], int(t.terminals[0])))))

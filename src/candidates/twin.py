@@ -35,7 +35,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .capabilities import Capabilities
 from .errors import SpecError, TopologyError
+from .registry import Family, parse_shape, register, shape_family, take_field
 from .topology import INTERNAL, Topology
 
 __all__ = ["twin_torus", "twin_size", "card_of_port", "twin_route", "twin_shape"]
@@ -323,3 +325,15 @@ def twin_route(topo: Topology, src: int, dst: int, algorithm: str = "tsdor") -> 
     if card != dst % 2:
         cross_internal()
     return path
+
+
+# ---------------------------------------------------------------- the twin-torus family of the registry
+def _size_ndt(pos: list[str], kw: dict[str, str]):
+    shape = parse_shape("ndt", take_field("ndt", pos, kw, "shape", {"shape"}))
+    n, m = twin_size(shape)
+    return n, m, len(shape) + 1
+
+
+register(Family("ndt", "n-dimensional twin torus (n odd >= 3): two (n+1)-port cards per node, each card a router",
+                (("shape", "node sizes joined by x, each >= 2"),), "ndt:4x4x2x2x2",
+                shape_family("ndt", twin_torus), _size_ndt, Capabilities(coordinates=True, twin=True)))

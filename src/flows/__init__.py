@@ -7,7 +7,7 @@
 1.111111
 """
 
-from candidates.lazy import lazy_names
+from common.lazy import lazy_names
 
 from .lp import build_lp_arrays, lp_columns, solve_lp
 from .problem import Demands, FlowError, FlowProblem

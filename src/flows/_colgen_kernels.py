@@ -12,7 +12,7 @@ import sys
 import numpy as np
 from numba import njit
 
-from candidates.jitcache import refresh_kernel_cache
+from common.jitcache import refresh_kernel_cache
 
 from . import _kernels
 from ._kernels import sssp

@@ -25,15 +25,20 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from candidates.errors import ToposynthError
+from common import defaults
+from common.errors import ToposynthError
 from candidates.hops import hop_distances
-from candidates.textfile import read_text
+from common.textfile import read_text
 from candidates.topology import Topology
+from traffic import TrafficPattern
+from traffic import traffic as traffic_pattern
+from traffic.errors import TrafficError
+from traffic.pairs import random_local_pairs, random_pairs, uniform_pairs
 
 __all__ = ["FlowError", "Demands", "FlowProblem", "DEFAULT_EPS"]
 
 #: the certified relative gap every solver, the flow command and a study's ranking aim for unless told
-DEFAULT_EPS = 0.05
+DEFAULT_EPS = defaults.EPS
 
 
 class FlowError(ToposynthError):
@@ -112,25 +117,25 @@ class Demands:
         >>> d.src.tolist(), d.dst.tolist(), d.amount.tolist()
         ([0, 2], [2, 0], [2.0, 1.0])
         """
-        n = int(n)
-        if n < 2:
-            raise FlowError("uniform traffic needs at least two routers")
-        s, d = np.nonzero(~np.eye(n, dtype=bool))
-        if weights is None:
-            amt = np.full(len(s), 1.0 / (n - 1))
-        else:
-            w = np.asarray(weights, dtype=np.float64)
-            if w.shape != (n,) or np.any(w < 0) or not np.all(np.isfinite(w)):
-                raise FlowError(f"uniform traffic weights must be {n} non-negative numbers (PEs per router)")
-            tot = w.sum() - w
-            with np.errstate(divide="ignore", invalid="ignore"):
-                amt = w[s] * w[d] / tot[s]
-            # routers without PEs (a fat tree's spines) neither send nor receive: no demand at all
-            keep = (w[s] > 0) & (w[d] > 0)
-            if not keep.any():
-                raise FlowError("uniform traffic needs processing elements on at least two routers")
-            s, d, amt = s[keep], d[keep], amt[keep]
-        return cls(s, d, amt)
+        try:
+            return cls(*uniform_pairs(n, weights))
+        except TrafficError as exc:
+            raise FlowError(str(exc)) from None
+
+    @classmethod
+    def from_pattern(cls, topo: Topology, pattern: "str | TrafficPattern") -> "Demands":
+        """A pattern of the :mod:`traffic` registry as demands on ``topo``'s
+        routers, one unit offered per PE (what the simulator draws packet
+        destinations from, by the same name).
+
+        >>> import candidates as cd
+        >>> d = Demands.from_pattern(cd.ring(4), "bitcomplement")
+        >>> d.src.tolist(), d.dst.tolist(), d.amount.tolist()
+        ([0, 1, 2, 3], [3, 2, 1, 0], [1.0, 1.0, 1.0, 1.0])
+        >>> len(Demands.from_pattern(cd.torus((4, 4)), "random:64:seed=1")) == len(Demands.random(16, 64, seed=1))
+        True
+        """
+        return cls(*traffic_pattern(pattern).demand_pairs(topo))
 
     @classmethod
     def permutation(cls, perm, amount: float = 1.0) -> "Demands":
@@ -160,13 +165,11 @@ class Demands:
         >>> len(d), bool((d.src != d.dst).all())
         (64, True)
         """
-        n, count = int(n), int(count)
-        if n < 2 or count < 1:
-            raise FlowError("random demands need n >= 2 routers and count >= 1")
-        rng = np.random.default_rng(seed)
-        s = rng.integers(0, n, size=count)
-        d = (s + rng.integers(1, n, size=count)) % n
-        return cls(s, d, np.full(count, float(amount)))
+        try:
+            s, d = random_pairs(n, count, seed=seed)
+        except TrafficError as exc:
+            raise FlowError(str(exc)) from None
+        return cls(s, d, np.full(len(s), float(amount)))
 
     @classmethod
     def random_local(cls, unit: np.ndarray, count: int, shares, *, seed: int, amount: float = 1.0) -> "Demands":
@@ -184,40 +187,11 @@ class Demands:
         >>> int((unit[d.src, 0] == unit[d.dst, 0]).sum())
         40
         """
-        unit = np.asarray(unit, dtype=np.int64)
-        if unit.ndim != 2:
-            raise FlowError("unit must be an (n, levels) array of packaging unit indices")
-        n, L = unit.shape
-        shares = np.asarray(shares, dtype=np.float64)
-        if len(shares) != L + 1 or np.any(shares < 0) or not np.isclose(shares.sum(), 1.0):
-            raise FlowError(f"shares must be {L + 1} non-negative fractions adding up to 1 (one per level plus 'across')")
-        rng = np.random.default_rng(seed)
-        # largest-remainder apportionment of the demands to the levels
-        exact = shares * count
-        counts = np.floor(exact).astype(np.int64)
-        rest = np.argsort(-(exact - counts), kind="stable")[: count - int(counts.sum())]
-        counts[rest] += 1
-        # same[l][v]: routers sharing v's level-l unit (level L: all routers)
-        keys = [unit[:, l] for l in range(L)] + [np.zeros(n, dtype=np.int64)]
-        src_all, dst_all = [], []
-        for l in range(L + 1):
-            k = int(counts[l])
-            if k == 0:
-                continue
-            inner = keys[l - 1] if l > 0 else np.arange(n)
-            ok = np.zeros(n, dtype=bool)
-            cand: list[np.ndarray] = []
-            for v in range(n):
-                c = np.flatnonzero((keys[l] == keys[l][v]) & (inner != inner[v]))
-                cand.append(c)
-                ok[v] = len(c) > 0
-            if not ok.any():
-                raise FlowError(f"no two routers share a level-{l} unit but not a level-{l - 1} one; set share {l} to 0")
-            srcs = rng.choice(np.flatnonzero(ok), size=k)
-            for v in srcs.tolist():
-                src_all.append(v)
-                dst_all.append(int(rng.choice(cand[v])))
-        return cls(np.asarray(src_all), np.asarray(dst_all), np.full(len(src_all), float(amount)))
+        try:
+            s, d = random_local_pairs(unit, count, shares, seed=seed)
+        except TrafficError as exc:
+            raise FlowError(str(exc)) from None
+        return cls(s, d, np.full(len(s), float(amount)))
 
     @classmethod
     def read_csv(cls, path: str | os.PathLike) -> "Demands":

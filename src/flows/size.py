@@ -5,7 +5,7 @@ coefficients) are known before anything large is built: the demand count
 from the traffic pattern (uniform: n (n - 1)), the rest from the topology.
 :func:`flow_cost` adds up what the problem and the chosen solver allocate;
 :func:`check_flow` refuses, with one line, what will not fit
-(:class:`candidates.size.SizeError`). The byte counts per item are read off
+(:class:`common.size.SizeError`). The byte counts per item are read off
 the code (arrays and their dtypes) and checked against peak RSS in
 tests/flows/test_flow_size.py (within 0.5x-2x).
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from candidates.size import check_memory, format_count, format_seconds
+from common.size import check_memory, format_count, format_seconds
 
 __all__ = ["FlowCost", "flow_cost", "symmetry_cost", "demand_bytes", "check_flow", "large_problem_note",
            "LARGE_SECONDS"]

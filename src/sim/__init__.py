@@ -19,19 +19,20 @@ kernel is numba-compiled once per machine.
 ['bitcomplement', 'bitreversal', 'butterfly']
 """
 
-from candidates.lazy import lazy_names
+from common.lazy import lazy_names
 
 from .errors import SimError
 from .nas import NAS_KERNELS, nas
-from .traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
+from traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
 
 # The public names load on first use (PEP 562): `toposynth` builds its parser
 # with sim.cli.add_subcommand, and an eager package import loaded the
 # simulator kernels and scipy.stats (sim.confidence) for every command —
 # 0.8 s of CPU before `toposynth flow` did anything (python -X importtime).
-# `nas` and `traffic` are also submodule names: they stay eager, or a
-# `from sim.traffic import ...` before first use would leave the package
-# attribute bound to the module instead of the function.
+# `nas` is also a submodule name: it stays eager, or a `from sim.nas import ...`
+# before first use would leave the package attribute bound to the module
+# instead of the function. The traffic names are the `traffic` package's
+# (one registry for the simulator and the flow solvers), handed on here.
 _LAZY = {
     'PRESETS': 'config',
     'SimConfig': 'config',

@@ -58,7 +58,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from candidates.jitcache import refresh_kernel_cache
+from common.jitcache import refresh_kernel_cache
 
 from . import _core, events
 from ._core import HELPER, KERNEL, draw_dest, gap, start

@@ -39,7 +39,7 @@ import sys
 import numpy as np
 from numba import njit
 
-from candidates.jitcache import refresh_kernel_cache
+from common.jitcache import refresh_kernel_cache
 
 from . import _core, events
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE, C_NOW,

@@ -50,7 +50,7 @@ import sys
 
 from numba import njit
 
-from candidates.jitcache import refresh_kernel_cache
+from common.jitcache import refresh_kernel_cache
 
 from . import _core, errors, events
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_FLITS_IN, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE,

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from candidates.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK
-from candidates.paths import check_out_file
+from common.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK
+from common.paths import check_out_file
 
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
@@ -57,8 +57,10 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     )
     s.add_argument("spec", help="topology spec (e.g. rtt:a=8, torus:8x8x8, ndt:4x4x2x2x2)")
     s.add_argument("--traffic", default="uniform",
-                   help="uniform, hotregion, bitcomplement, bitreversal, shuffle, butterfly, transpose, tornado, neighbor, "
-                        "randperm, groupshift (dragonfly; options as name:key=value; default uniform)")
+                   help="uniform, hotregion, bitcomplement, bitreversal, shuffle, butterfly, transpose, tornado, "
+                        "diagonal, neighbor, localglobal, groupshift (dragonfly), randperm, random:COUNT (COUNT pairs "
+                        "of random PEs), local:COUNT[:S0,S1,...] (a share per packaging level); options as "
+                        "name:key=value; the same names as `toposynth flow --traffic`; default uniform")
     s.add_argument("--load", type=float, default=0.1, help="offered load, phits/cycle/PE (default 0.1)")
     s.add_argument("--sweep", action="store_true", help="sweep the load (see --loads) and report the saturation")
     s.add_argument("--saturation", action="store_true",
@@ -169,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .engine import simulate
     from .errors import SimError
-    from .traffic import traffic
+    from traffic import traffic
 
     if getattr(args, "jobs", 1) != 1 and not (args.sweep or args.saturation):
         raise SimError("--jobs runs the loads of --sweep or --saturation in parallel; add one of them")
@@ -509,7 +511,7 @@ def _say_trace(r, max_cycles: int) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone parser (``python -m sim.cli``) with only ``simulate``."""
-    from candidates.errors import OneLineParser
+    from common.errors import OneLineParser
 
     p = OneLineParser(prog="toposynth")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -519,7 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from candidates.errors import ToposynthError
+    from common.errors import ToposynthError
 
     args = build_parser().parse_args(argv)
     try:

@@ -26,7 +26,7 @@ from . import _core as K
 from . import _vct, _wormhole
 from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
-from .traffic import Destinations, terminal_offsets, terminal_router
+from traffic import Destinations, terminal_offsets, terminal_router
 
 __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
 

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from candidates import Topology
-from candidates.errors import check_seed
+from common.errors import check_seed
 
 from . import _core as K
 from . import driver, iq
@@ -65,7 +65,7 @@ from .memory import check_sim_memory
 from .routing import build_tables, resolve_routing, table_kind, with_ties
 from .results import SimProgress, SimResult, SweepResult
 from .search import LoadSearch, check_jobs, run_searches
-from .traffic import DEST_PERM, TrafficPattern, traffic
+from traffic import DEST_PERM, TrafficPattern, traffic
 
 __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation"]
 
@@ -118,7 +118,7 @@ def simulate(
     topology : candidates.Topology
     config : SimConfig or a preset name (``default``, ``tpds2010``,
         ``extoll``, ``singleflit``, ``booksim``)
-    traffic_pattern : a :class:`~sim.traffic.TrafficPattern` or a pattern
+    traffic_pattern : a :class:`~traffic.TrafficPattern` or a pattern
         string such as ``"uniform"`` or ``"hotregion:fraction=0.25"``
     load : offered load in phits/cycle per terminal (the average over
         terminals for demand matrices)

@@ -1,12 +1,12 @@
 """Errors of the simulator.
 
-:class:`SimError` derives from :class:`candidates.errors.ToposynthError`, so
+:class:`SimError` derives from :class:`common.errors.ToposynthError`, so
 the ``toposynth`` command line prints its message on one line and exits 2.
 """
 
 from __future__ import annotations
 
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 
 __all__ = ["SimError"]
 

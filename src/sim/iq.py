@@ -49,14 +49,14 @@ from typing import Any
 import numpy as np
 
 from candidates import Topology
-from candidates.size import check_memory, format_count
+from common.size import check_memory, format_count
 
 from . import _iq as Q
 from .confidence import ci95
 from .config import DRAIN_CHECK, SimConfig
 from .errors import SimError
 from .memory import iq_sizes
-from .traffic import DEST_PERM, Destinations, terminal_router
+from traffic import DEST_PERM, Destinations, terminal_router
 
 __all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
 

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from candidates import Topology
-from candidates.size import check_memory, format_count, memory_limit
+from common.size import check_memory, format_count, memory_limit
 
 from .config import SimConfig, preset
 from .routing import resolve_routing, table_kind
@@ -222,7 +222,7 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
 
 def check_sim_memory(topo: Topology, config: SimConfig | str | None = None, *, routing: str | None = None,
                      pair_latency: bool = False, load: float | None = None) -> SimMemory:
-    """Refuse (:class:`candidates.size.SizeError`, one line) a simulation
+    """Refuse (:class:`common.size.SizeError`, one line) a simulation
     whose estimate exceeds the memory limit; return the estimate."""
     m = memory_estimate(topo, config, routing=routing, pair_latency=pair_latency, load=load)
     name = topo.spec or topo.family

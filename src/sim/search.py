@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from candidates.workers import init_worker
+from common.workers import init_worker
 
 from .errors import SimError
 from .results import SweepResult, sweep_result

@@ -67,8 +67,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from candidates import Topology
-from candidates.errors import check_seed
-from candidates.textfile import read_text
+from common.errors import check_seed
+from common.textfile import read_text
 
 from .config import SimConfig
 from .errors import SimError
@@ -449,7 +449,7 @@ def run_trace(
     from . import driver
     from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, routing_label, tables_for
     from .memory import check_sim_memory
-    from .traffic import DEST_UNIFORM, Destinations
+    from traffic import DEST_UNIFORM, Destinations
 
     topo = _check_topology(topology)
     cfg = _as_config(config)

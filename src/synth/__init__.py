@@ -6,7 +6,7 @@
 ['complete:4', 'ring:4']
 """
 
-from candidates.lazy import lazy_names
+from common.lazy import lazy_names
 
 from .study import BUILTIN_STUDIES, DEFAULT_STUDY, Study, StudyError, builtin_study, load_study, study_from_dict
 

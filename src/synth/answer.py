@@ -26,7 +26,10 @@ __all__ = ["Answer", "study_answer", "study_answers", "units"]
 def units(study) -> dict[str, str]:
     """What the numbers of a study are in."""
     pattern, packaged = study.traffic.pattern, study.physical.packaging != "none"
-    per_pe = pattern == "uniform" or str(pattern).startswith("sim:")
+    # a rate pattern (uniform, bitreversal, ...) offers one unit per PE; a demand set (random:COUNT, a file, an
+    # application) is carried as a whole
+    per_pe = isinstance(pattern, str) and pattern not in ("random", "local", "file", "mixed", "app") \
+        and not pattern.startswith(("random:", "local:"))
     capacity = ("phits/cycle/PE (injection rate every PE sustains)" if per_pe and not packaged
                 else "x the demand set (largest multiple of every demand carried at once)")
     if packaged:

@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from candidates.workers import init_worker
+from common.workers import init_worker
 
 from .errors import StudyError
 

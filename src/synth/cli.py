@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from candidates.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser,
-                               ToposynthError)
-from candidates.paths import open_out_file
+from common import defaults
+from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser, ToposynthError
+from common.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
 
@@ -41,7 +41,7 @@ _CHANNEL_ROUTING_NAMES = {"records": "records (DOR)", "ties": "random ties", "ec
 def cmd_describe(args: argparse.Namespace) -> int:
     from candidates import describe, from_spec
     from candidates.analytics import check_describe
-    from candidates.size import format_count, format_seconds
+    from common.size import format_count, format_seconds
 
     topo = from_spec(args.spec)
     cost, _ = check_describe(topo, bisection_exact_limit=args.exact_bisection, equivalent=args.equivalent)
@@ -143,6 +143,8 @@ def cmd_flow(args: argparse.Namespace) -> int:
 
     from flows.size import check_flow, flow_cost, large_problem_note
 
+    from .workload import WORKLOADS
+
     if not 0 < args.scale < float("inf"):
         raise flows.FlowError(f"--scale must be a finite positive number, got {args.scale}")
     if not 0 <= args.eps < 1:
@@ -162,16 +164,17 @@ def cmd_flow(args: argparse.Namespace) -> int:
     # size the demands and the solver before building them (column generation's paths are sized as the
     # PTAS's trees; PDLP as the arc LP)
     sized = {"auto": "ptas", "colgen": "ptas", "symmetry": "ptas", "pdlp": "lp"}.get(args.solver, args.solver)
-    count = {"uniform": topo.n * (topo.n - 1), "random": traffic.count, "local": traffic.count}.get(traffic.pattern)
-    if traffic.pattern.startswith("sim:"):
-        # the simulator's pattern becomes a dense n x n demand matrix (then copied once)
-        from candidates.size import check_memory, format_count
+    pattern = None if traffic.pattern in WORKLOADS else traffic.pattern_of()
+    if pattern is not None and pattern.entry.demands is None:
+        # a rate pattern becomes a dense n x n demand matrix (then copied once)
+        from common.size import check_memory, format_count
 
         check_memory(f"the {traffic.pattern} demand matrix of {topo.spec or topo.family} "
                      f"({format_count(topo.n)} x {format_count(topo.n)})", 24.0 * topo.n * topo.n,
                      "use fewer routers or --traffic random:COUNT")
+    uniform = pattern is not None and pattern.name == "uniform"
+    count = topo.n * (topo.n - 1) if uniform else None if pattern is None else pattern.options.get("count")
     if isinstance(count, int) and count > 0:
-        uniform = traffic.pattern == "uniform"
         check_flow(f"flow {topo.spec or topo.family} with {traffic.pattern} traffic",
                    flow_cost(topo.n, topo.num_arcs, count, topo.n if uniform else min(topo.n, count),
                              solver=sized, uniform=uniform))
@@ -505,11 +508,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--traffic", default="uniform",
                    help="uniform (every PE sends one unit over the others; lambda = injection rate), random:COUNT, "
                         "local:COUNT[:S0,S1,S2] (random with shares per packaging level; default 0.4,0.5,0.1), "
-                        "app:KERNEL[:CLASS] (a NAS skeleton) or sim:NAME (a simulator pattern); as a study's [traffic]")
+                        "app:KERNEL[:CLASS] (a NAS skeleton) or any pattern of `toposynth simulate --traffic` (bitreversal, "
+                        "hotregion:fraction=0.5, ...; also spelled sim:NAME); as a study's [traffic]")
     g.add_argument("--demands", metavar="FILE.csv", help="demands as CSV with header src,dst,amount")
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
-    fl.add_argument("--eps", type=float, default=0.05,
-                    help="certified relative gap wanted (default 0.05; 0 = exact, for colgen/lp/pdlp/auto)")
+    fl.add_argument("--eps", type=float, default=defaults.EPS,
+                    help=f"certified relative gap wanted (default {defaults.EPS:g}; 0 = exact, for colgen/lp/pdlp/auto)")
     fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
                     help="auto (default): column generation (the exact LP under 24 routers; the PTAS "
                          "for more than 16 demands per router, at eps >= 0.02; for --latency only the latter); "

@@ -1,6 +1,6 @@
 """The design flow's error: a study (file, dict or command-line workload) that cannot be run as given."""
 
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 
 __all__ = ["StudyError", "RecordError"]
 

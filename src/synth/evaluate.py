@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from candidates import distance_stats, from_spec
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 from candidates.topology import Topology
 
 from .records import CandidateRecord

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 from candidates.registry import from_spec, spec_size
 from candidates.topology import Topology
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 from candidates.topology import Topology
 from flows.problem import Demands
 
@@ -362,7 +362,7 @@ class TaskPlacement:
         return P.T @ M @ P
 
     def terminal_matrix(self, M) -> np.ndarray:
-        """Terminal-level matrix of a task-level (T, T) matrix, for ``sim.traffic.demand``.
+        """Terminal-level matrix of a task-level (T, T) matrix, for ``traffic.demand``.
 
         Terminals without a task send and receive nothing.
         """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 
 from candidates import from_spec
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 
 from .study import Study, StudyError
 

@@ -57,9 +57,9 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: no locking, as before
     fcntl = None
 
-from candidates.errors import OutputPathError
-from candidates.paths import atomic_write_bytes
-from candidates.paths import prepare_out_dir as _prepare_dir
+from common.errors import OutputPathError
+from common.paths import atomic_write_bytes
+from common.paths import prepare_out_dir as _prepare_dir
 
 from .errors import RecordError
 
@@ -79,8 +79,8 @@ _SHOWN = 3
 def prepare_out_dir(path: str | os.PathLike, option: str = "--out") -> Path:
     """The output directory of a run, created if missing (with its parents)
     and checked writable, none of the files a run writes there a directory:
-    :func:`candidates.paths.prepare_out_dir` with :data:`OUT_FILES`.
-    Raises :class:`~candidates.errors.OutputPathError` (one line)."""
+    :func:`common.paths.prepare_out_dir` with :data:`OUT_FILES`.
+    Raises :class:`~common.errors.OutputPathError` (one line)."""
     return _prepare_dir(path, option=option, files=OUT_FILES, dirs=OUT_DIRS)
 
 
@@ -174,7 +174,7 @@ def read_log(path: str | os.PathLike, fingerprint: str, parse: Callable[[dict], 
     not to be trusted). Lines that fail are set aside (see the module doc):
     with ``repair``, moved to :func:`rejected_path` and the log rewritten
     without them; with ``warn``, one warning line on stderr. A missing log is
-    empty. Raises :class:`~candidates.errors.OutputPathError` if the log
+    empty. Raises :class:`~common.errors.OutputPathError` if the log
     cannot be read or repaired."""
     path = Path(path)
     out = LogContents(path)
@@ -295,5 +295,5 @@ class RecordLog:
 
 def open_log(path: str | os.PathLike) -> RecordLog:
     """The log ``path`` opened for appending (created if missing); one-line
-    :class:`~candidates.errors.OutputPathError` if it cannot be."""
+    :class:`~common.errors.OutputPathError` if it cannot be."""
     return RecordLog(path)

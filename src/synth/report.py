@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from candidates.errors import OutputPathError, ToposynthError
-from candidates.paths import atomic_write_text
+from common.errors import OutputPathError, ToposynthError
+from common.paths import atomic_write_text
 
 from .errors import RecordError, StudyError
 from .records import CandidateRecord, validate_simulation

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from candidates.errors import OutputPathError
-from candidates.paths import atomic_write_text
+from common.errors import OutputPathError
+from common.paths import atomic_write_text
 
 from .answer import Answer, study_answers
 from .backends import BACKENDS, Executor

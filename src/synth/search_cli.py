@@ -16,8 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from candidates.errors import EXIT_INTERRUPTED, EXIT_OK, SpecError
-from candidates.paths import atomic_write_text, check_out_file
+from common.errors import EXIT_INTERRUPTED, EXIT_OK
+from candidates.errors import SpecError
+from common.paths import atomic_write_text, check_out_file
 
 __all__ = ["add_subcommand", "cmd_search", "DEFAULT_MOVES"]
 

@@ -20,7 +20,7 @@ A study is a TOML file (or the same dict in Python)::
     search = [{label = "searched", degree = 4, moves = 50000, restarts = 2}]
 
     [traffic]
-    pattern = "random"        # uniform | random | local | file | mixed | sim:NAME (a sim pattern);
+    pattern = "random"        # uniform | random | local | file | mixed | app | any traffic pattern (bitreversal, ...);
                               # a list sweeps it, as a list of counts does
     mapping = "ft2"           # mixed: tasks of a 2-D torus application placed by this mapping,
                               # or "anneal[:START]": simulated annealing from START (default id)
@@ -74,8 +74,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from candidates.errors import ToposynthError
-from candidates.textfile import read_text
+from common import defaults
+from common.errors import ToposynthError
+from common.textfile import read_text
 
 from .backends import check_scheduler
 from .errors import StudyError
@@ -119,15 +120,15 @@ class Study:
     scales: tuple[float, ...] = ()
     physical: Physical = field(default_factory=Physical)
     objective: str = "both"
-    eps: float = 0.05
+    eps: float = defaults.EPS
     baseline: str | None = None
     cross_check_top: int = 3
     prune: bool = True
     lp_limit: int = 1_000_000
     sim_top: int = 0
     sim_preset: str = "tpds2010"
-    sim_step: float = 0.05
-    sim_max_load: float = 1.0
+    sim_step: float = defaults.LOAD_STEP
+    sim_max_load: float = defaults.MAX_LOAD
     sim_routing: str = "auto"
     #: simulations per candidate, with the seeds seed, seed + 1, ...
     sim_seeds: int = 1
@@ -302,7 +303,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
 
     r = _table(d, "ranking")
     objective = _choice(r, "objective", "ranking.", OBJECTIVES, "both" if scales else "capacity")
-    eps = r.get("eps", 0.05)
+    eps = r.get("eps", defaults.EPS)
     if not isinstance(eps, (int, float)) or not 0 < eps < 1:
         raise _err("ranking.eps", f"must be a number in (0, 1), got {eps!r}")
     baseline = r.get("baseline")
@@ -326,8 +327,8 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     from sim import PRESETS
 
     sim_preset = _choice(sm, "preset", "simulation.", tuple(PRESETS), "tpds2010")
-    step = sm.get("step", 0.05)
-    max_load = sm.get("max_load", 1.0)
+    step = sm.get("step", defaults.LOAD_STEP)
+    max_load = sm.get("max_load", defaults.MAX_LOAD)
     for k, v in (("step", step), ("max_load", max_load)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 4:
             raise _err(f"simulation.{k}", f"must be a load in (0, 4] phits/cycle/PE, got {v!r}")

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 
 from .errors import StudyError
 

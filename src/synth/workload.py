@@ -12,8 +12,13 @@ packaging is spelled and dispatched in one place.
 >>> from candidates import from_spec
 >>> len(t.demands(from_spec("torus:4x4")))
 64
->>> Traffic.parse("sim:bitcomplement").sim_pattern(from_spec("torus:4x4"))
+>>> Traffic.parse("bitcomplement").sim_pattern(from_spec("torus:4x4"))
 'bitcomplement'
+
+A pattern of the :mod:`traffic` registry means the same here, to the
+simulator and to the flow solvers (``random:COUNT`` is COUNT pairs of random
+PEs everywhere); ``file``, ``mixed`` and ``app`` are workloads built on top
+(a demand file, an application placed by a mapping, a NAS skeleton).
 """
 
 from __future__ import annotations
@@ -24,16 +29,22 @@ from typing import Any
 
 import numpy as np
 
-from candidates.errors import ToposynthError, check_seed
+from common.errors import ToposynthError, check_seed
 from candidates.placement import block_placement
 from candidates.topology import Topology
+from traffic import PATTERNS as TRAFFIC_PATTERNS
+from traffic import TrafficPattern, pattern_entry
+from traffic import traffic as traffic_pattern
 
 from .errors import StudyError
 from .machine import Cost, physical_cost, structural_cost
 
-__all__ = ["Traffic", "Physical", "PATTERNS", "PACKAGINGS", "WIRINGS", "traffic_from_table", "physical_from_table"]
+__all__ = ["Traffic", "Physical", "PATTERNS", "WORKLOADS", "PACKAGINGS", "WIRINGS", "traffic_from_table", "physical_from_table"]
 
-PATTERNS = ("uniform", "random", "local", "file", "mixed", "app")
+#: the workloads of a study beyond the registry's patterns (:data:`traffic.PATTERNS`)
+WORKLOADS = ("file", "mixed", "app")
+#: the names of a study's ``[traffic] pattern`` with their own fields (``count``, ``shares``, ...)
+PATTERNS = ("uniform", "random", "local", *WORKLOADS)
 PACKAGINGS = ("none", "bgl", "custom")
 WIRINGS = ("flexible", "uniform")
 #: Blue Gene/L packaging levels, innermost first
@@ -71,9 +82,11 @@ class Traffic:
     per packaging level, ``shares``), ``file`` (a CSV of router demands),
     ``mixed`` (a 2-D torus application placed by ``mapping``, ``alpha`` of
     each task's traffic to its neighbours), ``app`` (a NAS skeleton,
-    ``app``/``app_class``, placed by ``mapping``), or ``sim:NAME`` (a
-    simulator pattern as a demand matrix). In a study ``pattern`` and
-    ``count`` may be lists (a sweep: :meth:`Study.variants`).
+    ``app``/``app_class``, placed by ``mapping``), or any other pattern of
+    the :mod:`traffic` registry with its options (``bitreversal``,
+    ``hotregion:fraction=0.5``; ``sim:NAME`` is the older spelling of
+    ``NAME``). In a study ``pattern`` and ``count`` may be lists (a sweep:
+    :meth:`Study.variants`).
     """
 
     pattern: Any = "uniform"
@@ -103,7 +116,8 @@ class Traffic:
     def parse(cls, text: str, seed: int = 1) -> "Traffic":
         """The command line's spelling: ``uniform``, ``random:COUNT``,
         ``local:COUNT[:S0,S1,...]``, ``file:PATH.csv``, ``app:KERNEL[:CLASS]``
-        or ``sim:NAME``; validated as a study's ``[traffic]`` table is."""
+        or a registry pattern (``NAME[:key=value...]``, also ``sim:NAME``);
+        validated as a study's ``[traffic]`` table is."""
         kind, _, rest = str(text).partition(":")
         t: dict[str, Any] = {"pattern": kind}
         if kind == "file" and not Path(rest).is_file():
@@ -119,13 +133,17 @@ class Traffic:
             elif kind == "app":
                 app, _, cls_ = rest.partition(":")
                 t.update(app=app, **({"app_class": cls_} if cls_ else {}))
-            elif kind == "sim":
+            elif kind == "uniform" and not rest:
+                pass
+            elif kind not in WORKLOADS and kind.lower() != "sim" and _known(kind):
+                t["pattern"] = text        # a registry pattern with its options, checked below
+            elif kind == "sim" and _known(rest.partition(":")[0]):
                 t["pattern"] = text
-            elif kind not in ("uniform",) or rest:
+            else:
                 raise ValueError
         except ValueError:
             raise StudyError(f"unknown traffic {text!r}: write uniform, random:COUNT, local:COUNT[:S0,S1,...], file:PATH.csv, "
-                             "app:KERNEL[:CLASS] or sim:NAME") from None
+                             "app:KERNEL[:CLASS] or a traffic pattern (toposynth simulate --help lists them)") from None
         return traffic_from_table(t, seed)
 
     # the demands -------------------------------------------------------
@@ -136,19 +154,6 @@ class Traffic:
         if self.swept:
             raise StudyError(f"traffic pattern {self.pattern} / count {self.count} is a sweep; run the study's variants()")
         pattern = self.pattern
-        if pattern == "uniform":
-            # every PE sends one unit (lambda = injection rate per PE), concentrated or not
-            return Demands.uniform(topo.n, None if (topo.terminals == 1).all() else topo.terminals)
-        if pattern.startswith("sim:"):
-            import sim
-
-            # the simulator's pattern as a demand matrix: one unit offered per processing element
-            return Demands.from_matrix(sim.traffic(pattern[4:]).demand_matrix(topo, 1.0))
-        if pattern == "random":
-            if (topo.terminals == 1).all():
-                return Demands.random(topo.n, self.count, seed=self.seed)
-            # between PEs, so that machines of equal PE count but other router counts get the same demands
-            return _on_routers(Demands.random(topo.num_terminals, self.count, seed=self.seed), topo)
         if pattern == "file":
             d = Demands.read_csv(self.file)
             top = int(max(d.src.max(), d.dst.max())) if len(d) else -1
@@ -171,14 +176,20 @@ class Traffic:
                 p = place(self.mapping, topo)
                 tasks = mixed_traffic(p.task_shape, self.alpha)
             return map_demands(tasks, p)
-        if topo.placement is None:
-            raise FlowError("local traffic needs a placed topology: a bgl/hierarchical candidate, or a lattice placed "
-                            "in blocks (a study's physical.blocks, the flow command's --blocks)")
-        levels = len(self.shares) - 1
-        if levels > topo.placement.unit.shape[1]:
-            raise FlowError(f"traffic.shares has {levels + 1} entries but the placement has only "
-                            f"{topo.placement.unit.shape[1]} levels")
-        return Demands.random_local(topo.placement.unit[:, :levels], self.count, self.shares, seed=self.seed)
+        # the registry's pattern: every PE one unit (lambda = injection rate per PE); random and local keep
+        # each drawn pair as a demand
+        return Demands.from_pattern(topo, self.pattern_of())
+
+    def pattern_of(self) -> TrafficPattern:
+        """The :mod:`traffic` registry's pattern of this workload (not for ``file``, ``mixed``, ``app``)."""
+        pattern = self.pattern
+        if pattern in WORKLOADS:
+            raise StudyError(f"the {pattern} workload is not a traffic pattern")
+        if pattern == "random":
+            return traffic_pattern("random", count=self.count, seed=self.seed)
+        if pattern == "local":
+            return traffic_pattern("local", count=self.count, shares=tuple(self.shares), seed=self.seed)
+        return traffic_pattern(pattern[4:] if pattern.startswith("sim:") else pattern)
 
     def _app_demands(self, topo: Topology):
         """The bytes a NAS skeleton sends between its processes (one per PE),
@@ -201,47 +212,50 @@ class Traffic:
         return map_demands(tasks, p)
 
     def sim_pattern(self, topo: Topology):
-        """The traffic for the simulator: a pattern name where the simulator
-        has it, else the demands as a destination distribution."""
+        """The traffic for the simulator: the registry's pattern (``random``
+        and ``local`` with this workload's count, shares and seed), or, for a
+        demand file, a mapped application or a NAS skeleton, the demands as a
+        destination distribution."""
+        import sim
+
         if self.pattern == "uniform":
             return "uniform"
         if self.pattern.startswith("sim:"):
             return self.pattern[4:]
-        import sim
-
+        if self.pattern not in WORKLOADS:
+            return str(self.pattern_of())
         dem = self.demands(topo)
         M = np.zeros((topo.n, topo.n))
         np.add.at(M, (dem.src, dem.dst), dem.amount)
         return sim.demand(M)
 
 
-def _on_routers(pe_demands, topo: Topology):
-    """PE-to-PE demands on the routers holding the PEs (PE p on router
-    p // c for concentration c); demands inside one router use no link and
-    are dropped."""
-    from flows import Demands
-
-    router = np.repeat(np.arange(topo.n), topo.terminals)
-    s, d = router[pe_demands.src], router[pe_demands.dst]
-    keep = s != d
-    return Demands(s[keep], d[keep], pe_demands.amount[keep])
+def _known(name: str) -> bool:
+    try:
+        pattern_entry(name)
+    except ToposynthError:
+        return False
+    return True
 
 
 def _check_pattern(pat: Any) -> None:
-    if isinstance(pat, str) and pat.startswith("sim:"):
-        import sim
-
-        try:
-            sim.traffic(pat[4:])
-        except ToposynthError as exc:
-            raise _err("traffic.pattern", f"{pat!r}: {exc}") from None
-        if pat[4:].split(":")[0] in ("matrix", "permutation"):
-            raise _err("traffic.pattern", f"{pat!r} needs a matrix; use pattern = \"file\" with a demand CSV")
+    if pat in PATTERNS:
         return
-    if pat not in PATTERNS:
-        raise _err("traffic.pattern", f"must be one of {', '.join(PATTERNS)} or sim:NAME (a sim pattern such as "
-                                      f"sim:bitcomplement), or a list of them to sweep; got {pat!r}")
-
+    if not isinstance(pat, str):
+        raise _err("traffic.pattern", f"must be a pattern name such as uniform, random or bitreversal, or a list of "
+                                      f"them to sweep; got {pat!r}")
+    spec = pat[4:] if pat.startswith("sim:") else pat
+    if not _known(spec.split(":")[0]):
+        raise _err("traffic.pattern", f"must be one of {', '.join(PATTERNS)} or a traffic pattern "
+                                      f"({', '.join(sorted(set(TRAFFIC_PATTERNS) - set(PATTERNS)))}), or a list of "
+                                      f"them to sweep; got {pat!r}")
+    entry = pattern_entry(spec.split(":")[0])
+    try:
+        traffic_pattern(spec)
+    except ToposynthError as exc:
+        raise _err("traffic.pattern", f"{pat!r}: {exc}") from None
+    if entry.name in ("matrix", "permutation"):
+        raise _err("traffic.pattern", f"{pat!r} needs an array; use pattern = \"file\" with a demand CSV")
 
 
 def traffic_from_table(t: dict, seed: int = 1, base: Path | None = None) -> Traffic:
@@ -485,7 +499,7 @@ def physical_from_options(packaging: str | None, wiring: str = "flexible", block
     if packaging.endswith(".toml"):
         import tomllib
 
-        from candidates.textfile import read_text
+        from common.textfile import read_text
 
         try:
             doc = tomllib.loads(read_text(Path(packaging), "packaging file", errors))

@@ -230,7 +230,7 @@ def test_simulate_fattree_table_routing_delivers(capsys):
 # ------------------------------------------------- PEs in the other layers
 def test_sim_traffic_numbers_pes_on_the_edge_switches_only():
     import sim
-    from sim.traffic import terminal_router
+    from traffic import terminal_router
 
     t = cd.fattree(4)
     assert terminal_router(t).tolist() == np.repeat(np.arange(8), 2).tolist()

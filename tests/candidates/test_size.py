@@ -16,7 +16,7 @@ import pytest
 import candidates as cd
 from candidates.enumeration import estimate_count, search_bytes
 from candidates.registry import spec_size
-from candidates.size import SizeError, check_memory, format_bytes, memory_limit, parse_bytes
+from common.size import SizeError, check_memory, format_bytes, memory_limit, parse_bytes
 from synth.cli import main
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -111,7 +111,9 @@ def _refused(capsys, argv, *needles):
     # which builds no demands (its LP is sized by the next row)
     (["flow", "torus:60x60x60", "--solver", "ptas"], ["216,000 routers", "4.7e+10 demands", "2.0 GB"]),
     (["flow", "torus:80x80x80"], ["by symmetry", "512,000 routers", "3.4 GB", "2.0 GB"]),
-    (["flow", "torus:60x60x60", "--traffic", "sim:uniform"], ["sim:uniform demand matrix", "216,000 x 216,000",
+    # the same uniform pattern by its older spelling; a rate pattern is a dense matrix
+    (["flow", "torus:60x60x60", "--traffic", "sim:uniform"], ["216,000 routers", "4.7e+10 demands", "2.0 GB"]),
+    (["flow", "torus:60x60x60", "--traffic", "bitreversal"], ["bitreversal demand matrix", "216,000 x 216,000",
                                                               "1.1 TB", "2.0 GB"]),
     (["flow", "torus:10x10x10", "--solver", "lp"], ["LP columns", "use --solver ptas", "2.0 GB"]),
     # records by displacement class: the state, not tables, decides (a 64x32x32 torus fits in 1.5 GB)

@@ -19,7 +19,7 @@ import candidates as cd
 from sim import cache as sim_cache
 import sim
 from candidates.records import routing_records
-from candidates.size import SizeError
+from common.size import SizeError
 from candidates.topology import Topology
 from sim import SimConfig, simulate
 from sim.memory import check_sim_memory

@@ -16,7 +16,7 @@ from sim import _core as K
 from sim import driver
 from sim.config import DRAIN_CHECK
 from sim.engine import _resolve, tables_for
-from sim.traffic import traffic
+from traffic import traffic
 
 OVERLOAD = dict(warmup=500, measure=2000, drain=20000)
 

@@ -8,6 +8,7 @@ import pytest
 import candidates as cd
 import sim
 from sim import SimConfig, SimError, simulate
+from traffic import TrafficError
 
 
 def one_pair(T: int, s: int, d: int) -> sim.TrafficPattern:
@@ -259,7 +260,6 @@ def test_sweep_and_saturation_report_highest_accepted():
     (dict(config=SimConfig(routing="adaptive", buffer_packets=1)), "at least 2 packets"),
     (dict(config=SimConfig(routing="table", deadlock="bubble")), "applies to routing dor"),
     (dict(config=SimConfig(packet_length=1), load=1.5), "more than one packet per cycle"),
-    (dict(traffic_pattern="nope"), "unknown traffic"),
     (dict(config="nope"), "unknown preset"),
 ])
 def test_errors_are_sim_errors(kwargs, match):
@@ -267,6 +267,12 @@ def test_errors_are_sim_errors(kwargs, match):
     args.update(kwargs)
     with pytest.raises(SimError, match=match):
         simulate(cd.ring(8), **args)
+
+
+def test_traffic_errors_come_from_the_shared_registry():
+    # the simulator and the flow solvers read one registry of patterns: its errors are TrafficErrors
+    with pytest.raises(TrafficError, match="unknown traffic pattern 'nope'; valid: bitcomplement"):
+        simulate(cd.ring(8), None, "nope", 0.1)
 
 
 def test_records_routing_needs_a_lattice():

@@ -13,10 +13,10 @@ import pytest
 import candidates as cd
 from sim import cache as sim_cache
 import sim
-from candidates.size import SizeError
+from common.size import SizeError
 from sim import iq, preset
 from sim.memory import iq_sizes, memory_estimate
-from sim.traffic import traffic
+from traffic import traffic
 
 
 def _cfg(**kw):

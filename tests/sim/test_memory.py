@@ -14,7 +14,7 @@ import pytest
 import candidates as cd
 from sim import cache as sim_cache
 import sim
-from candidates.size import SizeError
+from common.size import SizeError
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

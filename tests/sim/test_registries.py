@@ -12,7 +12,7 @@ from sim.errors import SimError
 from sim.memory import memory_estimate
 from sim.routing import resolve_routing, table_kind
 from sim.routings import ROUTING_REGISTRY, Routing, register_routing
-from sim.traffic import PATTERNS, Pattern, register_pattern, traffic
+from traffic import PATTERNS, Pattern, register_pattern
 
 
 def test_duplicates_are_errors():
@@ -63,12 +63,3 @@ def test_hyperx_dor_runs_on_one_vc_past_saturation():
         simulate(t, cfg.replace(deadlock="dateline"), "uniform", 0.1)
 
 
-def test_pattern_needs():
-    df = cd.from_spec("dragonfly:a=4:p=2:h=2")
-    with pytest.raises(SimError, match="tornado traffic needs a lattice topology with coordinates; .* has none"):
-        traffic("tornado").destinations(cd.from_spec("complete:6"))
-    with pytest.raises(SimError, match=r"groupshift traffic needs a topology whose routers form groups \(dragonfly\)"):
-        traffic("groupshift").destinations(cd.from_spec("torus:4x4"))
-    assert traffic("groupshift").destinations(df).mode == 2
-    assert traffic("HR").name == "hotregion" and traffic("nearest-neighbour").name == "neighbor"
-    assert PATTERNS["groupshift"].needs == "groups" and PATTERNS["tornado"].needs == "lattice"

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import candidates as cd
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 import sim
 from sim import preset
 from sim.cli import main

@@ -16,6 +16,7 @@ from flows import Demands, FlowProblem, solve_lp
 from sim import SimConfig, simulate
 from sim.cli import main as sim_main
 from sim.errors import SimError
+from traffic import TrafficError
 
 DF = "dragonfly:a=4:p=2:h=2"   # g = 9 groups, 36 routers, 72 PEs, diameter 3
 
@@ -136,7 +137,7 @@ def test_groupshift_destinations_and_flow_optimum():
 
 
 def test_groupshift_needs_groups():
-    with pytest.raises(SimError, match="groupshift traffic needs a topology whose routers form groups "
+    with pytest.raises(TrafficError, match="groupshift traffic needs a topology whose routers form groups "
                                        r"\(dragonfly\); .* is family 'torus'"):
         sim.traffic("groupshift").destinations(cd.from_spec("torus:4x4"))
     assert cd.capabilities.capabilities(cd.from_spec(DF)).groups

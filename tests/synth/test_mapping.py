@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import candidates as cd
 import flows
-from candidates.errors import ToposynthError
+from common.errors import ToposynthError
 from flows import Demands
 from synth.mapping import (
     PAPER_CASES,

@@ -250,7 +250,7 @@ def test_run_out_refused_before_any_work(tmp_path, capsys, monkeypatch):
         _one_error(capsys, f"{d / name} is a directory where a file is written; remove it or choose another --out")
         assert not (d / "records.jsonl").is_file() and not (d / "study.json").exists()
     # an unwritable directory (root writes everywhere: the probe's failure is simulated)
-    import candidates.paths as P
+    import common.paths as P
 
     def denied(*a, **k):
         raise PermissionError(errno.EACCES, "Permission denied")

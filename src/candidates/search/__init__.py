@@ -23,7 +23,7 @@ symmetry, fixed links, seed, moves, restarts): its spec
 True
 """
 
-from ..lazy import lazy_names
+from common.lazy import lazy_names
 from .objectives import OBJECTIVES, Objective, objective, register_objective
 
 # the engine's names load on first use (PEP 562): its numba kernels cost ~0.2 s of start-up that a

@@ -16,7 +16,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from ..jitcache import refresh_kernel_cache
+from common.jitcache import refresh_kernel_cache
 from . import _bits, _evaluate, _graph, objectives
 from ._bits import HELPER, rng_float, rng_int
 from ._evaluate import (RES_DIAM, RES_LOAD, RES_PRIMARY, RES_SECONDARY, RES_SUM, RES_UNREACH, link_resources,

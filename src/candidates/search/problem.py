@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SpecError, TopologyError
-from ..size import check_memory, format_count
+from common.size import check_memory, format_count
 from .layout import Layout
 from .objectives import Objective, objective
 from .resources import LinkResources

@@ -10,7 +10,7 @@ traces, edge lists): UTF-8 or one clear error line.
 >>> read_text(p, "trace")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-candidates.errors.ToposynthError: trace ...t.txt is not UTF-8 text (byte 0xe9 at offset 3, line 1); save it as UTF-8
+common.errors.ToposynthError: trace ...t.txt is not UTF-8 text (byte 0xe9 at offset 3, line 1); save it as UTF-8
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ import pytest
 
 import candidates as cd
 import sim
-from sim import SimError, simulate
-from sim.traffic import DEST_HOT, DEST_PERM, DEST_TABLE, localglobal_matrix, traffic
+from sim import simulate
+from traffic import TrafficError
+from traffic import DEST_HOT, DEST_PERM, DEST_TABLE, PATTERNS, localglobal_matrix, traffic
 
 
 def perm_of(name, topo):
@@ -50,7 +51,7 @@ def test_butterfly_swaps_the_outer_address_bits():
     assert int((d.perm < 0).sum()) == 32 and d.weight.sum() == pytest.approx(64)
     # 3 bits: swapping bits 0 and 2 is the bit reversal
     assert perm_of("butterfly", cd.ring(8)) == perm_of("bitreversal", cd.ring(8))
-    with pytest.raises(SimError, match="power of 2"):
+    with pytest.raises(TrafficError, match="power of 2"):
         traffic("butterfly").destinations(cd.from_spec("ring:20:c=4"))
 
 
@@ -100,7 +101,7 @@ def test_neighbor_and_matrix():
                                        ("tornado", "complete:6"), ("uniform:x=1", "ring:4")])
 def test_pattern_errors(name, topo):
     t = cd.from_spec(topo)
-    with pytest.raises(SimError):
+    with pytest.raises(TrafficError):
         sim.simulate(t, "default", name, 0.1) if name.startswith("uniform:") else traffic(name).destinations(t)
 
 
@@ -189,11 +190,11 @@ def test_localglobal_structure_and_options():
     Mp = sim.traffic("localglobal", alpha=0.7, mapping=perm).demand_matrix(t, 1.0, level="terminal")
     M7 = localglobal_matrix(16, 4, 4, 0.7)
     assert np.allclose(Mp[np.ix_(perm, perm)], M7)
-    with pytest.raises(SimError, match="grid 3x4"):
+    with pytest.raises(TrafficError, match="grid 3x4"):
         sim.traffic("localglobal:grid=3x4").destinations(t)
-    with pytest.raises(SimError, match="alpha"):
+    with pytest.raises(TrafficError, match="alpha"):
         sim.traffic("localglobal:alpha=2").destinations(t)
-    assert sim.traffic("local").name == "localglobal"
+    assert sim.traffic("lg").name == "localglobal"
 
 
 def test_localglobal_simulated_hops_follow_the_matrix():
@@ -208,3 +209,88 @@ def test_localglobal_simulated_hops_follow_the_matrix():
     local_rt = _mean_hops(cd.rt(4), sim.traffic("localglobal:alpha=1").demand_matrix(cd.rt(4)))
     local_rtt = _mean_hops(cd.rtt(4), sim.traffic("localglobal:alpha=1").demand_matrix(cd.rtt(4)))
     assert local_rt == 1.0 and local_rtt > 1.0
+
+
+def test_pattern_needs():
+    df = cd.from_spec("dragonfly:a=4:p=2:h=2")
+    with pytest.raises(TrafficError, match="tornado traffic needs a lattice topology with coordinates; .* has none"):
+        traffic("tornado").destinations(cd.from_spec("complete:6"))
+    with pytest.raises(TrafficError, match=r"groupshift traffic needs a topology whose routers form groups \(dragonfly\)"):
+        traffic("groupshift").destinations(cd.from_spec("torus:4x4"))
+    assert traffic("groupshift").destinations(df).mode == 2
+    assert traffic("HR").name == "hotregion" and traffic("nearest-neighbour").name == "neighbor"
+    assert PATTERNS["groupshift"].needs == "groups" and PATTERNS["tornado"].needs == "lattice"
+
+
+# ---------------------------------------------------------------- one name, one meaning everywhere
+def test_random_is_count_pairs_of_pes_for_simulator_and_flows():
+    from flows import Demands
+
+    from synth.workload import Traffic
+
+    t = cd.torus((4, 4))
+    pat = traffic("random:48:seed=5")
+    assert pat.options == {"count": 48, "seed": 5}
+    s, d, a = pat.demand_pairs(t)
+    # the flow solvers' demands are the drawn pairs, as flows.Demands.random draws them
+    ref = Demands.random(16, 48, seed=5)
+    assert s.tolist() == ref.src.tolist() and d.tolist() == ref.dst.tolist() and a.sum() == 48
+    # the simulator's destination table puts the same pairs in the rows
+    M = pat.destinations(t).matrix()
+    counts = np.zeros((16, 16))
+    np.add.at(counts, (s, d), 1.0)
+    rows = counts.sum(axis=1)
+    nz = rows > 0
+    assert np.allclose(M[nz] / M[nz].sum(axis=1, keepdims=True), counts[nz] / rows[nz, None])
+    assert np.allclose(M.sum(axis=1), rows * 16 / 48)        # the injection weight: the PE's share of the pairs
+    # a study's random pattern is the same pattern
+    w = Traffic.parse("random:48", seed=5)
+    assert str(w.pattern_of()) == "random:count=48:seed=5"
+    dem = w.demands(t)
+    assert dem.src.tolist() == s.tolist() and dem.dst.tolist() == d.tolist()
+
+
+def test_random_on_concentrated_routers_drops_pairs_inside_a_router():
+    t = cd.from_spec("ring:8:c=4")
+    s, d, _ = traffic("random:200:seed=1").demand_pairs(t)
+    from traffic import random_pairs, terminal_router
+
+    ps, pd = random_pairs(32, 200, seed=1)
+    tr = terminal_router(t)
+    inside = int((tr[ps] == tr[pd]).sum())
+    assert inside > 0 and len(s) == 200 - inside and (s != d).all()
+
+
+def test_local_needs_a_placement_and_keeps_its_shares():
+    t = cd.from_spec("torus:8x4x2")
+    with pytest.raises(TrafficError, match="local traffic needs a placed topology"):
+        traffic("local:100").demand_pairs(t)
+    placed = cd.block_placement(t, [(1, 1, 2), (4, 4, 2)])
+    s, d, a = traffic("local:100:0.4,0.5,0.1:seed=3").demand_pairs(placed)
+    unit = placed.placement.unit
+    # largest remainder: exactly 40 pairs share a compute card, 50 more a node card, 10 cross node cards
+    assert int((unit[s, 0] == unit[d, 0]).sum()) == 40
+    assert int(((unit[s, 0] != unit[d, 0]) & (unit[s, 1] == unit[d, 1])).sum()) == 50
+    assert len(s) == 100 and a.sum() == 100
+
+
+def test_positional_options_and_errors():
+    assert traffic("local:64").options == {"count": 64}
+    assert traffic("random:64:7").options == {"count": 64, "seed": 7}
+    with pytest.raises(TrafficError, match="random traffic needs a number of demands >= 1, e.g. random:128"):
+        traffic("random").destinations(cd.ring(8))
+    with pytest.raises(TrafficError, match="must look like key=value"):
+        traffic("hotregion:0.5")
+    with pytest.raises(TrafficError, match=r"takes options \['fraction', 'region'\], got \['alpha'\]"):
+        traffic("hotregion:alpha=1")
+
+
+def test_every_pattern_is_in_the_command_lines_help():
+    from synth.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    helps = sub.choices["simulate"].format_help().replace("\n", " ").replace("  ", " ")
+    for name in PATTERNS:
+        if name not in ("permutation", "matrix"):       # arrays: the Python API only
+            assert name in helps, name

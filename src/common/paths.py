@@ -18,7 +18,7 @@ True
 >>> prepare_out_dir(os.path.join(d, "f"))
 Traceback (most recent call last):
 ...
-candidates.errors.OutputPathError: --out ... is a file; give a directory
+common.errors.OutputPathError: --out ... is a file; give a directory
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def prepare_out_dir(path: str | os.PathLike, *, option: str = "--out", files: tu
     >>> prepare_out_dir(d, files=("results.json",))
     Traceback (most recent call last):
     ...
-    candidates.errors.OutputPathError: .../results.json is a directory where a file is written;
+    common.errors.OutputPathError: .../results.json is a directory where a file is written;
     remove it or choose another --out
     """
     p = Path(path)
@@ -96,7 +96,7 @@ def check_out_file(path: str | os.PathLike, *, option: str = "--out") -> Path:
     >>> check_out_file(d, option="--plot")
     Traceback (most recent call last):
     ...
-    candidates.errors.OutputPathError: --plot ... is a directory; give a file name
+    common.errors.OutputPathError: --plot ... is a directory; give a file name
     """
     p = Path(path)
     if p.is_dir():

@@ -14,7 +14,7 @@ import pytest
 KERNEL = textwrap.dedent("""
     import sys
     from numba import njit
-    from candidates.jitcache import refresh_kernel_cache
+    from common.jitcache import refresh_kernel_cache
     from . import helper
     from .helper import VALUE
 

@@ -1,0 +1,21 @@
+"""The defaults every layer shares, defined once.
+
+The command line, the study files and the Python functions read their
+defaults from here, so ``toposynth flow --eps``, ``[ranking] eps`` and
+``flows.solve(eps=...)`` cannot drift apart.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EPS", "LOAD_STEP", "MAX_LOAD", "SATURATION_TOLERANCE", "STABLE_RESOLUTION"]
+
+#: the relative gap a certified flow solution is asked for (lambda within a factor 1 - eps of optimal)
+EPS = 0.05
+#: a saturation search raises the offered load by this much (phits/cycle per terminal) ...
+LOAD_STEP = 0.05
+#: ... up to this load
+MAX_LOAD = 1.0
+#: a load point is saturated when the accepted load falls below this fraction of the offered load
+SATURATION_TOLERANCE = 0.95
+#: BookSim2's stable-load search bisects to this load resolution
+STABLE_RESOLUTION = 0.005

@@ -1,0 +1,64 @@
+"""Errors raised for bad input, and the command line's exit statuses.
+
+Every error toposynth raises for something the user can fix derives from
+:class:`ToposynthError`; the CLI prints its message on one line and exits
+with status 2. Messages say what is wrong and how to fix it. Each package
+derives its own errors from it (``candidates``' :class:`SpecError`,
+``sim``'s :class:`SimError`, ...).
+
+The exit statuses, one per outcome, live here because every layer's
+command (``sim``'s ``simulate`` as well as ``synth``'s) returns them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import numbers
+
+__all__ = ["ToposynthError", "OutputPathError", "check_seed", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT",
+           "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
+
+#: the result is valid (a certified answer, a finished simulation)
+EXIT_OK = 0
+#: bad input: one ``toposynth: error:`` line says what is wrong and how to fix it
+EXIT_BAD_INPUT = 2
+#: a simulation deadlocked: its latency and throughput are not measurements
+EXIT_DEADLOCK = 3
+#: a limit stopped the computation short of its answer: a flow above its eps
+#: (phase budget), a trace not completed within ``--max-cycles``
+EXIT_NOT_CERTIFIED = 4
+#: interrupted (Ctrl-C); finished work is kept
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES = {EXIT_OK: "ok", EXIT_BAD_INPUT: "bad input", EXIT_DEADLOCK: "deadlock",
+              EXIT_NOT_CERTIFIED: "not certified / not complete", EXIT_INTERRUPTED: "interrupted"}
+
+
+class ToposynthError(ValueError):
+    """Base class of all errors caused by input the user can correct."""
+
+
+class OutputPathError(ToposynthError):
+    """An output directory or file that cannot be written (a file where a
+    directory is needed, a missing permission, ...)."""
+
+
+def check_seed(seed, what: str = "seed") -> int:
+    """``seed`` as an int, or a one-line error: numpy's generators take
+    integers >= 0, and a negative one would otherwise fail deep inside a run.
+
+    >>> check_seed(3)
+    3
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ToposynthError(f"{what} must be an integer >= 0, got {seed!r}")
+    return int(seed)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with its usage errors as one ``toposynth: error:`` line
+    (argparse prints the whole usage first) and the same exit status as
+    every other bad input. Subparsers inherit the class."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"toposynth: error: {self.prog}: {message}; see `{self.prog} --help`\n")
