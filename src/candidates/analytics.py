@@ -31,13 +31,15 @@ from typing import Any
 
 import numpy as np
 
+from common.size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
+
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
 from .capabilities import capabilities, published_figures
+from .equivalent import equivalent_distance, equivalent_distance_rows
 from .errors import TopologyError
 from .hops import hop_distances
 from .moore import moore_bound
 from .records import has_records, record_table, record_ties
-from common.size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 from .topology import Topology
 
 __all__ = [
@@ -508,7 +510,9 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan
                 cut = int(np.count_nonzero(side[u] != side[v]))
                 cands.append((cut, f"straight cut across {topo.dims[k] if k < len(topo.dims) else k}", side))
     if n <= KL_LIMIT and kernighan_lin:
-        import networkx as nx
+        import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
+
+        # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
         from networkx.algorithms.community import kernighan_lin_bisection
 
         G = nx.Graph()
@@ -566,7 +570,7 @@ def _free_cut(topo: Topology, side_a: np.ndarray, side_b: np.ndarray) -> int:
     # imported here: scipy.sparse.csgraph costs ~40 ms of start-up (measured for flows.problem),
     # and only topologies whose routers differ in PEs come this way
     from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import maximum_flow
+    from scipy.sparse.csgraph import maximum_flow  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     n = topo.n
     node = np.full(n, -1, dtype=np.int64)
@@ -591,7 +595,7 @@ def _free_cut(topo: Topology, side_a: np.ndarray, side_b: np.ndarray) -> int:
 def _free_side(topo: Topology, side_a: np.ndarray, side_b: np.ndarray) -> np.ndarray:
     """Side ``a`` of the cut of :func:`_free_cut` (routers reached from ``a``
     in the residual graph), by networkx (once, for the best split)."""
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     G = nx.DiGraph()
     A = set(side_a.tolist())
@@ -842,8 +846,6 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
             # a graph too large for both heuristics: say so rather than fail the whole description
             out["bisection"] = {"skipped": skip_kl or str(exc)}
     if equivalent is not None and topo.n >= 2:
-        from .equivalent import equivalent_distance, equivalent_distance_rows
-
         if topo.n > 8192:
             raise TopologyError(f"the equivalent distance needs all-pairs tables ({topo.n} routers); "
                                 "it is offered up to 8192 routers")

@@ -61,7 +61,7 @@ def _factor(g: Factor, what: str) -> Topology:
         return g
     if isinstance(g, str):
         return from_spec(g)
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     if isinstance(g, nx.Graph):
         return _from_networkx(g, what)

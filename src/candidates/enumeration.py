@@ -53,9 +53,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pynauty
+
+from common.size import SizeError, check_memory, format_count, format_seconds
 
 from .errors import SpecError
-from common.size import SizeError, check_memory, format_count, format_seconds
+from .io import from_graph6
 from .topology import Topology
 
 __all__ = ["iter_graph6", "iter_graphs", "count_graphs", "estimate_count", "search_bytes", "check_enumeration"]
@@ -200,8 +203,6 @@ class _Nauty:
     """
 
     def __init__(self) -> None:
-        import pynauty
-
         self._pynauty = pynauty
         self._graphs: dict[int, Any] = {}
 
@@ -241,7 +242,7 @@ def _search(n: int, d: int, mn: int, exact: bool, connected: bool) -> Iterator[n
 
     The arrays yielded may be views into buffers; use them before resuming.
     """
-    from ._enum_kernels import augmentations
+    from ._enum_kernels import augmentations  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     if n == 1:
         if mn == 0 and (not exact or d == 0):
@@ -332,7 +333,7 @@ def iter_graph6(n: int, max_degree: int, *, min_degree: int = 0, exact_max_degre
 
 
 def _iter_graph6(n: int, d: int, mn: int, exact: bool, connected: bool, regular: bool) -> Iterator[str]:
-    from ._enum_kernels import graph6_codes
+    from ._enum_kernels import graph6_codes  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     if _empty(n, d, mn, exact, regular):
         return
@@ -365,8 +366,6 @@ def iter_graphs(n: int, max_degree: int, *, min_degree: int = 0, exact_max_degre
     >>> next(iter_graphs(4, 3, regular=True)).spec
     'g6:C~'
     """
-    from .io import from_graph6
-
     gen = iter_graph6(n, max_degree, min_degree=min_degree, exact_max_degree=exact_max_degree,
                       regular=regular, connected=connected)
     return (from_graph6(g6, family="enumerated") for g6 in gen)

@@ -25,7 +25,7 @@ from common.textfile import read_text
 from .capabilities import Capabilities
 from .errors import GraphFileError, SpecError, TopologyError
 from .registry import Family, int_family, int_size, register
-from .topology import Topology
+from .topology import Placement, Topology
 
 __all__ = ["read_topology", "write_topology", "from_graph6", "complete_graph", "GRAPH_SUFFIXES"]
 
@@ -53,7 +53,7 @@ def from_graph6(g6: str, *, family: str = "enumerated") -> Topology:
     >>> from_graph6("Bw").num_links  # the triangle
     3
     """
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     text = g6.strip()
     if text.startswith(">>graph6<<"):
@@ -107,7 +107,7 @@ def read_topology(path: str | os.PathLike) -> Topology:
 
 
 def _read_graphml(p: Path, spec: str) -> Topology:
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     try:
         G = nx.read_graphml(p)
@@ -140,8 +140,6 @@ def _with_layout(t: Topology, G, p: Path) -> Topology:
             changes["shape"] = tuple(ints(G.graph["shape"], "shape"))
     levels = G.graph.get("placement_levels")
     if levels and nodes and all("unit" in d and "slot" in d for _, d in nodes):
-        from .topology import Placement
-
         names = tuple(str(levels).split(","))
         unit = np.asarray([ints(d["unit"], "unit") for _, d in nodes], dtype=np.int64)
         slots = np.asarray([ints(d["slot"], "slot") for _, d in nodes], dtype=np.int64).reshape(len(nodes), -1, 2)
@@ -157,7 +155,7 @@ def _undirected(G, p: Path):
     """A directed graph as toposynth's bidirectional links: every arc must
     have its reverse (then each pair is one link); a one-way arc is refused
     rather than silently made two-way."""
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     if not G.is_directed():
         return G
@@ -177,7 +175,7 @@ def _undirected(G, p: Path):
 
 
 def _read_json(p: Path, spec: str) -> Topology:
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     try:
         data = json.loads(read_text(p, "graph file", GraphFileError))
@@ -264,7 +262,7 @@ def _read_edgelist(p: Path, spec: str) -> Topology:
 
 def write_topology(topo: Topology, path: str | os.PathLike) -> None:
     """Write a topology; the format follows the file ending (see module doc)."""
-    import networkx as nx
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     p = Path(path)
     suffix = p.suffix.lower()

@@ -328,7 +328,7 @@ class Topology:
         return self.indices[self.indptr[v] : self.indptr[v + 1]]
 
     def is_connected(self) -> bool:
-        from ._kernels import bfs_distances
+        from ._kernels import bfs_distances  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
         d = bfs_distances(self.indptr, self.indices, 0)
         return bool(np.all(d >= 0))
@@ -380,7 +380,7 @@ class Topology:
         >>> ring(5).to_networkx().number_of_edges()
         5
         """
-        import networkx as nx
+        import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
         multi = self.has_parallel_links if multigraph is None else multigraph
         G = nx.MultiGraph() if multi else nx.Graph()

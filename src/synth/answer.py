@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from candidates import from_spec
+
 from .records import CandidateRecord
 
 __all__ = ["Answer", "study_answer", "study_answers", "units"]
@@ -179,8 +181,6 @@ def study_answer(study, ranking: list[str], records: list[CandidateRecord], simu
     winner = ranking[0] if ranking else None
     base = baseline if baseline is not None else study.baseline
     if base is not None:
-        from candidates import from_spec
-
         base = from_spec(base).spec or base
     notes = []
     brec = by.get(base) if base else None

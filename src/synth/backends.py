@@ -171,6 +171,7 @@ class Executor:
         self._join_stopping()
         # distributed takes about a second to import: only runs on dask pay for it
         try:
+            # deferred: distributed takes 0.21 s to import (docs/ARCHITECTURE.md)
             from distributed import Client, LocalCluster
         except ImportError:
             raise StudyError("the dask backend needs dask.distributed: pip install 'toposynth[dask]'") from None
@@ -185,8 +186,8 @@ class Executor:
                 raise StudyError(f"cannot reach the dask scheduler at {self.scheduler} ({type(exc).__name__}); "
                                  "start one with `dask scheduler` or check the address") from None
             return
-        import dask
-
+        import dask  # deferred: dask takes 0.07 s to import (docs/ARCHITECTURE.md)
+        # deferred: distributed takes 0.21 s to import (docs/ARCHITECTURE.md)
         from distributed.utils import get_mp_context
 
         with dask.config.set(_LOCAL_CONFIG):

@@ -77,7 +77,7 @@ class Drawing:
 
 def draw_topology(topo, title: str | None = None) -> Drawing:
     """Draw ``topo`` in the form that shows its structure (see the module docstring)."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     matplotlib.use("Agg")
     title = title or topo.spec or topo.family
@@ -157,7 +157,7 @@ class _Lattice:
 
 
 def _figure(w: float, h: float, ncols: int = 1, nrows: int = 1):
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False)
     return fig, axes.ravel()
@@ -168,6 +168,7 @@ def _dim_name(topo, k: int) -> str:
 
 
 def _lines(ax, P: np.ndarray, pairs: np.ndarray, color, **kw) -> None:
+    # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
     from matplotlib.collections import LineCollection
 
     if len(pairs):
@@ -176,8 +177,9 @@ def _lines(ax, P: np.ndarray, pairs: np.ndarray, color, **kw) -> None:
 
 def _panels(topo, lat: _Lattice, title: str) -> Drawing:
     """A 2-D lattice as one grid; 3-D and up as one panel per slice of the outer dimensions."""
+    # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
     from matplotlib.collections import LineCollection
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     C, L, shape = lat.C, lat.L, lat.shape
     D = len(shape)
@@ -310,7 +312,7 @@ def _wrap_rules(topo, lat: _Lattice, mask: np.ndarray, dims, what: str | None) -
 
 
 def _hypercube(topo, lat: _Lattice, title: str) -> Drawing:
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     D = len(lat.shape)
     ang = np.pi * np.arange(D) / D
@@ -345,7 +347,7 @@ def _circle(n: int, order: np.ndarray) -> np.ndarray:
 
 
 def _ring(topo, title: str, order: np.ndarray) -> Drawing:
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     n = topo.n
     P = _circle(n, order)
@@ -408,7 +410,8 @@ def _factors(topo, lat: _Lattice, title: str) -> Drawing:
 
 
 def _connected(topo) -> bool:
-    from scipy.sparse import csr_matrix
+    from scipy.sparse import csr_matrix  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
+    # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
     from scipy.sparse.csgraph import connected_components
 
     L = np.asarray(topo.links)
@@ -468,8 +471,8 @@ def _layers(topo) -> np.ndarray | None:
     """Hops from each router to the nearest router with PEs, when routers
     without PEs exist (a fat tree's aggregation and core switches); None if
     some router is unreachable."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import shortest_path
+    from scipy.sparse import csr_matrix  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
+    from scipy.sparse.csgraph import shortest_path  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     L = np.asarray(topo.links)
     n = topo.n
@@ -509,8 +512,8 @@ def _graph(topo, title: str) -> Drawing:
     """Kamada-Kawai up to 100 routers (it shows symmetry and clusters), the
     spectral layout beyond (cheap, and places the graph by its slowest
     modes); nodes coloured by their card when the topology is placed."""
-    import networkx as nx
-    from matplotlib.lines import Line2D
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     G = topo.to_networkx(multigraph=False)
     n = topo.n
@@ -597,8 +600,8 @@ def _placed(topo, title: str) -> Drawing:
     inside it, coloured by the packaging level it stays within; and the
     outermost board with those units as boxes, the links between each two
     drawn as one line as thick as their count (the long links)."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Rectangle
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+    from matplotlib.patches import Rectangle  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     pl = topo.placement
     P, cells, extents = _placed_positions(pl)
@@ -684,8 +687,8 @@ def _placed(topo, title: str) -> Drawing:
 def _on_grid(topo, title: str) -> Drawing:
     """Routers at their 2-D coordinates (a chip's grid, unit spacing); links
     of one step straight, longer ones as arcs coloured by their length."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+    from matplotlib.patches import FancyArrowPatch  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     P = np.asarray(topo.coords, dtype=float)
     links = np.asarray(topo.links)

@@ -14,8 +14,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from common.errors import ToposynthError
+from candidates.lattice import mesh, torus
 from candidates.topology import Topology
+from common.errors import ToposynthError
 from flows.problem import Demands
 
 __all__ = [
@@ -507,8 +508,6 @@ def logical_topology(task_shape: Sequence[int], logical: str = "torus") -> Topol
     >>> logical_topology((4, 3)).spec
     'torus:4x3'
     """
-    from candidates.lattice import mesh, torus
-
     if logical not in ("torus", "mesh"):
         raise MappingError(f"logical topology must be 'torus' or 'mesh', got {logical!r}")
     shape = (int(task_shape[0]), int(task_shape[1]))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 
 from candidates import from_spec
+from candidates.enumeration import iter_graph6
+from candidates.linear import linear_placements
 from common.errors import ToposynthError
 
 from .study import Study, StudyError
@@ -27,8 +29,6 @@ def _sweep_specs(entry: dict) -> list[str]:
 
 
 def _factor_pool(entries: list[str]) -> list[str]:
-    from candidates.enumeration import iter_graph6
-
     out: list[str] = []
     for x in entries:
         if x.startswith("enumerate:"):
@@ -44,9 +44,7 @@ def _placed(spec: str, mode: str) -> list[str]:
     whose vertex i sits at position i."""
     if mode == "canonical":
         return [spec]
-    import networkx as nx
-
-    from candidates.linear import linear_placements
+    import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     G = from_spec(spec).to_networkx(multigraph=False)
     pls = linear_placements(G)
@@ -91,8 +89,6 @@ def candidate_sizes(study: Study, extra: list[str] | tuple[str, ...] = ()) -> di
     for entry in study.sweep:
         raw += _sweep_specs(entry)
     if study.enumerate:
-        from candidates.enumeration import iter_graph6
-
         en = study.enumerate
         raw += ["g6:" + g for g in iter_graph6(en["nodes"], en["max_degree"], min_degree=en.get("min_degree", 0),
                                                regular=bool(en.get("regular", False)))]

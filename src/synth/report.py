@@ -19,11 +19,26 @@ import re
 from pathlib import Path
 from typing import Any
 
+from candidates import from_spec, write_topology
 from common.errors import OutputPathError, ToposynthError
 from common.paths import atomic_write_text
 
+from .answer import Answer, units
+from .drawing import draw_topology
 from .errors import RecordError, StudyError
+from .machine import COST_MEASURES
 from .records import CandidateRecord, validate_simulation
+from .report_figures import (
+    MAX_BARS,
+    capacity_figure,
+    pareto_figure,
+    png,
+    simulation_figure,
+    sweep_figure,
+    tradeoff_figure,
+)
+from .study import study_from_dict
+from .toml_out import dumps, prune
 
 __all__ = ["write_outputs", "render_report", "write_sweep_outputs"]
 
@@ -31,16 +46,14 @@ WINNERS = 3
 
 
 def write_outputs(res, out: Path) -> None:
-    from candidates import write_topology
-
-    from .evaluate import build_topology
-
     out = Path(out)
     d = res.to_dict()
     text = json.dumps(d, indent=1) + "\n"
     # atomic: a failed or interrupted write leaves the previous results.json whole
     atomic_write_text(out / "results.json", text)
     _write_csv(d, out / "results.csv")
+    from .evaluate import build_topology  # deferred: flows' solvers and numba, 0.6 s (docs/ARCHITECTURE.md)
+
     wdir = out / "winners"
     wdir.mkdir(exist_ok=True)
     for k, spec in enumerate(res.ranking[:WINNERS], 1):
@@ -106,8 +119,6 @@ _CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 
 
 
 def _img(fig, ident: str) -> str:
-    from .report_figures import png
-
     data = base64.b64encode(png(fig)).decode("ascii")
     return f"<img id='{ident}' alt='{html.escape(ident)}' src='data:image/png;base64,{data}'>"
 
@@ -147,9 +158,6 @@ def _load(out: Path) -> dict[str, Any]:
     :meth:`CandidateRecord.validate` wants them, the simulations as
     :func:`validate_simulation`, the ranking among the records, the study
     valid. One-line :class:`StudyError` otherwise."""
-    from .study import study_from_dict
-    from .toml_out import prune
-
     if not out.is_dir():
         what = "does not exist" if not out.exists() else "is not a directory"
         raise StudyError(f"{out} {what}; give the --out directory of a `toposynth run`")
@@ -205,8 +213,6 @@ def _classes(d: dict[str, Any]) -> list[tuple[int | None, list[str]]]:
 
 
 def _cost_unit(measure: str) -> str:
-    from .machine import COST_MEASURES
-
     return COST_MEASURES.get(measure, measure)
 
 
@@ -217,8 +223,6 @@ _COSTS = [("routers", "routers"), ("links", "links"), ("radix", "radix (ports/ro
 
 def _answer_section(d: dict[str, Any], u: dict[str, str]) -> str:
     """The answer first: each Answer's sentence, then winner(s) against the baseline, measure by measure."""
-    from .answer import Answer
-
     answers = d.get("answers") or []
     if not answers:
         return "<h2>Answer</h2><p>These results predate stated answers: re-run the study to get one.</p>"
@@ -394,8 +398,6 @@ def _resource_kind(resource: str, where: str) -> str:
 
 
 def _study_toml(sd: dict[str, Any]) -> str:
-    from .toml_out import dumps, prune
-
     return dumps(prune(sd))
 
 
@@ -429,20 +431,11 @@ def _write_page(out: Path, page: "str | dict[str, Any]") -> Path:
 
 
 def _page(d: dict[str, Any]) -> str:
-    from .answer import units
-    from .drawing import draw_topology
-    from .evaluate import build_topology
-    from .report_figures import capacity_figure, pareto_figure, simulation_figure, tradeoff_figure
-    from .study import study_from_dict
-    from .toml_out import prune
-
     sd = d["study"]
     study = study_from_dict(prune(sd))
     u = units(study)
     base = sd["ranking"].get("baseline")
     if base:
-        from candidates import from_spec
-
         base = from_spec(base).spec or base
     scales = sd["traffic"]["scales"]
     classes = _classes(d)
@@ -496,8 +489,6 @@ def _page(d: dict[str, Any]) -> str:
         parts.append("<h3>Not ranked</h3>" + nr)
     fig = capacity_figure(d["records"], ranking, base, u)
     if fig is not None:
-        from .report_figures import MAX_BARS
-
         more = f" The first {MAX_BARS} of {len(ranking)} ranked are drawn." if len(ranking) > MAX_BARS else ""
         parts.append("<h2>Capacity</h2><figure>" + _img(fig, "capacity") + "<figcaption>Bars: certified feasible "
                      "\u03bb (PTAS); ticks: its certified upper bound; the true capacity lies between." + more
@@ -540,6 +531,8 @@ def _page(d: dict[str, Any]) -> str:
         parts.append("<h2>Winners</h2><p>The best ranked, the answers' winners and the baseline, drawn so that "
                      "a torus of three or more dimensions or a hypercube is not mistaken for a mesh; each caption "
                      "says which links are not drawn.</p><div class='figs'>")
+        from .evaluate import build_topology  # deferred: flows' solvers and numba, 0.6 s (docs/ARCHITECTURE.md)
+
         for spec in shown:
             dr = draw_topology(build_topology(spec, study),
                                title=spec + (" (baseline)" if spec == base else ""))
@@ -557,9 +550,6 @@ def write_sweep_outputs(res, out: Path) -> Path:
     winner, its gain over the baseline, its latency and the best capacity
     (for a pins sweep, the paper's Figs. 4 and 5), with links to the
     variants' own reports."""
-    from .answer import units
-    from .report_figures import sweep_figure
-
     out = Path(out)
     summ = res.summary()
     (out / "sweep.json").write_text(json.dumps({"study": res.study.to_dict(), "summary": summ,

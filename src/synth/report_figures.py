@@ -7,6 +7,7 @@ figure or ``None`` when the results hold nothing to plot.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +25,15 @@ _WIN = dict(color="goldenrod", marker="*", markersize=12, ls="", markeredgecolor
 
 
 def _plt():
-    import matplotlib
+    import matplotlib  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     return plt
 
 
 def png(fig, dpi: int = 90) -> bytes:
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     _plt().close(fig)
@@ -136,8 +135,8 @@ def _labels(ax, pts: list[tuple[str, float, float]]) -> None:
 
 def capacity_figure(records: list[dict[str, Any]], ranking: list[str], baseline: str | None, u: dict[str, str]):
     """Certified capacity of the ranked candidates (bars, in ranking order) with their dual upper bounds."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+    from matplotlib.patches import Patch  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
     by = {r["spec"]: r for r in records}
     show = [s for s in ranking if by[s]["status"] == "ok"][:MAX_BARS]

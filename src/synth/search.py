@@ -18,22 +18,30 @@ the run) every few seconds for the parent's progress line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from candidates.errors import SpecError
-from candidates.search import (SEARCH_VERSION, RestartResult, SearchProblem, SearchResult, finish_search,
-                               run_restart, search_problem)
+from candidates.search import (
+    SEARCH_VERSION,
+    RestartResult,
+    SearchProblem,
+    SearchResult,
+    finish_search,
+    run_restart,
+    search_problem,
+)
 from candidates.search import objective as objective_entry
-from candidates.search.layout import Layout
+from candidates.search.layout import Layout, max_length_allowed
 
 from .backends import Executor
 from .workload import Physical
@@ -85,8 +93,6 @@ class SearchOutcome:
 
 
 def manifest(problem: SearchProblem, moves: int | None, seconds: float | None, restarts: int) -> dict[str, Any]:
-    import hashlib
-
     def digest(links):
         return hashlib.sha256(np.ascontiguousarray(links).tobytes()).hexdigest()[:16] if len(links) else ""
 
@@ -196,7 +202,7 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
 
 def _wire_length_allowed(layout: Layout, physical: Physical, max_length: float) -> np.ndarray:
     """Router pairs whose wire (the physical model's length) is at most ``max_length`` metres."""
-    from flows.physical import link_lengths
+    from flows.physical import link_lengths  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
     pk, _ = physical.packaging_and_technology()
     n = layout.n
@@ -225,7 +231,7 @@ def placed_problem(routers: int, degree: int, *, layout: Layout | None = None, m
             raise SpecError("a search under a packaging needs the routers' placement: a layout of the packaging's "
                             "blocks (--blocks)")
         pk, tech = physical.packaging_and_technology()
-        from flows.physical import link_resources
+        from flows.physical import link_resources  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
         # the latency share counts a router's delay at its radix: its links and its ``pes`` PEs
         resources = link_resources(layout.placement, pk, physical.wiring, technology=tech, pes=pes,
@@ -237,8 +243,6 @@ def placed_problem(routers: int, degree: int, *, layout: Layout | None = None, m
             allowed = _wire_length_allowed(layout, physical, float(max_length))
             constraints = {"layout": layout.name, "max_length_m": float(max_length)}
         else:
-            from candidates.search.layout import max_length_allowed
-
             allowed = max_length_allowed(layout.coords, max_length, metric)
             constraints = {"layout": layout.name, "max_length": float(max_length), "metric": metric}
     return search_problem(routers, degree, allowed=allowed,
@@ -315,8 +319,8 @@ def _collect(ex: Executor, results: dict[int, RestartResult], folder: Path | Non
 def certify_capacity(topo, eps: float) -> Finalist:
     """The certified uniform capacity of ``topo`` (every router sends one
     unit spread over the others; one unit per link direction)."""
-    import flows
-    from flows.problem import Demands, FlowProblem
+    import flows  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
+    from flows.problem import Demands, FlowProblem  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     t = time.perf_counter()
     r = flows.solve(FlowProblem.from_topology(topo, Demands.uniform(topo.n)), eps=eps, topology=topo)
@@ -327,8 +331,8 @@ def certify_capacity(topo, eps: float) -> Finalist:
 def certify_physical(topo, physical: Physical, demands, eps: float) -> Finalist:
     """The certified capacity of a placed ``topo`` under the packaging
     (flow in wires; ``demands``, default uniform)."""
-    import flows
-    from flows.problem import Demands
+    import flows  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
+    from flows.problem import Demands  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     t = time.perf_counter()
     d = demands if demands is not None else Demands.uniform(topo.n)
@@ -339,8 +343,6 @@ def certify_physical(topo, physical: Physical, demands, eps: float) -> Finalist:
 
 def _certify(problem, out: SearchResult, results: dict[int, RestartResult], moves, restarts, symmetry,
              certify: Callable, seconds) -> SearchOutcome:
-    from dataclasses import replace
-
     finalists = []
     for k in sorted(results):
         one = finish_search(problem, [results[k]], moves, 1, symmetry, 0.0)

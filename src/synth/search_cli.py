@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common.errors import EXIT_INTERRUPTED, EXIT_OK
 from candidates.errors import SpecError
+from common.errors import EXIT_INTERRUPTED, EXIT_OK
 from common.paths import atomic_write_text, check_out_file
 
 __all__ = ["add_subcommand", "cmd_search", "DEFAULT_MOVES"]
@@ -28,6 +28,7 @@ DEFAULT_MOVES = 100_000
 
 def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``search`` on an argparse subparsers object."""
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates.search import OBJECTIVES
 
     s = subparsers.add_parser(
@@ -123,7 +124,7 @@ def _print_progress(p: dict[str, Any]) -> None:
 
 
 def _write_graph(topo, path: Path, provenance: dict[str, Any]) -> None:
-    from candidates import write_topology
+    from candidates import write_topology  # per command: the parser starts without it (docs/ARCHITECTURE.md)
 
     write_topology(topo, path)
     if path.suffix.lower() == ".g6":
@@ -134,11 +135,14 @@ def _placement(args: argparse.Namespace, start=None):
     """The layout, physical model and demands the options describe (all None
     without them); under a packaging without --blocks, a --start topology's
     own placement when it has one (a Blue Gene/L composition's cards)."""
-    import numpy as np
+    import numpy as np  # per command: the parser starts without it (docs/ARCHITECTURE.md)
 
-    from candidates import mesh
+    from candidates import mesh  # per command: the parser starts without it (docs/ARCHITECTURE.md)
+
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates.search.layout import Layout, box_layout, grid_layout
 
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .workload import Traffic, physical_from_options
 
     n = args.routers
@@ -189,9 +193,10 @@ def _placement(args: argparse.Namespace, start=None):
 
 
 def _longest_link(topo, layout, physical) -> str:
-    import numpy as np
+    import numpy as np  # per command: the parser starts without it (docs/ARCHITECTURE.md)
 
     if physical is not None:
+        # per command: the parser starts without it (docs/ARCHITECTURE.md)
         from flows.physical import link_lengths
 
         pk, _ = physical.packaging_and_technology()
@@ -202,9 +207,8 @@ def _longest_link(topo, layout, physical) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from synth.search import search
-
-    from candidates import from_spec
+    from candidates import from_spec  # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    from synth.search import search  # per command: the parser starts without it (docs/ARCHITECTURE.md)
 
     if args.pes < 1:
         raise SpecError(f"--pes must be at least 1, got {args.pes}")

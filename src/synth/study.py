@@ -67,20 +67,24 @@ Every field is checked when the study is loaded; a bad one raises
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from candidates import from_spec
 from common import defaults
 from common.errors import ToposynthError
 from common.textfile import read_text
+from sim import PRESETS
 
 from .backends import check_scheduler
 from .errors import StudyError
 from .machine import COST_MEASURES, Machine, machine_from_table
+from .study_search import search_entries
 from .workload import Physical, Traffic, _choice, _err, _int, physical_from_table, traffic_from_table
 
 __all__ = ["Study", "StudyError", "load_study", "DEFAULT_STUDY", "BUILTIN_STUDIES", "builtin_study"]
@@ -167,9 +171,6 @@ class Study:
         ``physical.connector_pins`` and ``machine.max_length`` (labels like
         ``"count=2048,node_card=240"``);
         ``[("", self)]`` when nothing is swept."""
-        import itertools
-        from dataclasses import replace
-
         axes: list[tuple[str, list]] = []
         if isinstance(self.traffic.pattern, (list, tuple)):
             axes.append(("pattern", list(self.traffic.pattern)))
@@ -243,7 +244,6 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     unknown = set(d) - _SECTIONS[""]
     if unknown:
         raise _err(sorted(unknown)[0], f"unknown field; valid top-level fields: {', '.join(sorted(_SECTIONS['']))}")
-    from candidates import from_spec
 
     name = d.get("name", "study")
     if not isinstance(name, str) or not name:
@@ -324,7 +324,6 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     top = _int(x, "top", "cross_check.", minimum=0, default=3)
     sm = _table(d, "simulation")
     sim_top = _int(sm, "top", "simulation.", minimum=0, default=0)
-    from sim import PRESETS
 
     sim_preset = _choice(sm, "preset", "simulation.", tuple(PRESETS), "tpds2010")
     step = sm.get("step", defaults.LOAD_STEP)
@@ -334,7 +333,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err(f"simulation.{k}", f"must be a load in (0, 4] phits/cycle/PE, got {v!r}")
     if step > max_load:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
-    from sim.routing import ROUTINGS
+    from sim.routing import ROUTINGS  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
     sim_seeds = _int(sm, "seeds", "simulation.", minimum=1, default=1)
@@ -350,8 +349,6 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise _err("machine.wire_length", "a wire-length budget needs a packaging (physical.packaging)")
     search = ()
     if "search" in c:
-        from .study_search import search_entries
-
         search = search_entries(c["search"], pes=machine.pes, radix=machine.radix, packaging=physical.packaging,
                                 seed=seed)
     dask = None
@@ -376,8 +373,6 @@ _HIER_POOLS = (("rows", 8), ("columns", 4), ("upper_rows", 4), ("upper_columns",
 
 
 def _hierarchy(h: Any) -> dict:
-    from candidates import from_spec
-
     where = "candidates.hierarchy"
     if not isinstance(h, dict):
         raise _err(where, "must be a table {rows = [...], columns = [...], upper_rows = [...], upper_columns = [...]}")

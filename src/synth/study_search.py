@@ -42,6 +42,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from candidates import from_spec, mesh, read_topology, write_topology
+from candidates.search import OBJECTIVES
+from candidates.search.layout import Layout, box_layout, grid_layout
 from common.errors import ToposynthError
 
 from .errors import StudyError
@@ -59,9 +64,6 @@ def _err(k: int, key: str, msg: str) -> StudyError:
 def search_entries(raw: Any, *, pes: int | None, radix: int | None, packaging: str, seed: int) -> tuple[dict, ...]:
     """Validated search entries, their defaults filled in (what the study's
     fingerprint records)."""
-    from candidates import from_spec
-    from candidates.search import OBJECTIVES
-
     if not isinstance(raw, list) or not all(isinstance(x, dict) for x in raw):
         raise StudyError("study field candidates.search: must be a list of tables, e.g. "
                          "[{degree = 4, moves = 50000}]")
@@ -156,11 +158,6 @@ def _number(e: dict, key: str, k: int, low: float, high: float | None) -> float:
 
 def _layout(entry: dict, study, start):
     """Where the entry's routers sit: a grid, the study's blocks, or the start's placement."""
-    import numpy as np
-
-    from candidates import mesh
-    from candidates.search.layout import Layout, box_layout, grid_layout
-
     n = entry["routers"]
     if "grid" in entry:
         cols, rows = (int(x) for x in entry["grid"].split("x"))
@@ -197,10 +194,9 @@ def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]
     return their candidates' specs (``graph:`` the written graphs)."""
     if not study.search:
         return []
-    from candidates import from_spec, read_topology, write_topology
-    from candidates.search import finish_search
+    from candidates.search import finish_search  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
-    from .search import check_connected, manifest, open_checkpoint, placed_problem, run_restarts
+    from .search import check_connected, manifest, open_checkpoint, placed_problem, run_restarts  # deferred: numba
 
     if out is not None:
         folder = Path(out) / "searched"

@@ -23,15 +23,20 @@ PEs everywhere); ``file``, ``mixed`` and ``app`` are workloads built on top
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import tomllib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from common.errors import ToposynthError, check_seed
+import sim
+from candidates import from_spec
 from candidates.placement import block_placement
 from candidates.topology import Topology
+from common.errors import ToposynthError, check_seed
+from common.textfile import read_text
+from sim.nas import NAS_CLASSES, NAS_KERNELS, nas
 from traffic import PATTERNS as TRAFFIC_PATTERNS
 from traffic import TrafficPattern, pattern_entry
 from traffic import traffic as traffic_pattern
@@ -149,7 +154,7 @@ class Traffic:
     # the demands -------------------------------------------------------
     def demands(self, topo: Topology):
         """The demands on this topology's routers (same seed, same demands)."""
-        from flows import Demands, FlowError
+        from flows import Demands, FlowError  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
         if self.swept:
             raise StudyError(f"traffic pattern {self.pattern} / count {self.count} is a sweep; run the study's variants()")
@@ -164,6 +169,7 @@ class Traffic:
         if pattern == "app":
             return self._app_demands(topo)
         if pattern == "mixed":
+            # deferred: numba + scipy take 0.59 s to import (docs/ARCHITECTURE.md)
             from .mapping import anneal, map_demands, mixed_traffic, place
 
             if self.mapping.startswith("anneal"):
@@ -195,10 +201,9 @@ class Traffic:
         """The bytes a NAS skeleton sends between its processes (one per PE),
         placed by identity or by simulated annealing, as router demands scaled
         to one unit per process on average."""
-        from flows import Demands
+        from flows import Demands  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
-        from sim.nas import nas
-
+        # deferred: numba + scipy take 0.59 s to import (docs/ARCHITECTURE.md)
         from .mapping import anneal, map_demands, placement_from_routers
 
         P = topo.num_terminals
@@ -216,8 +221,6 @@ class Traffic:
         and ``local`` with this workload's count, shares and seed), or, for a
         demand file, a mapped application or a NAS skeleton, the demands as a
         destination distribution."""
-        import sim
-
         if self.pattern == "uniform":
             return "uniform"
         if self.pattern.startswith("sim:"):
@@ -246,9 +249,9 @@ def _check_pattern(pat: Any) -> None:
                                       f"them to sweep; got {pat!r}")
     spec = pat[4:] if pat.startswith("sim:") else pat
     if not _known(spec.split(":")[0]):
+        named = sorted(set(TRAFFIC_PATTERNS) - set(PATTERNS) - {"matrix", "permutation"})   # arrays: Python only
         raise _err("traffic.pattern", f"must be one of {', '.join(PATTERNS)} or a traffic pattern "
-                                      f"({', '.join(sorted(set(TRAFFIC_PATTERNS) - set(PATTERNS)))}), or a list of "
-                                      f"them to sweep; got {pat!r}")
+                                      f"({', '.join(named)}), or a list of them to sweep; got {pat!r}")
     entry = pattern_entry(spec.split(":")[0])
     try:
         traffic_pattern(spec)
@@ -295,7 +298,7 @@ def traffic_from_table(t: dict, seed: int = 1, base: Path | None = None) -> Traf
             dfile = str((base / dfile).resolve())
         if not Path(dfile).is_file():
             raise _err("traffic.file", f"{dfile!r} is not a file")
-        from flows import Demands, FlowError
+        from flows import Demands, FlowError  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
         try:
             Demands.read_csv(dfile)  # validated up front: a bad amount would fail every candidate
@@ -306,8 +309,6 @@ def traffic_from_table(t: dict, seed: int = 1, base: Path | None = None) -> Traf
     app = t.get("app", "")
     app_class = t.get("app_class", "S")
     if pattern_for_checks == "app":
-        from sim.nas import NAS_CLASSES, NAS_KERNELS
-
         if not isinstance(app, str) or app.lower() not in NAS_KERNELS:
             raise _err("traffic.app", f"must be one of {', '.join(NAS_KERNELS)} (a NAS kernel skeleton), got {app!r}")
         if app_class not in NAS_CLASSES:
@@ -321,6 +322,7 @@ def traffic_from_table(t: dict, seed: int = 1, base: Path | None = None) -> Traf
     if pattern_for_checks not in ("mixed", "app") and ("mapping" in t or "alpha" in t):
         raise _err("traffic.mapping", "mapping and alpha belong to the mixed pattern (pattern = \"mixed\")")
     if pattern_for_checks == "mixed":
+        # deferred: numba + scipy take 0.59 s to import (docs/ARCHITECTURE.md)
         from .mapping import MappingError, grid_map
 
         try:
@@ -382,6 +384,7 @@ class Physical:
 
     def packaging_and_technology(self):
         """The :class:`flows.Packaging` and :class:`flows.Technology` (packaging bgl or custom)."""
+        # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
         from flows.physical import Board, Packaging, RouterDelay, Technology
 
         if self.packaging == "custom":
@@ -400,8 +403,8 @@ class Physical:
 
     def problem(self, topo: Topology, demands):
         """The flow problem of a (placed) candidate carrying ``demands``, with its own wiring."""
-        import flows
-        from flows.physical import physical_problem
+        import flows  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
+        from flows.physical import physical_problem  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
         if self.packaging == "none":
             return flows.FlowProblem.from_topology(topo, demands)
@@ -414,8 +417,8 @@ class Physical:
         for flexible wiring the capacity flow) is known."""
         if self.packaging == "none":
             return structural_cost(topo)
-        from dataclasses import replace
 
+        # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
         from flows.physical import link_lengths, physical_model
 
         pk, tech = self.packaging_and_technology()
@@ -448,7 +451,7 @@ def physical_from_table(p: dict) -> Physical:
                                               f"e.g. {{node_card = 240}} or {{node_card = [200, 240, 320]}}, got {pins!r}")
     boards, pins_per_wire, router_pins, tech = _packaging_fields(p, packaging)
     if packaging in ("bgl", "custom"):
-        from flows.physical import Packaging
+        from flows.physical import Packaging  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
         levels = ([b.level for b in Packaging.bluegene_l().boards] if packaging == "bgl"
                   else [b["level"] for b in boards])
@@ -484,7 +487,7 @@ def physical_from_options(packaging: str | None, wiring: str = "flexible", block
     {'node_card': 240}
     """
     if errors is None:
-        from flows import FlowError as errors
+        from flows import FlowError as errors  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
     if packaging is None:
         if wiring != "flexible" or connector_pins:
             raise errors("--wiring and --connector-pins need --packaging")
@@ -497,10 +500,6 @@ def physical_from_options(packaging: str | None, wiring: str = "flexible", block
         except ValueError:
             raise errors(f"--connector-pins needs LEVEL=PINS (e.g. node_card=240), got {item!r}") from None
     if packaging.endswith(".toml"):
-        import tomllib
-
-        from common.textfile import read_text
-
         try:
             doc = tomllib.loads(read_text(Path(packaging), "packaging file", errors))
         except tomllib.TOMLDecodeError as exc:
@@ -534,8 +533,8 @@ def _blocks_option(text: str, errors: type[Exception]) -> tuple[tuple[int, ...],
 
 def _packaging_fields(p: dict, packaging: str) -> tuple[tuple[dict, ...], int, int | None, dict]:
     """Validated custom boards, pins per wire, router pins and technology overrides."""
-    from flows import FlowError
-    from flows.physical import Board
+    from flows import FlowError  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
+    from flows.physical import Board  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     boards = p.get("boards")
     if packaging != "custom":
@@ -578,8 +577,6 @@ def _packaging_fields(p: dict, packaging: str) -> tuple[tuple[dict, ...], int, i
 def _wiring(w: Any) -> tuple[str, dict[str, str]]:
     """``physical.wiring``: one mode for every candidate, or a table with a
     ``default`` and modes for single candidates (spec = mode)."""
-    from candidates import from_spec
-
     if isinstance(w, str):
         if w not in WIRINGS:
             raise _err("physical.wiring", f"must be one of {', '.join(WIRINGS)}; got {w!r}")

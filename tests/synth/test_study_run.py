@@ -427,8 +427,13 @@ def test_pattern_sweep_with_simulator_patterns(tmp_path):
     assert len(p.demands) == 32 and set(p.demands.amount.tolist()) == {1.0}
     assert bc.record("rtt:a=4").capacity.lam > bc.record("rt:a=4").capacity.lam
     assert (tmp_path / "pattern=sim-bitcomplement" / "report.html").exists()
-    with pytest.raises(StudyError, match="unknown traffic pattern 'zipf'"):
+    with pytest.raises(StudyError, match=r"traffic.pattern: must be one of uniform, random, .*bitcomplement, .* "
+                                         r"got 'sim:zipf'"):
         study_from_dict({"candidates": {"specs": ["ring:4"]}, "traffic": {"pattern": "sim:zipf"}})
+    # the registry's name alone means the same pattern
+    bare = study_from_dict({"candidates": {"specs": ["rt:a=4"]}, "traffic": {"pattern": "bitcomplement"}})
+    q = build_problem(from_spec("rt:a=4"), bare)
+    assert q.demands.src.tolist() == p.demands.src.tolist() and q.demands.dst.tolist() == p.demands.dst.tolist()
     assert cd.from_spec("rt:a=4").n == 32
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from ..errors import SpecError
 from ..topology import Topology
 from .engine import RestartResult, run_restart, score_links
 from .layout import Layout, max_length_allowed
@@ -80,12 +82,8 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
     constraints: dict[str, Any] = {}
     if max_length is not None:
         if layout is None:
-            from ..errors import SpecError
-
             raise SpecError("a maximum link length needs a layout (where the routers sit): give layout=grid_layout(...)")
         if allowed is not None:
-            from ..errors import SpecError
-
             raise SpecError("give a maximum length or an allowed-pairs matrix, not both")
         constraints = {"layout": layout.name, "max_length": float(max_length), "metric": metric}
         allowed = max_length_allowed(layout.coords, max_length, metric)
@@ -95,19 +93,13 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
                              regular=regular, fixed=fixed, start=start, temperature=temperature, allowed=allowed,
                              resources=resources, demands=demands, layout=layout, constraints=constraints)
     if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
-        from ..errors import SpecError
-
         raise SpecError(f"restarts must be a positive integer, got {restarts!r}")
     _check_budget(moves, time_limit)
     if checkpoint is not None:
-        from pathlib import Path
-
         Path(checkpoint).mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     if restart is not None:
         if isinstance(restart, bool) or not isinstance(restart, int) or restart < 0:
-            from ..errors import SpecError
-
             raise SpecError(f"restart must be an integer >= 0, got {restart!r}")
         indices = [restart]
     else:
@@ -119,8 +111,6 @@ def search_graph(routers: int, degree: int, *, objective: str = "aspl", weight: 
 
 
 def _check_budget(moves, time_limit) -> None:
-    from ..errors import SpecError
-
     if moves is None and time_limit is None:
         raise SpecError("a search needs a budget: moves, a time limit, or both")
     if moves is not None and (isinstance(moves, bool) or not isinstance(moves, int) or moves < 1):

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..topology import Topology
+from .layout import grid_layout
 
 __all__ = ["cache_dir", "cached_search", "CACHE_ENV"]
 
@@ -41,7 +42,7 @@ def cache_dir() -> Path | None:
 
 
 def _key(fields: dict[str, object]) -> str:
-    from .result import SEARCH_VERSION
+    from .result import SEARCH_VERSION  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     text = json.dumps({"version": SEARCH_VERSION, **{k: fields[k] for k in sorted(fields)}}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -59,15 +60,13 @@ def cached_search(fields: dict[str, object], build: Callable[[str], Topology]) -
     path = None if folder is None else folder / f"{key}.npz"
     topo = _load(path)
     if topo is None:
-        from . import search_graph
+        from . import search_graph  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
         kw = dict(fields)
         for k in ("fixed", "start"):     # given as specs
             if k in kw:
                 kw[k] = build(str(kw[k]))
         if "grid" in kw:
-            from .layout import grid_layout
-
             cols, rows = (int(x) for x in str(kw.pop("grid")).split("x"))
             kw["layout"] = grid_layout(cols, rows)
         topo = search_graph(kw.pop("routers"), kw.pop("degree"), **kw).topology

@@ -35,13 +35,26 @@ import numpy as np
 from ..errors import TopologyError
 from ..moore import moore_bound
 from ._bits import seed_state
-from ._evaluate import OBJ_PHYSICAL, RES_LAT, RES_LOAD, RES_PRIMARY, RES_UNREACH
+from ._evaluate import OBJ_PHYSICAL, OBJ_THROUGHPUT, RES_DIAM, RES_LAT, RES_LOAD, RES_PRIMARY, RES_SUM, RES_UNREACH
 from ._graph import MOVE_ADD, MOVE_DEL, MOVE_END, MOVE_SWAP, MOVE_VOLT, NMOVES
-from ._kernels import (NST, ST_ABORTED, ST_ACCEPTED, ST_BEST, ST_BEST_T, ST_CUR, ST_IMPROVED, ST_INVALID, ST_T,
-                       Sched, anneal, evaluate, fill, sample_deltas)
+from ._kernels import (
+    NST,
+    ST_ABORTED,
+    ST_ACCEPTED,
+    ST_BEST,
+    ST_BEST_T,
+    ST_CUR,
+    ST_IMPROVED,
+    ST_INVALID,
+    ST_T,
+    Sched,
+    anneal,
+    evaluate,
+    fill,
+    sample_deltas,
+)
 from .problem import SearchProblem
-from .state import (new_best, new_graph, new_log, new_work, objective_tuple, restore,
-                    snapshot)
+from .state import new_best, new_graph, new_log, new_work, objective_tuple, restore, snapshot
 
 __all__ = ["RestartResult", "run_restart", "P0", "T_END", "HILL", "CALIBRATION_MOVES", "CHUNK_SECONDS"]
 
@@ -317,8 +330,6 @@ def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, 
     problem's traffic) of the graph
     with base links ``links`` (``(u, v, s)`` rows, fixed ones first) -- every
     figure computed, whatever the objective."""
-    from ._evaluate import OBJ_THROUGHPUT, RES_DIAM, RES_SUM
-
     lift = problem.lift
     G = new_graph(lift, problem.caps, np.asarray(links, dtype=np.int64).reshape(-1, 3))
     W = new_work(lift, len(G.eu), problem.resources)

@@ -28,12 +28,13 @@ from its boards and pins), so that the search needs nothing above
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import SpecError
 from ..topology import Placement
+from .objectives import OBJ_PHYSICAL
 
 __all__ = ["LinkResources", "link_resources_from_placement"]
 
@@ -86,16 +87,13 @@ class LinkResources:
         return int(self.unit.shape[0])
 
     def replace_uniform(self, uniform: bool) -> "LinkResources":
-        from dataclasses import replace
-
         return replace(self, uniform=bool(uniform))
 
     def resources_of(self, u: int, v: int) -> list[str]:
         """The names of the resources link ``u - v`` uses, as the search's
         kernel enumerates them."""
-        from ._kernels import resources_of_link
-        from .state import objective_tuple, Lift
-        from .objectives import OBJ_PHYSICAL
+        from ._kernels import resources_of_link  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+        from .state import Lift, objective_tuple  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
         n = self.n
         O = objective_tuple(OBJ_PHYSICAL, 0.0, Lift(n, n, 1, 1), np.ones(n, np.int32), resources=self)
