@@ -77,9 +77,6 @@ class Drawing:
 
 def draw_topology(topo, title: str | None = None) -> Drawing:
     """Draw ``topo`` in the form that shows its structure (see the module docstring)."""
-    import matplotlib  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
-
-    matplotlib.use("Agg")
     title = title or topo.spec or topo.family
     if topo.coords is not None and topo.shape is not None:
         shape = tuple(int(s) for s in topo.shape)
@@ -157,10 +154,11 @@ class _Lattice:
 
 
 def _figure(w: float, h: float, ncols: int = 1, nrows: int = 1):
-    import matplotlib.pyplot as plt  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+    # matplotlib's object API, not pyplot: the caller's backend (a notebook's inline plots) stays as it was
+    from matplotlib.figure import Figure  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
-    fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False)
-    return fig, axes.ravel()
+    fig = Figure(figsize=(w, h))
+    return fig, fig.subplots(nrows, ncols, squeeze=False).ravel()
 
 
 def _dim_name(topo, k: int) -> str:

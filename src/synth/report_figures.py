@@ -24,19 +24,19 @@ _PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "t
 _WIN = dict(color="goldenrod", marker="*", markersize=12, ls="", markeredgecolor="k", markeredgewidth=0.5)
 
 
-def _plt():
-    import matplotlib  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+def _subplots(nrows: int = 1, ncols: int = 1, **kw):
+    """A figure and its axes through matplotlib's object API: no pyplot, so the caller's backend (a
+    notebook's inline plots) and pyplot's list of open figures are left as they were."""
+    from matplotlib.figure import Figure  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
-
-    return plt
+    figsize = kw.pop("figsize", None)
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, **kw)
 
 
 def png(fig, dpi: int = 90) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    _plt().close(fig)
     return buf.getvalue()
 
 
@@ -54,13 +54,12 @@ def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baselin
     ok = [r for r in records if r["status"] == "ok" and (r.get("cost") or {}).get(m) is not None]
     if not ok:
         return None
-    plt = _plt()
     panels = [("capacity", f"capacity \u03bb ({u['capacity_short']}, higher is better)",
                lambda r: r["capacity"]["lambda"])]
     if any(_first_latency(r) is not None for r in ok) and scale is not None:
         panels.append(("latency", f"min average latency at demand scale {scale:g}\n({u['latency_short']}, "
                                   "lower is better)", _first_latency))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.9), squeeze=False)
+    fig, axes = _subplots(1, len(panels), figsize=(5.2 * len(panels), 3.9), squeeze=False)
     labelled = set(winners) | ({baseline} if baseline else set())
     for ax, (key, ylabel, value) in zip(axes[0], panels):
         pts = [(r["spec"], r["cost"][m], value(r)) for r in ok if value(r) is not None]
@@ -144,8 +143,7 @@ def capacity_figure(records: list[dict[str, Any]], ranking: list[str], baseline:
         show.append(baseline)
     if not show:
         return None
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 0.3 * len(show) + 1.3))
+    fig, ax = _subplots(figsize=(7, 0.3 * len(show) + 1.3))
     names = show[::-1]
     lam = [by[s]["capacity"]["lambda"] for s in names]
     ub = [by[s]["capacity"]["upper_bound"] for s in names]
@@ -169,8 +167,7 @@ def tradeoff_figure(records: list[dict[str, Any]], ranking: list[str], tradeoff:
     ``top`` ranked candidates and the baseline, and the best at each scale."""
     by = {r["spec"]: r for r in records}
     show = [s for s in ranking[:top]] + ([baseline] if baseline in ranking[top:] else [])
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _subplots(figsize=(7, 4))
     palette = iter(_PALETTE * 2)
     for s in show:
         pts = [(x["scale"], x["average_latency"]) for x in by[s].get("latency") or [] if x["average_latency"] is not None]
@@ -185,7 +182,6 @@ def tradeoff_figure(records: list[dict[str, Any]], ranking: list[str], tradeoff:
         xs, ys = zip(*best)
         ax.plot(xs, ys, "k-", lw=4, alpha=0.25, label="best at each demand scale")
     if not ax.get_legend_handles_labels()[0]:  # every point infeasible: nothing to show
-        plt.close(fig)
         return None
     ax.set_xlabel(f"demand scale (multiple of the demand set carried, {u['capacity_short']})")
     ax.set_ylabel(f"min average latency ({u['latency_short']})")
@@ -200,8 +196,7 @@ def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
     sims = [x for x in sims if x.get("status") == "ok"]
     if not sims:
         return None
-    plt = _plt()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (a1, a2) = _subplots(1, 2, figsize=(10, 3.8))
     top = max(p["offered"] for x in sims for p in x["points"])
     palette = iter(_PALETTE * 2)
     a1.plot([0, top], [0, top], "k:", lw=0.8, label="accepted = offered")
@@ -237,9 +232,8 @@ def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
 
 def sweep_figure(summary: list[dict[str, Any]], scale: float | None, u: dict[str, str]):
     """The winner's latency and the best capacity of every variant of a sweep."""
-    plt = _plt()
     x = list(range(len(summary)))
-    fig, a1 = plt.subplots(figsize=(7, 3.8))
+    fig, a1 = _subplots(figsize=(7, 3.8))
     lat = [s["latency"] for s in summary]
     if all(v is None for v in lat):
         # a capacity-only study: no empty latency axis beside the capacities

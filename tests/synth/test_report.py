@@ -87,9 +87,6 @@ def test_ranking_headers_carry_units_and_unranked_candidates_stay_out(report):
 
 
 def test_figures_have_legends_for_the_baseline(report):
-    import matplotlib
-
-    matplotlib.use("Agg")
     from synth.answer import units
     from synth.report_figures import capacity_figure, pareto_figure
 
@@ -202,3 +199,33 @@ def test_a_dragonfly_is_drawn_as_its_groups():
     assert "in 9 groups" in dr.caption and "Every router serves 2 PEs" in dr.caption
     between, inside = dr.figure.axes[0].collections[:2]
     assert (len(inside.get_segments()), len(between.get_segments())) == (9 * 6, 9 * 4 * 2 // 2)
+
+
+def test_plotting_leaves_the_callers_backend_and_figures_alone(report, tmp_path):
+    """A notebook's inline backend must survive the report's figures, the drawings and the simulator's
+    plot: every figure is made through matplotlib's object API, none through pyplot."""
+    import matplotlib
+
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")          # a stand-in for a notebook's backend (not the Agg a script defaults to)
+    import matplotlib.pyplot as plt
+
+    import candidates as cd
+    import sim
+    from sim.plot import plot_sweeps
+    from synth.answer import units
+    from synth.drawing import draw_topology
+    from synth.report_figures import capacity_figure, png
+
+    try:
+        res, d, _ = report
+        fig = capacity_figure(d["records"], d["ranking"], "mesh:4x4", units(res.study))
+        assert png(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+        drawing = draw_topology(cd.from_spec("torus:4x4"))
+        assert png(drawing.figure)[:4] == b"\x89PNG"
+        s = sim.sweep(cd.ring(6), "singleflit", "uniform", loads=[0.1, 0.2], seed=1)
+        out = plot_sweeps({"ring": s}, str(tmp_path / "s.png"))
+        assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG" and out.endswith("s.png")
+        assert matplotlib.get_backend() == "svg" and plt.get_fignums() == []
+    finally:
+        matplotlib.use(before)
