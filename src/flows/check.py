@@ -1,13 +1,12 @@
-"""Cross-checking the PTAS against the exact LP."""
+"""Cross-checking the PTAS against the exact LP (both through :func:`flows.solve`)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .lp import solve_lp
 from .problem import DEFAULT_EPS, FlowProblem
-from .ptas import max_concurrent_flow
+from .solve import solve
 
 __all__ = ["CrossCheck", "cross_check"]
 
@@ -43,8 +42,8 @@ def cross_check(problem: FlowProblem, eps: float = DEFAULT_EPS, *, tol: float = 
     >>> cross_check(FlowProblem.from_topology(cd.rtt(3), Demands.uniform(18))).ok
     True
     """
-    r = max_concurrent_flow(problem, eps=eps)
-    e = solve_lp(problem)
+    r = solve(problem, eps, solver="ptas")
+    e = solve(problem, 0.0, solver="lp")
     rel = (e.lam - r.lam) / e.lam
     return CrossCheck(
         ptas_lambda=r.lam,

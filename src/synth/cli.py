@@ -217,8 +217,8 @@ def cmd_flow(args: argparse.Namespace) -> int:
 
 def _by_symmetry(args, topo, traffic, physical):
     """The exact capacity of uniform traffic on a lattice family from one
-    source's flow (:func:`flows.symmetric_uniform`), where it applies and
-    ``auto`` or ``symmetry`` is asked for; else None."""
+    source's flow (``flows.solve`` without the problem: the symmetry
+    solver), where it applies and ``auto`` or ``symmetry`` is asked for; else None."""
     import dataclasses
 
     import flows
@@ -236,14 +236,13 @@ def _by_symmetry(args, topo, traffic, physical):
         if note:
             print(f"toposynth: {note}", file=sys.stderr, flush=True)
     try:
-        r = flows.symmetric_uniform(topo)
+        r = flows.solve(None, args.eps, solver=args.solver, topology=topo)
     except flows.FlowError:
         if args.solver == "symmetry":
             raise
         return None
     return dataclasses.replace(r, lam=r.lam / args.scale, upper_bound=r.upper_bound / args.scale,
-                               arc_flow=r.arc_flow / args.scale,
-                               extra={**r.extra, "method": "symmetry", "solver_requested": args.solver})
+                               arc_flow=r.arc_flow / args.scale)
 
 
 def _print_flow(args, out: dict, results: dict) -> int:
@@ -515,11 +514,11 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--eps", type=float, default=defaults.EPS,
                     help=f"certified relative gap wanted (default {defaults.EPS:g}; 0 = exact, for colgen/lp/pdlp/auto)")
     fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
-                    help="auto (default): column generation (the exact LP under 24 routers; the PTAS "
-                         "for more than 16 demands per router, at eps >= 0.02; for --latency only the latter); "
-                         "ptas; colgen (path-based column generation, exact with --eps 0); "
+                    help="auto (default): uniform traffic on a lattice family by symmetry, else column generation "
+                         "(the exact LP under 24 routers; the PTAS for more than 16 demands per router, at eps >= "
+                         "0.02); ptas; colgen (path-based column generation, exact with --eps 0); "
                          "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
-                         "both (ptas beside lp)")
+                         "symmetry (uniform traffic, exactly, by the topology's symmetry); both (ptas beside lp)")
     fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
                     help="PTAS phase budget (default 100000); a run it stops above eps exits with status 4")
     fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")

@@ -23,7 +23,14 @@ from .records import CandidateRecord
 from .study import Study
 
 __all__ = ["evaluate", "build_topology", "build_problem", "study_demands", "bounds", "problem_bounds",
-           "resource_position", "router_position"]
+           "resource_position", "router_position", "STUDY_SOLVER"]
+
+#: the flow solver (``flows.solve``'s name, ``toposynth flow --solver``'s spelling) that certifies a
+#: candidate's capacity and latency at the study's eps: the PTAS, whose phase count also budgets the
+#: latency search; the exact LP answers where that search stops short (``_latency_at``) and in the
+#: cross-check of the winners
+STUDY_SOLVER = "ptas"
+
 
 def build_topology(spec: str, study: Study) -> Topology:
     """The candidate with the study's placement (``physical.blocks``) applied
@@ -96,7 +103,7 @@ def _evaluate(spec: str, study: Study, best: float | None) -> dict[str, Any]:
             if study.objective != "capacity" and b["latency"] > best:
                 rec.update(status="pruned", bound=b, reason="its latency bound cannot beat the best latency so far")
                 return rec
-        cap = flows.max_concurrent_flow(problem, eps=study.eps)
+        cap = flows.solve(problem, study.eps, solver=STUDY_SOLVER)
         rec["capacity"] = _summary(cap, problem, topo)
         if phys.packaging != "none":
             cost = phys.cost(topo, problem, cap.arc_flow)
@@ -146,8 +153,8 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
     if s <= cap.lam:
         # the capacity run serves every scale: lambda(s * d) = lambda(d) / s, same flow
         cap_s = dataclasses.replace(cap, lam=cap.lam / s, upper_bound=cap.upper_bound / s)
-        r = flows.min_latency(problem.scaled(s), eps=study.eps, capacity=cap_s,
-                              max_phases=max(5000, cap.iterations) if fits else 100000)
+        r = flows.solve(problem.scaled(s), study.eps, solver=STUDY_SOLVER, objective="latency", capacity=cap_s,
+                        max_phases=max(5000, cap.iterations) if fits else 100000)
         ptas = {"scale": s, "status": "ok" if r.average_latency is not None else
                 ("undecided" if r.status == "undecided" else "infeasible"),
                 "average_latency": r.average_latency, "latency_bound": r.latency_bound, "seconds": r.seconds,
@@ -155,7 +162,7 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
                 **({} if r.average_latency is not None else {"reason": r.extra.get("message", "")})}
         if r.status == "optimal" or r.average_latency is None or not fits:
             return ptas
-    r = flows.solve_lp(problem.scaled(s), "latency")
+    r = flows.solve(problem.scaled(s), 0.0, solver="lp", objective="latency")
     out = {"scale": s, "status": "ok" if r.status == "optimal" else r.status,
            "average_latency": r.average_latency, "latency_bound": r.latency_bound, "seconds": r.seconds,
            "solver": "lp", "solver_status": r.status}

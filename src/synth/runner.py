@@ -692,7 +692,7 @@ def cross_check(study: Study, specs: list[str], records: dict[str, CandidateReco
     out = []
     for spec in specs:
         lam, upper = records[spec].capacity.lam, records[spec].capacity.upper_bound
-        lp = flows.solve_lp(build_problem(build_topology(spec, study), study))
+        lp = flows.solve(build_problem(build_topology(spec, study), study), 0.0, solver="lp")
         out.append({"spec": spec, "ptas_lambda": lam, "ptas_upper_bound": upper,
                     "lp_lambda": lp.lam, "relative_difference": (lp.lam - lam) / lp.lam,
                     "within_eps": bool(lam <= lp.lam * (1 + 1e-9) and lp.lam <= lam * (1 + study.eps) + 1e-9),

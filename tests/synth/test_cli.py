@@ -107,6 +107,22 @@ def test_flow_latency_by_column_generation(capsys):
     assert rc == 0 and "[auto] colgen (ipm master): optimal" in out and "certified lower bound" in out
 
 
+def test_flow_solver_choices_are_the_registry(capsys):
+    """--solver offers the registry's names (and both), and the symmetry path goes through flows.solve."""
+    import flows
+    import candidates as cd
+    from synth.cli import build_parser
+
+    flow = next(a for a in build_parser()._subparsers._group_actions[0].choices["flow"]._actions
+                if a.dest == "solver")
+    assert tuple(flow.choices) == flows.SOLVERS + ("both",)
+    for solver in ("auto", "symmetry"):
+        rc, out, _ = run(capsys, "flow", "torus:4x4", "--solver", solver, "--scale", "2", "--json")
+        d = json.loads(out)
+        assert rc == 0 and d["method"] == "symmetry" and d["solver_requested"] == solver
+        assert d["lambda"] == flows.symmetric_uniform(cd.torus((4, 4))).lam / 2 == d["upper_bound"]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
