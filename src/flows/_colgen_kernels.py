@@ -1,21 +1,53 @@
 """Private numba kernels of the path-based column generation: pricing.
 
-Plain arrays in and out. The shortest paths come from the Dijkstra kernel of
-``_kernels`` (``sssp``), called as it is; what is here turns a round of
-shortest-path trees into master-LP columns.
+Named structures of arrays in and out (:class:`PathResources` in,
+:class:`PricedColumns` out). The shortest paths come from the Dijkstra
+kernel of :mod:`flows._paths` (``sssp``), called as it is; what is here
+turns a round of shortest-path trees into master-LP columns.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from common.jitcache import refresh_kernel_cache
 
-from . import _kernels
-from ._kernels import sssp
+from . import _paths
+from ._paths import scratch, sssp
+
+__all__ = ["PathResources", "PricedColumns", "price_round"]
+
+
+class PathResources(NamedTuple):
+    """What a path's master column is made of: R by channel (CSC:
+    ``col_ptr``, ``col_res``, ``col_val``), the number of resource rows
+    ``nres``, and each commodity's row in the master (``row_of_dem``)."""
+
+    col_ptr: np.ndarray
+    col_res: np.ndarray
+    col_val: np.ndarray
+    nres: int
+    row_of_dem: np.ndarray
+
+
+class PricedColumns(NamedTuple):
+    """A pricing round (:func:`price_round`): ``dist`` per commodity (None
+    for a subset), ``count`` new columns, the ``commodity`` of each, their
+    path channels as CSR (``path_ptr``, ``path_arcs``) and their master
+    entries as CSC (``col_ptr``, ``col_rows``, ``col_vals``)."""
+
+    dist: np.ndarray | None
+    count: int
+    commodity: np.ndarray
+    path_ptr: np.ndarray
+    path_arcs: np.ndarray
+    col_ptr: np.ndarray
+    col_rows: np.ndarray
+    col_vals: np.ndarray
 
 
 @njit(cache=True)
@@ -39,35 +71,33 @@ def _grow_f(a, need):
 
 
 @njit(cache=True)
-def price_round(indptr, heads, arcs, tails, length, grp_ptr, grp_src, dem_dst, z, rel_tol, check_len,
-                col_ptr, col_res, col_val, nres, row_of_dem, select):
-    """One pricing round: a shortest-path tree per group under ``length``
-(CSR by tail as in ``flows.ptas.grouped``; ``tails[a]`` the tail of channel
-a in that orientation).
+def price_round(channels, groups, length, z, rel_tol, check_len, paths, select):
+    """One pricing round: a shortest-path tree per group (``groups``:
+    :class:`flows.groups.DemandGroups`) under channel ``length`` (``channels``:
+    :class:`flows.groups.Channels`; ``tails[a]`` the tail of channel a in
+    that orientation), columns made of ``paths`` (:class:`PathResources`).
 
-    Commodity k (group order: group g holds ``grp_ptr[g]:grp_ptr[g+1]``,
-    destination ``dem_dst[k]``) gets a column when its shortest path is
+    Commodity k (group order: group g holds ``groups.ptr[g]:groups.ptr[g+1]``,
+    destination ``groups.dst[k]``) gets a column when its shortest path is
     shorter than ``z[k]`` by more than ``rel_tol * z[k]``, measured under
     ``check_len`` when that is not empty (the master's own prices when
     ``length`` is a smoothed one), else under ``length``. With ``select`` false nothing is tested and every commodity gets
     its path (the initial columns).
 
-    Returns (dist per commodity, number of new columns, commodity of each,
-    path arcs as CSR (ptr, arcs), master column entries as CSC (ptr, rows,
-    values): resource rows ``0..nres-1`` with R summed along the path, then
-    the commodity's row ``row_of_dem[k]`` with 1).
+    Returns :class:`PricedColumns` (the master entries: resource rows
+    ``0..nres-1`` with R summed along the path, then the commodity's row
+    ``row_of_dem[k]`` with 1).
     """
-    n = len(indptr) - 1
-    m = len(heads)
+    n = len(channels.indptr) - 1
+    m = len(channels.heads)
+    tails = channels.tails
+    grp_ptr, grp_src, dem_dst = groups.ptr, groups.sources, groups.dst
+    col_ptr, col_res, col_val = paths.col_ptr, paths.col_res, paths.col_val
+    nres, row_of_dem = paths.nres, paths.row_of_dem
     G = len(grp_src)
     K = len(dem_dst)
-    dist = np.empty(n)
-    parent = np.full(n, -1, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    mark = np.zeros(n, dtype=np.int64)
-    done = np.zeros(n, dtype=np.int64)
-    heap_d = np.empty(m + 1)
-    heap_v = np.empty(m + 1, dtype=np.int64)
+    work = scratch(n, m)
+    dist, parent = work.dist, work.parent
     acc = np.zeros(nres)
     rmark = np.full(nres, -1, dtype=np.int64)
     rlist = np.empty(nres, dtype=np.int64)
@@ -83,8 +113,7 @@ a in that orientation).
     use_check = len(check_len) > 0
     for g in range(G):
         stamp += 1
-        sssp(indptr, heads, arcs, length, grp_src[g], dist, parent, order, mark,
-             dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp, heap_d, heap_v, done)
+        sssp(channels, length, grp_src[g], work, dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp)
         for k in range(grp_ptr[g], grp_ptr[g + 1]):
             t = dem_dst[k]
             dk[k] = dist[t]
@@ -133,10 +162,10 @@ a in that orientation).
             c_val[cp + nr] = 1.0
             c_ptr[ncol + 1] = cp + nr + 1
             ncol += 1
-    return dk, ncol, col_k[:ncol], p_ptr[: ncol + 1], p_arc[: p_ptr[ncol]], c_ptr[: ncol + 1], \
-        c_row[: c_ptr[ncol]], c_val[: c_ptr[ncol]]
+    return PricedColumns(dk, ncol, col_k[:ncol], p_ptr[: ncol + 1], p_arc[: p_ptr[ncol]], c_ptr[: ncol + 1],
+                         c_row[: c_ptr[ncol]], c_val[: c_ptr[ncol]])
 
 
 # numba checks only this file's source for freshness: the helpers and
 # constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_kernels,))
+refresh_kernel_cache(sys.modules[__name__], (_paths,))

@@ -2,17 +2,57 @@
 restricted min-congestion problem over a fixed pool of paths, solved
 approximately by minimising an exponential potential.
 
-Plain arrays in and out. The pool is sorted by commodity: commodity k's
-columns are ``k_ptr[k]:k_ptr[k+1]``; column j's resource entries (R summed
-along its path) are ``crow/cval[cptr[j]:cptr[j+1]]``.
+Named structures of arrays in and out: the pool (:class:`PathPool`) is
+sorted by commodity: commodity k's columns are ``k_ptr[k]:k_ptr[k+1]``;
+column j's resource entries (R summed along its path) are
+``crow/cval[cptr[j]:cptr[j+1]]``.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+__all__ = ["PathPool", "SweepParams", "Sweeps", "potential_sweeps", "pool_min_lengths", "CONT"]
+
+
+class PathPool(NamedTuple):
+    """The pool's columns by commodity (``k_ptr``, int64) and their resource
+    entries (``cptr``, ``crow``: int64; ``cval``: float64)."""
+
+    k_ptr: np.ndarray
+    cptr: np.ndarray
+    crow: np.ndarray
+    cval: np.ndarray
+
+
+class SweepParams(NamedTuple):
+    """:func:`potential_sweeps`' knobs: the potential's stiffness relative to
+    the congestion (``beta_rel``, at most ``beta_max``), the sweep budget,
+    the restricted gap to stop at, the Newton step's damping, and how many
+    sweeps between evaluations of the gap."""
+
+    beta_rel: float
+    beta_max: float
+    max_sweeps: int
+    inner_tol: float
+    damping: float
+    eval_every: int
+
+
+class Sweeps(NamedTuple):
+    """What :func:`potential_sweeps` returns: the sweeps run, the restricted
+    gap, the prices ``y``, each commodity's shortest pool path ``zk`` under
+    them, and the final ``beta_rel``."""
+
+    sweeps: int
+    gap: float
+    y: np.ndarray
+    zk: np.ndarray
+    beta_rel: float
 
 
 #: beta_rel follows CONT / (restricted gap) (measured: 8 closes the gap
@@ -34,8 +74,7 @@ def _refresh(load, cap, beta, e):
 
 
 @njit(cache=True)
-def potential_sweeps(k_ptr, cptr, crow, cval, dem, cap, x, load, beta_rel, beta_max, max_sweeps, inner_tol, damping,
-                     eval_every):
+def potential_sweeps(pool, dem, cap, x, load, params):
     """Gauss-Seidel sweeps over the commodities minimising
     ``F(x) = sum_r exp(beta * load_r / cap_r)`` with every commodity's flow
     ``sum_p x_p = dem_k`` kept: each commodity shifts flow from its longer
@@ -43,14 +82,21 @@ def potential_sweeps(k_ptr, cptr, crow, cval, dem, cap, x, load, beta_rel, beta_
     ``e_r / cap_r`` summed along the path) by a damped Newton step on the
     two paths' difference (Bertsekas-Gafni projection).
 
+    ``pool``: :class:`PathPool`; ``params``: :class:`SweepParams`.
     ``beta = beta_rel / max u`` (beta_rel follows the gap, up to
     ``beta_max``). ``x`` and ``load`` (``R x``) are updated in place. Stops after
     ``max_sweeps`` or once the restricted gap ``max u / (sum_k d_k
     min_p len(p) / sum_r e_r) - 1`` is at most ``inner_tol`` (the weights
     ``y_r = e_r / cap_r`` are a dual of the restricted problem; that bound
-    is not valid outside the pool). Returns (sweeps, restricted gap, y,
-    each commodity's shortest pool path length under y, final beta_rel).
+    is not valid outside the pool). Returns :class:`Sweeps`.
     """
+    k_ptr, cptr, crow, cval = pool.k_ptr, pool.cptr, pool.crow, pool.cval
+    beta_rel = params.beta_rel
+    beta_max = params.beta_max
+    max_sweeps = params.max_sweeps
+    inner_tol = params.inner_tol
+    damping = params.damping
+    eval_every = params.eval_every
     nres = len(cap)
     K = len(k_ptr) - 1
     e = np.empty(nres)
@@ -132,7 +178,7 @@ def potential_sweeps(k_ptr, cptr, crow, cval, dem, cap, x, load, beta_rel, beta_
         sweeps = sweep + 1
         # the evaluation costs about half a sweep: every few sweeps
         if sweeps % eval_every == 0 or sweeps == max_sweeps:
-            gap = _evaluate(k_ptr, cptr, crow, cval, dem, cap, load, beta, e, zk)
+            gap = _evaluate(pool, dem, cap, load, beta, e, zk)
             if gap <= inner_tol:
                 break
             # continuation: the potential's gap cannot close much below
@@ -146,18 +192,19 @@ def potential_sweeps(k_ptr, cptr, crow, cval, dem, cap, x, load, beta_rel, beta_
                 beta_rel = target
                 beta = beta_rel / mu
     if sweeps == 0 or (sweeps % eval_every != 0 and sweeps != max_sweeps):
-        gap = _evaluate(k_ptr, cptr, crow, cval, dem, cap, load, beta, e, zk)
+        gap = _evaluate(pool, dem, cap, load, beta, e, zk)
     y = np.empty(nres)
     for r in range(nres):
         y[r] = e[r] / cap[r]
-    return sweeps, gap, y, zk, beta_rel
+    return Sweeps(sweeps, gap, y, zk, beta_rel)
 
 
 @njit(cache=True)
-def _evaluate(k_ptr, cptr, crow, cval, dem, cap, load, beta, e, zk):
+def _evaluate(pool, dem, cap, load, beta, e, zk):
     """Fresh weights ``e``, each commodity's shortest pool path ``zk`` under
     ``y = e / cap``, and the restricted gap ``max u / (sum_k d_k zk / sum_r
     e_r) - 1`` (weak duality within the pool only)."""
+    k_ptr, cptr, crow, cval = pool.k_ptr, pool.cptr, pool.crow, pool.cval
     umax = _refresh(load, cap, beta, e)
     num = 0.0
     for k in range(len(k_ptr) - 1):
@@ -178,8 +225,9 @@ def _evaluate(k_ptr, cptr, crow, cval, dem, cap, load, beta, e, zk):
 
 
 @njit(cache=True)
-def pool_min_lengths(k_ptr, cptr, crow, cval, y):
-    """Each commodity's shortest pool path length under prices ``y``."""
+def pool_min_lengths(pool, y):
+    """Each commodity's shortest pool path length under prices ``y`` (``pool``: :class:`PathPool`)."""
+    k_ptr, cptr, crow, cval = pool.k_ptr, pool.cptr, pool.crow, pool.cval
     K = len(k_ptr) - 1
     zk = np.empty(K)
     for k in range(K):

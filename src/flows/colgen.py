@@ -28,8 +28,8 @@ from collections.abc import Callable
 import highspy
 import numpy as np
 
-from ._colgen_kernels import price_round
-from ._pool_kernels import pool_min_lengths, potential_sweeps
+from ._colgen_kernels import PathResources, PricedColumns, price_round
+from ._pool_kernels import PathPool, SweepParams, pool_min_lengths, potential_sweeps
 from .lp import _quiet_highs
 from .problem import FlowError, FlowProblem
 from .progress import Reporter
@@ -56,16 +56,16 @@ def _set_master_method(h, master: str) -> None:
         h.setOptionValue("solver", "ipm")
 
 
-def _subset(out, idx):
+def _subset(out: PricedColumns, idx) -> PricedColumns:
     """The columns ``idx`` of a :func:`price_round` output."""
-    _, _, ck, pptr, parc, cptr, crow, cval = out
+    ck, pptr, parc, cptr, crow, cval = out.commodity, out.path_ptr, out.path_arcs, out.col_ptr, out.col_rows, out.col_vals
     plen = np.diff(pptr)[idx]
     clen = np.diff(cptr)[idx]
     pp = np.concatenate([[0], np.cumsum(plen)])
     cp = np.concatenate([[0], np.cumsum(clen)])
     pa = parc[np.repeat(pptr[idx], plen) + (np.arange(pp[-1]) - np.repeat(pp[:-1], plen))]
     ce = np.repeat(cptr[idx], clen) + (np.arange(cp[-1]) - np.repeat(cp[:-1], clen))
-    return None, len(idx), ck[idx], pp, pa, cp, crow[ce], cval[ce]
+    return PricedColumns(None, len(idx), ck[idx], pp, pa, cp, crow[ce], cval[ce])
 
 
 def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_limit: float | None = None,
@@ -145,12 +145,12 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
     pool = _PathPool()
     t_master = t_price = 0.0
 
-    def add(out):
-        if out[1]:
-            ncol, cptr, crow, cval = out[1], out[5], out[6], out[7]
-            h.addCols(ncol, np.zeros(ncol), np.zeros(ncol), np.full(ncol, inf), len(crow),
-                      cptr[:-1].astype(np.int32), crow, cval)
-            pool.add(out[2], out[3], out[4])
+    def add(out: PricedColumns):
+        if out.count:
+            ncol = out.count
+            h.addCols(ncol, np.zeros(ncol), np.zeros(ncol), np.full(ncol, inf), len(out.col_rows),
+                      out.col_ptr[:-1].astype(np.int32), out.col_rows, out.col_vals)
+            pool.add(out.commodity, out.path_ptr, out.path_arcs)
 
     tp = time.perf_counter()
     best_bound, y_c = _warm_start(problem, price, add, dem_amt, warm_phases, warm_step)
@@ -181,7 +181,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
         bound, out = price(y, None, z, True)
         if bound < best_bound:
             best_bound, y_c = bound, y
-        if smoothing > 0 and out[1] > 0 and not best_bound <= lam * (1 + tol):
+        if smoothing > 0 and out.count > 0 and not best_bound <= lam * (1 + tol):
             # Wentges smoothing: price at a point between the best-bound
             # prices (the centre, rescaled to the master's) and the
             # master's; the columns found there that have negative reduced
@@ -191,17 +191,17 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
             bound_s, out_s = price(ys, y, z, True)
             if bound_s < best_bound:
                 best_bound, y_c = bound_s, ys
-            if out_s[1] > 0:
+            if out_s.count > 0:
                 out = out_s
         t_price += time.perf_counter() - tp
-        _record_round(history, report, rounds, lam, best_bound, int(out[1]), t0)
+        _record_round(history, report, rounds, lam, best_bound, int(out.count), t0)
         if trace:
             print(f"round {rounds}: lam {lam:.8g} bound {best_bound:.8g} gap {best_bound / lam - 1 if lam > 0 else math.inf:.3g} "
-                  f"cols +{out[1]} total {pool.count} alpha {alpha:.3g} master {t_master:.2f}s price {t_price:.2f}s "
+                  f"cols +{out.count} total {pool.count} alpha {alpha:.3g} master {t_master:.2f}s price {t_price:.2f}s "
                   f"t {time.perf_counter() - t0:.2f}s", flush=True)
         if lam > 0 and best_bound <= lam * (1 + tol):
             break
-        if out[1] == 0:
+        if out.count == 0:
             # no improving column at the master's prices yet the gap is open:
             # the master's solution is less accurate than tol asks
             status = f"stalled at gap {best_bound / lam - 1:.3g} after {rounds} rounds (master accuracy)"
@@ -228,25 +228,23 @@ class Pricing:
     resource prices)."""
 
     def __init__(self, problem: FlowProblem):
-        (self.indptr, self.heads, self.arcs, self.tails, self.grp_ptr, self.grp_src, self.dem_dst,
-         self.dem_amt) = grouped(problem)
-        self.K = len(self.dem_dst)
+        self.channels, self.groups = grouped(problem)
+        self.dem_amt = self.groups.amount
+        self.K = len(self.groups.dst)
         self.nres = problem.num_resources
         Rc = problem.R.tocsc()
         Rc.eliminate_zeros()
         self.RcT = Rc.T.tocsr()
-        self.col_ptr = Rc.indptr.astype(np.int64)
-        self.col_res = Rc.indices.astype(np.int64)
-        self.col_val = Rc.data.astype(np.float64)
         self.row_of_dem = (self.nres + np.arange(self.K)).astype(np.int64)
+        self.paths = PathResources(Rc.indptr.astype(np.int64), Rc.indices.astype(np.int64), Rc.data.astype(np.float64),
+                                   self.nres, self.row_of_dem)
 
-    def round(self, length: np.ndarray, z: np.ndarray, check: np.ndarray | None, select: bool):
+    def round(self, length: np.ndarray, z: np.ndarray, check: np.ndarray | None, select: bool) -> PricedColumns:
         """One tree per source under channel ``length``: :func:`price_round`'s
         output (distances, then the columns priced below ``z``; ``check``:
         channel lengths the columns must also improve under)."""
-        return price_round(self.indptr, self.heads, self.arcs, self.tails, length, self.grp_ptr, self.grp_src,
-                           self.dem_dst, z, 1e-9, _NONE if check is None else check, self.col_ptr, self.col_res,
-                           self.col_val, self.nres, self.row_of_dem, select)
+        return price_round(self.channels, self.groups, length, z, 1e-9, _NONE if check is None else check,
+                           self.paths, select)
 
 
 _NONE = np.zeros(0)
@@ -291,7 +289,7 @@ def _capacity_price(pr: Pricing, cap: np.ndarray):
 
     def price(y, check_y, z, select):
         out = pr.round(pr.RcT @ y, z, None if check_y is None else pr.RcT @ check_y, select)
-        alpha = float(pr.dem_amt @ out[0])
+        alpha = float(pr.dem_amt @ out.dist)
         return (float(cap @ y) / alpha if alpha > 0 else math.inf), out
 
     return price
@@ -315,7 +313,7 @@ def _warm_start(problem: FlowProblem, price, add, dem_amt, warm_phases: int, war
         bound, out = price(y_w, None, _NONE, False)
         if bound < best_bound:
             best_bound, y_c = bound, y_w
-        ck, pptr, parc = out[2], out[3], out[4]
+        ck, pptr, parc = out.commodity, out.path_ptr, out.path_arcs
         f = np.bincount(parc, weights=np.repeat(dem_amt[ck], np.diff(pptr)), minlength=A)
         util = (problem.R @ f) / cap
         cum += util / util.max()
@@ -350,12 +348,16 @@ class _SortedPool:
     def count(self) -> int:
         return len(self.ck)
 
-    def add(self, out, nres: int) -> None:
+    def arrays(self) -> PathPool:
+        """The pool as the mwu kernels take it."""
+        return PathPool(self.k_ptr, self.cptr, self.crow, self.cval)
+
+    def add(self, out: PricedColumns, nres: int) -> None:
         """Append a :func:`price_round` output (its commodity-row entries
         dropped) with zero flow, then re-sort by commodity."""
-        if not out[1]:
+        if not out.count:
             return
-        ck, pptr, parc, cptr, crow, cval = out[2], out[3], out[4], out[5], out[6], out[7]
+        ck, pptr, parc, cptr, crow, cval = out.commodity, out.path_ptr, out.path_arcs, out.col_ptr, out.col_rows, out.col_vals
         keep = crow < nres
         # each column ends with exactly one commodity-row entry
         cptr = cptr - np.arange(len(cptr))
@@ -434,8 +436,9 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
     idle = 0
     while True:
         tm = time.perf_counter()
-        sweeps, rgap, y, zk, bt = potential_sweeps(pool.k_ptr, pool.cptr, pool.crow, pool.cval, dem_amt, cap, pool.x,
-                                                   load, bt, bt_max, max_sweeps, tol / 2, 1.0, 4)
+        sw = potential_sweeps(pool.arrays(), dem_amt, cap, pool.x, load,
+                              SweepParams(float(bt), float(bt_max), int(max_sweeps), tol / 2, 1.0, 4))
+        sweeps, rgap, y, zk, bt = sw.sweeps, sw.gap, sw.y, sw.zk, sw.beta_rel
         sweeps_total += sweeps
         t_master += time.perf_counter() - tm
         lam, _ = _certified_sorted(problem, pool, dem_amt)
@@ -450,21 +453,21 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
             # 1 when the bound did not improve kept pricing at the centre at
             # 4096 routers, where the centre is the trivial bound 1/c)
             y = alpha * (y_c * (float(cap @ y) / float(cap @ y_c))) + (1 - alpha) * y
-            zk = pool_min_lengths(pool.k_ptr, pool.cptr, pool.crow, pool.cval, y)
+            zk = pool_min_lengths(pool.arrays(), y)
         bound, out = price(y, None, zk, True)
         if bound < best_bound:
             best_bound, y_c = bound, y
         alpha /= 2
         t_price += time.perf_counter() - tp
-        _record_round(history, report, rounds, lam, best_bound, int(out[1]), t0)
+        _record_round(history, report, rounds, lam, best_bound, int(out.count), t0)
         if trace:
             print(f"round {rounds}: lam {lam:.8g} bound {best_bound:.8g} (this {bound:.8g}) gap "
                   f"{best_bound / lam - 1 if lam > 0 else math.inf:.3g} restricted {rgap:.3g} sweeps {sweeps} beta {bt:.3g} alpha {alpha:.3g} "
-                  f"cols +{out[1]} total {pool.count} master {t_master:.2f}s price {t_price:.2f}s "
+                  f"cols +{out.count} total {pool.count} master {t_master:.2f}s price {t_price:.2f}s "
                   f"t {time.perf_counter() - t0:.2f}s cpu {time.process_time() - c0:.2f}s", flush=True)
         if lam > 0 and best_bound <= lam * (1 + tol):
             break
-        if out[1] == 0:
+        if out.count == 0:
             # nothing new at the smoothed prices: price at the master's own
             # next, and give the master more sweeps; several such rounds in
             # a row: the master cannot get closer

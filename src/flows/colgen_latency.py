@@ -133,7 +133,7 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
     # and the first lower bound (no capacities at all)
     tp = time.perf_counter()
     out = price(zero_y, np.zeros(0), False)
-    dist0 = out[0]
+    dist0 = out.dist
     best_lb = float(dem_amt @ dist0)
     t_price += time.perf_counter() - tp
     # the artificial columns' cost: M = mu * the longest latency-shortest
@@ -148,10 +148,11 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
               pr.row_of_dem.astype(np.int32), np.ones(K))
 
     def add(out):
-        ncol, cptr, crow, cval = out[1], out[5], out[6], out[7]
-        cost = np.add.reduceat(lat[out[4]], out[3][:-1])
-        h.addCols(ncol, cost, np.zeros(ncol), np.full(ncol, inf), len(crow), cptr[:-1].astype(np.int32), crow, cval)
-        pool.add(out[2], out[3], out[4])
+        ncol = out.count
+        cost = np.add.reduceat(lat[out.path_arcs], out.path_ptr[:-1])
+        h.addCols(ncol, cost, np.zeros(ncol), np.full(ncol, inf), len(out.col_rows), out.col_ptr[:-1].astype(np.int32),
+                  out.col_rows, out.col_vals)
+        pool.add(out.commodity, out.path_ptr, out.path_arcs)
 
     add(out)
     best_ub, best_flow = math.inf, None
@@ -180,19 +181,19 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
         rounds += 1
         tp = time.perf_counter()
         out = price(y, z, True)
-        lb = float(dem_amt @ out[0]) - float(cap @ y)
+        lb = float(dem_amt @ out.dist) - float(cap @ y)
         best_lb = max(best_lb, lb)
         t_price += time.perf_counter() - tp
         history.append({"round": rounds, "lower_bound": best_lb / total, "upper_bound": best_ub / total,
-                        "artificial": art / total, "new_columns": int(out[1]), "seconds": time.perf_counter() - t0})
+                        "artificial": art / total, "new_columns": int(out.count), "seconds": time.perf_counter() - t0})
         report(rounds, lower_bound=best_lb / total, upper_bound=best_ub / total, gap=_gap(best_ub, best_lb))
         if trace:
             print(f"round {rounds}: ub {best_ub / total:.8g} lb {best_lb / total:.8g} art {art / total:.3g} "
-                  f"cols +{out[1]} total {pool.count} mu {mu:g} master {t_master:.2f}s price {t_price:.2f}s "
+                  f"cols +{out.count} total {pool.count} mu {mu:g} master {t_master:.2f}s price {t_price:.2f}s "
                   f"t {time.perf_counter() - t0:.2f}s", flush=True)
         if best_ub <= best_lb * (1 + tol) + 1e-12 * abs(best_lb):
             break
-        if out[1] == 0:
+        if out.count == 0:
             if art <= 1e-9 * total:
                 # no improving column yet the gap is open: the master is less accurate than tol asks
                 status = f"stalled at gap {_gap(best_ub, best_lb):.3g} after {rounds} rounds (master accuracy)"

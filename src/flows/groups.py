@@ -1,11 +1,12 @@
 """The demands grouped by source, and the channels by tail: what every
 shortest-path based solver (the PTAS, column generation, the latency's
-tree and split, the LP's price check) walks.
+tree and split, the LP's price check) walks, as the named structures the
+numba kernels take (:class:`Channels`, :class:`DemandGroups`).
 
 >>> import candidates as cd
 >>> from flows.problem import Demands, FlowProblem
 >>> g = grouped(FlowProblem.from_topology(cd.ring(4), Demands.uniform(4)))
->>> g.sources.tolist(), g.demand_ptr.tolist(), len(g.heads)
+>>> g.groups.sources.tolist(), g.groups.ptr.tolist(), len(g.channels.heads)
 ([0, 1, 2, 3], [0, 3, 6, 9, 12], 8)
 """
 
@@ -17,25 +18,38 @@ import numpy as np
 
 from .problem import FlowProblem
 
-__all__ = ["Grouped", "grouped"]
+__all__ = ["Channels", "DemandGroups", "Grouped", "grouped"]
 
 
-class Grouped(NamedTuple):
-    """Channels by tail (CSR: ``indptr``; ``heads`` and ``arcs`` -- the
-    problem's channel numbers -- in that order; ``tails`` by channel) and the
-    demands by group (``demand_ptr`` into ``demand_dst`` and ``demand_amount``;
-    ``sources``: each group's router). When fewer routers receive than send,
-    the groups are by destination and the channels reversed (``tails`` are
-    then the channels' heads): a tree from a destination serves its group."""
+class Channels(NamedTuple):
+    """Channels by tail (CSR: out-channels of v at ``indptr[v]:indptr[v+1]``;
+    ``heads`` and ``arcs`` -- the problem's channel numbers -- in that
+    order; ``tails`` by channel). Every array int64."""
 
     indptr: np.ndarray
     heads: np.ndarray
     arcs: np.ndarray
     tails: np.ndarray
-    demand_ptr: np.ndarray
+
+
+class DemandGroups(NamedTuple):
+    """The demands by group: group g holds ``ptr[g]:ptr[g+1]`` of ``dst``
+    (int64) and ``amount`` (float64); ``sources[g]`` is its router."""
+
+    ptr: np.ndarray
     sources: np.ndarray
-    demand_dst: np.ndarray
-    demand_amount: np.ndarray
+    dst: np.ndarray
+    amount: np.ndarray
+
+
+class Grouped(NamedTuple):
+    """The problem's :class:`Channels` and :class:`DemandGroups`. When fewer
+    routers receive than send, the groups are by destination and the
+    channels reversed (``tails`` are then the channels' heads): a tree from
+    a destination serves its group."""
+
+    channels: Channels
+    groups: DemandGroups
 
 
 def grouped(problem: FlowProblem) -> Grouped:
@@ -56,5 +70,6 @@ def grouped(problem: FlowProblem) -> Grouped:
     srcs, counts = np.unique(gsrc[o], return_counts=True)
     grp_ptr = np.zeros(len(srcs) + 1, dtype=np.int64)
     np.cumsum(counts, out=grp_ptr[1:])
-    return Grouped(indptr, heads, arcs, np.asarray(tail, dtype=np.int64), grp_ptr, srcs.astype(np.int64),
-                   np.asarray(gdst[o], dtype=np.int64), np.asarray(dem.amount[o], dtype=np.float64))
+    return Grouped(Channels(indptr, heads, arcs, np.asarray(tail, dtype=np.int64)),
+                   DemandGroups(grp_ptr, srcs.astype(np.int64), np.asarray(gdst[o], dtype=np.int64),
+                                np.asarray(dem.amount[o], dtype=np.float64)))

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels import _tree_flow, dijkstra, split_dag_flow
+from ._paths import dijkstra, split_dag_flow, tree_flow
 from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .progress import Reporter
 from .groups import grouped
@@ -52,7 +52,7 @@ def _shortest_routings(problem: FlowProblem) -> tuple[float, np.ndarray, np.ndar
     flow of the even split, router by router, over *all* shortest paths (the
     same total latency with the load spread: on tori and twisted tori the
     trees overload one direction of every tie)."""
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
+    ch, grp = grouped(problem)
     n = problem.n
     dist = np.empty(n)
     parent = np.empty(n, dtype=np.int64)
@@ -61,16 +61,16 @@ def _shortest_routings(problem: FlowProblem) -> tuple[float, np.ndarray, np.ndar
     tree = np.zeros(problem.num_arcs)
     split = np.zeros(problem.num_arcs)
     in_ptr = np.zeros(n + 1, dtype=np.int64)
-    in_k = np.zeros(max(len(heads), 1), dtype=np.int64)
+    in_k = np.zeros(max(len(ch.heads), 1), dtype=np.int64)
     total = 0.0
-    for g in range(len(grp_src)):
-        settled = dijkstra(indptr, heads, arcs, problem.latency, grp_src[g], dist, parent, order)
-        sl = slice(grp_ptr[g], grp_ptr[g + 1])
-        total += float(dem_amt[sl] @ dist[dem_dst[sl]])
-        np.add.at(acc, dem_dst[sl], dem_amt[sl])
-        _tree_flow(order, settled, parent, tails, acc, tree)
-        np.add.at(acc, dem_dst[sl], dem_amt[sl])
-        split_dag_flow(indptr, heads, arcs, problem.latency, order, settled, dist, acc, split, in_ptr, in_k)
+    for g in range(len(grp.sources)):
+        settled = dijkstra(ch, problem.latency, grp.sources[g], dist, parent, order)
+        sl = slice(grp.ptr[g], grp.ptr[g + 1])
+        total += float(grp.amount[sl] @ dist[grp.dst[sl]])
+        np.add.at(acc, grp.dst[sl], grp.amount[sl])
+        tree_flow(order, settled, parent, ch.tails, acc, tree)
+        np.add.at(acc, grp.dst[sl], grp.amount[sl])
+        split_dag_flow(ch, problem.latency, order, settled, dist, acc, split, in_ptr, in_k)
     return total, tree, split
 
 

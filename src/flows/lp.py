@@ -37,23 +37,24 @@ def reprice_bound(problem: FlowProblem, y: np.ndarray) -> float:
     >>> round(reprice_bound(p, np.ones(8)), 6)   # 8 / (16/3): the optimum 1.5
     1.5
     """
-    from ._kernels import dijkstra
+    # the shared shortest-path kernel, imported here: numba loads only when a bound is re-priced
+    from ._paths import dijkstra
     from .groups import grouped
 
     y = np.asarray(y, dtype=np.float64)
     cap = problem.capacity
     y = y + 1e-9 * max(float(cap @ y), 1e-300) / (len(cap) * cap)
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = grouped(problem)
+    ch, grp = grouped(problem)
     length = problem.R.T @ y
     n = problem.n
     dist = np.empty(n)
     parent = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     alpha = 0.0
-    for g in range(len(grp_src)):
-        dijkstra(indptr, heads, arcs, length, grp_src[g], dist, parent, order)
-        sl = slice(grp_ptr[g], grp_ptr[g + 1])
-        alpha += float(dem_amt[sl] @ dist[dem_dst[sl]])
+    for g in range(len(grp.sources)):
+        dijkstra(ch, length, grp.sources[g], dist, parent, order)
+        sl = slice(grp.ptr[g], grp.ptr[g + 1])
+        alpha += float(grp.amount[sl] @ dist[grp.dst[sl]])
     return float(cap @ y) / alpha if alpha > 0 else float("inf")
 
 

@@ -38,30 +38,30 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._kernels import dijkstra, gk_fleischer
-from .groups import grouped
+from ._paths import dijkstra, tree_flow
+from ._ptas_kernels import PtasOutcome, PtasParams, Resources, gk_fleischer
+from .groups import DemandGroups, Grouped, grouped
 from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .result import FlowResult
 
 __all__ = ["max_concurrent_flow"]
 
 
-def _shortest_path_congestion(problem, G) -> float:
+def _shortest_path_congestion(problem, G: Grouped) -> float:
     """Worst resource utilisation when every demand takes one hop-shortest path."""
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = G
+    ch, grp = G
     n = problem.n
     ones = np.ones(problem.num_arcs)
     dist = np.empty(n)
     parent = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     flow = np.zeros(problem.num_arcs)
-    from ._kernels import _tree_flow
-
     acc = np.zeros(n)
-    for g in range(len(grp_src)):
-        settled = dijkstra(indptr, heads, arcs, ones, grp_src[g], dist, parent, order)
-        np.add.at(acc, dem_dst[grp_ptr[g]:grp_ptr[g + 1]], dem_amt[grp_ptr[g]:grp_ptr[g + 1]])
-        _tree_flow(order, settled, parent, tails, acc, flow)
+    for g in range(len(grp.sources)):
+        settled = dijkstra(ch, ones, grp.sources[g], dist, parent, order)
+        sl = slice(grp.ptr[g], grp.ptr[g + 1])
+        np.add.at(acc, grp.dst[sl], grp.amount[sl])
+        tree_flow(order, settled, parent, ch.tails, acc, flow)
     return float(((problem.R @ flow) / problem.capacity).max())
 
 
@@ -99,7 +99,6 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_p
         raise FlowError(f"max_phases must be a positive integer, got {max_phases!r}")
     t0 = time.perf_counter()
     G = grouped(problem)
-    indptr, heads, arcs, tails, grp_ptr, grp_src, dem_dst, dem_amt = G
     # pre-scale so that lambda* >= 1: shortest-path routing is feasible at 1/congestion
     scale = 1.0 / _shortest_path_congestion(problem, G)
     R = problem.R.tocsr(copy=True)
@@ -122,39 +121,37 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_p
     # the slack also caps how far the gap can close (explicit slack 1.0 at
     # eps 0.02 stalled in tests), hence at most 10 eps
     sl = min(0.5, 10.0 * eps) if slack is None else min(float(slack), 10.0 * eps)
+    resources = Resources(Rc.indptr.astype(np.int64), Rc.indices.astype(np.int64), Rc.data.astype(np.float64),
+                          R.indptr.astype(np.int64), R.indices.astype(np.int64), R.data.astype(np.float64),
+                          problem.capacity.astype(np.float64))
+    groups = DemandGroups(G.groups.ptr, G.groups.sources, G.groups.dst, G.groups.amount * scale)
+    params = PtasParams(float(e), int(max_phases), float(eps), int(pool_size), int(check_div), float(sl),
+                        0.0 if decide is None else float(decide) / scale)
     status = np.zeros(4)
-    args = (
-        problem.n, indptr, heads, arcs, tails,
-        Rc.indptr.astype(np.int64), Rc.indices.astype(np.int64), Rc.data.astype(np.float64),
-        R.indptr.astype(np.int64), R.indices.astype(np.int64), R.data.astype(np.float64),
-        problem.capacity.astype(np.float64), grp_ptr, grp_src, dem_dst, dem_amt * scale,
-        e, int(max_phases), float(eps), int(pool_size), int(check_div), sl,
-        0.0 if decide is None else float(decide) / scale, status,
-    )
+    args = (G.channels, resources, groups, params, status)
     if progress is None:
         out = gk_fleischer(*args)
     else:
         out = _run_reporting(args, status, scale, t0, progress, progress_interval)
-    flow, lam_s, phases, bound, ndijk, npool, e_end, sl_end = out
     # re-derive the primal from the returned flow: lam is what it certifies
-    cong = float(((problem.R @ flow) / problem.capacity).max())
-    lam = lam_s / cong * scale
-    upper = bound * scale
-    arc_flow = flow / cong
+    cong = float(((problem.R @ out.flow) / problem.capacity).max())
+    lam = out.lam / cong * scale
+    upper = out.bound * scale
+    arc_flow = out.flow / cong
     util = (problem.R @ arc_flow) / problem.capacity
     if upper <= lam * (1 + eps) + 1e-12:
         status = "optimal"
     elif decide is not None and (lam >= decide or upper < decide):
         status = "decided"
     else:
-        status = f"stopped after {phases} phases"
+        status = f"stopped after {out.phases} phases"
     return FlowResult("ptas", "concurrent", float(lam), float(max(upper, lam)), arc_flow, util,
-                      problem.resource_names, time.perf_counter() - t0, status=status, iterations=int(phases),
-                      extra={"dijkstras": int(ndijk), "pool_steps": int(npool), "eps": eps,
-                             "step": float(e_end), "slack": float(sl_end)})
+                      problem.resource_names, time.perf_counter() - t0, status=status, iterations=int(out.phases),
+                      extra={"dijkstras": int(out.dijkstras), "pool_steps": int(out.pool_steps), "eps": eps,
+                             "step": float(out.step), "slack": float(out.slack)})
 
 
-def _run_reporting(args, status, scale, t0, progress, interval):
+def _run_reporting(args, status, scale, t0, progress, interval) -> PtasOutcome:
     """The kernel in a thread (it releases the GIL), reporting ``status``
     every ``interval`` seconds until it returns."""
     box: dict = {}

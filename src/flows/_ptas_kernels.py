@@ -1,153 +1,66 @@
-"""Private numba kernels of ``flows``: plain arrays in, arrays out."""
+"""The PTAS's numba kernel (:func:`gk_fleischer`) and the named structures it
+takes and returns; the shortest paths it runs are :mod:`flows._paths`'s."""
 
 from __future__ import annotations
+
+import sys
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from common.jitcache import refresh_kernel_cache
 
-@njit(cache=True)
-def dijkstra(indptr, heads, arcs, length, source, dist, parent, order):
-    """Full shortest-path tree (see :func:`dijkstra_to`)."""
-    none = np.zeros(0, dtype=np.int64)
-    return dijkstra_to(indptr, heads, arcs, length, source, dist, parent, order, none, none, 0)
+from . import _paths
+from ._paths import arc_lengths, push_tree, scratch, sssp
 
-
-@njit(cache=True)
-def dijkstra_to(indptr, heads, arcs, length, source, dist, parent, order, mark, targets, stamp):
-    """Shortest-path tree from ``source`` under arc ``length``.
-
-    CSR by tail: out-arcs of v at ``indptr[v]:indptr[v+1]``, their heads in
-    ``heads`` and channel numbers in ``arcs``. Fills ``dist``, ``parent``
-    (channel entering v on the tree, -1 for the source/unreached) and
-    ``order`` (routers in the order they were settled); returns how many
-    were settled. Binary heap with lazy deletion.
-
-    With ``targets`` (and ``mark[t] == stamp`` for each of them, a scratch
-    array the caller stamps) the search stops once every target is settled:
-    the tree then spans the settled routers only, which is all that routing
-    to those targets and measuring their distances needs.
-    """
-    n = len(indptr) - 1
-    for v in range(n):
-        parent[v] = -1
-    m = len(heads)
-    # fresh scratch; `done` starts at a value that is not the stamp
-    return sssp(indptr, heads, arcs, length, source, dist, parent, order, mark, targets, stamp,
-                np.empty(m + 1), np.empty(m + 1, dtype=np.int64), np.full(n, stamp + 1, dtype=np.int64))
+__all__ = ["Resources", "PtasParams", "PtasOutcome", "gk_fleischer"]
 
 
-@njit(cache=True)
-def arc_lengths(col_ptr, col_res, col_val, y, extra, out):
-    """out[a] = sum_r R[r, a] * y[r] + extra[a]  (R in CSC form)."""
-    for a in range(len(col_ptr) - 1):
-        s = extra[a]
-        for k in range(col_ptr[a], col_ptr[a + 1]):
-            s += col_val[k] * y[col_res[k]]
-        out[a] = s
+class Resources(NamedTuple):
+    """The packing constraints ``R @ flow <= capacity``: R by channel (CSC:
+    ``col_ptr``, ``col_res``, ``col_val``) and by resource (CSR: ``row_ptr``,
+    ``row_arc``, ``row_val``), pointers and indices int64, values float64."""
+
+    col_ptr: np.ndarray
+    col_res: np.ndarray
+    col_val: np.ndarray
+    row_ptr: np.ndarray
+    row_arc: np.ndarray
+    row_val: np.ndarray
+    capacity: np.ndarray
 
 
-@njit(cache=True)
-def _tree_flow(order, settled, parent, arc_src, acc, flow):
-    """Push ``acc`` (demand at each router) up the tree: flow on tree arcs."""
-    for i in range(settled - 1, 0, -1):
-        v = order[i]
-        if acc[v] != 0.0:
-            a = parent[v]
-            flow[a] += acc[v]
-            acc[arc_src[a]] += acc[v]
-            acc[v] = 0.0
-    # what reached the root was routed: clear it for the next tree
-    acc[order[0]] = 0.0
+class PtasParams(NamedTuple):
+    """The PTAS's knobs (see :func:`flows.ptas.max_concurrent_flow`): the
+    initial multiplicative ``step``, the phase budget, the gap to stop at,
+    trees cached per group, checks every ``phases // check_div`` phases, the
+    initial ``slack`` of a cached tree, and ``decide`` (> 0: stop once lambda
+    is certified on either side of it; pre-scaled like the demands)."""
+
+    step: float
+    max_phases: int
+    target_gap: float
+    pool_size: int
+    check_div: int
+    slack: float
+    decide: float
 
 
-@njit(cache=True)
-def sssp(indptr, heads, arcs, length, source, dist, parent, order, mark, targets, stamp, heap_d, heap_v, done):
-    """:func:`dijkstra_to` with caller-owned scratch (``heap_d``/``heap_v`` of
-    size ``len(heads) + 1``, ``done`` stamped like ``mark``) so that the
-    hundreds of thousands of calls of one solve allocate nothing."""
-    ntarget = len(targets)
-    for i in range(ntarget):
-        mark[targets[i]] = stamp
-    found = 0
-    n = len(indptr) - 1
-    for v in range(n):
-        dist[v] = np.inf
-    parent[source] = -1
-    dist[source] = 0.0
-    heap_d[0] = 0.0
-    heap_v[0] = source
-    size = 1
-    settled = 0
-    while size > 0:
-        d = heap_d[0]
-        u = heap_v[0]
-        size -= 1
-        if size > 0:
-            ld = heap_d[size]
-            lv = heap_v[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and heap_d[c + 1] < heap_d[c]:
-                    c += 1
-                if heap_d[c] < ld:
-                    heap_d[i] = heap_d[c]
-                    heap_v[i] = heap_v[c]
-                    i = c
-                else:
-                    break
-            heap_d[i] = ld
-            heap_v[i] = lv
-        if done[u] == stamp or d > dist[u]:
-            continue
-        done[u] = stamp
-        order[settled] = u
-        settled += 1
-        if ntarget > 0 and mark[u] == stamp:
-            found += 1
-            if found == ntarget:
-                break
-        for k in range(indptr[u], indptr[u + 1]):
-            v = heads[k]
-            nd = d + length[arcs[k]]
-            if nd < dist[v]:
-                dist[v] = nd
-                parent[v] = arcs[k]
-                i = size
-                size += 1
-                while i > 0:
-                    p = (i - 1) // 2
-                    if heap_d[p] > nd:
-                        heap_d[i] = heap_d[p]
-                        heap_v[i] = heap_v[p]
-                        i = p
-                    else:
-                        break
-                heap_d[i] = nd
-                heap_v[i] = v
-    return settled
+class PtasOutcome(NamedTuple):
+    """What :func:`gk_fleischer` returns: the best flow (per channel, its
+    congestion not yet divided out) and the lambda it routes (pre-scaled),
+    the phases run, the best dual bound, the Dijkstras and pool steps taken,
+    and the step and slack it ended with."""
 
-
-@njit(cache=True)
-def push_tree(order, settled, parent, tails, acc, flow, touched, nt):
-    """:func:`_tree_flow` that appends newly used arcs to ``touched[nt:]``
-    (returns the new count), so callers never scan every arc."""
-    for i in range(settled - 1, 0, -1):
-        v = order[i]
-        x = acc[v]
-        if x != 0.0:
-            a = parent[v]
-            if flow[a] == 0.0:
-                touched[nt] = a
-                nt += 1
-            flow[a] += x
-            acc[tails[a]] += x
-            acc[v] = 0.0
-    acc[order[0]] = 0.0
-    return nt
+    flow: np.ndarray
+    lam: float
+    phases: int
+    bound: float
+    dijkstras: int
+    pool_steps: int
+    step: float
+    slack: float
 
 
 @njit(cache=True)
@@ -177,11 +90,7 @@ def _pool_compact(slot_start, slot_len, gcnt, pa, pv, used, need):
 
 # nogil: the caller may run it in a thread and read ``status`` meanwhile
 @njit(cache=True, nogil=True)
-def gk_fleischer(
-    n, indptr, heads, arcs, tails, col_ptr, col_res, col_val, row_ptr, row_arc, row_val, capacity,
-    grp_ptr, grp_src, dem_dst, dem_amt, e, max_phases, target_gap, pool_size, check_div, slack, decide,
-    status,
-):
+def gk_fleischer(channels, resources, groups, params, status):
     """Garg-Könemann maximum concurrent flow with Karakostas' grouping by
     source and Fleischer's lazy shortest paths.
 
@@ -204,11 +113,29 @@ def gk_fleischer(
     congestion); checkpoints are taken at every check, so the early phases
     routed under uninformed lengths can be dropped at a fine granularity.
     The step ``e`` and the ``slack`` shrink where the gap stops closing (see
-    the comments at the check). Returns (best flow, best lambda, phases,
-    best bound, Dijkstras, pool steps, final step, final slack). At every
-    check it writes (phases, best lambda, best bound, Dijkstras) into
-    ``status`` (float64, length 4), for progress reports only.
+    the comments at the check).
+
+    ``channels``: :class:`flows.groups.Channels`; ``resources``:
+    :class:`Resources`; ``groups``: :class:`flows.groups.DemandGroups`
+    (amounts pre-scaled); ``params``: :class:`PtasParams`. Returns a
+    :class:`PtasOutcome`. At every check it writes (phases, best lambda,
+    best bound, Dijkstras) into ``status`` (float64, length 4), for progress
+    reports only.
     """
+    n = len(channels.indptr) - 1
+    tails = channels.tails
+    heads = channels.heads
+    col_ptr, col_res, col_val = resources.col_ptr, resources.col_res, resources.col_val
+    row_ptr, row_arc, row_val = resources.row_ptr, resources.row_arc, resources.row_val
+    capacity = resources.capacity
+    grp_ptr, grp_src, dem_dst, dem_amt = groups.ptr, groups.sources, groups.dst, groups.amount
+    e = params.step
+    max_phases = params.max_phases
+    target_gap = params.target_gap
+    pool_size = params.pool_size
+    check_div = params.check_div
+    slack = params.slack
+    decide = params.decide
     A = len(tails)
     m = len(heads)
     nres = len(capacity)
@@ -218,13 +145,8 @@ def gk_fleischer(
         y[r] = 1.0 / capacity[r]
     length = np.zeros(A)
     arc_lengths(col_ptr, col_res, col_val, y, np.zeros(A), length)
-    dist = np.empty(n)
-    parent = np.full(n, -1, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    mark = np.zeros(n, dtype=np.int64)
-    done = np.zeros(n, dtype=np.int64)
-    heap_d = np.empty(m + 1)
-    heap_v = np.empty(m + 1, dtype=np.int64)
+    work = scratch(n, m)
+    dist, parent, order = work.dist, work.parent, work.order
     acc = np.zeros(n)
     tree = np.zeros(A)
     tree_t = np.empty(A, dtype=np.int64)
@@ -278,8 +200,7 @@ def gk_fleischer(
                         wj = s
                 if bj < 0 or bc > (1.0 + slack) * lb[g]:
                     stamp += 1
-                    settled = sssp(indptr, heads, arcs, length, grp_src[g], dist, parent, order, mark,
-                                   dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp, heap_d, heap_v, done)
+                    settled = sssp(channels, length, grp_src[g], work, dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp)
                     dijkstras += 1
                     c = 0.0
                     for k in range(grp_ptr[g], grp_ptr[g + 1]):
@@ -352,8 +273,7 @@ def gk_fleischer(
             alpha = 0.0
             for g in range(G):
                 stamp += 1
-                sssp(indptr, heads, arcs, length, grp_src[g], dist, parent, order, mark,
-                     dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp, heap_d, heap_v, done)
+                sssp(channels, length, grp_src[g], work, dem_dst[grp_ptr[g]:grp_ptr[g + 1]], stamp)
                 dijkstras += 1
                 c = 0.0
                 for k in range(grp_ptr[g], grp_ptr[g + 1]):
@@ -450,56 +370,9 @@ def gk_fleischer(
         else:
             for a in range(A):
                 length[a] /= Dy
-    return best_flow, best_lam, phases, best_bound, dijkstras, pool_steps, e, slack
+    return PtasOutcome(best_flow, best_lam, phases, best_bound, dijkstras, pool_steps, e, slack)
 
 
-@njit(cache=True)
-def split_dag_flow(indptr, heads, arcs, length, order, settled, dist, acc, flow, in_ptr, in_k):
-    """Route ``acc`` (amount per destination, the tree's root at
-    ``order[0]``) back over *every* shortest-path arc, splitting each
-    router's amount equally over its shortest in-arcs: a routing of minimum
-    total length that spreads load where plain trees pile it up. Clears
-    ``acc``. ``in_ptr`` (n + 1) and ``in_k`` (len(heads)) are scratch."""
-    n = len(indptr) - 1
-    for v in range(n + 1):
-        in_ptr[v] = 0
-    fill = np.zeros(n, dtype=np.int64)
-    # two passes over the shortest-path arcs: count per head, then bucket
-    for rnd in range(2):
-        for i in range(settled):
-            u = order[i]
-            for k in range(indptr[u], indptr[u + 1]):
-                v = heads[k]
-                nd = dist[u] + length[arcs[k]]
-                if abs(nd - dist[v]) <= 1e-12 * max(1.0, abs(nd)):
-                    if rnd == 0:
-                        in_ptr[v + 1] += 1
-                    else:
-                        in_k[fill[v]] = k
-                        fill[v] += 1
-        if rnd == 0:
-            for v in range(n):
-                in_ptr[v + 1] += in_ptr[v]
-            for v in range(n):
-                fill[v] = in_ptr[v]
-    # the tail of CSR entry k: kept per entry while scanning
-    for i in range(settled - 1, 0, -1):
-        v = order[i]
-        if acc[v] == 0.0:
-            continue
-        cnt = in_ptr[v + 1] - in_ptr[v]
-        share = acc[v] / cnt
-        for j in range(in_ptr[v], in_ptr[v + 1]):
-            k = in_k[j]
-            flow[arcs[k]] += share
-            # tail of entry k: the u with indptr[u] <= k < indptr[u + 1]
-            lo, hi = 0, n
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if indptr[mid] <= k:
-                    lo = mid
-                else:
-                    hi = mid
-            acc[lo] += share
-        acc[v] = 0.0
-    acc[order[0]] = 0.0
+# numba checks only this file's source for freshness: the shortest-path
+# kernels compiled into gk_fleischer count too
+refresh_kernel_cache(sys.modules[__name__], (_paths,))
