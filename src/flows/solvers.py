@@ -30,8 +30,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .cyclic_symmetry import AUTO_SHIFT_MAX_COLUMNS, AUTO_SHIFT_MIN_ORDER, shift_symmetric_uniform, shift_symmetry
+from .lp import solve_lp
 from .problem import FlowError, FlowProblem
 from .result import FlowResult
+from .symmetry import symmetric_uniform
 
 __all__ = ["Solver", "Suits", "SolveRequest", "SOLVER_REGISTRY", "register_solver", "solver_entry", "auto_order",
            "solver_names", "OBJECTIVES", "CERTIFICATES", "NEEDS", "SYMMETRIES", "EXACT_TOL", "AUTO_LP_BELOW_ROUTERS",
@@ -262,16 +265,16 @@ def _with_method(r: FlowResult, method: str) -> FlowResult:
     return dataclasses.replace(r, extra={**r.extra, "method": method})
 
 
-# the solvers are imported where they run, not at the top: the iterative
-# ones' numba kernels take ~0.2 s of a small `toposynth flow`'s ~0.5 s
-# start-up (measured, -X importtime), and the LP answers small problems
+# the iterative solvers are imported where they run, not at the top: their
+# numba kernels take ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up
+# (measured, -X importtime), and the LP and symmetry answer small problems
 def _run_ptas(q: SolveRequest) -> FlowResult:
     if q.objective == "latency":
-        from .latency import min_latency
+        from .latency import min_latency  # per solver: loads numba, which the LP and symmetry never need
 
         r = min_latency(q.problem, eps=q.eps, max_phases=q.max_phases, capacity=q.capacity, progress=q.progress)
     else:
-        from .ptas import max_concurrent_flow
+        from .ptas import max_concurrent_flow  # per solver: loads numba
 
         r = max_concurrent_flow(q.problem, eps=q.eps, max_phases=q.max_phases, progress=q.progress)
     return _with_method(r, "ptas")
@@ -280,11 +283,11 @@ def _run_ptas(q: SolveRequest) -> FlowResult:
 def _run_colgen(q: SolveRequest) -> FlowResult:
     tol = q.eps if q.eps > 0 else EXACT_TOL
     if q.objective == "latency":
-        from .colgen_latency import colgen_min_latency
+        from .colgen_latency import colgen_min_latency  # per solver: loads numba
 
         return colgen_min_latency(q.problem, tol=tol, capacity=q.capacity, time_limit=q.time_limit,
                                   progress=q.progress)
-    from .colgen import colgen_max_concurrent_flow
+    from .colgen import colgen_max_concurrent_flow  # per solver: loads numba
 
     master = colgen_master(q.problem, q.eps)
     r = colgen_max_concurrent_flow(q.problem, tol=tol, time_limit=q.time_limit, master=master, progress=q.progress)
@@ -299,8 +302,6 @@ def _run_colgen(q: SolveRequest) -> FlowResult:
 
 def _lp_runner(method: str) -> Callable[[SolveRequest], FlowResult]:
     def run(q: SolveRequest) -> FlowResult:
-        from .lp import solve_lp
-
         return _with_method(solve_lp(q.problem, q.objective, time_limit=q.time_limit, method=method),
                             f"lp ({method})")
 
@@ -311,8 +312,6 @@ def _by_shift(topology, problem: FlowProblem, time_limit: float | None) -> FlowR
     """The exact uniform capacity by the routers' cyclic shift symmetry
     (:func:`flows.shift_symmetric_uniform`), where the graph has one of order
     at least ``AUTO_SHIFT_MIN_ORDER`` and its LP is small enough; else None."""
-    from .cyclic_symmetry import AUTO_SHIFT_MAX_COLUMNS, AUTO_SHIFT_MIN_ORDER, shift_symmetric_uniform, shift_symmetry
-
     if topology.has_parallel_links or problem.n != topology.n:
         return None
     g = shift_symmetry(topology)
@@ -327,8 +326,6 @@ def _by_shift(topology, problem: FlowProblem, time_limit: float | None) -> FlowR
 def _run_symmetry(q: SolveRequest) -> FlowResult | None:
     """The lattice's translations, else (with the problem built) the routers'
     cyclic shift; neither: the translations' error, or None under auto."""
-    from .symmetry import symmetric_uniform
-
     try:
         r = symmetric_uniform(q.topology, q.problem, time_limit=q.time_limit)
     except FlowError as lattice_error:
