@@ -29,6 +29,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
 
 from candidates.topology import Topology
 
@@ -176,9 +178,6 @@ def _reprice(topo: Topology, m: int, orbit: np.ndarray, cap_arc: np.ndarray, y: 
     capacity x length over the demands' shortest distances under the
     lengths), the distances from fibre 0's sources only (the others' are
     their shifts). Zero prices are lifted a little so every length is positive."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import dijkstra
-
     n = topo.n
     g = n // m
     length = y[orbit]

@@ -12,12 +12,15 @@ channels). Conservation rows per (group, router), one row per resource.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from .groups import grouped
 from .problem import FlowError, FlowProblem
 from .result import FlowResult
 
@@ -39,7 +42,6 @@ def reprice_bound(problem: FlowProblem, y: np.ndarray) -> float:
     """
     # the shared shortest-path kernel, imported here: numba loads only when a bound is re-priced
     from ._paths import dijkstra
-    from .groups import grouped
 
     y = np.asarray(y, dtype=np.float64)
     cap = problem.capacity
@@ -72,9 +74,6 @@ def _quiet_highs() -> "highspy.Highs":
     """A Highs instance without its two-line banner, which the constructor
     prints to file descriptor 1 before any option can silence it (every
     worker of a sweep would print it into the progress display)."""
-    import os
-    import sys
-
     try:
         sys.stdout.flush()
         saved = os.dup(1)

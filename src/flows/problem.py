@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
+from candidates.hops import hop_distances
+from candidates.topology import Topology
 from common import defaults
 from common.errors import ToposynthError
-from candidates.hops import hop_distances
 from common.textfile import read_text
-from candidates.topology import Topology
 from traffic import TrafficPattern
 from traffic import traffic as traffic_pattern
 from traffic.errors import TrafficError
@@ -362,7 +363,6 @@ def _check_routable(n: int, src: np.ndarray, dst: np.ndarray, dem: Demands) -> N
         # 40 ms of every `toposynth flow`'s start-up to import)
         if (hop_distances(indptr, indices, 0) >= 0).all():
             return
-        from scipy.sparse.csgraph import connected_components
 
         comp = connected_components(sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)),
                                     directed=False)[1]

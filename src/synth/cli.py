@@ -11,8 +11,10 @@ certified answer, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +41,7 @@ def _fmt(x: Any, digits: int = 4) -> str:
 _CHANNEL_ROUTING_NAMES = {"records": "records (DOR)", "ties": "random ties", "ecmp": "ECMP"}
 
 def cmd_describe(args: argparse.Namespace) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates import describe, from_spec
     from candidates.analytics import check_describe
     from common.size import format_count, format_seconds
@@ -116,6 +119,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- flow
 def _workload(args):
     """The flow command's traffic and physical model, spelled as a study's."""
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .workload import Traffic, physical_from_options
 
     traffic = Traffic.parse("file:" + args.demands if args.demands else args.traffic, seed=args.seed)
@@ -137,10 +141,11 @@ def _print_progress(p: dict) -> None:
 
 
 def cmd_flow(args: argparse.Namespace) -> int:
-    import flows
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     import numpy as np
-    from candidates import from_spec
 
+    import flows
+    from candidates import from_spec
     from flows.size import check_flow, flow_cost, large_problem_note
 
     from .workload import WORKLOADS
@@ -219,8 +224,7 @@ def _by_symmetry(args, topo, traffic, physical):
     """The exact capacity of uniform traffic on a lattice family from one
     source's flow (``flows.solve`` without the problem: the symmetry
     solver), where it applies and ``auto`` or ``symmetry`` is asked for; else None."""
-    import dataclasses
-
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     import flows
 
     if (args.solver not in ("auto", "symmetry") or args.latency or traffic.pattern != "uniform"
@@ -283,6 +287,7 @@ def _say_uncertified(results) -> None:
 
 # ----------------------------------------------------------------- enumerate
 def cmd_enumerate(args: argparse.Namespace) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates.enumeration import check_enumeration, count_graphs, iter_graph6
 
     opts = dict(
@@ -321,6 +326,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------- run
 def cmd_run(args: argparse.Namespace) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .answer import units
     from .runner import run
     from .study import builtin_study, load_study
@@ -377,6 +383,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _check_something_ranked(res, out: str) -> None:
     """A study none of whose machine's candidates could be evaluated has no
     answer: say why (the first reasons), not a ranking that is empty."""
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .errors import StudyError
 
     results = [res] if not hasattr(res, "variants") else [r for _, r in res.variants]
@@ -391,8 +398,7 @@ def _check_something_ranked(res, out: str) -> None:
 
 
 def _print_answers(res, indent: str = "") -> None:
-    import textwrap
-
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .answer import units
 
     u = units(res.study)
@@ -408,6 +414,7 @@ def _print_answers(res, indent: str = "") -> None:
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .study import BUILTIN_STUDIES, builtin_study
     from .toml_out import dumps, prune
 
@@ -420,7 +427,6 @@ def cmd_studies(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(BUILTIN_STUDIES)
         return 0
-    import textwrap
 
     for name, d in BUILTIN_STUDIES.items():
         print(name)
@@ -431,6 +437,7 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .report import render_report
 
     print(render_report(args.dir))
@@ -439,6 +446,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ families
 def cmd_families(args: argparse.Namespace) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates import families
 
     fams = families()
@@ -562,10 +570,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("dir")
     rp.set_defaults(func=cmd_report)
 
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from sim.cli import add_subcommand as add_simulate
 
     add_simulate(sub)
 
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .search_cli import add_subcommand as add_search
 
     add_search(sub)

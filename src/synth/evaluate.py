@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from candidates import distance_stats, from_spec
-from common.errors import ToposynthError
 from candidates.topology import Topology
+from common.errors import ToposynthError
 
 from .records import CandidateRecord
 from .study import Study
@@ -70,7 +70,7 @@ def evaluate(spec: str, study: Study, best: float | None = None) -> CandidateRec
 
 
 def _evaluate(spec: str, study: Study, best: float | None) -> dict[str, Any]:
-    import flows
+    import flows  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"spec": spec, "status": "ok"}
@@ -138,7 +138,7 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
     ``study.lp_limit`` columns (``cols``, :func:`flows.lp_columns`; about
     100 s at 570000). ``solver`` says which one gave the number.
     """
-    import flows
+    import flows  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     fits = 0 < cols <= study.lp_limit
     if s > cap.upper_bound:
@@ -218,8 +218,8 @@ def resource_position(name: str, topo: Topology) -> str:
 
 def _pair_dist(problem, length: np.ndarray) -> np.ndarray:
     """Shortest-path distance of every demand under channel lengths."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import dijkstra
+    import scipy.sparse as sp  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
+    from scipy.sparse.csgraph import dijkstra  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     dem = problem.demands
     # parallel channels: keep the shortest (csgraph sums duplicates otherwise)

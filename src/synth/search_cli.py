@@ -124,7 +124,8 @@ def _print_progress(p: dict[str, Any]) -> None:
 
 
 def _write_graph(topo, path: Path, provenance: dict[str, Any]) -> None:
-    from candidates import write_topology  # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    from candidates import write_topology
 
     write_topology(topo, path)
     if path.suffix.lower() == ".g6":
@@ -135,14 +136,12 @@ def _placement(args: argparse.Namespace, start=None):
     """The layout, physical model and demands the options describe (all None
     without them); under a packaging without --blocks, a --start topology's
     own placement when it has one (a Blue Gene/L composition's cards)."""
-    import numpy as np  # per command: the parser starts without it (docs/ARCHITECTURE.md)
-
-    from candidates import mesh  # per command: the parser starts without it (docs/ARCHITECTURE.md)
-
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    import numpy as np
+
+    from candidates import mesh
     from candidates.search.layout import Layout, box_layout, grid_layout
 
-    # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .workload import Traffic, physical_from_options
 
     n = args.routers
@@ -193,7 +192,8 @@ def _placement(args: argparse.Namespace, start=None):
 
 
 def _longest_link(topo, layout, physical) -> str:
-    import numpy as np  # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    import numpy as np
 
     if physical is not None:
         # per command: the parser starts without it (docs/ARCHITECTURE.md)
@@ -207,8 +207,9 @@ def _longest_link(topo, layout, physical) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from candidates import from_spec  # per command: the parser starts without it (docs/ARCHITECTURE.md)
-    from synth.search import search  # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    from candidates import from_spec
+    from synth.search import search
 
     if args.pes < 1:
         raise SpecError(f"--pes must be at least 1, got {args.pes}")
