@@ -539,7 +539,7 @@ def bisection(topo: Topology, *, exact_limit: int = 24, seed: int = 0, kernighan
     return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist())
 
 
-def _pe_splits(w: np.ndarray, limit: int):
+def _pe_splits(w: np.ndarray, limit: int) -> list[np.ndarray] | None:
     """The most even splits of the PE routers by PEs (index arrays of one
     side, each split once), or None when there are more than ``limit``."""
     P = np.flatnonzero(w > 0)
@@ -626,14 +626,15 @@ def _pe_bisection(topo: Topology, exact_limit: int, seed: int, kernighan_lin: bo
     work = int(_PE_SPLIT_WORK // (topo.n + topo.num_links))
     splits = _pe_splits(w, min(PE_PARTITION_LIMIT, budget, work))
     if splits is not None:
-        best, best_a = topo.num_links + 1, None
+        best: tuple[int, np.ndarray] | None = None
         for a in splits:
             b = np.setdiff1d(P, a)
             cut = _free_cut(topo, a, b)
-            if cut < best:
-                best, best_a = cut, a
-        side = _free_side(topo, best_a, np.setdiff1d(P, best_a))
-        return Bisection(best, True, "exhaustive over PE splits", np.flatnonzero(side).tolist(), "PEs")
+            if best is None or cut < best[0]:
+                best = (cut, a)
+        assert best is not None  # PEs on two routers at least: there is a split
+        side = _free_side(topo, best[1], np.setdiff1d(P, best[1]))
+        return Bisection(best[0], True, "exhaustive over PE splits", np.flatnonzero(side).tolist(), "PEs")
     # heuristic: candidate splits of the PE routers, each completed optimally for the routers without PEs
     cands: list[tuple[str, np.ndarray]] = []
     order = np.cumsum(w[P])
@@ -651,12 +652,13 @@ def _pe_bisection(topo: Topology, exact_limit: int, seed: int, kernighan_lin: bo
         while int(w[a_list].sum()) > half and len(a_list) > 1:
             b_list.append(a_list.pop())
         cands.append(("Kernighan-Lin, rebalanced by PEs", np.array(a_list, dtype=np.int64)))
-    best = None
+    chosen: tuple[int, str, np.ndarray] | None = None
     for method, a in cands:
         cut = _free_cut(topo, a, np.setdiff1d(P, a))
-        if best is None or cut < best[0]:
-            best = (cut, method, a)
-    cut, method, a = best
+        if chosen is None or cut < chosen[0]:
+            chosen = (cut, method, a)
+    assert chosen is not None  # the index-order split is always a candidate
+    cut, method, a = chosen
     side = _free_side(topo, a, np.setdiff1d(P, a))
     return Bisection(cut, False, f"heuristic ({method})", np.flatnonzero(side).tolist(), "PEs")
 
@@ -749,7 +751,7 @@ def describe_cost(topo: Topology, *, bisection_exact_limit: int = 24, equivalent
     if equivalent is not None:
         eq_src = 1 if (equivalent == "minimal" and topo.vertex_transitive) else n
         times["the equivalent distance"] = _SEC_PER_UNIT * eq_src * (n + 2.0 * m) * 10
-    slowest = max(times, key=times.get)
+    slowest = max(times, key=times.__getitem__)
     return DescribeCost(retained + max(parts.values()), sum(times.values()), parts, sources, kl, partitions, slowest)
 
 
@@ -812,6 +814,7 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
         "distance_distribution": ds.distribution,
     }
     if topo.n >= 2 and ds.connected:
+        assert ds.average_distance is not None  # connected: every distance is finite
         # the least diameter and ASPL any graph of this many routers and this degree can have
         mb = moore_bound(topo.n, max(int(deg.max()), 1))
         out["moore_diameter"] = mb.diameter

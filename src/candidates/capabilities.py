@@ -116,7 +116,7 @@ def capabilities(topo_or_family: Any) -> Capabilities:
     """The capabilities of a topology's family (or of a family name); none
     for families that declare nothing (graphs, products, compositions)."""
     name = topo_or_family if isinstance(topo_or_family, str) else getattr(topo_or_family, "family", None)
-    return _BY_FAMILY.get(name, _NONE)
+    return _BY_FAMILY.get(name, _NONE) if isinstance(name, str) else _NONE
 
 
 def families_with(what: str) -> list[str]:

@@ -307,8 +307,10 @@ def hierarchical(
             raise SpecError(f"level_names must be distinct, got {tuple(unit_names)}")
 
     t = product(*factors, names=names)
+    coords = t.coords
+    assert coords is not None  # a product always has coordinates
     v = np.arange(t.n, dtype=np.int64)
-    row, col = t.coords[:, 2 * L - 2], t.coords[:, 2 * L - 1]
+    row, col = coords[:, 2 * L - 2], coords[:, 2 * L - 1]
     units = []
     block = 1
     for l in range(L):
@@ -323,7 +325,7 @@ def hierarchical(
         units.insert(0, board * per_board + local)
     # slot of what holds v on the board of each level: routers (or cards) on
     # level 0, the level-(l-1) boards on the level-l grid
-    slots = [np.stack([t.coords[:, 2 * (L - 1 - l)], t.coords[:, 2 * (L - 1 - l) + 1]], axis=1) for l in range(1, L)]
+    slots = [np.stack([coords[:, 2 * (L - 1 - l)], coords[:, 2 * (L - 1 - l) + 1]], axis=1) for l in range(1, L)]
     if card is None:
         slots.insert(0, np.stack([row, col], axis=1))
     elif axis == "row":
@@ -421,8 +423,9 @@ def _factor_sizes(family: str, text: str, count: int | None = None) -> tuple[int
         raise SpecError(f"{family}: empty factor in {text!r}; join factor specs with single '*'")
     if count is not None and len(parts) != count:
         raise SpecError(f"{family} needs {count} factor specs joined by '*', got {len(parts)}")
-    sizes = [spec_size(p) for p in parts]
-    if any(z is None for z in sizes):
+    maybe = [spec_size(p) for p in parts]
+    sizes = [z for z in maybe if z is not None]
+    if len(sizes) < len(maybe):
         return None
     N = 1
     for z in sizes:

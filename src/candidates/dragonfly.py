@@ -318,6 +318,7 @@ def _global_arcs(topo: Topology) -> tuple[np.ndarray, np.ndarray]:
 def _check_dragonfly(topo: Topology) -> tuple[int, np.ndarray]:
     if topo.family != "dragonfly":
         raise SpecError(f"the dragonfly's routing needs a dragonfly topology, got {topo!r}")
+    assert topo.coords is not None  # a dragonfly's coordinates are (group, router in group)
     return int(topo.params["a"]), np.asarray(topo.coords[:, 0], dtype=np.int64)
 
 

@@ -107,7 +107,11 @@ def equivalent_distance(topo: Topology, routing: str = "minimal", root: int = 0)
     return equivalent_table(*_kernel_args(topo, routing, root), True)
 
 
-def _kernel_args(topo: Topology, routing: str, root: int) -> tuple:
+#: the arrays both table kernels take first (eight of them)
+_KernelArgs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _kernel_args(topo: Topology, routing: str, root: int) -> _KernelArgs:
     """The arrays both table kernels take: CSR, link ends, route automaton."""
     arc_next, fwd, bwd = _route_automaton(topo, routing, root)
     return (topo.indptr, topo.indices, topo.arc_id, np.ascontiguousarray(topo.links[:, 0]),

@@ -145,15 +145,15 @@ def routing_records(topo: Topology, src, dst) -> np.ndarray:
         )
     src = np.atleast_1d(np.asarray(src, dtype=np.int64))
     dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+    assert topo.coords is not None  # the families with records have coordinates
     d = topo.coords[dst] - topo.coords[src]
     rule = capabilities(topo).records
-    a = topo.params.get("a")
     if rule == "rt":
-        return rt_record(a, d[:, 0], d[:, 1])
+        return rt_record(topo.params["a"], d[:, 0], d[:, 1])
     if rule == "rtt":
-        return rtt_record(a, d[:, 0], d[:, 1])
+        return rtt_record(topo.params["a"], d[:, 0], d[:, 1])
     if rule == "ptt":
-        return ptt_record(a, d)
+        return ptt_record(topo.params["a"], d)
     if rule == "torus":
         return torus_record(topo.shape, d)
     if rule == "difference":
@@ -161,6 +161,7 @@ def routing_records(topo: Topology, src, dst) -> np.ndarray:
     if rule == "hypercube":
         return np.abs(d)
     # "tiles" (pdtt, general twisted tori): displacement class -> table from router 0
+    assert topo.shape is not None and topo.lattice is not None  # tiles are those of a lattice in a box
     table = record_table(topo)
     box = reduce_to_box(d, topo.shape, topo.lattice)
     return table[np.ravel_multi_index(tuple(box.T), topo.shape)]
@@ -185,14 +186,12 @@ def record_table(topo: Topology) -> np.ndarray:
         table = routing_records(topo, np.zeros(topo.n, dtype=np.int64), np.arange(topo.n))
     else:
         dist, disp = _bfs_lattice(topo)
-        table = None
+        table = disp
         for reach in (1, 2):
             cand = lattice_record(topo.shape, topo.lattice, topo.coords, reach=reach)
             if np.array_equal(np.abs(cand).sum(axis=1), dist):
                 table = cand
                 break
-        if table is None:
-            table = disp
     table.setflags(write=False)
     topo.__dict__["_record_table"] = table
     return table

@@ -50,9 +50,9 @@ class Family:
     parameters: tuple[tuple[str, str], ...]
     example: str
     build: Callable[[list[str], dict[str, str]], Topology]
-    #: (routers, links, coordinate dimensions) from the parsed fields, or
-    #: None when only building tells (graph files)
-    size: Callable[[list[str], dict[str, str]], tuple[int, int, int]] | None = None
+    #: (routers, links, coordinate dimensions) from the parsed fields; no hook when only building
+    #: tells (graph files), or a hook that returns None for the specs it cannot size (a product of them)
+    size: Callable[[list[str], dict[str, str]], tuple[int, int, int] | None] | None = None
     #: what the family can do (coordinates, routing records, tie rule, ...): every layer asks these
     #: (:func:`candidates.capabilities.capabilities`) instead of comparing family names
     capabilities: Capabilities = Capabilities()

@@ -147,11 +147,14 @@ class Topology:
 
     n: int
     links: np.ndarray
-    link_dim: np.ndarray | None = None
+    # ``link_dim`` and ``terminals`` may be left out (None: every link of class 0, one PE per router),
+    # but __post_init__ always replaces them by arrays, so that is their type for every reader; the
+    # None defaults are the only place the declared type does not hold.
+    link_dim: np.ndarray = None  # type: ignore[assignment]
     dims: tuple[str, ...] = ("link",)
     coords: np.ndarray | None = None
     shape: tuple[int, ...] | None = None
-    terminals: np.ndarray | None = None
+    terminals: np.ndarray = None  # type: ignore[assignment]
     family: str = "graph"
     params: dict[str, Any] = field(default_factory=dict)
     spec: str = ""
@@ -474,20 +477,25 @@ class Topology:
     def from_dict(cls, d: dict[str, Any]) -> "Topology":
         if not isinstance(d, dict) or "n" not in d or "links" not in d:
             raise TopologyError("not a toposynth topology: a JSON object with keys 'n' and 'links' is expected")
+        # link classes and PEs the file leaves out take the constructor's defaults
+        given: dict[str, np.ndarray] = {}
+        if "link_dim" in d:
+            given["link_dim"] = np.asarray(d["link_dim"], dtype=np.int64)
+        if d.get("terminals") is not None:
+            given["terminals"] = np.asarray(d["terminals"], dtype=np.int64)
         return cls(
             n=int(d["n"]),
             links=np.asarray(d["links"], dtype=np.int64).reshape(-1, 2),
-            link_dim=None if "link_dim" not in d else np.asarray(d["link_dim"], dtype=np.int64),
             dims=tuple(d.get("dims", ("link",))),
             coords=None if d.get("coords") is None else np.asarray(d["coords"], dtype=np.int64),
             shape=None if d.get("shape") is None else tuple(d["shape"]),
-            terminals=None if d.get("terminals") is None else np.asarray(d["terminals"], dtype=np.int64),
             family=d.get("family", "graph"),
             params=d.get("params", {}),
             spec=d.get("spec", ""),
             placement=None if d.get("placement") is None else Placement.from_dict(d["placement"]),
             lattice=None if d.get("lattice") is None else np.asarray(d["lattice"], dtype=np.int64),
             vertex_transitive=bool(d.get("vertex_transitive", False)),
+            **given,
         )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import numbers
+from typing import NoReturn
 
 __all__ = ["ToposynthError", "OutputPathError", "check_seed", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT",
            "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
@@ -60,5 +61,5 @@ class OneLineParser(argparse.ArgumentParser):
     (argparse prints the whole usage first) and the same exit status as
     every other bad input. Subparsers inherit the class."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"toposynth: error: {self.prog}: {message}; see `{self.prog} --help`\n")

@@ -29,6 +29,7 @@ def sources_stamp(modules: Iterable[ModuleType]) -> str:
     """SHA-256 over the source files of ``modules``, in the order given."""
     h = hashlib.sha256()
     for m in modules:
+        assert m.__file__ is not None, f"{m.__name__} has no source file"
         h.update(Path(m.__file__).read_bytes())
     return h.hexdigest()
 

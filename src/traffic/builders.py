@@ -107,6 +107,7 @@ def _lift_router_perm(topo: Topology, rperm: np.ndarray) -> np.ndarray:
 def _shift_coords(topo: Topology, what: str, by: np.ndarray) -> Destinations:
     """Every router sends to the router whose coordinates are its own plus
     ``by`` (mod the size of each dimension)."""
+    assert topo.coords is not None  # the pattern needs a lattice (checked by the registry first)
     shape = np.asarray(topo.shape)
     dc = (topo.coords + by) % shape
     index = {tuple(c): i for i, c in enumerate(topo.coords.tolist())}
@@ -123,6 +124,7 @@ def tornado(topo: Topology) -> Destinations:
 
 
 def diagonal(topo: Topology) -> Destinations:
+    assert topo.shape is not None  # the pattern needs a lattice (checked by the registry first)
     return _shift_coords(topo, "diagonal", np.ones(len(topo.shape), dtype=np.int64))
 
 
@@ -233,6 +235,7 @@ def localglobal(topo: Topology, alpha: float = 0.5, grid: Any = None, wrap: int 
 
 def groupshift(topo: Topology) -> Destinations:
     """Group ``i``'s PEs to group ``i + 1``'s, uniformly (groups: the first coordinate)."""
+    assert topo.coords is not None  # the pattern needs groups (checked by the registry first)
     grp = np.asarray(topo.coords[:, 0], dtype=np.int64)
     g = int(grp.max()) + 1
     term_grp = grp[terminal_router(topo)]

@@ -131,7 +131,8 @@ def finish_search(problem: SearchProblem, results: list[RestartResult], moves: i
     figures = summarise(problem, best, load)
     reproducible = moves is not None and all(r.stopped == "moves" for r in results)
     single = chosen if chosen is not None and (chosen != 0 or len(results) > 1) else None
-    spec = search_spec(problem, moves, restarts, symmetry_arg, single) if reproducible else ""
+    spec = (search_spec(problem, moves, restarts, symmetry_arg, single)
+            if moves is not None and reproducible else "")
     provenance = {"routers": problem.routers, "degree": problem.degree, "objective": problem.objective,
                   "seed": problem.seed, "restart": best.restart, "moves": moves if reproducible else max(r.moves for r in results),
                   "restarts": restarts, "symmetry": problem.lift.g, "diameter": figures["diameter"],

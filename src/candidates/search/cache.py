@@ -98,7 +98,9 @@ def _store(path: Path | None, topo: Topology) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
         extra = {} if topo.coords is None else {"coords": topo.coords}
-        np.savez(tmp, links=topo.links, link_dim=topo.link_dim, meta=np.array(json.dumps(meta)), **extra)
+        # numpy's stub lets **extra reach savez's allow_pickle (a bool); its only key is "coords"
+        np.savez(tmp, links=topo.links, link_dim=topo.link_dim, meta=np.array(json.dumps(meta)),
+                 **extra)  # type: ignore[arg-type]
         os.replace(tmp, path)
     except OSError:
         pass

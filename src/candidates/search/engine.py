@@ -158,7 +158,8 @@ class _Checkpoint:
         if self.path is None:
             return
         tmp = self.path.with_name(self.path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)
+        # numpy's stub lets **arrays reach savez's allow_pickle (a bool); no key here is that name
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, self.path)
 
 
@@ -233,7 +234,6 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     anneal_wall = time.perf_counter()
     last_report = last_ck = anneal_wall
     stopped = "moves"
-    target = moves
     try:
         while True:
             now = time.perf_counter()
@@ -251,11 +251,12 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
                 # a time budget: the temperature follows the clock (constant within a chunk of ~0.25 s), from
                 # T0 to T0 * T_END over the first (1 - HILL) of the time, then 0 -- the schedule of a move
                 # budget with the time in place of the move count
+                assert seconds is not None  # checked on entry: a budget of moves or of seconds
                 frac = elapsed / seconds
                 temp = temp0 * T_END ** (frac / (1.0 - HILL)) if frac < 1.0 - HILL else 0.0
                 S = Sched(t + chunk, 2 ** 62 if temp > 0 else 0, temp, temp, weights)
             else:
-                S = Sched(min(target, t + chunk), max(1, int(target * (1.0 - HILL))), temp0, temp0 * T_END, weights)
+                S = Sched(min(moves, t + chunk), max(1, int(moves * (1.0 - HILL))), temp0, temp0 * T_END, weights)
             t_chunk = time.perf_counter()
             best_before = st[ST_BEST + 1], st[ST_BEST]
             anneal(G, B, L, W, O, S, rs, st)
@@ -268,7 +269,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
             if progress is not None and now - last_report >= progress_every:
                 last_report = now
                 progress(_progress(problem, restart, st, extra["seconds"] + now - start_wall,
-                                   (int(st[ST_T]) - done_before) / max(now - anneal_wall, 1e-9), target))
+                                   (int(st[ST_T]) - done_before) / max(now - anneal_wall, 1e-9), moves))
             if ck.path is not None and now - last_ck >= CHECKPOINT_SECONDS:
                 last_ck = now
                 ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, False, ""))
@@ -323,7 +324,8 @@ def _result(problem: SearchProblem, restart: int, st: np.ndarray, B, extra: dict
         temp0=float(extra["temp0"]), links=links, history=tuple(history), stopped=stopped)
 
 
-def score_links(problem: SearchProblem, links: np.ndarray) -> tuple[int, float, float, float, float | None]:
+def score_links(problem: SearchProblem, links: np.ndarray
+                ) -> tuple[int, float, float, float, tuple[float, float] | None]:
     """(diameter, sum of distances, unreachable pairs, busiest arc's load of
     the even split of uniform traffic, and with a packaging the busiest
     resource's use and the average latency of the even split of the

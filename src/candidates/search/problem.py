@@ -188,7 +188,7 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
         if not np.array_equal(ok, ok.T):
             raise SpecError("the allowed links must be symmetric (a link joins both ways)")
         both = np.concatenate([fixed_links, start_links])
-        bad = np.flatnonzero(~ok[both[:, 0], both[:, 1]]) if len(both) else []
+        bad = np.flatnonzero(~ok[both[:, 0], both[:, 1]]) if len(both) else np.zeros(0, dtype=np.intp)
         if len(bad):
             u, v = (int(x) for x in both[bad[0]])
             what = "fixed" if bad[0] < len(fixed_links) else "start"
