@@ -89,11 +89,13 @@ class Answer:
                              f"(certified <= {self.capacity[1]:.4g})")
             return ", ".join(parts) + "."
         if self.capacity_gain:
+            assert self.capacity is not None and self.baseline_capacity is not None  # the gain is their ratio
             g, lo, hi = self.capacity_gain
             parts.append(f"carries {_pct(g - 1)} capacity than {self.baseline} "
                          f"({self.capacity[0]:.4g} vs {self.baseline_capacity[0]:.4g} {u['capacity_short']}; "
                          + _interval(lo - 1, hi - 1, "less", "more") + ")")
         if self.latency_change:
+            assert self.latency is not None and self.baseline_latency is not None  # the change is their ratio
             c, lo, hi = self.latency_change
             parts.append(f"{_pct(c, 'lower', 'higher')} latency at demand scale {self.scale:g} "
                          f"({self.latency[0]:.4g} vs {self.baseline_latency[0]:.4g} {u['latency_short']}; "
@@ -104,7 +106,8 @@ class Answer:
                          f"({_pct(self.saturation / self.baseline_saturation - 1)}"
                          + (", 95% intervals over seeds" if self.saturation_ci95 is not None else "") + ")")
         if self.baseline_cost:
-            shown = (("links", "links", ""), ("radix", "radix", ""), ("wire_length", "wire length", " m"))
+            shown: tuple[tuple[str, str, str], ...] = (
+                ("links", "links", ""), ("radix", "radix", ""), ("wire_length", "wire length", " m"))
             if self.cost_measure not in {k for k, _, _ in shown}:
                 # the study's own cost measure (ports, routers, ...) first: the axis its Pareto front is drawn on
                 shown = ((self.cost_measure, self.cost_measure.replace("_", " "), ""),) + shown
@@ -156,8 +159,8 @@ def study_answers(study, ranking: list[str], records: list[CandidateRecord], sim
     wc = best.cost.get(m) if best.cost else None
     if bc is not None and wc is not None and wc > bc:
         by = {r.spec: r for r in records}
-        cheap = [s for s in ranking if by[s].cost is not None and by[s].cost.measure(m) is not None
-                 and by[s].cost.measure(m) <= bc]
+        cheap = [s for s in ranking
+                 if (c := by[s].cost) is not None and (x := c.measure(m)) is not None and x <= bc]
         if cheap:
             out.append(study_answer(study, cheap, records, simulation, pes, label="at the baseline's cost"))
     found = [s for s in ranking if s in set(searched)]
@@ -191,11 +194,13 @@ def study_answer(study, ranking: list[str], records: list[CandidateRecord], simu
     if winner is None:
         return Answer(None, base, study.objective, pes, label, study.cost, notes=tuple(notes))
     w = by[winner]
+    assert w.capacity is not None  # a ranked candidate was evaluated
     sims = {x["spec"]: x for x in simulation if x.get("status") == "ok"}
     kw: dict[str, Any] = dict(capacity=(w.capacity.lam, w.capacity.upper_bound),
                               cost=w.cost.to_dict() if w.cost else {}, saturation=sims.get(winner, {}).get("saturation"),
                               saturation_ci95=sims.get(winner, {}).get("saturation_ci95"))
     if brec is not None:
+        assert brec.capacity is not None  # an evaluated baseline (brec.ok)
         bl, bu = brec.capacity.lam, brec.capacity.upper_bound
         wl, wu = kw["capacity"]
         kw.update(baseline_capacity=(bl, bu), capacity_gain=(wl / bl, wl / bu, wu / bl),

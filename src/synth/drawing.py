@@ -165,12 +165,18 @@ def _dim_name(topo, k: int) -> str:
     return str(topo.dims[k]) if k < len(topo.dims) else f"class {k}"
 
 
+def _xy(p: np.ndarray) -> tuple[float, float]:
+    """A point as the (x, y) pair matplotlib's patches take."""
+    return float(p[0]), float(p[1])
+
+
 def _lines(ax, P: np.ndarray, pairs: np.ndarray, color, **kw) -> None:
     # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
     from matplotlib.collections import LineCollection
 
     if len(pairs):
-        ax.add_collection(LineCollection(np.stack([P[pairs[:, 0]], P[pairs[:, 1]]], axis=1), colors=color, **kw))
+        # a list of (2, 2) segments, as LineCollection documents (and types) it
+        ax.add_collection(LineCollection(list(np.stack([P[pairs[:, 0]], P[pairs[:, 1]]], axis=1)), colors=color, **kw))
 
 
 def _panels(topo, lat: _Lattice, title: str) -> Drawing:
@@ -217,7 +223,7 @@ def _panels(topo, lat: _Lattice, title: str) -> Drawing:
             direction[:, 1, k] = np.sign(lat.own[ms])
             base = pos[L[ms]]                       # (m, 2 ends, 2)
             tips = base + 0.42 * direction
-            ax.add_collection(LineCollection(np.stack([base, tips], axis=2).reshape(-1, 2, 2), colors=_COLORS[k],
+            ax.add_collection(LineCollection(list(np.stack([base, tips], axis=2).reshape(-1, 2, 2)), colors=_COLORS[k],
                                              linewidths=1.2, linestyles=(0, (2, 1)), zorder=1))
             if label_stubs:
                 far = L[ms][:, ::-1]
@@ -624,7 +630,7 @@ def _placed(topo, title: str) -> Drawing:
             for up in range(lv, inner + 1):
                 origin += [slots[v, up, 1] * cells[up][0], slots[v, up, 0] * cells[up][1]]
             w, h = extents[lv - 1]
-            ax.add_patch(Rectangle(origin - 0.4, w - 0.2, h - 0.2, fill=False, lw=0.5, ec="0.6", zorder=0))
+            ax.add_patch(Rectangle(_xy(origin - 0.4), w - 0.2, h - 0.2, fill=False, lw=0.5, ec="0.6", zorder=0))
     Q = np.zeros((topo.n, 2))
     for lv in range(inner + 1):
         Q[:, 0] += slots[:, lv, 1] * cells[lv][0]
@@ -655,7 +661,7 @@ def _placed(topo, title: str) -> Drawing:
         origin = np.zeros(2)
         for up in range(inner + 1, L):
             origin += [slots[v, up, 1] * cells[up][0], slots[v, up, 0] * cells[up][1]]
-        ax.add_patch(Rectangle(origin, w, h, fill=True, fc="0.93", ec="0.4", lw=0.6, zorder=0))
+        ax.add_patch(Rectangle(_xy(origin), w, h, fill=True, fc="0.93", ec="0.4", lw=0.6, zorder=0))
         centre[int(U)] = origin + [w / 2, h / 2]
         ax.text(*centre[int(U)], str(int(U)), ha="center", va="center", fontsize=6, zorder=5)
     across = lvl > inner

@@ -192,7 +192,7 @@ def check_machine(machine: Machine, sizes: dict[str, int], baseline: str | None)
         raise MachineError("the candidate pool is empty")
     pes = machine.pes
     if pes is None:
-        pes = sizes.get(baseline) if baseline in sizes else next(iter(sizes.values()))
+        pes = sizes[baseline] if baseline is not None and baseline in sizes else next(iter(sizes.values()))
     if machine.compare_sizes:
         return pes
     other = [(s, p) for s, p in sizes.items() if p != pes]

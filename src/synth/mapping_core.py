@@ -419,9 +419,10 @@ def placement_from_routers(router, topo: Topology, *, mapping: str = "",
     return TaskPlacement(r, _slots_in_order(r, topo.n), topo.terminals, mapping, topo.spec, task_shape)
 
 
-def _coord_lookup(topo: Topology) -> np.ndarray:
-    look = np.full(topo.shape, -1, dtype=np.int64)
-    look[tuple(topo.coords.T)] = np.arange(topo.n)
+def _coord_lookup(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The router at every coordinate of the box ``shape`` (-1: none)."""
+    look = np.full(shape, -1, dtype=np.int64)
+    look[tuple(coords.T)] = np.arange(len(coords))
     return look
 
 
@@ -461,7 +462,7 @@ def place(mapping: "str | GridMap", topo: Topology) -> TaskPlacement:
     t = np.arange(W * H, dtype=np.int64)
     x, y = task_coords(t, (W, H))
     px, py = f(x, y, shape)
-    look = _coord_lookup(topo)
+    look = _coord_lookup(topo.coords, shape)
     router = look[px, py]
     if np.any(router < 0):
         raise MappingError(f"mapping {f.name!r} sends a task to a coordinate with no router in {topo.spec}")

@@ -293,6 +293,7 @@ def _minimal_records(topo: Topology, s: np.ndarray, t: np.ndarray) -> tuple[np.n
     rec = routing_records(topo, s, t)
     if topo.lattice is None:  # meshes: the record is the unique difference
         return rec, np.arange(len(s)), np.ones(len(s))
+    assert topo.coords is not None  # a topology with routing records has coordinates
     d = topo.coords[t] - topo.coords[s]
     D = d.shape[1]
     # records depend on the displacement only: search the few distinct ones

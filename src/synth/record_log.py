@@ -54,8 +54,9 @@ from typing import Any, Callable
 
 try:
     import fcntl
+    _LOCKING = True
 except ImportError:  # pragma: no cover - not POSIX: no locking, as before
-    fcntl = None
+    _LOCKING = False
 
 from common.errors import OutputPathError
 from common.paths import atomic_write_bytes
@@ -204,7 +205,7 @@ def read_log(path: str | os.PathLike, fingerprint: str, parse: Callable[[dict], 
 
 def _lock(f, *, exclusive: bool, wait: bool) -> bool:
     """flock ``f``; False if ``wait`` is off and another process holds a conflicting lock."""
-    if fcntl is None:
+    if not _LOCKING:
         return True
     try:
         fcntl.flock(f.fileno(), (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB))

@@ -79,7 +79,8 @@ def _write_csv(d: dict[str, Any], path: Path) -> None:
             + [f"latency@{s:g}" for s in scales] + [f"latency_bound@{s:g}" for s in scales]
             + [f"latency_solver@{s:g}" for s in scales]
             + ["pareto_capacity", "pareto_latency", "sim_saturation", "sim_routing", "seconds", "reason"])
-    classes = {int(k): v for k, v in (d.get("classes") or {}).items()} or {d.get("pes"): d["ranking"]}
+    classes: dict[int | None, list[str]] = (
+        {int(k): v for k, v in (d.get("classes") or {}).items()} or {d.get("pes"): d["ranking"]})
     rank = {s: i + 1 for ranked in classes.values() for i, s in enumerate(ranked)}
     order = {s: (k, i) for k, ranked in enumerate(classes.values()) for i, s in enumerate(ranked)}
     base = d["study"]["ranking"]["baseline"]
@@ -228,7 +229,8 @@ def _answer_section(d: dict[str, Any], u: dict[str, str]) -> str:
         return "<h2>Answer</h2><p>These results predate stated answers: re-run the study to get one.</p>"
     parts = ["<h2 id='answer'>Answer</h2><div class='answer'>"]
     for a in answers:
-        ans = Answer(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in a.items()})
+        fields: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in a.items()}
+        ans = Answer(**fields)
         head = ("Best" if a["label"] == "best" else "Best " + a["label"] if a["label"].startswith("at ")
                 else a["label"][0].upper() + a["label"][1:])
         parts.append(f"<h3>{html.escape(head)}</h3><p>{html.escape(ans.sentence(u))}</p>")
@@ -246,12 +248,13 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
     cols: list[tuple[str, dict[str, Any] | None]] = []
     if base is not None and base != first.get("winner"):
         cols.append((f"baseline: {base}", None))
-    for a in answers:
+    for ans in answers:
         # a winner that is the baseline is already its column; an answer against another reference (the
         # best listed candidate, for a searched one) is stated by its sentence
-        if a.get("winner") is None or (a.get("winner") == base and cols) or a.get("baseline") != first.get("baseline"):
+        if (ans.get("winner") is None or (ans.get("winner") == base and cols)
+                or ans.get("baseline") != first.get("baseline")):
             continue
-        cols.append((("winner" if a["label"] == "best" else a["label"]) + f": {a['winner']}", a))
+        cols.append((("winner" if ans["label"] == "best" else ans["label"]) + f": {ans['winner']}", ans))
     if not cols:
         return ""
     scales = {a.get("scale") for _, a in cols if a is not None and a.get("scale") is not None}

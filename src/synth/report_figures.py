@@ -139,7 +139,7 @@ def capacity_figure(records: list[dict[str, Any]], ranking: list[str], baseline:
 
     by = {r["spec"]: r for r in records}
     show = [s for s in ranking if by[s]["status"] == "ok"][:MAX_BARS]
-    if baseline in by and by[baseline]["status"] == "ok" and baseline not in show:
+    if baseline is not None and baseline in by and by[baseline]["status"] == "ok" and baseline not in show:
         show.append(baseline)
     if not show:
         return None

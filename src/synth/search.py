@@ -187,23 +187,29 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
     want = problem.objective_entry.certify is not None if capacity is None else capacity
     if not want:
         return SearchOutcome(out)
-    packaged = physical is not None and physical.packaging != "none"
+    packaged = _packaged(physical)
     pairs = routers * (routers - 1)
-    if capacity is None and packaged and demands is None and pairs > CERTIFY_MAX_DEMANDS:
+    if capacity is None and packaged is not None and demands is None and pairs > CERTIFY_MAX_DEMANDS:
         # the physical flow of uniform traffic has a demand per router pair: beyond this, an LP out of reach
         return SearchOutcome(out, not_certified=(
             f"uniform traffic over {routers} routers is {pairs:,} demands, more than the physical flow is "
             f"certified for ({CERTIFY_MAX_DEMANDS:,}); the even split's capacity is a lower bound (give --traffic "
             "random:COUNT or local:COUNT to certify, or --capacity to try)"))
-    certify = (lambda topo: certify_physical(topo, physical, demands, eps)) if packaged else (
+    certify = (lambda topo: certify_physical(topo, packaged, demands, eps)) if packaged is not None else (
         lambda topo: certify_capacity(topo, eps))
     return _certify(problem, out, results, moves, restarts, symmetry, certify, time.perf_counter() - t0)
+
+
+def _packaged(physical: Physical | None) -> Physical | None:
+    """``physical`` if it packages the routers (a packaging other than ``none``), else None."""
+    return physical if physical is not None and physical.packaging != "none" else None
 
 
 def _wire_length_allowed(layout: Layout, physical: Physical, max_length: float) -> np.ndarray:
     """Router pairs whose wire (the physical model's length) is at most ``max_length`` metres."""
     from flows.physical import link_lengths  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
+    assert layout.placement is not None  # a packaging's layout (placed_problem checks it)
     pk, _ = physical.packaging_and_technology()
     n = layout.n
     ok = np.zeros((n, n), dtype=bool)
@@ -224,23 +230,23 @@ def placed_problem(routers: int, degree: int, *, layout: Layout | None = None, m
     constraints (see :func:`search`): the allowed links of ``max_length``,
     the packaging's resources when the objective prices them."""
     objective = kw.get("objective", "aspl")
-    packaged = physical is not None and physical.packaging != "none"
+    packaged = _packaged(physical)
     allowed, constraints, resources = None, {}, None
-    if packaged:
+    if packaged is not None:
         if layout is None or layout.placement is None:
             raise SpecError("a search under a packaging needs the routers' placement: a layout of the packaging's "
                             "blocks (--blocks)")
-        pk, tech = physical.packaging_and_technology()
+        pk, tech = packaged.packaging_and_technology()
         from flows.physical import link_resources  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
 
         # the latency share counts a router's delay at its radix: its links and its ``pes`` PEs
-        resources = link_resources(layout.placement, pk, physical.wiring, technology=tech, pes=pes,
+        resources = link_resources(layout.placement, pk, packaged.wiring, technology=tech, pes=pes,
                                    max_degree=degree)
     if max_length is not None:
         if layout is None:
             raise SpecError("a maximum link length needs the routers' positions: --grid or a packaging")
-        if packaged:
-            allowed = _wire_length_allowed(layout, physical, float(max_length))
+        if packaged is not None:
+            allowed = _wire_length_allowed(layout, packaged, float(max_length))
             constraints = {"layout": layout.name, "max_length_m": float(max_length)}
         else:
             allowed = max_length_allowed(layout.coords, max_length, metric)

@@ -347,7 +347,7 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
         raise StudyError(str(exc)) from None
     if machine.wire_length is not None and packaging == "none":
         raise _err("machine.wire_length", "a wire-length budget needs a packaging (physical.packaging)")
-    search = ()
+    search: tuple[dict, ...] = ()
     if "search" in c:
         search = search_entries(c["search"], pes=machine.pes, radix=machine.radix, packaging=physical.packaging,
                                 seed=seed)
@@ -418,7 +418,7 @@ def load_study(path: str | Path) -> Study:
 
 
 #: The built-in default: a complete small study (32 routers) that runs in a couple of minutes.
-DEFAULT_STUDY = {
+DEFAULT_STUDY: dict[str, Any] = {
     "name": "default",
     "description": "32-router candidates (tori, twisted tori, mesh, hypercube, twin torus, products) ranked "
                    "by capacity and minimum latency under 128 random demands, unit link capacities; the best 3 "
@@ -436,7 +436,7 @@ DEFAULT_STUDY = {
     "simulation": {"top": 2, "preset": "tpds2010", "step": 0.1, "max_load": 1.0},
 }
 
-BGL_MIDPLANE_STUDY = {
+BGL_MIDPLANE_STUDY: dict[str, Any] = {
     "name": "bgl-midplane",
     "description": (
         "Blue Gene/L midplane synthesis ('topology-synthesis-mcf-bgl', Table I: T = 2048, 3072, 4096): 512 routers. "
@@ -477,7 +477,7 @@ BGL_MIDPLANE_STUDY = {
     "cross_check": {"top": 0},
 }
 
-BGL_PINS_STUDY = {
+BGL_PINS_STUDY: dict[str, Any] = {
     **BGL_MIDPLANE_STUDY,
     "name": "bgl-pins",
     "description": (
@@ -494,7 +494,7 @@ BGL_PINS_STUDY = {
     "physical": {**BGL_MIDPLANE_STUDY["physical"], "connector_pins": {"node_card": [200, 220, 240, 280, 320]}},
 }
 
-TWISTED_TORI_STUDY = {
+TWISTED_TORI_STUDY: dict[str, Any] = {
     "name": "twisted-tori",
     "description": (
         "'twisted-tori-tpds2010': RT(8), RTT(8) (16 x 8), PT/PTT/PDTT(4) (8 x 4 x 4) and the 16x8 mesh at 128 "
@@ -512,7 +512,7 @@ TWISTED_TORI_STUDY = {
     "cross_check": {"top": 1},
 }
 
-TWIN_TORUS_STUDY = {
+TWIN_TORUS_STUDY: dict[str, Any] = {
     "name": "5dt-vs-3d",
     "description": (
         "'5d-twin-torus-extoll' with the same cards at 256 PEs: the 3D torus 8x8x4 against the 5D twin torus "
@@ -527,7 +527,7 @@ TWIN_TORUS_STUDY = {
     "cross_check": {"top": 0},
 }
 
-FAMILIES_1024_STUDY = {
+FAMILIES_1024_STUDY: dict[str, Any] = {
     "name": "families-1024",
     "description": (
         "1024 PEs: torus vs twisted torus vs dragonfly vs fat tree vs Slim Fly (and a flattened butterfly) at equal "
@@ -557,7 +557,7 @@ FAMILIES_1024_STUDY = {
 
 _BEST_COMPOSED = "bgl:g6:Gr`GpK*{}*complete:4*complete:4"
 
-BGL_SEARCH_STUDY = {
+BGL_SEARCH_STUDY: dict[str, Any] = {
     "name": "bgl-search",
     "description": (
         "Synthesis under packaging on the Blue Gene/L midplane of bgl-midplane: the same 512 routers on compute "
@@ -593,7 +593,7 @@ BGL_SEARCH_STUDY = {
     "simulation": {"top": 1, "step": 0.05},
 }
 
-INTERPOSER_20_STUDY = {
+INTERPOSER_20_STUDY: dict[str, Any] = {
     "name": "interposer-20",
     "description": (
         "Chip scale, the NetSmith/Kite setting: 20 routers on a 5x4 grid of unit spacing (router i at (i mod 5, "

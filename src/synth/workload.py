@@ -160,6 +160,7 @@ class Traffic:
             raise StudyError(f"traffic pattern {self.pattern} / count {self.count} is a sweep; run the study's variants()")
         pattern = self.pattern
         if pattern == "file":
+            assert self.file is not None  # the file pattern always names its file (checked when read)
             d = Demands.read_csv(self.file)
             top = int(max(d.src.max(), d.dst.max())) if len(d) else -1
             if top >= topo.n:
@@ -176,10 +177,12 @@ class Traffic:
                 # "anneal[:START]": simulated annealing on the estimated latency from the START mapping
                 start = self.mapping.partition(":")[2] or "id"
                 p0 = place(start, topo)
+                assert p0.task_shape is not None  # place() gives the task grid
                 tasks = mixed_traffic(p0.task_shape, self.alpha)
                 p = anneal(tasks, topo, seed=self.seed, start=p0).placement
             else:
                 p = place(self.mapping, topo)
+                assert p.task_shape is not None  # place() gives the task grid
                 tasks = mixed_traffic(p.task_shape, self.alpha)
             return map_demands(tasks, p)
         # the registry's pattern: every PE one unit (lambda = injection rate per PE); random and local keep
@@ -375,6 +378,7 @@ class Physical:
     def place(self, topo: Topology) -> Topology:
         """The candidate with ``blocks`` applied to a lattice that has no placement."""
         if self.blocks and topo.placement is None and topo.coords is not None and topo.shape is not None:
+            names: tuple[str, ...] | None
             if self.packaging == "custom":
                 names = tuple(b["level"] for b in self.boards)
             else:
@@ -475,7 +479,8 @@ _TECH = {"wire_delay_ns_per_m": "wire delay (ns per metre)", "fo4_ns": "FO4 dela
 
 
 def physical_from_options(packaging: str | None, wiring: str = "flexible", blocks: str | None = None,
-                          connector_pins: list[str] | None = None, errors: type[Exception] | None = None) -> Physical:
+                          connector_pins: list[str] | None = None,
+                          errors: type[ToposynthError] | None = None) -> Physical:
     """A physical model from command-line options, spelled as a study's:
     ``packaging`` ``bgl`` or a TOML file whose ``[physical]`` table (or top
     level) describes one (``packaging = "custom"``, ``boards = [...]``);
@@ -487,7 +492,9 @@ def physical_from_options(packaging: str | None, wiring: str = "flexible", block
     {'node_card': 240}
     """
     if errors is None:
-        from flows import FlowError as errors  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
+        from flows import FlowError  # deferred: pulp + scipy take 0.27 s to import (docs/ARCHITECTURE.md)
+
+        errors = FlowError
     if packaging is None:
         if wiring != "flexible" or connector_pins:
             raise errors("--wiring and --connector-pins need --packaging")
