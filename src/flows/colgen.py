@@ -157,7 +157,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
     t_price += time.perf_counter() - tp
     if trace:
         print(f"warm start: {warm_phases} phases, {pool.count} columns, bound {best_bound:.8g}, {t_price:.2f}s", flush=True)
-    history = []
+    history: list[dict[str, float]] = []     # one entry per round
     rounds = 0
     status = "optimal"
     lam = 0.0
@@ -250,7 +250,7 @@ class Pricing:
 _NONE = np.zeros(0)
 
 
-def _record_round(history: list, report: Reporter, rounds: int, lam: float, bound: float, new: int,
+def _record_round(history: list[dict[str, float]], report: Reporter, rounds: int, lam: float, bound: float, new: int,
                   t0: float) -> None:
     """A capacity round into ``history`` and to the progress reporter."""
     history.append({"round": rounds, "lambda": lam, "upper_bound": bound, "new_columns": new,
@@ -427,7 +427,7 @@ def _colgen_mwu(problem: FlowProblem, tol: float, time_limit: float | None, max_
     # restricted gap closes (potential_sweeps)
     bt = 8.0 if beta is None else float(beta)
     bt_max = 16.0 / max(tol, 1e-6) if beta is None else float(beta)
-    history = []
+    history: list[dict[str, float]] = []     # one entry per round
     rounds = 0
     status = "optimal"
     lam = 0.0

@@ -292,8 +292,8 @@ class FlowProblem:
         if min(dem.src.min(), dem.dst.min()) < 0 or max(dem.src.max(), dem.dst.max()) >= n:
             raise FlowError(f"demand endpoints must be router indices 0..{n - 1}")
         _check_routable(n, src, dst, dem)
-        for a in (src, dst, cap, lat):
-            a.setflags(write=False)
+        for arr in (src, dst, cap, lat):
+            arr.setflags(write=False)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "arc_src", src)
         object.__setattr__(self, "arc_dst", dst)

@@ -127,12 +127,12 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_p
     groups = DemandGroups(G.groups.ptr, G.groups.sources, G.groups.dst, G.groups.amount * scale)
     params = PtasParams(float(e), int(max_phases), float(eps), int(pool_size), int(check_div), float(sl),
                         0.0 if decide is None else float(decide) / scale)
-    status = np.zeros(4)
-    args = (G.channels, resources, groups, params, status)
+    kernel_status = np.zeros(4)     # the kernel writes phases, lam, bound, Dijkstras into it as it runs
+    args = (G.channels, resources, groups, params, kernel_status)
     if progress is None:
         out = gk_fleischer(*args)
     else:
-        out = _run_reporting(args, status, scale, t0, progress, progress_interval)
+        out = _run_reporting(args, kernel_status, scale, t0, progress, progress_interval)
     # re-derive the primal from the returned flow: lam is what it certifies
     cong = float(((problem.R @ out.flow) / problem.capacity).max())
     lam = out.lam / cong * scale
