@@ -156,12 +156,13 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
 
     add(out)
     best_ub, best_flow = math.inf, None
-    history = []
+    history: list[dict[str, float]] = []     # one entry per round
     rounds = 0
     status = "optimal"
     y = zero_y
     cap_r = capacity
     asked = False
+    undecided: FlowResult | None = None     # the capacity result that left the latency undecided
     while True:
         sol, dt = run_master(h, "latency master LP")
         t_master += dt
@@ -174,7 +175,9 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
         if overrun > 0 and tighten < 1e-4:
             # the simplex's tolerance let the flow past a capacity: tighten the rows and solve again
             tighten *= 10.0
-            h.changeRowsBounds(nres, np.arange(nres, dtype=np.int32), np.full(nres, -inf), cap * (1.0 - tighten))
+            # highspy's stub (1.16) lacks changeRowsBounds, which its binding has
+            h.changeRowsBounds(nres, np.arange(nres, dtype=np.int32), np.full(nres, -inf),  # type: ignore[attr-defined]
+                               cap * (1.0 - tighten))
             continue
         y = np.maximum(-duals[:nres], 0.0)
         z = duals[nres:]
@@ -219,6 +222,8 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
                 if cap_r.upper_bound < 1.0:
                     return _infeasible(problem, cap_r, t0)
             if (cap_r is not None and cap_r.lam < 1.0 / (1.0 - 10 * tighten)) or mu >= 1e12:
+                assert cap_r is not None    # from mu >= 1e6 on, the capacity has been asked for (just above)
+                undecided = cap_r
                 status = (f"undecided: the demand is at capacity (lambda in [{cap_r.lam:.8g}, "
                           f"{cap_r.upper_bound:.8g}]); scale it down to get a latency")
                 break
@@ -231,8 +236,9 @@ def colgen_min_latency(problem: FlowProblem, tol: float = 1e-4, *, capacity: Flo
             break
         add(out)
     if best_flow is None:
-        if status.startswith("undecided"):
-            return FlowResult("colgen", "latency", cap_r.lam, cap_r.upper_bound, cap_r.arc_flow, cap_r.utilisation,
+        if undecided is not None:
+            return FlowResult("colgen", "latency", undecided.lam, undecided.upper_bound, undecided.arc_flow,
+                              undecided.utilisation,
                               problem.resource_names, time.perf_counter() - t0, status="undecided",
                               iterations=rounds, extra={"message": status, "method": f"colgen ({master} master)"})
         raise FlowError(f"column generation found no routing of the demands ({status}); "

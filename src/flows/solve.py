@@ -110,6 +110,8 @@ def solve(problem: FlowProblem | None, eps: float = DEFAULT_EPS, *, solver: str 
         if why:
             raise FlowError(why)
         r = entry.run(request)
+        # a solver asked for by name (a strict request) raises where it does not apply: None only under auto
+        assert r is not None, f"solver {solver!r} returned None to a strict request"
     else:
         for candidate in auto_order(problem, eps, objective, topology):
             r = candidate.run(request)

@@ -107,6 +107,12 @@ class SolveRequest:
     capacity: FlowResult | None = None
     strict: bool = True
 
+    def built_problem(self) -> FlowProblem:
+        """The problem, for a solver without ``implicit_uniform``: :meth:`Solver.refusal`
+        turns a request without it away from such a solver before its ``run``."""
+        assert self.problem is not None, "a solver that needs the flow problem was run without it"
+        return self.problem
+
 
 @dataclass(frozen=True)
 class Suits:
@@ -240,9 +246,9 @@ def auto_order(problem: FlowProblem | None, eps: float, objective: str = "concur
     preference: those with a :class:`Suits` that fits, that solve the
     objective and have what they need (``flows.solve`` runs them in turn
     until one applies; the last needs nothing but the problem)."""
-    ranked = sorted((s for s in SOLVER_REGISTRY.values() if s.auto is not None), key=lambda s: s.auto.rank)
-    for s in ranked:
-        if s.refusal(problem, eps, objective, topology) is None and s.auto.fits(problem, eps):
+    ranked = sorted(((s.auto, s) for s in SOLVER_REGISTRY.values() if s.auto is not None), key=lambda p: p[0].rank)
+    for suits, s in ranked:
+        if s.refusal(problem, eps, objective, topology) is None and suits.fits(problem, eps):
             yield s
 
 
@@ -269,32 +275,34 @@ def _with_method(r: FlowResult, method: str) -> FlowResult:
 # numba kernels take ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up
 # (measured, -X importtime), and the LP and symmetry answer small problems
 def _run_ptas(q: SolveRequest) -> FlowResult:
+    problem = q.built_problem()
     if q.objective == "latency":
         from .latency import min_latency  # per solver: loads numba, which the LP and symmetry never need
 
-        r = min_latency(q.problem, eps=q.eps, max_phases=q.max_phases, capacity=q.capacity, progress=q.progress)
+        r = min_latency(problem, eps=q.eps, max_phases=q.max_phases, capacity=q.capacity, progress=q.progress)
     else:
         from .ptas import max_concurrent_flow  # per solver: loads numba
 
-        r = max_concurrent_flow(q.problem, eps=q.eps, max_phases=q.max_phases, progress=q.progress)
+        r = max_concurrent_flow(problem, eps=q.eps, max_phases=q.max_phases, progress=q.progress)
     return _with_method(r, "ptas")
 
 
 def _run_colgen(q: SolveRequest) -> FlowResult:
+    problem = q.built_problem()
     tol = q.eps if q.eps > 0 else EXACT_TOL
     if q.objective == "latency":
         from .colgen_latency import colgen_min_latency  # per solver: loads numba
 
-        return colgen_min_latency(q.problem, tol=tol, capacity=q.capacity, time_limit=q.time_limit,
+        return colgen_min_latency(problem, tol=tol, capacity=q.capacity, time_limit=q.time_limit,
                                   progress=q.progress)
     from .colgen import colgen_max_concurrent_flow  # per solver: loads numba
 
-    master = colgen_master(q.problem, q.eps)
-    r = colgen_max_concurrent_flow(q.problem, tol=tol, time_limit=q.time_limit, master=master, progress=q.progress)
+    master = colgen_master(problem, q.eps)
+    r = colgen_max_concurrent_flow(problem, tol=tol, time_limit=q.time_limit, master=master, progress=q.progress)
     if master == "mwu" and r.status.startswith("stalled"):
         # the potential's sweeps can stall short of a small gap; the LP master gets there (slower)
         left = None if q.time_limit is None else max(1.0, q.time_limit - r.seconds)
-        r2 = colgen_max_concurrent_flow(q.problem, tol=tol, time_limit=left, master="pdlp", progress=q.progress)
+        r2 = colgen_max_concurrent_flow(problem, tol=tol, time_limit=left, master="pdlp", progress=q.progress)
         r = dataclasses.replace(r2, seconds=r.seconds + r2.seconds,
                                 extra={**r2.extra, "stalled_first": r.extra["method"]})
     return r
@@ -302,7 +310,7 @@ def _run_colgen(q: SolveRequest) -> FlowResult:
 
 def _lp_runner(method: str) -> Callable[[SolveRequest], FlowResult]:
     def run(q: SolveRequest) -> FlowResult:
-        return _with_method(solve_lp(q.problem, q.objective, time_limit=q.time_limit, method=method),
+        return _with_method(solve_lp(q.built_problem(), q.objective, time_limit=q.time_limit, method=method),
                             f"lp ({method})")
 
     return run
@@ -326,6 +334,7 @@ def _by_shift(topology, problem: FlowProblem, time_limit: float | None) -> FlowR
 def _run_symmetry(q: SolveRequest) -> FlowResult | None:
     """The lattice's translations, else (with the problem built) the routers'
     cyclic shift; neither: the translations' error, or None under auto."""
+    r: FlowResult | None
     try:
         r = symmetric_uniform(q.topology, q.problem, time_limit=q.time_limit)
     except FlowError as lattice_error:

@@ -20,6 +20,7 @@ not fit and the PTAS routes 16.7 million demands per phase.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import highspy
 import numpy as np
@@ -34,10 +35,28 @@ from .result import FlowResult
 __all__ = ["arc_orbits", "symmetric_uniform"]
 
 
-def _translate_index(topo: Topology, coords: np.ndarray) -> np.ndarray:
+class _Lattice(NamedTuple):
+    """A lattice family's coordinates: every router's (``coords``), the box (``shape``), the lattice's basis."""
+
+    coords: np.ndarray
+    shape: tuple[int, ...]
+    basis: np.ndarray
+
+
+def _lattice(topo: Topology) -> _Lattice:
+    """``topo``'s lattice coordinates, or a one-line error where it is not a lattice family."""
+    if topo.lattice is None or topo.coords is None or topo.shape is None or not topo.vertex_transitive:
+        raise FlowError(f"{topo.spec or topo.family!r} is not a lattice family (torus, ring, hypercube, twisted torus); "
+                        "symmetry needs its translations: use the PTAS or the LP")
+    return _Lattice(topo.coords, topo.shape, topo.lattice)
+
+
+def _translate_index(lat: _Lattice, coords: np.ndarray) -> np.ndarray:
     """Router index of coordinate rows (any integers: reduced modulo the lattice)."""
-    red = reduce_to_box(coords, topo.shape, topo.lattice)
-    return np.ravel_multi_index(tuple(red.T), topo.shape)
+    red = reduce_to_box(coords, lat.shape, lat.basis)
+    # one index array per dimension, so an array of indices back (numpy's stub cannot tell a tuple of
+    # unknown rows from scalar indices and says intp)
+    return np.asarray(np.ravel_multi_index(tuple(red.T), lat.shape))
 
 
 def arc_orbits(topo: Topology) -> np.ndarray:
@@ -53,16 +72,14 @@ def arc_orbits(topo: Topology) -> np.ndarray:
     >>> int(orb.max()) + 1, np.bincount(orb).tolist()
     (4, [16, 16, 16, 16])
     """
-    if topo.lattice is None or topo.coords is None or not topo.vertex_transitive:
-        raise FlowError(f"{topo.spec or topo.family!r} is not a lattice family (torus, ring, hypercube, twisted torus); "
-                        "symmetry needs its translations: use the PTAS or the LP")
-    X = topo.coords
+    lat = _lattice(topo)
+    X = lat.coords
     tail, head = topo.arc_src, topo.arc_dst
     A = topo.num_arcs
-    if topo.link_dim is not None and len(topo.dims) != topo.lattice.shape[0]:
+    if topo.link_dim is not None and len(topo.dims) != lat.basis.shape[0]:
         raise FlowError(f"{topo.spec or topo.family!r} has links that are not lattice steps; symmetry does not apply")
     # the head seen from the tail moved to router 0
-    rel = _translate_index(topo, X[head] - X[tail])
+    rel = _translate_index(lat, X[head] - X[tail])
     dim = np.repeat(np.asarray(topo.link_dim, dtype=np.int64), 2) if topo.link_dim is not None else np.zeros(A, np.int64)
     direction = np.arange(A) % 2
     key = (rel * (int(dim.max()) + 1) + dim) * 2
@@ -100,8 +117,9 @@ def _source_demands(topo: Topology, problem: FlowProblem) -> np.ndarray:
     """``d[t]``: router 0's demand to t, after checking that every router
     sends the translate of it (else the symmetric optimum is not the optimum)."""
     dem = problem.demands
-    X = topo.coords
-    rel = _translate_index(topo, X[dem.dst] - X[dem.src])
+    lat = _lattice(topo)
+    X = lat.coords
+    rel = _translate_index(lat, X[dem.dst] - X[dem.src])
     n = topo.n
     d = np.zeros(n)
     m0 = dem.src == 0
