@@ -328,7 +328,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .answer import units
-    from .runner import run
+    from .runner import SweepStudyResult, run
     from .study import builtin_study, load_study
 
     if args.study is None:
@@ -344,7 +344,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(res.to_dict())
         return 0
-    if hasattr(res, "summary"):
+    if isinstance(res, SweepStudyResult):
         print(f"study {study.name!r}: {len(res.variants)} variants, {res.seconds:.1f} s")
         base = study.baseline
         for v in res.summary():
@@ -355,9 +355,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"  {v['variant']}: winner {v['winner']}{vs}, latency {lat}, best capacity {v['best_capacity']:.4g}")
         # each variant's answer in full (the summary line above is the sweep's table): a swept pattern or pin
         # count is a question of its own
-        for label, r in res.variants:
+        for label, variant in res.variants:
             print(f"{label}:")
-            _print_answers(r, indent="  ")
+            _print_answers(variant, indent="  ")
         print(f"report: {out}/report.html")
         return 0
     print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s; "
@@ -367,6 +367,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"ranking ({res.pes} PEs; lambda in {u['capacity_short']}, latency in {u['latency_short']}):")
     for k, spec in enumerate(res.ranking[:10], 1):
         r = res.record(spec)
+        assert r.capacity is not None and r.cost is not None  # ranked: ok, so evaluated in full (validate() checks a resumed one)
         extra = "".join(f", latency@{x.scale:g} {x.average_latency:.4g}" for x in r.latency[:2]
                         if x.average_latency is not None)
         print(f"  {k:>2}. {spec}: lambda {r.capacity.lam:.4g}{extra}; {r.cost.links} links, radix {r.cost.radix}")
