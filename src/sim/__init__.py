@@ -49,7 +49,7 @@ _LAZY = {
     'SimMemory': 'memory',
     'memory_estimate': 'memory',
     'ROUTINGS': 'config',
-    'resolve_routing': 'routing',
+    'resolve_routing': 'routing.tables',
     'Trace': 'trace',
     'TraceBuilder': 'trace',
     'TraceResult': 'trace',

@@ -386,7 +386,7 @@ def _fit_vcs(args: argparse.Namespace, topo, cfg):
     hop of its longest route) where the preset has fewer, said on stderr;
     an explicit ``--vcs`` too small is refused by the run (one line)."""
     from .errors import SimError
-    from .routing import resolve_routing, with_class_vcs
+    from .routing.tables import resolve_routing, with_class_vcs
 
     if args.vcs is not None or cfg.router != "simple":
         return cfg
@@ -404,7 +404,7 @@ def _fit_vcs(args: argparse.Namespace, topo, cfg):
 def _say_switches(topo, cfg) -> None:
     """Say what a default chose for the user where it changes the network."""
     from .errors import SimError
-    from .routing import resolve_routing, table_kind
+    from .routing.tables import resolve_routing, table_kind
 
     try:
         routing = resolve_routing(topo, cfg.routing, cfg.router)

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SimError
-from .routings import ROUTING_REGISTRY
+from .routing.registry import ROUTING_REGISTRY
 
 __all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS", "DRAIN_CHECK"]
 
-#: name -> one-line description (the routing registry's, :mod:`sim.routings`)
+#: name -> one-line description (the routing registry's, :mod:`sim.routing.registry`)
 ROUTINGS: dict[str, str] = {name: entry.summary for name, entry in ROUTING_REGISTRY.items()}
 
 
@@ -116,7 +116,7 @@ class SimConfig:
     router : str
         ``simple`` (the VCT / wormhole kernels above, ``router_delay`` cycles
         from a header's arrival to its eligibility to leave) or ``iq``:
-        BookSim2's input-queued VC router, flit level (:mod:`sim.iq`):
+        BookSim2's input-queued VC router, flit level (:mod:`sim.routers.iq`):
         routing, VC allocation, switch allocation and switch traversal as
         stages of ``routing_delay``, ``vc_alloc_delay``, ``sw_alloc_delay``
         and ``st_delay`` cycles, separable iSLIP allocators with
@@ -160,7 +160,7 @@ class SimConfig:
     measurement : str
         ``fixed`` (``warmup``, ``measure``, ``drain``) or ``booksim``
         (BookSim2's sample periods, convergence test and latency
-        threshold; ``router="iq"`` only): see :mod:`sim.iq`.
+        threshold; ``router="iq"`` only): see :mod:`sim.routers.iq`.
     sample_period, warmup_periods, max_samples : int
         ``measurement="booksim"``: BookSim2's ``sample_period`` (1000),
         ``warmup_periods`` (3) and ``max_samples`` (10). With ``fixed`` the
@@ -309,7 +309,7 @@ DRAIN_CHECK = 1000
 #: '5d-twin-torus-extoll' (uniform 1..32 cells) with 3 VCs and shortest-path
 #: adaptive routing (VOQ and iSLIP are not modelled). ``singleflit``:
 #: 1-phit packets on 2 dateline VCs with DOR (the speed benchmark).
-#: ``booksim``: BookSim2's input-queued router (``router="iq"``, :mod:`sim.iq`)
+#: ``booksim``: BookSim2's input-queued router (``router="iq"``, :mod:`sim.routers.iq`)
 #: as configured by its booksim_config.cpp defaults and examples/torus88 at
 #: commit 28f4329 for a k-ary n-cube: dim_order routing (dateline VC classes
 #: on a torus), num_vcs = 2, vc_buf_size = 8 flits, 1-flit packets, Bernoulli

@@ -17,7 +17,7 @@ within a class a round robin rotates every cycle. Adaptive routings take
 the escape VC only when no adaptive VC has room for the packet.
 
 ``SimConfig(switching="wormhole")`` runs a flit-level kernel instead
-(:mod:`sim._wormhole`, modelled on BookSim2's input-queued router: buffers in flits,
+(:mod:`sim.routers._wormhole`, modelled on BookSim2's input-queued router: buffers in flits,
 an output VC held from header to tail, a packet spanning several routers);
 its zero-load latency is the same as long as the VC buffers cover the
 credit round trip.
@@ -56,13 +56,14 @@ import numpy as np
 from candidates import Topology
 from common.errors import check_seed
 
-from . import _core as K
-from . import driver, iq
+from .routers import _core as K
+from .routers import iq
+from .routers import simple as driver
 from .confidence import ci95
 from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
-from .routing import build_tables, resolve_routing, table_kind, with_ties
+from .routing.tables import build_tables, resolve_routing, table_kind, with_ties
 from .results import SimProgress, SimResult, SweepResult
 from .search import LoadSearch, check_jobs, run_searches
 from traffic import DEST_PERM, TrafficPattern, traffic
@@ -194,7 +195,7 @@ def _simple_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, lo
 
 def _iq_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
     """iq.measure's hook (an IQRun) as SimProgress records."""
-    from . import _iq as Q
+    from .routers import _iq as Q
 
     t0 = time.perf_counter()
     planned = cfg.warmup + cfg.measure if cfg.measurement == "fixed" else cfg.sample_period * cfg.max_samples

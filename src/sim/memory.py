@@ -1,7 +1,7 @@
 """The simulator's memory, estimated from the topology and the configuration
 before anything is built.
 
-The simple router (``router="simple"``, :mod:`sim.driver`): the record
+The simple router (``router="simple"``, :mod:`sim.routers.simple`): the record
 routings (``dor``, ``adaptive``) and the twin-torus routings (``tsdor``,
 ``dort``) keep O(n x D) tables (the records or next hops of every
 difference class, :mod:`sim.routing`), so memory grows as routers x ports x
@@ -41,7 +41,7 @@ from candidates import Topology
 from common.size import check_memory, format_count, memory_limit
 
 from .config import SimConfig, preset
-from .routing import resolve_routing, table_kind
+from .routing.tables import resolve_routing, table_kind
 
 __all__ = ["SimMemory", "memory_estimate", "check_sim_memory", "iq_sizes"]
 
@@ -83,7 +83,7 @@ def _mean_hops(topo: Topology) -> float:
 
 def _wrapped_dims(topo: Topology) -> list[bool]:
     """Which dimensions have a wraparound link (a + arc leaving the top
-    coordinate, as sim.iq decides)."""
+    coordinate, as sim.routers.iq decides)."""
     shape = topo.shape or ()
     out = [False] * len(shape)
     if topo.coords is None or not len(shape):
@@ -173,13 +173,13 @@ TABLE_PAIR_BYTES = 40.0
 
 
 def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -> SimMemory:
-    """What :func:`sim.driver.build` allocates for the simple router (its
+    """What :func:`sim.routers.simple.build` allocates for the simple router (its
     arrays, term by term) plus the topology and the routing tables."""
     n, A, T = float(topo.n), float(topo.num_arcs), float(topo.num_terminals)
     D = max(topo.ndim, 1)
     lo, hi = cfg.length_range
     wormhole = cfg.switching == "wormhole"
-    # twin routings may add up to 4 internal-link VCs (sim.routing._twin_vcs)
+    # twin routings may add up to 4 internal-link VCs (sim.routing.tables._twin_vcs)
     kind = table_kind(topo, r)
     V = cfg.vcs + (4 if kind == "twin" else 0)
     if wormhole:

@@ -445,8 +445,8 @@ def run_trace(
     # the simulator is imported here, not at the top: building a trace (and
     # so the sim package, which every `toposynth` command loads for its
     # parser) should not import numba (~0.2 s, measured with -X importtime)
-    from . import _core as K
-    from . import driver
+    from .routers import _core as K
+    from .routers import simple as driver
     from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, routing_label, tables_for
     from .memory import check_sim_memory
     from traffic import DEST_UNIFORM, Destinations

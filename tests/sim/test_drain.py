@@ -12,8 +12,8 @@ import pytest
 
 import candidates as cd
 from sim import preset, simulate
-from sim import _core as K
-from sim import driver
+from sim.routers import _core as K
+from sim.routers import simple as driver
 from sim.config import DRAIN_CHECK
 from sim.engine import _resolve, tables_for
 from traffic import traffic

@@ -14,7 +14,8 @@ import candidates as cd
 from sim import cache as sim_cache
 import sim
 from common.size import SizeError
-from sim import iq, preset
+from sim import preset
+from sim.routers import iq
 from sim.memory import iq_sizes, memory_estimate
 from traffic import traffic
 

@@ -17,7 +17,9 @@ import pytest
 
 import candidates as cd
 import sim
-from sim import driver, iq, preset
+from sim import preset
+from sim.routers import iq
+from sim.routers import simple as driver
 from sim.cli import main
 from sim.search import DEADLOCK, OK, SATURATED, UNSTABLE, LoadSearch, SearchState, SweepProgress
 

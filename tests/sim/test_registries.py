@@ -11,7 +11,7 @@ from sim import SimConfig, simulate
 from sim.errors import SimError
 from sim.memory import memory_estimate
 from sim.routing import resolve_routing, table_kind
-from sim.routings import ROUTING_REGISTRY, Routing, register_routing
+from sim.routing.registry import ROUTING_REGISTRY, Routing, register_routing
 from traffic import PATTERNS, Pattern, register_pattern
 
 

@@ -1,4 +1,4 @@
-"""Wormhole switching (``SimConfig(switching="wormhole")``, sim._wormhole):
+"""Wormhole switching (``SimConfig(switching="wormhole")``, sim.routers._wormhole):
 closed forms at zero load, throughput, deadlock, conservation, determinism."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Building and running the simple-router kernels (VCT and wormhole).
 
-:func:`build` allocates the structures of :mod:`sim._core` (network and
+:func:`build` allocates the structures of :mod:`sim.routers._core` (network and
 routing tables, buffers and packets, workload, statistics) for one run --
 synthetic traffic or a trace -- and :func:`execute` advances the kernel of
-the configuration's switching mode (:mod:`sim._vct` or
-:mod:`sim._wormhole`) in chunks of cycles until the run ends. Both
+the configuration's switching mode (:mod:`sim.routers._vct` or
+:mod:`sim.routers._wormhole`) in chunks of cycles until the run ends. Both
 :func:`sim.simulate` and :func:`sim.run_trace` go through here.
 
 The kernels are compiled on first use and cached on disk; a cold cache
@@ -24,8 +24,8 @@ from candidates import Topology
 
 from . import _core as K
 from . import _vct, _wormhole
-from .config import DRAIN_CHECK, SimConfig
-from .errors import SimError
+from ..config import DRAIN_CHECK, SimConfig
+from ..errors import SimError
 from traffic import Destinations, terminal_offsets, terminal_router
 
 __all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]

@@ -1,8 +1,8 @@
 """Private numba core shared by the simple-router kernels (VCT and wormhole).
 
-The two kernels (:mod:`sim._vct`, packet level, and :mod:`sim._wormhole`,
+The two kernels (:mod:`sim.routers._vct`, packet level, and :mod:`sim.routers._wormhole`,
 flit level) keep their state in four named structures (numba named tuples
-of arrays and scalars) built in Python by :mod:`sim.driver`, plus a run-state
+of arrays and scalars) built in Python by :mod:`sim.routers.simple`, plus a run-state
 vector ``ctl`` (``C_*``):
 
 - ``net`` (:data:`Net`): the network and its routing tables, and the router
@@ -44,7 +44,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .events import EV_COMPUTE, EV_RECV, EV_SEND
+from ..events import EV_COMPUTE, EV_RECV, EV_SEND
 
 KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
 HELPER = dict(_nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")

@@ -2,7 +2,7 @@
 
 The public face is :mod:`sim.engine` (the model is documented there); the
 state structures and the helpers shared with the wormhole kernel are in
-:mod:`sim._core`, built by :mod:`sim.driver`.
+:mod:`sim.routers._core`, built by :mod:`sim.routers.simple`.
 
 State specific to VCT (fields of ``buf``):
 
@@ -41,7 +41,8 @@ from numba import njit
 
 from common.jitcache import refresh_kernel_cache
 
-from . import _core, events
+from .. import events
+from . import _core
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE, C_NOW,
                     C_STALL_VC, C_TO_PACK, HELPER, KERNEL, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_STARVED,
                     S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates, delivered, final_stats, finished,

@@ -1,8 +1,8 @@
 """Private numba kernel: wormhole switching at flit level (BookSim-style).
 
-Same conventions as :mod:`sim._vct` (the structures of :mod:`sim._core`,
+Same conventions as :mod:`sim.routers._vct` (the structures of :mod:`sim.routers._core`,
 the same statistics vector, the same routing choices from
-``_core.candidates``); :mod:`sim.driver` picks it for
+``_core.candidates``); :mod:`sim.routers.simple` picks it for
 ``SimConfig(switching="wormhole")``. A flit is a phit: one flit crosses a
 channel per cycle.
 
@@ -52,13 +52,14 @@ from numba import njit
 
 from common.jitcache import refresh_kernel_cache
 
-from . import _core, errors, events
+from .. import errors, events
+from . import _core
 from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_FLITS_IN, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE,
                     C_NOW, C_STALL_VC, C_TO_PACK, DL_BUBBLE, HELPER, KERNEL, MODE_ADAPTIVE, MODE_DOR, S_ACC_PACKETS,
                     S_ACC_PHITS, S_ESC_HOPS, S_STARVED, S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates,
                     delivered, final_stats, finished, generate, inject_synthetic, keep_tied, packetize, route_target,
                     spreads_ties, trace_idle, trace_step)
-from .errors import SimError
+from ..errors import SimError
 
 __all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
 

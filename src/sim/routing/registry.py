@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import SimError
+from ..errors import SimError
 
 __all__ = ["Routing", "ROUTING_REGISTRY", "register_routing", "routing_entry", "NEEDS", "ROUTER_MODELS"]
 
@@ -38,7 +38,7 @@ class Routing:
     """A named routing.
 
     name, summary : the name (``SimConfig.routing``) and a one-line description.
-    mode : the simple router kernel's routing mode (``sim._core.MODE_*``);
+    mode : the simple router kernel's routing mode (``sim.routers._core.MODE_*``);
         -1 for ``auto`` and for routings of router ``iq`` only.
     routers : the router models that implement it.
     needs : what the topology must offer on the simple router (one of
@@ -87,7 +87,7 @@ def routing_entry(name: str) -> Routing:
         raise SimError(f"unknown routing {name!r}; valid: {', '.join(ROUTING_REGISTRY)}") from None
 
 
-# the kernel's modes (sim._core.MODE_*); this module stays free of numba so the CLI starts fast
+# the kernel's modes (sim.routers._core.MODE_*); this module stays free of numba so the CLI starts fast
 for _entry in (
     Routing("auto", "the family's default: adaptive on lattices with routing records, minimal on fat trees, ugal on "
             "dragonflies, table otherwise", -1, ("simple", "iq"), iq_needs=None),

@@ -1,7 +1,7 @@
 """BookSim2's input-queued router model: building its state and measuring it.
 
 ``SimConfig(router="iq")`` (the ``booksim`` preset) runs the flit-level
-kernel of :mod:`sim._iq`, a model of BookSim2's ``iq_router`` (commit
+kernel of :mod:`sim.routers._iq`, a model of BookSim2's ``iq_router`` (commit
 28f4329): routing, VC allocation, switch allocation and switch traversal as
 pipeline stages with their delays, separable iSLIP allocators, credits that
 take the channel latency back, 1-cycle injection and ejection channels, an
@@ -52,10 +52,10 @@ from candidates import Topology
 from common.size import check_memory, format_count
 
 from . import _iq as Q
-from .confidence import ci95
-from .config import DRAIN_CHECK, SimConfig
-from .errors import SimError
-from .memory import iq_sizes
+from ..confidence import ci95
+from ..config import DRAIN_CHECK, SimConfig
+from ..errors import SimError
+from ..memory import iq_sizes
 from traffic import DEST_PERM, Destinations, terminal_router
 
 __all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]

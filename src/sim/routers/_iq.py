@@ -2,7 +2,7 @@
 
 A flit-level model of ``iq_router.cpp`` (BookSim2 commit 28f4329) with its
 default pipeline, used by ``SimConfig(router="iq")`` (the ``booksim``
-preset). The public face is :mod:`sim.iq`; this module holds the state
+preset). The public face is :mod:`sim.routers.iq`; this module holds the state
 structures and the per-cycle step.
 
 State lives in four named structures (numba named tuples of arrays), built
@@ -60,10 +60,11 @@ from numba.extending import intrinsic
 
 from common.jitcache import refresh_kernel_cache
 
-from . import _core, events
+from .. import events
+from . import _core
 from ._core import HELPER, KERNEL, draw_dest, gap, start
 
-# The compile conventions of sim._core: KERNEL entry points and HELPERs
+# The compile conventions of sim.routers._core: KERNEL entry points and HELPERs
 # inlined by LLVM, all with ``_nrt=False`` (the kernel allocates nothing;
 # with numba's runtime every call and attribute access reference-counted the
 # ~80 arrays of the structures: 5-6x slower).
@@ -108,7 +109,7 @@ VS_ACTIVE = 2      # output VC held: flits request the switch
 # VS_VA) or for the switch (VS_ACTIVE: its front flit arrived and is past the
 # previous one), NEVER otherwise (a VC asks for one thing at a time, so one
 # array: a router's scan reads one contiguous row of it, its state is in the
-# VC's row). Cycles are int32 in the state arrays (sim.iq refuses runs that
+# VC's row). Cycles are int32 in the state arrays (sim.routers.iq refuses runs that
 # could reach it)
 NEVER = np.int64(2**31 - 1)
 # ``at`` of a routed head none of whose output VCs was idle at its last

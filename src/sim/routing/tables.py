@@ -1,6 +1,6 @@
 """Named routing algorithms of the simulator and the tables they consume.
 
-The routings are entries of :mod:`sim.routings` (what each needs, which
+The routings are entries of :mod:`sim.routing.registry` (what each needs, which
 router models run it); a family's capabilities
 (:mod:`candidates.capabilities`) can replace the graph's minimal paths by
 its own rule (``routes``), give Valiant's intermediate points
@@ -139,10 +139,10 @@ from candidates.lattice import reduce_to_box
 from candidates.records import has_records, record_table, record_ties
 from candidates.twin import twin_shape
 
-from . import cache as sim_cache
-from .config import ROUTINGS, SimConfig
-from .errors import SimError
-from .routings import ROUTING_REGISTRY, routing_entry
+from .. import cache as sim_cache
+from ..config import ROUTINGS, SimConfig
+from ..errors import SimError
+from .registry import ROUTING_REGISTRY, routing_entry
 
 __all__ = ["ROUTINGS", "class_vcs", "with_class_vcs", "resolve_routing", "table_kind", "RoutingTables", "build_tables", "class_index",
            "pair_records", "with_ties", "twin_next_hops", "twin_path", "twin_adaptive_choices"]
@@ -191,7 +191,7 @@ def resolve_routing(topo: Topology, name: str, router: str = "simple") -> str:
     """The concrete routing for ``name`` on ``topo`` (resolves ``auto``: the
     family's declared default, else ``adaptive`` with routing records and
     ``table`` without) and the router model ``router``, checked against
-    what the routing's registry entry needs (:mod:`sim.routings`).
+    what the routing's registry entry needs (:mod:`sim.routing.registry`).
 
     >>> import candidates as cd
     >>> resolve_routing(cd.from_spec("fattree:k=4"), "auto"), resolve_routing(cd.from_spec("hyperx:4x4"), "dor")
@@ -289,7 +289,7 @@ class RoutingTables:
     # valiant / ugal: the intermediate router is drawn from row u of (n, K) (the family's points), else any router
     mid_tab: np.ndarray = None
     routing: str = ""               # the routing's name
-    class_hops: int = 0             # distance-class routings: classes per diameter (sim.routings.Routing)
+    class_hops: int = 0             # distance-class routings: classes per diameter (sim.routing.registry.Routing)
 
     @property
     def cls_stride(self) -> np.ndarray:
