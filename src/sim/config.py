@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SimError
-from .routing.registry import ROUTING_REGISTRY
+from .routing.registry import ROUTER_MODELS, ROUTING_REGISTRY
 
 __all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS", "DRAIN_CHECK"]
 
@@ -250,8 +250,8 @@ class SimConfig:
                            f"got {self.buffer_flits!r}")
         if self.vcs > 64:
             raise SimError(f"at most 64 virtual channels, got {self.vcs}")
-        if self.router not in ("simple", "iq"):
-            raise SimError(f"router must be simple or iq, got {self.router!r}")
+        if self.router not in ROUTER_MODELS:
+            raise SimError(f"router must be {' or '.join(ROUTER_MODELS)}, got {self.router!r}")
         if self.output_set not in ("booksim", "all"):
             raise SimError(f"output_set must be booksim or all, got {self.output_set!r}")
         if self.measurement not in ("fixed", "booksim"):

@@ -47,7 +47,6 @@ over its length.
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any, Callable, Iterable, Sequence
 
@@ -56,34 +55,22 @@ import numpy as np
 from candidates import Topology
 from common.errors import check_seed
 
-from .routers import _core as K
-from .routers import iq
-from .routers import simple as driver
-from .confidence import ci95
 from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
-from .routing.tables import build_tables, resolve_routing, table_kind, with_ties
 from .results import SimProgress, SimResult, SweepResult
+from .routers import RouterModel, model_of
+from .routers import iq as _iq_model  # noqa: F401  (registers the iq router model)
+from .routers import simple as _simple_model  # registers the vct and wormhole models
+from .routing.tables import resolve_routing, table_kind
 from .search import LoadSearch, check_jobs, run_searches
 from traffic import DEST_PERM, TrafficPattern, traffic
 
 __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation"]
 
-HIST_BINS = driver.HIST_BINS
-DEADLOCK_KINDS = {0: "none", 1: "no progress", 2: "knot", 3: "trace"}
-
-
-def _percentiles(hist: np.ndarray, qs: Sequence[float] = (50, 95, 99)) -> dict[str, float | None]:
-    total = int(hist.sum())
-    out: dict[str, float | None] = {}
-    if total == 0:
-        return {f"p{int(q)}": None for q in qs}
-    cum = np.cumsum(hist)
-    for q in qs:
-        k = int(np.searchsorted(cum, q / 100.0 * total))
-        out[f"p{int(q)}"] = float(min(k, len(hist) - 1))
-    return out
+HIST_BINS = _simple_model.HIST_BINS
+DEADLOCK_KINDS = _simple_model.DEADLOCK_KINDS
+routing_label = _simple_model.routing_label
 
 
 def _as_config(config: "SimConfig | str | None") -> SimConfig:
@@ -142,7 +129,8 @@ def simulate(
     lo, hi = cfg.length_range
     if not 0.0 <= load:
         raise SimError(f"load must be non-negative, got {load}")
-    routing, deadlock = _resolve(topo, cfg)
+    model = model_of(cfg)
+    routing, deadlock = resolve(topo, cfg, model)
     check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency, load=load)
     dests = pat.destinations(topo)
     mean_len = cfg.mean_packet_length
@@ -155,114 +143,19 @@ def simulate(
             f"load {load} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal; "
             "use --injection poisson or a lower load"
         )
-    if cfg.router == "iq":
-        if pair_latency:
-            raise SimError("pair_latency is not recorded by router=iq yet; use router=simple")
-        hook = None if progress is None else _iq_progress(progress, cfg, load, topo.num_terminals)
-        return _iq_result(topo, cfg, pat, routing, load, seed, iq.measure(iq.build(topo, cfg, routing, dests, rate,
-                                                                                 seed, load), cfg, hook))
-    tabs = tables_for(topo, cfg, routing)
-    run = driver.build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
-                       drain=cfg.drain, seed=seed, pair_latency=pair_latency)
-    hook = None if progress is None else _simple_progress(progress, cfg, load, topo.num_terminals)
-    seconds, cpu, means = driver.execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
-    o = run.out
-    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
-    res.latency_ci95 = ci95(means)
-    res.cpu_seconds = cpu
-    res.stable = not res.deadlock and res.drained
-    if pair_latency:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            res.pair_latency = np.where(o.pair_cnt > 0, o.pair_sum / np.maximum(o.pair_cnt, 1), np.nan)
-        res.pair_packets = o.pair_cnt
-    return res
+    model.check(pair_latency=pair_latency)
+    return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress)
 
 
-def _simple_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
-    """driver.execute's hook (a KernelRun) as SimProgress records."""
-    t0 = time.perf_counter()
-    start, end = cfg.warmup, cfg.warmup + cfg.measure
-
-    def hook(run: driver.KernelRun) -> None:
-        now = int(run.ctl[K.C_NOW])
-        phase = "warm-up" if now < start else "measurement" if now < end else "drain"
-        span = min(now, end) - start
-        acc = float(run.out.stats[K.S_ACC_PHITS]) / (span * T) if span > 0 else None
-        progress(SimProgress(load, now, end, phase, acc, time.perf_counter() - t0))
-
-    return hook
-
-
-def _iq_progress(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
-    """iq.measure's hook (an IQRun) as SimProgress records."""
-    from .routers import _iq as Q
-
-    t0 = time.perf_counter()
-    planned = cfg.warmup + cfg.measure if cfg.measurement == "fixed" else cfg.sample_period * cfg.max_samples
-
-    last: list[float | None] = [None]
-
-    def hook(run: iq.IQRun) -> None:
-        now, ph = run.now, int(run.ctl[Q.C_PHASE])
-        span = now - int(run.ctl[Q.C_RESET_T])
-        if ph == 1 and span > 0:
-            last[0] = float(run.acc.v[Q.A_ACC_FLITS]) / (span * T)
-        # while draining: the measurement's figure (the window is over)
-        acc = last[0] if ph >= 1 else None
-        progress(SimProgress(load, now, planned, ("warm-up", "measurement", "drain")[min(ph, 2)], acc,
-                             time.perf_counter() - t0))
-
-    return hook
-
-
-def _per_dimension(topo: Topology, util: np.ndarray) -> dict[str, dict[str, float]]:
-    """Mean / max / min channel utilisation of every dimension, and of all channels."""
-    per_dim: dict[str, dict[str, float]] = {}
-    for k, name in enumerate(topo.dims):
-        sel = topo.arc_dim == k
-        if sel.any():
-            per_dim[name] = {"mean": float(util[sel].mean()), "max": float(util[sel].max()),
-                             "min": float(util[sel].min()), "channels": int(sel.sum())}
-    if util.size:
-        per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
-                          "channels": int(util.size)}
-    return per_dim
-
-
-def _iq_result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
-    util = f["arc_flits"] / float(max(f["window"], 1))
-    per_dim = _per_dimension(topo, util)
-    pct = _percentiles(f["hist"])
-    return SimResult(
-        spec=topo.spec or topo.family, routing=f"{routing} (BookSim2)",
-        traffic=str(pat), load=load, offered=float(f["offered"]), accepted=float(f["accepted"]),
-        injected_rate=float(f["injected"]), latency=f["latency"], latency_generation=f["latency_generation"],
-        latency_percentiles=pct, latency_generation_percentiles=pct, latency_max=f["latency_max"],
-        hops=f["hops"], min_hops=f["min_hops"], packets=f["packets"], deadlock=f["deadlock"],
-        deadlock_kind="no progress" if f["deadlock"] else "none", drained=f["drained"], cycles=f["cycles"],
-        seconds=f["seconds"], injected=f["taken"], delivered=f["delivered"], in_flight=f["in_flight"],
-        conservation=f["taken"] - f["delivered"] == f["in_flight"], source_overflow=f["overflow"], starvation=0,
-        escape_fraction=None, utilisation=per_dim, channel_utilisation=util, config=cfg, seed=seed,
-        config_routers=topo.n, latency_ci95=f["latency_ci95"], stable=f["stable"], cpu_seconds=f["cpu_seconds"],
-    )
-
-
-def routing_label(routing: str, deadlock: str) -> str:
-    """How results name a resolved routing: ``dor`` on routing records with
-    its deadlock avoidance (``dor/dateline``)."""
-    return f"dor/{deadlock}" if routing == "dor" and deadlock != "auto" else routing
-
-
-def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
-    """The concrete routing and deadlock mechanism, validated against ``cfg``."""
-    lo, hi = cfg.length_range
+def resolve(topo: Topology, cfg: SimConfig, model: RouterModel | None = None) -> tuple[str, str]:
+    """The concrete routing and deadlock mechanism, validated against ``cfg``
+    and what its router model (:func:`sim.routers.model_of`) runs."""
+    model = model_of(cfg) if model is None else model
     routing = resolve_routing(topo, cfg.routing, cfg.router)
-    if cfg.router == "iq":
-        return routing, "dateline"
+    if model.fixed_deadlock is not None:
+        return routing, model.fixed_deadlock
     deadlock = cfg.deadlock
-    if routing == "tsdor-adaptive" and cfg.switching != "vct":
-        raise SimError("routing tsdor-adaptive models EXTOLL's virtual cut-through router: use switching='vct' "
-                       "(--switching vct), or tsdor / dort with wormhole")
+    model.check(routing=routing)
     if routing == "dor" and table_kind(topo, routing) == "records":
         if deadlock == "auto":
             deadlock = "dateline" if cfg.vcs >= 2 else "bubble"
@@ -277,64 +170,6 @@ def _resolve(topo: Topology, cfg: SimConfig) -> tuple[str, str]:
     if not 0 <= cfg.updown_root < topo.n:
         raise SimError(f"updown_root must be a router 0..{topo.n - 1}, got {cfg.updown_root}")
     return routing, deadlock
-
-
-def tables_for(topo: Topology, cfg: SimConfig, routing: str):
-    """Routing tables for a resolved routing, with every minimal record of
-    each pair when ``cfg.tie_break == "random"`` (record routings)."""
-    tabs = build_tables(topo, routing, cfg.updown_root, cfg.vcs)
-    if cfg.tie_break == "random" and table_kind(topo, routing) == "records":
-        tabs = with_ties(topo, tabs)
-    return tabs
-
-
-def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phits, seconds, tabs) -> SimResult:
-    T = topo.num_terminals
-    M = cfg.measure
-    pk = int(st[K.S_TAG_DELIVERED])
-    util = arc_phits / float(M)
-    per_dim = _per_dimension(topo, util)
-    hops = float(st[K.S_SUM_HOPS] / pk) if pk else None
-    kind = DEADLOCK_KINDS[int(st[K.S_DEADLOCK_KIND])]
-    total_hops_all = float(st[K.S_SUM_MINHOPS] / pk) if pk else None
-    esc = None
-    if routing in ("adaptive", "table", "tsdor-adaptive") and st[K.S_WIN_HOPS] > 0:
-        esc = st[K.S_ESC_HOPS] / st[K.S_WIN_HOPS]
-    return SimResult(
-        spec=topo.spec or topo.family,
-        routing=routing,
-        traffic=str(pat),
-        load=load,
-        offered=float(st[K.S_GEN_PHITS] / (M * T)),
-        accepted=float(st[K.S_ACC_PHITS] / (M * T)),
-        injected_rate=float(st[K.S_INJ_PHITS] / (M * T)),
-        latency=float(st[K.S_SUM_LAT_INJ] / pk) if pk else None,
-        latency_generation=float(st[K.S_SUM_LAT_GEN] / pk) if pk else None,
-        latency_percentiles=_percentiles(hist_inj),
-        latency_generation_percentiles=_percentiles(hist_gen),
-        latency_max=int(st[K.S_MAX_LAT_INJ]) if pk else None,
-        hops=hops,
-        min_hops=total_hops_all,
-        packets=pk,
-        deadlock=bool(st[K.S_DEADLOCK]),
-        deadlock_kind=kind,
-        drained=bool(st[K.S_DRAINED]),
-        cycles=int(st[K.S_CYCLES]),
-        seconds=seconds,
-        injected=int(st[K.S_INJECTED]),
-        delivered=int(st[K.S_DELIVERED]),
-        in_flight=int(st[K.S_IN_FLIGHT]),
-        conservation=bool(st[K.S_VIOLATIONS] == 0 and st[K.S_INJECTED] == st[K.S_DELIVERED] + st[K.S_IN_FLIGHT]),
-        source_overflow=int(st[K.S_OVERFLOW]),
-        starvation=int(st[K.S_STARVED]),
-        escape_fraction=None if esc is None else float(esc),
-        utilisation=per_dim,
-        channel_utilisation=util,
-        config=cfg,
-        seed=seed,
-        config_routers=topo.n,
-        packet_phits=float(st[K.S_SUM_LEN] / pk) if pk else None,
-    )
 
 
 def sweep(
@@ -442,7 +277,7 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
     pat = traffic(traffic_pattern)
     seeds = check_seeds(seeds)
     # checked here, once: a bad configuration is one line before any worker starts
-    routing, _ = _resolve(topo, cfg)
+    routing, _ = resolve(topo, cfg)
     check_sim_memory(topo, cfg, routing=routing)
     if jobs > 1:
         at: Callable[[int, float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat)

@@ -7,13 +7,15 @@ They sit below the engine and the load searches, which both build them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
+from candidates import Topology
+
 from .config import SimConfig
 
-__all__ = ["SimResult", "SimProgress", "SweepResult", "sweep_result"]
+__all__ = ["SimResult", "SimProgress", "SweepResult", "sweep_result", "percentiles", "per_dimension"]
 
 
 @dataclass
@@ -178,3 +180,30 @@ def sweep_result(points: list[SimResult]) -> SweepResult:
         return SweepResult(points, 0.0, 0.0)
     best = max(ok, key=lambda p: p.accepted)
     return SweepResult(points, float(best.accepted), float(best.load))
+
+
+def percentiles(hist: np.ndarray, qs: Sequence[float] = (50, 95, 99)) -> dict[str, float | None]:
+    """The percentiles ``qs`` of a latency histogram (bin = cycles; the last bin holds the longer ones)."""
+    total = int(hist.sum())
+    out: dict[str, float | None] = {}
+    if total == 0:
+        return {f"p{int(q)}": None for q in qs}
+    cum = np.cumsum(hist)
+    for q in qs:
+        k = int(np.searchsorted(cum, q / 100.0 * total))
+        out[f"p{int(q)}"] = float(min(k, len(hist) - 1))
+    return out
+
+
+def per_dimension(topo: Topology, util: np.ndarray) -> dict[str, dict[str, float]]:
+    """Mean / max / min channel utilisation of every dimension, and of all channels."""
+    per_dim: dict[str, dict[str, float]] = {}
+    for k, name in enumerate(topo.dims):
+        sel = topo.arc_dim == k
+        if sel.any():
+            per_dim[name] = {"mean": float(util[sel].mean()), "max": float(util[sel].max()),
+                             "min": float(util[sel].min()), "channels": int(sel.sum())}
+    if util.size:
+        per_dim["all"] = {"mean": float(util.mean()), "max": float(util.max()), "min": float(util.min()),
+                          "channels": int(util.size)}
+    return per_dim

@@ -445,10 +445,12 @@ def run_trace(
     # the simulator is imported here, not at the top: building a trace (and
     # so the sim package, which every `toposynth` command loads for its
     # parser) should not import numba (~0.2 s, measured with -X importtime)
-    from .routers import _core as K
-    from .routers import simple as driver
-    from .engine import DEADLOCK_KINDS, _as_config, _check_topology, _resolve, routing_label, tables_for
+    from .engine import _as_config, _check_topology, resolve
     from .memory import check_sim_memory
+    from .routers import _core as K
+    from .routers import model_of
+    from .routers import simple as driver
+    from .routers.simple import DEADLOCK_KINDS, routing_label, tables_for
     from traffic import DEST_UNIFORM, Destinations
 
     topo = _check_topology(topology)
@@ -473,7 +475,9 @@ def run_trace(
             raise SimError(f"mapping entries must be terminals 0..{T - 1}")
         if len(np.unique(mp)) != P:
             raise SimError("mapping puts two processes on one terminal (one process per processing element)")
-    routing, deadlock = _resolve(topo, cfg)
+    model = model_of(cfg)
+    model.check(trace=True)
+    routing, deadlock = resolve(topo, cfg, model)
     check_sim_memory(topo, cfg, routing=routing)
     tabs = tables_for(topo, cfg, routing)
     send_msg, recv_msg = trace.match()

@@ -1,40 +1,32 @@
-"""Private numba core shared by the simple-router kernels (VCT and wormhole).
+"""Private numba core of the simple router (VCT and wormhole), and the traffic generator of every router model.
 
-The two kernels (:mod:`sim.routers._vct`, packet level, and :mod:`sim.routers._wormhole`,
-flit level) keep their state in four named structures (numba named tuples
-of arrays and scalars) built in Python by :mod:`sim.routers.simple`, plus a run-state
-vector ``ctl`` (``C_*``):
+The two switching modes (:mod:`sim.routers._vct`, packet level, and
+:mod:`sim.routers._wormhole`, flit level) keep their state in four named
+structures (numba named tuples of arrays and scalars) built in Python by
+:mod:`sim.routers.simple`, plus a run-state vector ``ctl`` (``C_*``):
 
 - ``net`` (:data:`Net`): the network and its routing tables, and the router
   configuration (read only);
-- ``buf`` (:data:`Buf`): the packet pool, the input VCs and their credits,
-  injection queues, ejectors, the credit wheel and the routers' arbitration
-  state; a field used by one switching mode only is a 1-element dummy in the
-  other;
+- ``buf`` (the fields :data:`BUF_FIELDS`, a class per mode): the packet
+  pool, the input VCs and their credits, injection queues, ejectors, the
+  credit wheel and the routers' arbitration state; a field used by one
+  switching mode only is a 1-element dummy in the other;
 - ``trf`` (:data:`Trf`): the workload -- the synthetic generator and the
   terminals' source queues, or a trace's processes and messages, and the
   measurement window;
 - ``out`` (:data:`Out`): the statistics vector (``S_*``), the latency
   histograms, the channel loads and the per-pair latencies.
 
-This module holds the layouts and the helpers both kernels use: traffic
-generation, destinations, packet creation, the trace-driven steps, the
-routing candidates of a packet (:func:`candidates`) and the advance of its
-routing state after a hop (:func:`advance_route`), the delivery statistics,
-the end-of-run test and the final statistics. A new routing adds its tables
-to :mod:`sim.routing` (and :data:`Net`), its choices to :func:`candidates`
-and its state change to :func:`advance_route`.
-
-Compilation. Every function runs with ``_nrt=False``: nothing here
-allocates (the driver does), and without numba's runtime the arrays of the
-structures are not reference-counted on every call. A kernel's entry
-points (``run``, ``run_trace``) are the only cached dispatchers
-(:data:`KERNEL`); everything they call is a :data:`HELPER`, inlined by LLVM
-(``forceinline``: passing the structures to a real call costs hundreds of
-registers, and numba-level inlining copies and re-types the IR, which
-doubled the compile time) and compiled without the Python and C entry
-points only a dispatcher called from Python needs. ``error_model="numpy"``
-drops the division-by-zero checks (no divisor can be zero here).
+This module holds what the modes share: traffic generation (also the iq
+router's: :func:`generate`, :func:`draw_dest`, :func:`gap`), packet
+creation and injection, the trace-driven steps, the choice among a
+packet's routing candidates (:func:`choose`) and a router's arbitration
+order, the delivery statistics, the deadlock watchdog, the end-of-run test
+and the final statistics, and the run loops (:func:`run_synthetic`,
+:func:`run_trace`), which take the mode's part as a :data:`Switching`. The
+routing itself (a packet's candidates, its state after a hop) is
+:mod:`sim.routing._simple`; the entry points :mod:`sim.routers._switching`.
+The compile conventions (``KERNEL``, ``HELPER``) are in :mod:`sim._jit`.
 """
 
 from __future__ import annotations
@@ -44,48 +36,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .._jit import HELPER
 from ..events import EV_COMPUTE, EV_RECV, EV_SEND
+from ..routing._simple import candidates, keep_tied, route_target, spreads_ties, start_route
+from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
 
-KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
-HELPER = dict(_nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
-
-# routing modes
-MODE_DOR = 0          # dimension order on routing records
-MODE_ADAPTIVE = 1     # minimal adaptive on records, escape VC 0 = DOR + bubble
-MODE_TABLE = 2        # shortest-path table adaptive, escape VC 0 = up*/down*
-MODE_UPDOWN = 3       # up*/down* on every VC
-MODE_MINTABLE = 4     # shortest-path table adaptive on every VC, no avoidance
-MODE_TWIN = 5         # nDT twin tori: TS-DOR / DORT next-hop tables, dateline + internal-link classes
-MODE_DISTANCE = 6     # shortest-path next hops adaptive, VC class = hops taken (distance classes)
-MODE_VALIANT = 7      # minimal to a random intermediate router, then minimal to the destination; distance classes
-MODE_UGAL = 8         # UGAL-L: per packet, where the paths part, minimal or Valiant by queue x hops; distance classes
-
-# how a pair's record / next hop is found (sim.routing.CLS_*)
-CLS_NONE = 0          # (n, n) next-hop masks and distances
-CLS_DIFF = 1          # the record is the coordinate difference
-CLS_LATTICE = 2       # the record of the pair's difference class
-CLS_TWIN = 3          # nDT: next hop by (traffic class, source card, node offset, destination card)
-
-# deadlock avoidance of MODE_DOR
-DL_NONE = 0
-DL_DATELINE = 1
-DL_BUBBLE = 2
-
-# destination modes
-DEST_UNIFORM = 0
-DEST_PERM = 1
-DEST_TABLE = 2
-DEST_HOT = 3
-
-# packet state bits
-ST_CROSSED = 1        # crossed the dateline of its current dimension
-ST_DOWN = 2           # up*/down*: has taken a down arc
-ST_ESCAPED = 4        # table mode: is on the up*/down* escape (sticky)
-ST_TC1 = 8            # twin mode: traffic class 1 (TS-DOR: injected by PE1)
-ST_NONMIN = 16        # ugal: the last choice was the Valiant path
-ST_DEFER = 32         # ugal: the minimal and Valiant next hops are the same here: take it, decide later
-ST_DECIDED = 64       # ugal: the choice is made (the packet left a router where the paths part)
-ST_ATC = 128          # twin mode (tsdor-adaptive): the packet is in its source PE's adaptive traffic class
 
 # layout of the scalar statistics vector
 S_CYCLES = 0
@@ -159,7 +114,10 @@ Net = namedtuple("Net", [
     "cap", "slots", "inj_cap", "n_inj", "n_ej", "watchdog", "check_every", "scan_every",
 ])
 
-Buf = namedtuple("Buf", [
+#: the fields of ``buf``; each switching mode names its own class of them
+#: (``_vct.Buf``, ``_wormhole.Buf``): the class says which mode a run's
+#: kernel is compiled for (:mod:`sim.routers._switching`)
+BUF_FIELDS = (
     # packet pool (ids recycled through the free stack ``free[:ctl[C_NFREE]]``)
     # (pk_rem: the remaining record; twin tori: the node offset to the destination; pk_mid: the
     # intermediate router of valiant / ugal while the packet heads for it, else -1)
@@ -179,12 +137,12 @@ Buf = namedtuple("Buf", [
     "r_cnt", "rr", "rr_t", "wake",
     # scratch: routing candidates, deadlock scan
     "cand_a", "cand_v", "cand_n", "cand_t", "live", "pend",
-])
+)
 
 Trf = namedtuple("Trf", [
     # synthetic generator and source queues
     "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
-    "next_gen", "src_t", "src_l", "src_head", "src_cnt",
+    "next_gen", "src_t", "src_l", "src_head", "src_cnt", "cap", "full",
     # measurement window: packets generated in [warmup, end_measure) are tagged; the run stops at limit,
     # or at a drain check (every drain_check cycles) that finds their mean latency above lat_thres
     "warmup", "end_measure", "limit", "drain_check", "lat_thres",
@@ -194,6 +152,31 @@ Trf = namedtuple("Trf", [
 ])
 
 Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", "pair_sum", "pair_cnt"])
+
+#: What differs between the switching modes, as the jitted functions of one
+#: (:mod:`sim.routers._vct`, :mod:`sim.routers._wormhole`): the run loops
+#: and the deadlock watchdog below take it as their first argument. Each
+#: mode's ``switching()`` builds it inside the kernel: numba types every
+#: member as its own function, so the calls are direct and inlined as if
+#: written out.
+#:
+#: - ``credits(now, net, buf)``: the credits due at ``now`` come back;
+#: - ``flush(now, net, buf)``: every credit in flight comes back now (trace
+#:   mode, network empty);
+#: - ``routers(now, in_window, net, buf, trf, ctl, out)``: one cycle of
+#:   every router that holds something;
+#: - ``entered(phits, ctl)``: ``phits`` entered the injection queues;
+#: - ``held(net, buf)`` / ``expect(ctl)``: what the buffers hold (packets,
+#:   or flits) and what the run-state says they should;
+#: - ``head_ready(g, buf)``: the cycle the head of input VC ``g`` may leave;
+#: - ``credit_amount(s, e, buf)``: entry ``e`` of wheel slot ``s`` returns
+#:   that much room;
+#: - ``out_live(g, live, pend, net, buf)``: the deadlock scan's verdict on
+#:   VC ``g`` from the output its head already holds: 1 live, 0 not, -1 no
+#:   output held (its routing candidates decide);
+#: - ``need(ci, buf)``: the room candidate ``ci`` needs to be a way out.
+Switching = namedtuple("Switching", ["credits", "flush", "routers", "entered", "held", "expect", "head_ready",
+                                     "credit_amount", "out_live", "need"])
 
 
 # =========================================================================
@@ -273,29 +256,45 @@ def draw_dest(t, T, trf, self_ok):
     return d
 
 
+#: Where :func:`generate` counts, as indices of the statistics vector it is
+#: given: generated packets and phits (while ``counting``), packets that
+#: joined a source queue and the sum of their generation cycles (while
+#: ``counting``; -1: not counted) and packets dropped at a full queue.
+GenCounters = namedtuple("GenCounters", ["packets", "phits", "queued", "queued_t", "overflow"])
+
+
 @njit(**HELPER)
-def generate(now, in_window, trf, stats):
-    """The packets every terminal generates this cycle join its source queue
-    (counted and dropped when it is full)."""
-    src_cap = trf.src_t.shape[1]
+def generate(now, counting, trf, stats, at):
+    """The packets every terminal generates this cycle join its source
+    queue (counted and dropped when it holds ``trf.cap``), counted in
+    ``stats`` at the indices ``at`` (:data:`GenCounters`). Every router
+    model's generator: one length, then the next arrival drawn per packet,
+    terminal by terminal. The queues' rows may hold fewer columns than
+    ``cap`` (the iq router sizes them by the load): a row that fills its
+    columns sets ``trf.full[0]`` and the driver widens the rows before the
+    next cycle (at most one packet a cycle joins a Bernoulli source)."""
+    cap = trf.cap
+    pc = trf.src_t.shape[1]
     for t in range(trf.next_gen.shape[0]):
         while trf.next_gen[t] <= now:
             L = _draw_len(trf.len_min, trf.len_max)
-            if in_window:
-                stats[S_GEN_PACKETS] += 1
-                stats[S_GEN_PHITS] += L
-            if trf.src_cnt[t] < src_cap:
+            if counting:
+                stats[at.packets] += 1
+                stats[at.phits] += L
+            if trf.src_cnt[t] < cap:
                 k = trf.src_head[t] + trf.src_cnt[t]
-                if k >= src_cap:
-                    k -= src_cap
+                if k >= pc:
+                    k -= pc
                 trf.src_t[t, k] = now
                 trf.src_l[t, k] = L
                 trf.src_cnt[t] += 1
-                if in_window:
-                    stats[S_TAG_GENERATED] += 1
-                    stats[S_TGEN_OUT] += now
+                if counting and at.queued >= 0:
+                    stats[at.queued] += 1
+                    stats[at.queued_t] += now
+                if trf.src_cnt[t] == pc and pc < cap:
+                    trf.full[0] = 1
             else:
-                stats[S_OVERFLOW] += 1
+                stats[at.overflow] += 1
             trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
 
 
@@ -329,32 +328,9 @@ def enqueue(q, p, u, buf):
 
 
 @njit(**HELPER)
-def load_class(p, u, v, net, buf):
-    """``pk_rem[p]`` = the difference ``coords[v] - coords[u]`` reduced into
-    the coordinate box modulo the lattice (dimensions in ``cls_order``, as
-    :func:`candidates.lattice.reduce_to_box`); returns its canonical index
-    (C order in the box), the pair's difference class."""
-    Dc = net.cls_order.shape[0]
-    for k in range(Dc):
-        buf.pk_rem[p, k] = net.coords[v, k] - net.coords[u, k]
-    for i in range(Dc):
-        k = net.cls_order[i]
-        q = np.int64(buf.pk_rem[p, k]) // net.cls_shape[k]
-        if q != 0:
-            for j in range(Dc):
-                buf.pk_rem[p, j] -= q * net.cls_lat[k, j]
-    c = np.int64(0)
-    for k in range(Dc):
-        c += buf.pk_rem[p, k] * net.cls_stride[k]
-    return c
-
-
-@njit(**HELPER)
 def new_packet(p, u, d, L, tgen, now, net, buf):
     """Fill packet ``p`` (from router ``u`` to terminal ``d``) as it enters an
-    injection queue: record routings draw its record (from its difference
-    class: no n x n table), twin tori start its node offset; its minimal
-    hops."""
+    injection queue, and start its route (:func:`sim.routing._simple.start_route`)."""
     ur = net.term_router[d]
     buf.pk_tgen[p] = tgen
     buf.pk_len[p] = L
@@ -363,49 +339,7 @@ def new_packet(p, u, d, L, tgen, now, net, buf):
     buf.pk_tinj[p] = now
     buf.pk_ready[p] = now + net.router_delay
     buf.pk_hops[p] = 0
-    buf.pk_ring[p] = 0
-    buf.pk_state[p] = ST_TC1 if (net.tw_by_source != 0 and (u & 1) != 0) else 0
-    if net.tw_by_source == 2 and np.random.randint(0, 2) == 1:
-        buf.pk_state[p] |= ST_ATC
-    buf.pk_mid[p] = -1
-    if net.mode == MODE_VALIANT or net.mode == MODE_UGAL:
-        # the intermediate router, uniform over all routers (or the family's
-        # points: a dragonfly's group entries); drawn here, once
-        # per packet, so the kernels' generator gives the same draws for the
-        # same seed whatever the routers' timing (ugal decides later, where
-        # the paths part, whether to use it). At the source: no first phase;
-        # ugal's minimal route to the source router itself is no route at all
-        K = net.mid_tab.shape[1]
-        if K > 0:
-            m = net.mid_tab[u, np.random.randint(0, K)]
-        else:
-            m = np.random.randint(0, net.n)
-        if m != u and not (net.mode == MODE_UGAL and ur == u):
-            buf.pk_mid[p] = m
-    kind = net.cls_kind
-    if kind == CLS_DIFF:
-        h = 0
-        for k in range(net.D):
-            r = net.coords[ur, k] - net.coords[u, k]
-            buf.pk_rem[p, k] = r
-            h += abs(r)
-        buf.pk_min[p] = h
-    elif kind == CLS_LATTICE:
-        c = load_class(p, u, ur, net, buf)
-        kk = 0
-        if net.tie_random != 0 and net.rec_count[c] > 1:
-            kk = np.random.randint(0, net.rec_count[c])
-        h = 0
-        for k in range(net.D):
-            r = net.records[kk, c, k]
-            buf.pk_rem[p, k] = r
-            h += abs(r)
-        buf.pk_min[p] = h
-    elif kind == CLS_TWIN:
-        c = load_class(p, u, ur, net, buf)
-        buf.pk_min[p] = net.tw_dist[u & 1, 2 * c + (ur & 1)]
-    else:
-        buf.pk_min[p] = net.min_dist[u, ur]
+    start_route(p, u, ur, net, buf)
 
 
 @njit(**HELPER)
@@ -569,349 +503,6 @@ def trace_idle(now, trf, ctl, stats):
 
 
 # =========================================================================
-# routing
-# =========================================================================
-@njit(**HELPER)
-def _mask_candidates(m, base, v0, v1, tier, L, nc, net, buf):
-    """Append VCs ``v0 .. v1 - 1`` of every channel in next-hop mask ``m``
-    (bit ``b``: the router's ``b``-th out-arc, from CSR offset ``base``) as
-    candidates of tier ``tier`` needing ``L`` phits; returns the new count."""
-    bit = 0
-    while m != 0:
-        if m & np.uint64(1):
-            a = net.csr_arc[base + bit]
-            for v in range(v0, v1):
-                buf.cand_a[nc] = a
-                buf.cand_v[nc] = v
-                buf.cand_n[nc] = L
-                buf.cand_t[nc] = tier
-                nc += 1
-        m = m >> np.uint64(1)
-        bit += 1
-    return nc
-
-
-@njit(**HELPER)
-def spreads_ties(net):
-    """True for the routings over next-hop masks (table, updown, minimal,
-    distance, valiant, ugal): among equally good next hops they pick one at
-    random, so equal paths share the traffic (a fat tree's up channels, a
-    dragonfly's parallel routes). The record routings keep their fixed order
-    (the papers' routers; the BookSim2 comparison and the recorded figures)."""
-    m = net.mode
-    return (m == MODE_TABLE or m == MODE_UPDOWN or m == MODE_MINTABLE or m == MODE_DISTANCE
-            or m == MODE_VALIANT or m == MODE_UGAL)
-
-
-@njit(**HELPER)
-def keep_tied(ties):
-    """Reservoir sampling: the ``ties``-th equally good candidate replaces the
-    one kept with probability 1 / ties, so each is chosen with 1 / ties."""
-    return np.random.randint(0, ties) == 0
-
-
-@njit(**HELPER)
-def route_target(p, net, buf):
-    """The router packet ``p`` heads for: its intermediate router during the
-    first phase of valiant / ugal, else its destination's (where it is ejected)."""
-    m = buf.pk_mid[p]
-    if m >= 0:
-        return np.int64(m)
-    return net.term_router[buf.pk_dst[p]]
-
-
-@njit(**HELPER)
-def _port_queue(m, base, net, buf):
-    """The least occupancy among the out-channels in next-hop mask ``m``:
-    the phits that channel's downstream input VCs hold or are owed (credits
-    used, as the upstream router sees them) -- UGAL-L's local queue length."""
-    V = net.V
-    best = np.int64(-1)
-    bit = 0
-    while m != 0:
-        if m & np.uint64(1):
-            a = net.csr_arc[base + bit]
-            q = np.int64(0)
-            for v in range(V):
-                q += net.cap - buf.credit[a * V + v]
-            if best < 0 or q < best:
-                best = q
-        m = m >> np.uint64(1)
-        bit += 1
-    return best
-
-
-@njit(**HELPER)
-def _push_candidate(a, v, L, tier, nc, buf):
-    """Append (channel ``a``, VC ``v``, ``L`` free phits needed, ``tier``) to
-    the candidates; returns the new count."""
-    buf.cand_a[nc] = a
-    buf.cand_v[nc] = v
-    buf.cand_n[nc] = L
-    buf.cand_t[nc] = tier
-    return nc + 1
-
-
-@njit(**HELPER)
-def _twin_class_vcs(a, t, cls, tier, L, nc, net, buf):
-    """Append channel ``a`` on every VC of VC class ``cls`` of traffic-class row
-    ``t`` (twin tori) to the candidates, at ``tier``; returns the new count."""
-    for j in range(net.tw_vc[t, cls, 2]):
-        nc = _push_candidate(a, net.tw_vc[t, cls, 0] + j * net.tw_vc[t, cls, 1], L, tier, nc, buf)
-    return nc
-
-
-@njit(**HELPER)
-def _wrap_ahead(p, u, k, sgn, net, buf):
-    """Whether the wraparound link of dimension ``k`` lies ahead of packet
-    ``p`` at router ``u`` going ``sgn`` (+1 / -1) along it (twin tori: the
-    node offset in ``pk_rem``)."""
-    x = np.int64(net.coords[u, k])
-    r = np.int64(buf.pk_rem[p, k])
-    if sgn > 0:
-        return x + r >= net.cls_shape[k]
-    return x < net.cls_shape[k] - r
-
-
-@njit(**HELPER)
-def _twin_adaptive(p, u, a, code, tc, c, L, net, buf):
-    """The candidates of a packet of an adaptive traffic class (tsdor-adaptive)
-    at router ``u`` (difference class ``c``): tier 0 its class's adaptive VC on
-    TS-DOR's hop ``a`` and on every other port that keeps the packet on this
-    card, goes the ring's shorter way and starts a shortest path to the
-    destination; tier 1 (escape) TS-DOR's hop on the class's escape VCs,
-    dateline class 0 while that dimension's wraparound lies ahead. Only
-    TS-DOR's hops change card, so no adaptive hop brings back a dimension
-    TS-DOR has finished (the escape VCs' extended dependency graph stays
-    acyclic: :func:`sim.routing.twin_adaptive_choices`)."""
-    t = tc + 2
-    va = net.tw_vc[t, 4, 0]
-    nd = net.cls_shape.shape[0]
-    card = u & 1
-    dist = net.tw_dist[card, c]
-    nc = _push_candidate(a, va, L, 0, 0, buf)
-    for k in range(nd):
-        r = np.int64(buf.pk_rem[p, k])
-        if r == 0:
-            continue
-        sk = net.cls_shape[k]
-        for sd in range(2):
-            b = net.out_arc[u, k, sd]
-            # the ring's shorter way (both at a tie), on this card: a packet's hops in one ring keep one direction
-            if b < 0 or b == a or (net.arc_dst[b] & 1) != card or (sd == 0 and 2 * r > sk) or (sd == 1 and 2 * r < sk):
-                continue
-            # and onto a shortest path of the twin torus (the offset after the hop: + one less, - one more)
-            r2 = r - 1 if sd == 0 else (r + 1) % sk
-            if net.tw_dist[card, c + 2 * (r2 - r) * net.cls_stride[k]] != dist - 1:
-                continue
-            nc = _push_candidate(b, va, L, 0, nc, buf)
-    if code == 0:
-        ahead = _wrap_ahead(p, u, net.arc_dim[a], net.arc_dir[a], net, buf)
-        cls = 0 if ahead else 1
-    elif code == 1:
-        ahead = _wrap_ahead(p, u, net.tw_m, 1 if card == 0 else -1, net, buf)
-        cls = 0 if ahead else 1
-    else:
-        cls = code
-    return _twin_class_vcs(a, t, cls, 1, L, nc, net, buf)
-
-
-@njit(**HELPER)
-def candidates(p, u, dr, L, net, buf):
-    """Every (channel, VC) the routing allows packet ``p`` at router ``u``
-    (destination router ``dr``): ``cand_a``/``cand_v`` the channel and VC,
-    ``cand_n`` the free phits it needs there (bubble flow control asks for
-    one more maximum-size packet when the packet enters a ring),
-    ``cand_t`` the tier (0 first; 1 = escape, used only when no tier-0
-    choice is free). Returns the count."""
-    ca = buf.cand_a
-    cv = buf.cand_v
-    cn = buf.cand_n
-    ct = buf.cand_t
-    V = net.V
-    mode = net.mode
-    nc = 0
-    if mode == MODE_TWIN:
-        tc = 1 if (buf.pk_state[p] & ST_TC1) != 0 else 0
-        # pk_rem holds the node offset to the destination (kept reduced by advance_route)
-        c = np.int64(0)
-        for k in range(net.cls_stride.shape[0]):
-            c += buf.pk_rem[p, k] * net.cls_stride[k]
-        c = 2 * c + (dr & 1)
-        hop = net.tw_next[tc, u & 1, c]
-        a = net.out_arc[u, hop >> 1, hop & 1]
-        code = net.tw_code[tc, u & 1, c]
-        if (buf.pk_state[p] & ST_ATC) != 0:
-            return _twin_adaptive(p, u, a, code, tc, c, L, net, buf)
-        crossed = (buf.pk_state[p] & ST_CROSSED) != 0
-        if code == 0:
-            key = 2 * net.arc_dim[a] + (a & 1) + 1
-            cls = 1 if ((buf.pk_ring[p] == key and crossed) or net.arc_wrap[a] != 0) else 0
-        elif code == 1:
-            cls = 1 if (buf.pk_ring[p] > 0 and (buf.pk_ring[p] - 1) // 2 == net.tw_m and crossed) else 0
-        else:
-            cls = code
-        return _twin_class_vcs(a, tc, cls, 0, L, nc, net, buf)
-    if mode == MODE_DOR or mode == MODE_ADAPTIVE:
-        kd = -1
-        for k in range(net.D):
-            if buf.pk_rem[p, k] != 0:
-                kd = k
-                break
-        sd = 0 if buf.pk_rem[p, kd] > 0 else 1
-        a_dor = net.out_arc[u, kd, sd]
-        if mode == MODE_ADAPTIVE:
-            for k in range(net.D):
-                r = buf.pk_rem[p, k]
-                if r != 0:
-                    a = net.out_arc[u, k, 0 if r > 0 else 1]
-                    for v in range(1, V):
-                        ca[nc] = a
-                        cv[nc] = v
-                        cn[nc] = L
-                        ct[nc] = 0
-                        nc += 1
-            key = 2 * kd + sd + 1
-            ca[nc] = a_dor
-            cv[nc] = 0
-            cn[nc] = L if buf.pk_ring[p] == key else L + net.bubble
-            ct[nc] = 1
-            nc += 1
-        elif net.deadlock == DL_DATELINE:
-            cls = 0
-            cur = 2 * kd + sd + 1
-            if buf.pk_ring[p] == cur and (buf.pk_state[p] & ST_CROSSED) != 0:
-                cls = 1
-            if net.arc_wrap[a_dor] != 0:
-                cls = 1
-            for v in range(cls, V, 2):
-                ca[nc] = a_dor
-                cv[nc] = v
-                cn[nc] = L
-                ct[nc] = 0
-                nc += 1
-        elif net.deadlock == DL_BUBBLE:
-            for v in range(V):
-                key = (2 * kd + sd) * V + v + 1
-                ca[nc] = a_dor
-                cv[nc] = v
-                cn[nc] = L if buf.pk_ring[p] == key else L + net.bubble
-                ct[nc] = 0
-                nc += 1
-        else:
-            for v in range(V):
-                ca[nc] = a_dor
-                cv[nc] = v
-                cn[nc] = L
-                ct[nc] = 0
-                nc += 1
-        return nc
-    base = net.csr_indptr[u]
-    st = buf.pk_state[p]
-    if mode == MODE_DISTANCE or mode == MODE_VALIANT or mode == MODE_UGAL:
-        # pk_ring counts the hops taken: hop h uses class h, so a channel
-        # only waits on channels of a higher class (acyclic). valiant / ugal:
-        # ``dr`` is the route target (the intermediate router first)
-        v0 = buf.pk_ring[p] * net.dc_width
-        m = buf.pk_mid[p]
-        if mode == MODE_UGAL and m >= 0 and (st & ST_DECIDED) == 0:
-            # UGAL-L where the two paths part: at the source router, or
-            # later if their next hops are the same there (the local queue
-            # cannot tell them apart, and the shared hop is on both paths,
-            # so taking it first costs no hop): minimal unless its queue x
-            # hops exceeds the Valiant path's (plus the threshold);
-            # re-decided at every attempt until the packet leaves
-            # (advance_route commits)
-            d = net.term_router[buf.pk_dst[p]]
-            mm = net.next_mask[u, d]
-            if mm == net.next_mask[u, m]:
-                buf.pk_state[p] |= ST_DEFER
-            else:
-                buf.pk_state[p] &= ~ST_DEFER
-                h_min = np.int64(net.min_dist[u, d])
-                h_val = np.int64(net.min_dist[u, m]) + np.int64(net.min_dist[m, d])
-                q_min = _port_queue(mm, base, net, buf)
-                q_val = _port_queue(net.next_mask[u, m], base, net, buf)
-                if q_min * h_min <= q_val * h_val + net.ugal_thres:
-                    buf.pk_state[p] &= ~ST_NONMIN
-                    dr = d
-                else:
-                    buf.pk_state[p] |= ST_NONMIN
-        return _mask_candidates(net.next_mask[u, dr], base, v0, v0 + net.dc_width, 0, L, nc, net, buf)
-    if mode == MODE_MINTABLE or (mode == MODE_TABLE and (st & ST_ESCAPED) == 0):
-        nc = _mask_candidates(net.next_mask[u, dr], base, 1 if mode == MODE_TABLE else 0, V, 0, L, nc, net, buf)
-    if mode == MODE_TABLE or mode == MODE_UPDOWN:
-        if (st & ST_DOWN) != 0:
-            m = net.ud_down[u, dr]
-        else:
-            m = net.ud_up[u, dr]
-        nc = _mask_candidates(m, base, 0, 1 if mode == MODE_TABLE else V, 1 if mode == MODE_TABLE else 0, L, nc,
-                              net, buf)
-    return nc
-
-
-@njit(**HELPER)
-def _dateline_state(p, ring, a, net, buf):
-    """Packet ``p`` takes channel ``a`` of ``ring``: a new ring clears its
-    dateline-crossed flag, a wrap-around channel sets it."""
-    if buf.pk_ring[p] != ring:
-        buf.pk_state[p] &= ~ST_CROSSED
-    if net.arc_wrap[a] != 0:
-        buf.pk_state[p] |= ST_CROSSED
-
-
-@njit(**HELPER)
-def advance_route(p, a, v, esc, net, buf):
-    """Packet ``p`` was given channel ``a``, VC ``v`` (``esc``: on the escape
-    tier): its routing state moves on (remaining record, ring and dateline
-    state, hops taken, up*/down* phase)."""
-    mode = net.mode
-    k = net.arc_dim[a]
-    sgn = net.arc_dir[a]
-    if mode == MODE_DOR or mode == MODE_ADAPTIVE:
-        buf.pk_rem[p, k] -= sgn
-        ring = 2 * k + (0 if sgn > 0 else 1) + 1
-        if mode == MODE_ADAPTIVE:
-            # only the escape VC's bubble cares which ring the packet is on
-            buf.pk_ring[p] = ring if esc else 0
-        elif net.deadlock == DL_BUBBLE:
-            buf.pk_ring[p] = (ring - 1) * net.V + v + 1
-        else:
-            if net.deadlock == DL_DATELINE:
-                _dateline_state(p, ring, a, net, buf)
-            buf.pk_ring[p] = ring
-    elif mode == MODE_TWIN:
-        if k < net.tw_m * 2 + 1:  # an external link (the internal class is the last one)
-            r = buf.pk_rem[p, k] - sgn
-            if r < 0:
-                r += net.cls_shape[k]
-            elif r >= net.cls_shape[k]:
-                r -= net.cls_shape[k]
-            buf.pk_rem[p, k] = r
-            ring = 2 * k + (0 if sgn > 0 else 1) + 1
-            _dateline_state(p, ring, a, net, buf)
-            buf.pk_ring[p] = ring
-    elif mode == MODE_DISTANCE:
-        buf.pk_ring[p] += 1
-    elif mode == MODE_VALIANT or mode == MODE_UGAL:
-        st = buf.pk_state[p]
-        if mode == MODE_UGAL and buf.pk_mid[p] >= 0 and (st & (ST_DECIDED | ST_DEFER)) == 0:
-            buf.pk_state[p] = st | ST_DECIDED
-            if (st & ST_NONMIN) == 0:
-                buf.pk_mid[p] = -1      # the minimal path was chosen
-        elif mode == MODE_UGAL and (st & ST_DECIDED) == 0 and net.arc_dst[a] == net.term_router[buf.pk_dst[p]]:
-            buf.pk_mid[p] = -1          # undecided at its destination: the minimal path it took ends here
-        buf.pk_ring[p] += 1
-        if buf.pk_mid[p] == net.arc_dst[a]:
-            buf.pk_mid[p] = -1      # reached the intermediate router: second phase
-    elif mode == MODE_UPDOWN or (mode == MODE_TABLE and esc):
-        if mode == MODE_TABLE:
-            buf.pk_state[p] |= ST_ESCAPED
-        if net.arc_up[a] == 0:
-            buf.pk_state[p] |= ST_DOWN
-
-
-# =========================================================================
 # delivery, end of run
 # =========================================================================
 @njit(**HELPER)
@@ -997,3 +588,273 @@ def final_stats(held, expect, ctl, stats):
     stats[S_LAST_PROGRESS] = ctl[C_LAST_PROGRESS]
     if held != expect or ctl[C_INJECTED] - ctl[C_DELIVERED] != ctl[C_IN_FLIGHT]:
         stats[S_VIOLATIONS] += 1
+
+
+# =========================================================================
+# choosing among a packet's candidates (both switching modes)
+# =========================================================================
+#: what :func:`choose`'s ``rank`` returns for a candidate without room, and
+#: for one with room that cannot be taken this cycle
+NO_ROOM = -2
+NOT_NOW = -1
+
+
+@njit(**HELPER)
+def choose(rank, nc, now, net, buf):
+    """The best of the ``nc`` routing candidates (:func:`candidates`) by
+    ``rank(ci, now, net, buf)`` (the switching mode's: a key, the higher
+    the better, or :data:`NO_ROOM` / :data:`NOT_NOW`): tier 0 first, the
+    escape tier only when no tier-0 candidate has room (a busy one is worth
+    waiting for); ties kept at random (:func:`keep_tied`) by the routings
+    that spread them. Returns ``(ci, tier)``, ``ci = -1`` if none can be taken."""
+    best = -1
+    best_k = np.int64(-1)
+    best_t = 0
+    room = False
+    spread = spreads_ties(net)
+    ties = 0
+    for tier in range(2):
+        if tier == 1 and room:
+            break
+        for ci in range(nc):
+            if buf.cand_t[ci] != tier:
+                continue
+            k = rank(ci, now, net, buf)
+            if k == NO_ROOM:
+                continue
+            room = True
+            if k == NOT_NOW:
+                continue
+            if k > best_k:
+                best = ci
+                best_k = k
+                ties = 1
+            elif spread and k == best_k:
+                ties += 1
+                if keep_tied(ties):
+                    best = ci
+        if best >= 0:
+            best_t = tier
+            break
+    return best, best_t
+
+
+# =========================================================================
+# a router's arbitration order (both switching modes)
+# =========================================================================
+@njit(**HELPER)
+def arbitration(u, net, buf):
+    """Router ``u``'s arbitration order this cycle, and its round-robin
+    pointers moved on: input ports from a rotating start ``e`` (the VCs of
+    a port from a rotating start, :func:`next_input`), the injection queues
+    after all of them (in-transit priority: ``tb`` = the ports' VCs) or as
+    one block at a rotating position ``tb`` among the ports. Returns
+    ``(i0, nin, nt, ntot, e, tb)``: the first in-arc slot and the number of
+    input ports, of injection queues, of inputs in all."""
+    V = net.V
+    i0 = net.in_indptr[u]
+    nin = net.in_indptr[u + 1] - i0
+    nv = nin * V
+    nt = (net.term_indptr[u + 1] - net.term_indptr[u]) * net.n_inj
+    e = buf.rr[u]
+    buf.rr[u] = e + 1 if e + 1 < nin else 0
+    if net.transit_priority:
+        tb = nv
+    else:
+        tb = buf.rr_t[u] * V
+        buf.rr_t[u] = buf.rr_t[u] + 1 if buf.rr_t[u] < nin else 0
+    return i0, nin, nt, nv + nt, e, tb
+
+
+@njit(**HELPER)
+def next_input(j, tb, nt, tst, i0, nin, e, vv, vst, u, net, buf):
+    """The input at place ``j`` of router ``u``'s order (:func:`arbitration`):
+    an injection queue (its queues rotate from ``tst``), or the next input
+    VC, VC ``vst + vv`` (mod V) of input port ``e``. Returns ``(t_in,
+    arc_in, g, e, vv)``: the queue (``g = arc_in = -1``) or the VC and its
+    arc (``t_in = -1``), all -1 when it is empty, and the order's next
+    ``(e, vv)`` (no divisions)."""
+    if j >= tb and j < tb + nt:
+        t_in = j - tb + tst
+        if t_in >= nt:
+            t_in -= nt
+        t_in += net.term_indptr[u] * net.n_inj
+        return (t_in if buf.inj_cnt[t_in] > 0 else -1), -1, -1, e, vv
+    V = net.V
+    arc_in = net.in_arcs[i0 + e]
+    v = vst + vv
+    if v >= V:
+        v -= V
+    vv += 1
+    if vv == V:
+        vv = 0
+        e += 1
+        if e == nin:
+            e = 0
+    g = arc_in * V + v
+    if buf.vc_cnt[g] == 0:
+        return -1, -1, -1, e, vv
+    return -1, arc_in, g, e, vv
+
+
+# =========================================================================
+# checks and deadlock detection (every switching mode: its part in ``m``)
+# =========================================================================
+@njit(**HELPER)
+def conserved(m, net, buf, ctl):
+    """The buffers hold what the run-state says, every packet taken is
+    delivered or in flight, and every packet id is in flight or free."""
+    inf = ctl[C_IN_FLIGHT]
+    return (m.held(net, buf) == m.expect(ctl) and ctl[C_INJECTED] - ctl[C_DELIVERED] == inf
+            and inf + ctl[C_NFREE] == buf.free.shape[0])
+
+
+@njit(**HELPER)
+def stalled(m, now, net, buf):
+    """A head waiting longer than the watchdog at the front of its input VC (-1: none)."""
+    for g in range(buf.vc_cnt.shape[0]):
+        if buf.vc_cnt[g] > 0:
+            since = buf.vc_since[g]
+            r = m.head_ready(g, buf)
+            if r > since:
+                since = r
+            if now - since > net.watchdog:
+                return g
+    return -1
+
+
+@njit(**HELPER)
+def knot(m, net, buf):
+    """The wait-for graph of the input VCs: a VC is live if it is empty,
+    its head goes to an ejector, the output it holds is live or will have
+    room, or (no output held) one of its head's candidates is live or will
+    have room (credits in flight counted). Returns a VC of a knot (no chain
+    from it reaches a live one), or -1."""
+    V = net.V
+    NVC = buf.vc_cnt.shape[0]
+    live = buf.live
+    pend = buf.pend
+    for g in range(NVC):
+        pend[g] = 0
+        live[g] = buf.vc_cnt[g] == 0
+    for s in range(buf.wh_cnt.shape[0]):
+        for e in range(buf.wh_cnt[s]):
+            if buf.wh_idx[s, e] >= 0:
+                pend[buf.wh_idx[s, e]] += m.credit_amount(s, e, buf)
+    changed = True
+    while changed:
+        changed = False
+        for g in range(NVC):
+            if live[g]:
+                continue
+            ok = m.out_live(g, live, pend, net, buf)
+            if ok < 0:
+                p = buf.vc_pk[g, buf.vc_head[g]]
+                u = net.arc_dst[g // V]
+                dr = route_target(p, net, buf)
+                ok = 1 if dr == u else 0
+                if ok == 0:
+                    nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
+                    for ci in range(nc):
+                        g2 = buf.cand_a[ci] * V + buf.cand_v[ci]
+                        if live[g2] or buf.credit[g2] + pend[g2] >= m.need(ci, buf):
+                            ok = 1
+                            break
+            if ok > 0:
+                live[g] = True
+                changed = True
+    for g in range(NVC):
+        if not live[g]:
+            return g
+    return -1
+
+
+@njit(**HELPER)
+def watch(m, now, net, buf, ctl, stats):
+    """Conservation check (``check``) and the deadlock watchdog: no
+    movement for ``watchdog`` cycles, or a stalled head in a knot of the
+    wait-for graph (a stalled one outside a knot is starved)."""
+    if net.check_every > 0 and now % net.check_every == 0:
+        if not conserved(m, net, buf, ctl):
+            stats[S_VIOLATIONS] += 1
+    if ctl[C_IN_FLIGHT] > 0 and now - ctl[C_LAST_PROGRESS] > net.watchdog:
+        ctl[C_DEADLOCK] = 1
+    elif ctl[C_IN_FLIGHT] > 0 and now % net.scan_every == 0:
+        if stalled(m, now, net, buf) >= 0:
+            g = knot(m, net, buf)
+            if g >= 0:
+                ctl[C_DEADLOCK] = 2
+                ctl[C_STALL_VC] = g
+            else:
+                stats[S_STARVED] += 1
+
+
+# =========================================================================
+# the run loops
+# =========================================================================
+@njit(**HELPER)
+def _cycle_end(m, now, in_window, net, buf, trf, ctl, out):
+    """The routers' cycle ``now`` and the checks; whether the run ends after it."""
+    m.routers(now, in_window, net, buf, trf, ctl, out)
+    watch(m, now, net, buf, ctl, out.stats)
+    return ctl[C_DEADLOCK] != 0 or finished(now + 1, trf, ctl, out.stats)
+
+
+@njit(**HELPER)
+def _stop(m, now, done, net, buf, ctl, stats):
+    """Save the cycle reached; at the end of the run the final statistics."""
+    ctl[C_NOW] = now
+    if done:
+        ctl[C_DONE] = 1
+        final_stats(m.held(net, buf), m.expect(ctl), ctl, stats)
+    return done
+
+
+@njit(**HELPER)
+def run_synthetic(m, net, buf, trf, out, ctl, until):
+    """Synthetic traffic: simulate from cycle ``ctl[C_NOW]`` until the run
+    ends (returns True, final statistics written) or cycle ``until``."""
+    stats = out.stats
+    now = begin(trf, ctl)
+    done = False
+    while now < until:
+        m.credits(now, net, buf)
+        in_window = now >= trf.warmup and now < trf.end_measure
+        generate(now, in_window, trf, stats, GenCounters(S_GEN_PACKETS, S_GEN_PHITS, S_TAG_GENERATED, S_TGEN_OUT,
+                                                         S_OVERFLOW))
+        m.entered(inject_synthetic(now, in_window, net, buf, trf, ctl, stats), ctl)
+        done = _cycle_end(m, now, in_window, net, buf, trf, ctl, out)
+        now += 1
+        if done:
+            break
+    return _stop(m, now, done, net, buf, ctl, stats)
+
+
+@njit(**HELPER)
+def run_trace(m, net, buf, trf, out, ctl, until):
+    """A trace-driven workload: as :func:`run_synthetic`, the processes'
+    events and their messages' packets instead of the generator."""
+    stats = out.stats
+    now = begin(trf, ctl)
+    done = False
+    while now < until:
+        m.credits(now, net, buf)
+        # fast-forward over idle stretches: nothing in the network, nothing
+        # to packetize -> the next compute end / message arrival
+        if ctl[C_IN_FLIGHT] == 0 and ctl[C_TO_PACK] == 0:
+            go = trace_idle(now, trf, ctl, stats)
+            if go < 0:
+                ctl[C_DEADLOCK] = 3
+                done = True
+                break
+            if go != now:
+                m.flush(go, net, buf)
+                now = go
+                ctl[C_LAST_PROGRESS] = now
+        trace_step(now, trf, ctl)
+        m.entered(packetize(now, net, buf, trf, ctl, stats), ctl)
+        done = _cycle_end(m, now, now >= trf.warmup and now < trf.end_measure, net, buf, trf, ctl, out)
+        now += 1
+        if done:
+            break
+    return _stop(m, now, done, net, buf, ctl, stats)

@@ -61,10 +61,17 @@ from numba.extending import intrinsic
 from common.jitcache import refresh_kernel_cache
 
 from .. import events
-from . import _core
-from ._core import HELPER, KERNEL, draw_dest, gap, start
+from ..routing import _booksim, _simple, registry
+from . import _core, _iq_layout
+from .._jit import HELPER, KERNEL
+from ..routing._booksim import RT_VALIANT, min_hops, route
+from ._core import GenCounters, draw_dest, generate, start
+from ._iq_layout import (F_HEAD, F_CNT, F_STATE, F_T, F_OUT, F_RTN, F_AAPTR, F_IP, F_FB, K_DST, K_LEN, K_SRC, K_TGEN, K_TINJ,
+                          K_HOPS, K_DIR, K_DIM, K_PH, K_REC, K_INTM, K_VPH, K_DR, K_DC, O_OWNER, O_CRED, O_GPTR, O_PORT,
+                          P_LAT, P_UP, P_INJ, P_SAAPTR, P_SWRR, Q_ROUTER, Q_LAT, Q_DOWN, Q_DIM, Q_SAGPTR,
+                          Q_ARC, Q_DROUTER)
 
-# The compile conventions of sim.routers._core: KERNEL entry points and HELPERs
+# The compile conventions of sim._jit: KERNEL entry points and HELPERs
 # inlined by LLVM, all with ``_nrt=False`` (the kernel allocates nothing;
 # with numba's runtime every call and attribute access reference-counted the
 # ~80 arrays of the structures: 5-6x slower).
@@ -125,17 +132,6 @@ PARKED = NEVER - 1
 # of being listed, and its rows read, at every visit of its router.
 NO_CREDIT = NEVER - 2
 
-# ----------------------------------------------------------------- routings
-RT_DOR = 0         # BookSim2's dim_order_torus / dim_order_mesh
-RT_MIN_ADAPT = 1   # BookSim2's min_adapt_mesh / min_adapt_torus
-RT_VALIANT = 2     # BookSim2's valiant_mesh / valiant_torus
-
-# destination modes (as sim.traffic)
-DEST_UNIFORM = 0
-DEST_PERM = 1
-DEST_TABLE = 2
-DEST_HOT = 3
-
 Net = namedtuple("Net", [
     "n", "A", "T", "V", "B", "D",
     "ipr", "opr",                          # a row per input / output port (P_*, Q_*)
@@ -147,59 +143,6 @@ Net = namedtuple("Net", [
     "pf",                                  # 1: prefetch (the state is larger than the caches)
     "dcp",                                 # 1: packets carry their destination's coordinates (K_DC)
 ])
-
-# Records. What one flit's hop touches is kept together (at 65,536 routers the
-# state is far larger than the caches and every array read at a random index
-# is a cache miss): an input VC's row of ``vcr`` (int32) holds its scalars,
-# its B buffer slots (packet, flit index, arrival cycle) and its route set
-# (R entries of port, first VC, last VC, priority; from ``net.rt0``); a
-# packet's row of ``pkr`` (int32) its fields; an output VC's row of ``ovr``
-# (int32) its owner, credits and VC allocator pointer.
-F_HEAD = 0
-F_CNT = 1
-F_STATE = 2
-F_T = 3
-F_OUT = 4
-F_RTN = 5
-F_AAPTR = 6
-F_IP = 7           # the VC's input port (g // V without a division)
-F_FB = 8
-K_DST = 0
-K_LEN = 1
-K_SRC = 2
-K_TGEN = 3
-K_TINJ = 4
-K_HOPS = 5
-K_DIR = 6
-K_DIM = 7
-K_PH = 8
-K_REC = 9
-K_INTM = 10
-K_VPH = 11
-K_DR = 12          # the destination's router
-K_DC = 13          # its coordinates (net.dcp: 3 dimensions or fewer), so a hop's route reads no other row
-NK = 16            # a packet's row: one 64-byte line
-O_OWNER = 0
-O_CRED = 1
-O_GPTR = 2
-O_PORT = 3         # the VC's output port (o // V without a division)
-NOVF = 4
-
-# a port's row of ``net.ipr`` / ``net.opr`` (int32): its facts and its switch allocator's round-robin pointers
-P_ROUTER = 0
-P_LAT = 1          # latency of the channel into it
-P_UP = 2           # the output port upstream
-P_INJ = 3          # 1: a terminal's injection port
-P_SAAPTR = 4       # switch allocator: accept pointer
-P_SWRR = 5         # the VC after the last one that won the switch
-Q_ROUTER = 0
-Q_LAT = 1
-Q_DOWN = 2         # the input port downstream (-1: an ejection port)
-Q_DIM = 3          # dimension of a link's port (-1: a terminal's)
-Q_SAGPTR = 4       # switch allocator: grant pointer
-Q_ARC = 5          # the arc of a link's port (-1: a terminal's)
-Q_DROUTER = 6      # the router downstream (-1: an ejection port)
-NPORT = 8
 
 Buf = namedtuple("Buf", [
     "vcr", "at", "ovr",
@@ -220,203 +163,6 @@ Trf = namedtuple("Trf", [
 ])
 
 Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
-
-
-# =========================================================================
-# traffic
-# =========================================================================
-@njit(**HELPER)
-def _generate(now, trf, acc, counting):
-    """Packets generated this cycle join their terminal's source queue.
-    ``src_t`` may hold fewer columns than the capacity ``cap``: a row that
-    fills up sets ``full`` and the driver widens the rows before the next
-    cycle (Bernoulli sources add at most one packet a cycle)."""
-    cap = trf.cap
-    pc = trf.src_t.shape[1]
-    a = acc.v
-    for t in range(trf.next_gen.shape[0]):
-        while trf.next_gen[t] <= now:
-            L = trf.len_min
-            if trf.len_max > trf.len_min:
-                L += np.random.randint(0, trf.len_max - trf.len_min + 1)
-            if counting:
-                a[A_GEN_FLITS] += L
-                a[A_GEN_PKTS] += 1
-            if trf.src_cnt[t] < cap:
-                k = trf.src_head[t] + trf.src_cnt[t]
-                if k >= pc:
-                    k -= pc
-                trf.src_t[t, k] = now
-                trf.src_l[t, k] = L
-                trf.src_cnt[t] += 1
-                if trf.src_cnt[t] == pc and pc < cap:
-                    trf.full[0] = 1
-            else:
-                a[A_OVERFLOW] += 1
-            trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
-
-
-# =========================================================================
-# routing
-# =========================================================================
-@njit(**HELPER)
-def _add(g, op, v0, v1, pri, net, buf):
-    """Add (port, VC range) to the route set of ``g``. BookSim2's OutputSet is
-    a ``std::set`` ordered by priority alone, so a second entry of the same
-    priority is dropped: its min_adapt keeps only the first productive
-    direction. ``net.one_per_pri`` reproduces that; off, every entry counts."""
-    k = buf.vcr[g, F_RTN]
-    if net.one_per_pri != 0:
-        for e in range(k):
-            if buf.vcr[g, net.rt0 + 4 * (e) + 3] == pri:
-                return
-    buf.vcr[g, net.rt0 + 4 * (k)] = op
-    buf.vcr[g, net.rt0 + 4 * (k) + 1] = v0
-    buf.vcr[g, net.rt0 + 4 * (k) + 2] = v1
-    buf.vcr[g, net.rt0 + 4 * (k) + 3] = pri
-    buf.vcr[g, F_RTN] = k + 1
-
-
-@njit(**HELPER)
-def _dor_next(p, u, tr, turning, net, buf):
-    """BookSim2's ``dor_next_torus`` / ``dor_next_mesh`` from router ``u``
-    towards router ``tr``: the output port; on entering a dimension (or with
-    ``turning``) it fixes the direction (a k/2 tie at random) and, on a
-    wrapped dimension, the VC class ``pk_ph``: 1 for a packet that crosses
-    the dateline going +, and, as BookSim2 at 28f4329, for one that does NOT
-    cross it going -. -1 when ``u`` is ``tr``."""
-    own = net.dcp != 0 and tr == buf.pkr[p, K_DR]
-    k = -1
-    dst = 0
-    for kk in range(net.D):
-        k2 = net.dim_order[kk]
-        c2 = buf.pkr[p, K_DC + k2] if own else net.coords[tr, k2]
-        if net.coords[u, k2] != c2:
-            k = k2
-            dst = c2
-            break
-    if k < 0:
-        return -1
-    cur = net.coords[u, k]
-    if turning or k != buf.pkr[p, K_DIM]:
-        if net.wrap[k] != 0:
-            K = net.shape[k]
-            dist2 = K - 2 * ((dst - cur + K) % K)
-            d = 0 if (dist2 > 0 or (dist2 == 0 and np.random.randint(0, 2) == 1)) else 1
-            if d == 0:
-                buf.pkr[p, K_PH] = 1 if cur > dst else 0
-            else:
-                buf.pkr[p, K_PH] = 1 if dst < cur else 0
-        else:
-            d = 0 if cur < dst else 1
-            buf.pkr[p, K_PH] = 0
-        buf.pkr[p, K_DIR] = d
-    return net.out_op[u, k, buf.pkr[p, K_DIR]]
-
-
-@njit(**HELPER)
-def _route(g, p, u, net, buf):
-    """The route set of the head of input VC ``g`` (packet ``p`` at router
-    ``u``): output ports with a VC range each, as BookSim2's routing
-    functions (``routing``) give them."""
-    V = net.V
-    buf.vcr[g, F_RTN] = 0
-    dt = buf.pkr[p, K_DST]
-    dr = buf.pkr[p, K_DR]
-    ip = buf.vcr[g, F_IP]
-    wrapped = False
-    for k in range(net.D):
-        if net.wrap[k] != 0:
-            wrapped = True
-    rt = net.routing
-    if rt == RT_VALIANT:
-        injected = net.ipr[ip, P_INJ] != 0
-        if buf.pkr[p, K_VPH] == 0 and u == buf.pkr[p, K_INTM]:
-            buf.pkr[p, K_VPH] = 1
-            buf.pkr[p, K_DIM] = -1          # BookSim2: the next dimension is entered afresh
-        tr = buf.pkr[p, K_INTM] if buf.pkr[p, K_VPH] == 0 else dr
-        if u == dr and buf.pkr[p, K_VPH] == 1:
-            _add(g, net.term_op[dt], 0, V - 1, 0, net, buf)
-            return
-        op = _dor_next(p, u, tr, injected, net, buf)
-        v0 = 0
-        v1 = V - 1
-        if u == dr:
-            pass                        # BookSim2 does not split the VCs at the destination router
-        elif wrapped:
-            ring = V // 2
-            if buf.pkr[p, K_PH] == 0:
-                v1 -= ring
-            else:
-                v0 += ring
-            half = ring // 2
-            if buf.pkr[p, K_VPH] == 0:
-                v1 -= half
-            else:
-                v0 += half
-        else:
-            half = V // 2
-            if buf.pkr[p, K_VPH] == 0:
-                v1 -= half
-            else:
-                v0 += half
-        _add(g, op, v0, v1, 0, net, buf)
-        return
-    if u == dr:
-        _add(g, net.term_op[dt], 0, V - 1, 0, net, buf)
-        return
-    if rt == RT_DOR:
-        op = _dor_next(p, u, dr, False, net, buf)
-        if wrapped:
-            half = V // 2
-            if buf.pkr[p, K_PH] == 0:
-                _add(g, op, 0, V - 1 - half, 0, net, buf)
-            else:
-                _add(g, op, half, V - 1, 0, net, buf)
-        else:
-            _add(g, op, 0, V - 1, 0, net, buf)
-        return
-    # RT_MIN_ADAPT: the injection VC does not count (in_vc = the last VC)
-    in_vc = V - 1 if net.ipr[ip, P_INJ] != 0 else g - ip * V
-    if wrapped:
-        # min_adapt_torus: outside the escape VCs 0/1, every productive
-        # direction (a k/2 tie goes -) on VC 3, and the escape re-entered as
-        # if injected here; inside them, DOR on VC ph
-        if in_vc > 1:
-            for kk in range(net.D):
-                k = net.dim_order[kk]
-                cur = net.coords[u, k]
-                dst = buf.pkr[p, K_DC + k] if net.dcp != 0 else net.coords[dr, k]
-                if cur != dst:
-                    K = net.shape[k]
-                    dist2 = K - 2 * ((dst - cur + K) % K)
-                    _add(g, net.out_op[u, k, 0 if dist2 > 0 else 1], 3, 3, 1, net, buf)
-            op = _dor_next(p, u, dr, True, net, buf)
-        else:
-            op = _dor_next(p, u, dr, False, net, buf)
-        _add(g, op, buf.pkr[p, K_PH], buf.pkr[p, K_PH], 0, net, buf)
-        return
-    # min_adapt_mesh: the DOR escape on VC 0; outside it, every productive direction on VCs 1..V-1
-    op = _dor_next(p, u, dr, False, net, buf)
-    _add(g, op, 0, 0, 0, net, buf)
-    if in_vc != 0:
-        for kk in range(net.D):
-            k = net.dim_order[kk]
-            cur = net.coords[u, k]
-            dst = buf.pkr[p, K_DC + k] if net.dcp != 0 else net.coords[dr, k]
-            if cur != dst:
-                _add(g, net.out_op[u, k, 0 if cur < dst else 1], 1, V - 1, 1, net, buf)
-
-
-@njit(**HELPER)
-def _min_hops(a, b, net):
-    h = 0
-    for k in range(net.D):
-        d = abs(net.coords[a, k] - net.coords[b, k])
-        if net.wrap[k] != 0 and net.shape[k] - d < d:
-            d = net.shape[k] - d
-        h += d
-    return h
 
 
 # =========================================================================
@@ -491,7 +237,7 @@ def _route_pending(net, buf):
                 g = buf.pend[k + PF_NEAR, 0]
                 _prefetch(net.coords, buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DR], 0)
         g = buf.pend[k, 0]
-        _route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], buf.pend[k, 1], net, buf)
+        route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], buf.pend[k, 1], net, buf)
     buf.npend[0] = 0
 
 
@@ -631,7 +377,7 @@ def _eject(p, fi, t_read, net, buf, acc, phase):
         a[A_NLAT_SUM] += t_read - buf.pkr[p, K_TINJ]
         a[A_HOPS_SUM] += buf.pkr[p, K_HOPS]
         ur = buf.pkr[p, K_DR]
-        a[A_MINHOPS] += _min_hops(buf.pkr[p, K_SRC], ur, net)
+        a[A_MINHOPS] += min_hops(buf.pkr[p, K_SRC], ur, net)
         hb = acc.hist.shape[0] - 1
         acc.hist[lat if lat < hb else hb] += 1
     if rec:
@@ -1177,7 +923,8 @@ def run(net, buf, trf, acc, ctl, until):
                     buf.at[g] = now
                 _wake(net.opr[op, Q_ROUTER], now, buf)
         buf.wh_cnt[slot] = 0
-        _generate(now, trf, acc, phase < 2)
+        # the source queues' packets are BookSim2's: none is measured before it is taken (_take)
+        generate(now, phase < 2, trf, a, GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW))
         _inject(now, net, buf, trf, acc, phase, drain_t)
         moved = _routers(now, net, buf, acc, phase)
         if moved > 0 or a[A_INFL_FLITS] == 0:
@@ -1220,4 +967,4 @@ def seed_and_start(seed, trf):
 
 # numba checks only this file's source for freshness: the helpers and
 # constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_core, events))
+refresh_kernel_cache(sys.modules[__name__], (_core, _iq_layout, _booksim, _simple, registry, events))

@@ -34,22 +34,23 @@ sleep most cycles.
 
 from __future__ import annotations
 
-import sys
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from common.jitcache import refresh_kernel_cache
+from .._jit import HELPER
+from ..routing._simple import advance_route, candidates, route_target
+from ._core import (BUF_FIELDS, C_IN_FLIGHT, C_LAST_PROGRESS, NO_ROOM, NOT_NOW, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS,
+                    S_WIN_HOPS, Switching, arbitration, choose, delivered, next_input)
 
-from .. import events
-from . import _core
-from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE, C_NOW,
-                    C_STALL_VC, C_TO_PACK, HELPER, KERNEL, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_STARVED,
-                    S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates, delivered, final_stats, finished,
-                    generate, inject_synthetic, keep_tied, packetize, route_target, spreads_ties, trace_idle,
-                    trace_step)
+__all__ = ["Buf", "VCTBuf", "buffer_sizes", "wheel_size", "switching"]
 
-__all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
+#: this mode's buffers (the fields of :data:`sim.routers._core.BUF_FIELDS`)
+VCTBuf = namedtuple("VCTBuf", BUF_FIELDS)
+# Its own name (numba names compiled helpers after their argument types: two modes' buffers of one name
+# would share compiled code), and a module attribute of that name (the kernel cache pickles it by reference).
+Buf = VCTBuf
 
 NEVER = np.int64(1) << 62
 
@@ -129,6 +130,19 @@ def _eject(p, u, now, in_window, net, buf, trf, ctl, out):
 
 
 @njit(**HELPER)
+def _rank(ci, now, net, buf):
+    """Candidate ``ci`` by its VC's credits: it needs room for the whole
+    packet (and a free output channel to be taken now)."""
+    a = buf.cand_a[ci]
+    c = buf.credit[a * net.V + buf.cand_v[ci]]
+    if c < buf.cand_n[ci]:
+        return NO_ROOM
+    if buf.out_busy[a] > now:
+        return NOT_NOW
+    return c
+
+
+@njit(**HELPER)
 def _forward(p, u, dr, now, in_window, net, buf, out):
     """Route packet ``p`` at router ``u`` and send it on the best allowed
     (channel, VC): tier 0 (adaptive) first, the escape tier only when no
@@ -139,48 +153,17 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
     V = net.V
     L = buf.pk_len[p]
     nc = candidates(p, u, dr, L, net, buf)
-    best_a = -1
-    best_v = -1
-    best_c = -1
-    esc = False
-    room = False
-    spread = spreads_ties(net)
-    ties = 0
-    for tier in range(2):
-        if tier == 1 and room:
-            break
-        for ci in range(nc):
-            if buf.cand_t[ci] != tier:
-                continue
-            a = buf.cand_a[ci]
-            c = buf.credit[a * V + buf.cand_v[ci]]
-            if c < buf.cand_n[ci]:
-                continue
-            room = True
-            if buf.out_busy[a] > now:
-                continue
-            if c > best_c:
-                best_c = c
-                best_a = a
-                best_v = buf.cand_v[ci]
-                ties = 1
-            elif spread and c == best_c:
-                ties += 1
-                if keep_tied(ties):
-                    best_a = a
-                    best_v = buf.cand_v[ci]
-        if best_a >= 0:
-            esc = tier == 1
-            break
-    if best_a < 0:
+    best, tier = choose(_rank, nc, now, net, buf)
+    esc = tier == 1
+    if best < 0:
         free_at = NEVER
         for ci in range(nc):
             b = buf.out_busy[buf.cand_a[ci]]
             if b > now and b < free_at:
                 free_at = b
         return free_at
-    a = best_a
-    v = best_v
+    a = buf.cand_a[best]
+    v = buf.cand_v[best]
     buf.out_busy[a] = now + L
     buf.credit[a * V + v] -= L
     if in_window:
@@ -213,61 +196,27 @@ def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
     """One cycle of router ``u``: in arbitration order, every eligible
     packet at the head of an input VC or injection queue is ejected or
     forwarded if it can be."""
-    V = net.V
-    i0 = net.in_indptr[u]
-    nin = net.in_indptr[u + 1] - i0
-    nv = nin * V
-    nt = (net.term_indptr[u + 1] - net.term_indptr[u]) * net.n_inj
-    ntot = nv + nt
-    # arbitration order: input ports in a rotating round robin, the VCs of
-    # a port from a rotating start; the injection queues after all of them
-    # (in-transit priority) or as one more block at a rotating position
-    # among the ports. No divisions in this loop.
-    e = buf.rr[u]
-    buf.rr[u] = e + 1 if e + 1 < nin else 0
-    if net.transit_priority:
-        tb = nv
-    else:
-        tb = buf.rr_t[u] * V
-        buf.rr_t[u] = buf.rr_t[u] + 1 if buf.rr_t[u] < nin else 0
+    # the pointers move every cycle, also when the router sleeps
+    i0, nin, nt, ntot, e, tb = arbitration(u, net, buf)
     if buf.wake[u] > now:
         return
     tst = now % nt if nt > 1 else 0
     vv = 0
     nxt = NEVER
     for j in range(ntot):
-        if j >= tb and j < tb + nt:
-            t_in = j - tb + tst
-            if t_in >= nt:
-                t_in -= nt
-            t_in += net.term_indptr[u] * net.n_inj
-            if buf.inj_cnt[t_in] == 0:
-                continue
-            p = buf.inj_buf[t_in, buf.inj_head[t_in]]
-            if buf.inj_busy[t_in] > now:
-                nxt = min(nxt, max(buf.inj_busy[t_in], buf.pk_ready[p]))
-                continue
-            g = -1
-            arc_in = -1
-        else:
-            arc_in = net.in_arcs[i0 + e]
-            v = vst + vv
-            if v >= V:
-                v -= V
-            vv += 1
-            if vv == V:
-                vv = 0
-                e += 1
-                if e == nin:
-                    e = 0
-            g = arc_in * V + v
-            if buf.vc_cnt[g] == 0:
-                continue
+        t_in, arc_in, g, e, vv = next_input(j, tb, nt, tst, i0, nin, e, vv, vst, u, net, buf)
+        if g >= 0:
             p = buf.vc_pk[g, buf.vc_head[g]]
             if buf.in_busy[arc_in] > now:
                 nxt = min(nxt, max(buf.in_busy[arc_in], buf.pk_ready[p]))
                 continue
-            t_in = -1
+        elif t_in >= 0:
+            p = buf.inj_buf[t_in, buf.inj_head[t_in]]
+            if buf.inj_busy[t_in] > now:
+                nxt = min(nxt, max(buf.inj_busy[t_in], buf.pk_ready[p]))
+                continue
+        else:
+            continue
         if buf.pk_ready[p] > now:
             nxt = min(nxt, buf.pk_ready[p])
             continue
@@ -304,106 +253,13 @@ def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
 
 
 # =========================================================================
-# checks and deadlock detection
+# this switching mode's part of the shared loops and watchdog (_core.Switching)
 # =========================================================================
 @njit(**HELPER)
-def _held(net, buf):
-    """Packets in the input VCs and injection queues."""
-    held = 0
-    for g in range(buf.vc_cnt.shape[0]):
-        held += buf.vc_cnt[g]
-    for q in range(buf.inj_cnt.shape[0]):
-        held += buf.inj_cnt[q]
-    return held
+def _credits(now, net, buf):
+    _credit_slot(now & (buf.wh_cnt.shape[0] - 1), now, net, buf)
 
 
-@njit(**HELPER)
-def _conserved(net, buf, ctl):
-    held = _held(net, buf)
-    inf = ctl[C_IN_FLIGHT]
-    return held == inf and ctl[C_INJECTED] - ctl[C_DELIVERED] == inf and held + ctl[C_NFREE] == buf.free.shape[0]
-
-
-@njit(**HELPER)
-def _stalled(now, net, buf):
-    """A transit packet waiting longer than the watchdog at the head of its VC (-1: none)."""
-    for g in range(buf.vc_cnt.shape[0]):
-        if buf.vc_cnt[g] > 0:
-            p = buf.vc_pk[g, buf.vc_head[g]]
-            since = buf.vc_since[g]
-            if buf.pk_ready[p] > since:
-                since = buf.pk_ready[p]
-            if now - since > net.watchdog:
-                return g
-    return -1
-
-
-@njit(**HELPER)
-def _knot(net, buf):
-    """The wait-for graph of the input VCs: a VC is live if it is empty,
-    its head can be ejected, or one of its head's candidates is live or
-    will have room (credits in flight counted). Returns a VC of a knot (no
-    chain from it reaches a live one), or -1."""
-    V = net.V
-    NVC = buf.vc_cnt.shape[0]
-    live = buf.live
-    pend = buf.pend
-    for g in range(NVC):
-        pend[g] = 0
-        live[g] = buf.vc_cnt[g] == 0
-    for s in range(buf.wh_cnt.shape[0]):
-        for e in range(buf.wh_cnt[s]):
-            if buf.wh_idx[s, e] >= 0:
-                pend[buf.wh_idx[s, e]] += buf.wh_amt[s, e]
-    changed = True
-    while changed:
-        changed = False
-        for g in range(NVC):
-            if live[g]:
-                continue
-            p = buf.vc_pk[g, buf.vc_head[g]]
-            u = net.arc_dst[g // V]
-            dr = route_target(p, net, buf)
-            ok = dr == u
-            if not ok:
-                nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
-                for ci in range(nc):
-                    g2 = buf.cand_a[ci] * V + buf.cand_v[ci]
-                    if live[g2] or buf.credit[g2] + pend[g2] >= buf.cand_n[ci]:
-                        ok = True
-                        break
-            if ok:
-                live[g] = True
-                changed = True
-    for g in range(NVC):
-        if not live[g]:
-            return g
-    return -1
-
-
-@njit(**HELPER)
-def _watch(now, net, buf, ctl, stats):
-    """Conservation check (``check``) and the deadlock watchdog: no
-    movement for ``watchdog`` cycles, or a stalled transit packet in a knot
-    of the wait-for graph (a stalled one outside a knot is starved)."""
-    if net.check_every > 0 and now % net.check_every == 0:
-        if not _conserved(net, buf, ctl):
-            stats[S_VIOLATIONS] += 1
-    if ctl[C_IN_FLIGHT] > 0 and now - ctl[C_LAST_PROGRESS] > net.watchdog:
-        ctl[C_DEADLOCK] = 1
-    elif ctl[C_IN_FLIGHT] > 0 and now % net.scan_every == 0:
-        if _stalled(now, net, buf) >= 0:
-            g = _knot(net, buf)
-            if g >= 0:
-                ctl[C_DEADLOCK] = 2
-                ctl[C_STALL_VC] = g
-            else:
-                stats[S_STARVED] += 1
-
-
-# =========================================================================
-# the driver step
-# =========================================================================
 @njit(**HELPER)
 def _flush_credits(now, net, buf):
     """Trace mode, network empty: every credit in flight comes back now."""
@@ -412,78 +268,54 @@ def _flush_credits(now, net, buf):
 
 
 @njit(**HELPER)
-def _network(now, in_window, net, buf, trf, ctl, out):
-    """One cycle of every router that holds something, then the checks."""
+def _routers(now, in_window, net, buf, trf, ctl, out):
+    """One cycle of every router that holds something."""
     vst = now % net.V     # the VC every port starts its round robin from
     for u in range(net.n):
         if buf.r_cnt[u] != 0:
             _router(u, now, vst, in_window, net, buf, trf, ctl, out)
-    _watch(now, net, buf, ctl, out.stats)
 
 
 @njit(**HELPER)
-def _stop(now, done, net, buf, ctl, stats):
-    """Save the cycle reached; at the end of the run the final statistics."""
-    ctl[C_NOW] = now
-    if done:
-        ctl[C_DONE] = 1
-        final_stats(_held(net, buf), ctl[C_IN_FLIGHT], ctl, stats)
-    return done
+def _entered(phits, ctl):
+    """Packets are counted, not phits (``C_IN_FLIGHT``, by the injection itself)."""
 
 
-@njit(**KERNEL)
-def run(net, buf, trf, out, ctl, until):
-    """Synthetic traffic: simulate from cycle ``ctl[C_NOW]`` until the run
-    ends (returns True, final statistics written) or cycle ``until``."""
-    stats = out.stats
-    W = buf.wh_cnt.shape[0]
-    now = begin(trf, ctl)
-    done = False
-    while now < until:
-        _credit_slot(now & (W - 1), now, net, buf)
-        in_window = now >= trf.warmup and now < trf.end_measure
-        generate(now, in_window, trf, stats)
-        inject_synthetic(now, in_window, net, buf, trf, ctl, stats)
-        _network(now, in_window, net, buf, trf, ctl, out)
-        now += 1
-        if ctl[C_DEADLOCK] != 0 or finished(now, trf, ctl, stats):
-            done = True
-            break
-    return _stop(now, done, net, buf, ctl, stats)
+@njit(**HELPER)
+def _held(net, buf):
+    """Packets in the input VCs and injection queues."""
+    return buf.vc_cnt.sum() + buf.inj_cnt.sum()
 
 
-@njit(**KERNEL)
-def run_trace(net, buf, trf, out, ctl, until):
-    """A trace-driven workload: as :func:`run`, the processes' events and
-    their messages' packets instead of the generator."""
-    stats = out.stats
-    W = buf.wh_cnt.shape[0]
-    now = begin(trf, ctl)
-    done = False
-    while now < until:
-        _credit_slot(now & (W - 1), now, net, buf)
-        # fast-forward over idle stretches: nothing in the network, nothing
-        # to packetize -> the next compute end / message arrival
-        if ctl[C_IN_FLIGHT] == 0 and ctl[C_TO_PACK] == 0:
-            go = trace_idle(now, trf, ctl, stats)
-            if go < 0:
-                ctl[C_DEADLOCK] = 3
-                done = True
-                break
-            if go != now:
-                _flush_credits(go, net, buf)
-                now = go
-                ctl[C_LAST_PROGRESS] = now
-        trace_step(now, trf, ctl)
-        packetize(now, net, buf, trf, ctl, stats)
-        _network(now, now >= trf.warmup and now < trf.end_measure, net, buf, trf, ctl, out)
-        now += 1
-        if ctl[C_DEADLOCK] != 0 or finished(now, trf, ctl, stats):
-            done = True
-            break
-    return _stop(now, done, net, buf, ctl, stats)
+@njit(**HELPER)
+def _expect(ctl):
+    return ctl[C_IN_FLIGHT]
 
 
-# numba checks only this file's source for freshness: the helpers and
-# constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_core, events))
+@njit(**HELPER)
+def _head_ready(g, buf):
+    return buf.pk_ready[buf.vc_pk[g, buf.vc_head[g]]]
+
+
+@njit(**HELPER)
+def _credit_amount(s, e, buf):
+    return buf.wh_amt[s, e]
+
+
+@njit(**HELPER)
+def _out_live(g, live, pend, net, buf):
+    """A packet holds no output before it moves: its candidates decide."""
+    return -1
+
+
+@njit(**HELPER)
+def _need(ci, buf):
+    """A whole packet's room (and the bubble's, when it enters a ring)."""
+    return buf.cand_n[ci]
+
+
+@njit(**HELPER)
+def switching():
+    """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
+    return Switching(_credits, _flush_credits, _routers, _entered, _held, _expect, _head_ready, _credit_amount,
+                     _out_live, _need)

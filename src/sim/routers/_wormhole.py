@@ -46,31 +46,34 @@ at most ``buffer_flits`` flits per round trip).
 
 from __future__ import annotations
 
-import sys
+from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
-from common.jitcache import refresh_kernel_cache
-
-from .. import errors, events
-from . import _core
-from ._core import (C_DEADLOCK, C_DELIVERED, C_DONE, C_FLITS_IN, C_IN_FLIGHT, C_INJECTED, C_LAST_PROGRESS, C_NFREE,
-                    C_NOW, C_STALL_VC, C_TO_PACK, DL_BUBBLE, HELPER, KERNEL, MODE_ADAPTIVE, MODE_DOR, S_ACC_PACKETS,
-                    S_ACC_PHITS, S_ESC_HOPS, S_STARVED, S_VIOLATIONS, S_WIN_HOPS, advance_route, begin, candidates,
-                    delivered, final_stats, finished, generate, inject_synthetic, keep_tied, packetize, route_target,
-                    spreads_ties, trace_idle, trace_step)
+from .._jit import HELPER
 from ..errors import SimError
+from ..routing._simple import DL_BUBBLE, MODE_ADAPTIVE, MODE_DOR, advance_route, candidates, route_target
+from ._core import (BUF_FIELDS, C_FLITS_IN, C_LAST_PROGRESS, NO_ROOM, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS, S_WIN_HOPS,
+                    Switching, arbitration, choose, delivered, next_input)
 
-__all__ = ["buffer_sizes", "wheel_size", "run", "run_trace"]
+__all__ = ["Buf", "WormholeBuf", "buffer_sizes", "wheel_size", "switching", "BUBBLE_NEEDS_VCT"]
+
+#: this mode's buffers (the fields of :data:`sim.routers._core.BUF_FIELDS`)
+WormholeBuf = namedtuple("WormholeBuf", BUF_FIELDS)
+# Its own name (numba names compiled helpers after their argument types: two modes' buffers of one name
+# would share compiled code), and a module attribute of that name (the kernel cache pickles it by reference).
+Buf = WormholeBuf
+
+BUBBLE_NEEDS_VCT = ("bubble flow control needs virtual cut-through (switching='vct'); with wormhole use --routing dor "
+                    "--deadlock dateline --vcs 2 (or none), or routing table, updown, distance, minimal, tsdor, dort")
 
 
 def buffer_sizes(cfg, mode: int, dl_code: int) -> tuple[int, int]:
     """``(cap, slots)``: flits of every input VC (both); raises
     :class:`SimError` for the routings that need bubble flow control."""
     if mode == MODE_ADAPTIVE or (mode == MODE_DOR and dl_code == DL_BUBBLE):
-        raise SimError("bubble flow control needs virtual cut-through (switching='vct'); with wormhole use "
-                       "--routing dor --deadlock dateline --vcs 2 (or none), or routing table, updown, distance, "
-                       "minimal, tsdor, dort")
+        raise SimError(BUBBLE_NEEDS_VCT)
     lo, hi = cfg.length_range
     cap = int(cfg.buffer_flits) if cfg.buffer_flits > 0 else int(cfg.buffer_packets) * hi
     return cap, cap
@@ -96,16 +99,27 @@ def _credit_slot(s, buf):
     buf.wh_cnt[s] = 0
 
 
-@njit(**HELPER)
-def _flush_credits(buf):
-    """Trace mode, network empty: every credit in flight comes back now."""
-    for s in range(buf.wh_cnt.shape[0]):
-        _credit_slot(s, buf)
-
-
 # =========================================================================
 # the router
 # =========================================================================
+#: a free output channel ranks above any credit count
+_FREE_CHANNEL = np.int64(1) << 32
+
+
+@njit(**HELPER)
+def _rank(ci, now, net, buf):
+    """Candidate ``ci``: an idle output VC with a credit has room; a channel
+    that has not taken a flit this cycle first, then the most credits."""
+    a = buf.cand_a[ci]
+    o2 = a * net.V + buf.cand_v[ci]
+    if buf.owner[o2] >= 0:
+        return NO_ROOM
+    c = buf.credit[o2]
+    if c < 1:
+        return NO_ROOM
+    return c + (_FREE_CHANNEL if buf.out_used[a] != now else 0)
+
+
 @njit(**HELPER)
 def _vc_alloc(p, u, now, net, buf):
     """Routing and VC allocation of the header of packet ``p`` at router
@@ -128,40 +142,7 @@ def _vc_alloc(p, u, now, net, buf):
         buf.ej_own[ej] = p
         return NVC + ej
     nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
-    best = -1
-    best_c = -1
-    best_f = False
-    best_t = 0
-    room = False
-    spread = spreads_ties(net)
-    ties = 0
-    for tier in range(2):
-        if tier == 1 and room:
-            break
-        for ci in range(nc):
-            if buf.cand_t[ci] != tier:
-                continue
-            a = buf.cand_a[ci]
-            o2 = a * V + buf.cand_v[ci]
-            if buf.owner[o2] >= 0:
-                continue
-            c = buf.credit[o2]
-            if c < 1:
-                continue
-            room = True
-            fr = buf.out_used[a] != now
-            if (fr and not best_f) or (fr == best_f and c > best_c):
-                best = ci
-                best_c = c
-                best_f = fr
-                ties = 1
-            elif spread and fr == best_f and c == best_c:
-                ties += 1
-                if keep_tied(ties):
-                    best = ci
-        if best >= 0:
-            best_t = tier
-            break
+    best, best_t = choose(_rank, nc, now, net, buf)
     if best < 0:
         return -1
     a = buf.cand_a[best]
@@ -236,59 +217,28 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
     kernel: input ports from a rotating start, the VCs of a port from a
     rotating start, the injection queues after them (in-transit priority)
     or as one block at a rotating position among the ports)."""
-    V = net.V
     NVC = buf.credit.shape[0]
-    i0 = net.in_indptr[u]
-    nin = net.in_indptr[u + 1] - i0
-    nv = nin * V
-    nt = (net.term_indptr[u + 1] - net.term_indptr[u]) * net.n_inj
-    ntot = nv + nt
-    e = buf.rr[u]
-    buf.rr[u] = e + 1 if e + 1 < nin else 0
-    vst = now % V
-    if net.transit_priority:
-        tb = nv
-    else:
-        tb = buf.rr_t[u] * V
-        buf.rr_t[u] = buf.rr_t[u] + 1 if buf.rr_t[u] < nin else 0
+    i0, nin, nt, ntot, e, tb = arbitration(u, net, buf)
+    vst = now % net.V
     tst = now % nt if nt > 0 else 0
     vv = 0
     for j in range(ntot):
-        if j >= tb and j < tb + nt:
-            t_in = j - tb + tst
-            if t_in >= nt:
-                t_in -= nt
-            t_in += net.term_indptr[u] * net.n_inj
-            if buf.inj_cnt[t_in] == 0:
-                continue
-            p = buf.inj_buf[t_in, buf.inj_head[t_in]]
-            if buf.pk_ready[p] > now:
-                continue
-            fi = buf.inj_sent[t_in]
-            o = buf.inj_out[t_in]
-            g = -1
-            arc_in = -1
-        else:
-            arc_in = net.in_arcs[i0 + e]
-            v = vst + vv
-            if v >= V:
-                v -= V
-            vv += 1
-            if vv == V:
-                vv = 0
-                e += 1
-                if e == nin:
-                    e = 0
-            g = arc_in * V + v
-            if buf.vc_cnt[g] == 0:
-                continue
+        t_in, arc_in, g, e, vv = next_input(j, tb, nt, tst, i0, nin, e, vv, vst, u, net, buf)
+        if g >= 0:
             hh = buf.vc_head[g]
             if buf.vc_rdy[g, hh] > now:
                 continue
             p = buf.vc_pk[g, hh]
             fi = buf.vc_fi[g, hh]
             o = buf.vc_out[g]
-            t_in = -1
+        elif t_in >= 0:
+            p = buf.inj_buf[t_in, buf.inj_head[t_in]]
+            if buf.pk_ready[p] > now:
+                continue
+            fi = buf.inj_sent[t_in]
+            o = buf.inj_out[t_in]
+        else:
+            continue
         if o < 0:
             o = _vc_alloc(p, u, now, net, buf)
             if o < 0:
@@ -335,14 +285,38 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
 
 
 # =========================================================================
-# checks and deadlock detection
+# this switching mode's part of the shared loops and watchdog (_core.Switching)
 # =========================================================================
 @njit(**HELPER)
+def _credits(now, net, buf):
+    _credit_slot(now & (buf.wh_cnt.shape[0] - 1), buf)
+
+
+@njit(**HELPER)
+def _flush_credits(now, net, buf):
+    """Trace mode, network empty: every credit in flight comes back now."""
+    for s in range(buf.wh_cnt.shape[0]):
+        _credit_slot(s, buf)
+
+
+@njit(**HELPER)
+def _routers(now, in_window, net, buf, trf, ctl, out):
+    """One cycle of every router that holds something."""
+    for u in range(net.n):
+        if buf.r_cnt[u] != 0:
+            _router(u, now, in_window, net, buf, trf, ctl, out)
+
+
+@njit(**HELPER)
+def _entered(phits, ctl):
+    """The flits of in-flight packets not yet consumed (what the buffers must hold)."""
+    ctl[C_FLITS_IN] += phits
+
+
+@njit(**HELPER)
 def _held(net, buf):
-    """Flits in the input VCs and injection queues."""
-    held = 0
-    for g in range(buf.vc_cnt.shape[0]):
-        held += buf.vc_cnt[g]
+    """Flits in the input VCs and injection queues (the unsent ones of their packets)."""
+    held = buf.vc_cnt.sum()
     for q in range(buf.inj_cnt.shape[0]):
         for i in range(buf.inj_cnt[q]):
             k = buf.inj_head[q] + i
@@ -354,170 +328,43 @@ def _held(net, buf):
 
 
 @njit(**HELPER)
-def _conserved(net, buf, ctl):
-    inf = ctl[C_IN_FLIGHT]
-    return (_held(net, buf) == ctl[C_FLITS_IN] and ctl[C_INJECTED] - ctl[C_DELIVERED] == inf
-            and inf + ctl[C_NFREE] == buf.free.shape[0])
+def _expect(ctl):
+    return ctl[C_FLITS_IN]
 
 
 @njit(**HELPER)
-def _stalled(now, net, buf):
-    """A flit waiting longer than the watchdog at the head of its VC (-1: none)."""
-    for g in range(buf.vc_cnt.shape[0]):
-        if buf.vc_cnt[g] > 0:
-            since = buf.vc_since[g]
-            r0 = buf.vc_rdy[g, buf.vc_head[g]]
-            if r0 > since:
-                since = r0
-            if now - since > net.watchdog:
-                return g
-    return -1
+def _head_ready(g, buf):
+    return buf.vc_rdy[g, buf.vc_head[g]]
 
 
 @njit(**HELPER)
-def _knot(net, buf):
-    """The wait-for graph of the input VCs: a VC is live if it is empty,
-    its head goes to an ejector, its output VC is live or will have room,
-    or (a header waiting for an output VC) one of its candidates is live or
-    will have room -- one of them frees when its owner's tail drains
-    through it. Returns a VC of a knot, or -1."""
-    V = net.V
+def _credit_amount(s, e, buf):
+    """A credit is one flit's room."""
+    return 1
+
+
+@njit(**HELPER)
+def _out_live(g, live, pend, net, buf):
+    """A head that holds an output (its packet spans routers) waits only on
+    it: live when it is an ejector, or an output VC that is live or will
+    have a credit; -1 when it holds none yet."""
+    o = buf.vc_out[g]
     NVC = buf.vc_cnt.shape[0]
-    live = buf.live
-    pend = buf.pend
-    for g in range(NVC):
-        pend[g] = 0
-        live[g] = buf.vc_cnt[g] == 0
-    for s in range(buf.wh_cnt.shape[0]):
-        for e in range(buf.wh_cnt[s]):
-            pend[buf.wh_idx[s, e]] += 1
-    changed = True
-    while changed:
-        changed = False
-        for g in range(NVC):
-            if live[g]:
-                continue
-            o = buf.vc_out[g]
-            if o >= NVC:
-                ok = True
-            elif o >= 0:
-                ok = live[o] or buf.credit[o] + pend[o] >= 1
-            else:
-                p = buf.vc_pk[g, buf.vc_head[g]]
-                u = net.arc_dst[g // V]
-                dr = route_target(p, net, buf)
-                ok = dr == u
-                if not ok:
-                    nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
-                    for ci in range(nc):
-                        g2 = buf.cand_a[ci] * V + buf.cand_v[ci]
-                        if live[g2] or buf.credit[g2] + pend[g2] >= 1:
-                            ok = True
-                            break
-            if ok:
-                live[g] = True
-                changed = True
-    for g in range(NVC):
-        if not live[g]:
-            return g
+    if o >= NVC:
+        return 1
+    if o >= 0:
+        return 1 if live[o] or buf.credit[o] + pend[o] >= 1 else 0
     return -1
 
 
 @njit(**HELPER)
-def _watch(now, net, buf, ctl, stats):
-    """Conservation check (``check``) and the deadlock watchdog: no
-    movement for ``watchdog`` cycles, or a stalled flit in a knot of the
-    wait-for graph (a stalled one outside a knot is starved)."""
-    if net.check_every > 0 and now % net.check_every == 0:
-        if not _conserved(net, buf, ctl):
-            stats[S_VIOLATIONS] += 1
-    if ctl[C_IN_FLIGHT] > 0 and now - ctl[C_LAST_PROGRESS] > net.watchdog:
-        ctl[C_DEADLOCK] = 1
-    elif ctl[C_IN_FLIGHT] > 0 and now % net.scan_every == 0:
-        if _stalled(now, net, buf) >= 0:
-            g = _knot(net, buf)
-            if g >= 0:
-                ctl[C_DEADLOCK] = 2
-                ctl[C_STALL_VC] = g
-            else:
-                stats[S_STARVED] += 1
-
-
-# =========================================================================
-# the driver step
-# =========================================================================
-@njit(**HELPER)
-def _network(now, in_window, net, buf, trf, ctl, out):
-    """One cycle of every router that holds something, then the checks."""
-    for u in range(net.n):
-        if buf.r_cnt[u] != 0:
-            _router(u, now, in_window, net, buf, trf, ctl, out)
-    _watch(now, net, buf, ctl, out.stats)
+def _need(ci, buf):
+    """One flit's room."""
+    return 1
 
 
 @njit(**HELPER)
-def _stop(now, done, net, buf, ctl, stats):
-    """Save the cycle reached; at the end of the run the final statistics."""
-    ctl[C_NOW] = now
-    if done:
-        ctl[C_DONE] = 1
-        final_stats(_held(net, buf), ctl[C_FLITS_IN], ctl, stats)
-    return done
-
-
-@njit(**KERNEL)
-def run(net, buf, trf, out, ctl, until):
-    """Synthetic traffic: simulate from cycle ``ctl[C_NOW]`` until the run
-    ends (returns True, final statistics written) or cycle ``until``."""
-    stats = out.stats
-    W = buf.wh_cnt.shape[0]
-    now = begin(trf, ctl)
-    done = False
-    while now < until:
-        _credit_slot(now & (W - 1), buf)
-        in_window = now >= trf.warmup and now < trf.end_measure
-        generate(now, in_window, trf, stats)
-        ctl[C_FLITS_IN] += inject_synthetic(now, in_window, net, buf, trf, ctl, stats)
-        _network(now, in_window, net, buf, trf, ctl, out)
-        now += 1
-        if ctl[C_DEADLOCK] != 0 or finished(now, trf, ctl, stats):
-            done = True
-            break
-    return _stop(now, done, net, buf, ctl, stats)
-
-
-@njit(**KERNEL)
-def run_trace(net, buf, trf, out, ctl, until):
-    """A trace-driven workload: as :func:`run`, the processes' events and
-    their messages' packets instead of the generator."""
-    stats = out.stats
-    W = buf.wh_cnt.shape[0]
-    now = begin(trf, ctl)
-    done = False
-    while now < until:
-        _credit_slot(now & (W - 1), buf)
-        # fast-forward over idle stretches: nothing in the network, nothing
-        # to packetize -> the next compute end / message arrival
-        if ctl[C_IN_FLIGHT] == 0 and ctl[C_TO_PACK] == 0:
-            go = trace_idle(now, trf, ctl, stats)
-            if go < 0:
-                ctl[C_DEADLOCK] = 3
-                done = True
-                break
-            if go != now:
-                _flush_credits(buf)
-                now = go
-                ctl[C_LAST_PROGRESS] = now
-        trace_step(now, trf, ctl)
-        ctl[C_FLITS_IN] += packetize(now, net, buf, trf, ctl, stats)
-        _network(now, now >= trf.warmup and now < trf.end_measure, net, buf, trf, ctl, out)
-        now += 1
-        if ctl[C_DEADLOCK] != 0 or finished(now, trf, ctl, stats):
-            done = True
-            break
-    return _stop(now, done, net, buf, ctl, stats)
-
-
-# numba checks only this file's source for freshness: the helpers and
-# constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_core, events, errors))
+def switching():
+    """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
+    return Switching(_credits, _flush_credits, _routers, _entered, _held, _expect, _head_ready, _credit_amount,
+                     _out_live, _need)

@@ -44,7 +44,7 @@ from batch means over the measured sample periods, and ``stable``.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -52,16 +52,20 @@ from candidates import Topology
 from common.size import check_memory, format_count
 
 from . import _iq as Q
+from . import _iq_layout as L
 from ..confidence import ci95
 from ..config import DRAIN_CHECK, SimConfig
 from ..errors import SimError
 from ..memory import iq_sizes
-from traffic import DEST_PERM, Destinations, terminal_router
+from ..results import SimProgress, SimResult, per_dimension, percentiles
+from ..routing.registry import ROUTING_REGISTRY
+from traffic import DEST_PERM, Destinations, TrafficPattern, terminal_router
+from . import RouterModel, register_router_model
 
-__all__ = ["IQRun", "build", "measure", "ROUTING_CODES"]
+__all__ = ["IQRun", "build", "measure", "simulate", "ROUTING_CODES"]
 
 #: the routings of this router model: BookSim2's routing functions on k-ary n-cubes
-ROUTING_CODES = {"dor": Q.RT_DOR, "min_adapt": Q.RT_MIN_ADAPT, "valiant": Q.RT_VALIANT}
+ROUTING_CODES = {r.name: r.iq_code for r in ROUTING_REGISTRY.values() if r.iq_code >= 0}
 
 HIST_BINS = 1 << 16
 
@@ -69,7 +73,7 @@ HIST_BINS = 1 << 16
 MAX_CYCLE = 2**31 - 2**24
 
 #: bytes a packet takes in the pool: its int32 row of buf.pkr and its place in the free stack
-POOL_BYTES = Q.NK * 4 + 4
+POOL_BYTES = L.NK * 4 + 4
 
 #: bytes of input VC rows above which the kernel prefetches (below, the state
 #: stays in the caches and prefetching only costs instructions: 15% at 1,024 routers)
@@ -127,7 +131,7 @@ class IQRun:
             P1 = min(self.pool_max, 2 * P)
             check_memory(f"router iq's packet pool ({format_count(P1)} packets)", (P1 - P) * POOL_BYTES,
                          "lower the load (the network is past saturation)")
-            pkr = _lined((P1, Q.NK), np.int32)
+            pkr = _lined((P1, L.NK), np.int32)
             pkr[:P] = buf.pkr
             pkr[P:, Q.K_INTM] = -1
             # the new packets go under the free stack: numbers are reused as from a stack of all P1
@@ -278,12 +282,12 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     new_ip[r_ip] = np.arange(NIP)
     new_op = np.arange(NOP, dtype=np.int64)
     new_op[r_op] = np.arange(A + T)
-    ipr = _lined((NIP, Q.NPORT), i32)
-    ipr[:, Q.P_ROUTER] = np.concatenate([topo.arc_dst, term_r])[r_ip]
+    ipr = _lined((NIP, L.NPORT), i32)
+    ipr[:, L.P_ROUTER] = np.concatenate([topo.arc_dst, term_r])[r_ip]
     ipr[:, Q.P_LAT] = np.concatenate([np.full(A, link), np.ones(T)])[r_ip]
     ipr[:, Q.P_UP] = new_op[np.concatenate([np.arange(A), A + T + np.arange(T)])][r_ip]
     ipr[:, Q.P_INJ] = r_ip >= A
-    opr = _lined((NOP, Q.NPORT), i32)
+    opr = _lined((NOP, L.NPORT), i32)
     old_op = np.concatenate([r_op, np.arange(A + T, NOP)])
     opr[:, Q.Q_ROUTER] = np.concatenate([topo.arc_src, term_r, term_r])[old_op]
     opr[:, Q.Q_LAT] = np.concatenate([np.full(A, link), np.ones(2 * T)])[old_op]
@@ -304,7 +308,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.int64(1 if cfg.self_traffic else 0), np.int64(1 if cfg.output_set == "booksim" else 0),
         np.int64(Q.F_FB + 3 * B),
         np.int64(NIP * V * z["vc_cols"] * 4 > PREFETCH_ABOVE),
-        np.int64(D <= Q.NK - Q.K_DC),
+        np.int64(D <= L.NK - Q.K_DC),
     )
     del new_ip, new_op, r_ip, r_op
     NVC, NOV = NIP * V, NOP * V
@@ -313,11 +317,11 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     vcr = _lined((NVC, z["vc_cols"]), i32)
     vcr[:, Q.F_STATE] = Q.VS_IDLE
     vcr[:, Q.F_IP] = np.arange(NVC) // V
-    ovr = _lined((NOV, Q.NOVF), i32)
+    ovr = _lined((NOV, L.NOVF), i32)
     ovr[:, Q.O_OWNER] = -1
     ovr[:, Q.O_CRED] = B
     ovr[:, Q.O_PORT] = np.arange(NOV) // V
-    pkr = _lined((P, Q.NK), i32)
+    pkr = _lined((P, L.NK), i32)
     pkr[:, Q.K_INTM] = -1
     buf = Q.Buf(
         vcr, np.full(NVC, never, i32), ovr,
@@ -493,3 +497,57 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
         "batches": len(batches),
     })
     return figures
+
+
+def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, deadlock: str, dests: Destinations,
+             rate: np.ndarray, load: float, seed: int, pair_latency: bool,
+             progress: Callable[[SimProgress], None] | None) -> SimResult:
+    """One synthetic-traffic run of the iq router (its model's entry:
+    :func:`sim.engine.simulate` validated it; ``deadlock`` is BookSim2's own)."""
+    hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
+    return _result(topo, cfg, pat, routing, load, seed, measure(build(topo, cfg, routing, dests, rate, seed, load), cfg,
+                                                                hook))
+
+
+def _progress_hook(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
+    """measure's hook (an IQRun) as SimProgress records."""
+    t0 = time.perf_counter()
+    planned = cfg.warmup + cfg.measure if cfg.measurement == "fixed" else cfg.sample_period * cfg.max_samples
+
+    last: list[float | None] = [None]
+
+    def hook(run: IQRun) -> None:
+        now, ph = run.now, int(run.ctl[Q.C_PHASE])
+        span = now - int(run.ctl[Q.C_RESET_T])
+        if ph == 1 and span > 0:
+            last[0] = float(run.acc.v[Q.A_ACC_FLITS]) / (span * T)
+        # while draining: the measurement's figure (the window is over)
+        acc = last[0] if ph >= 1 else None
+        progress(SimProgress(load, now, planned, ("warm-up", "measurement", "drain")[min(ph, 2)], acc,
+                             time.perf_counter() - t0))
+
+    return hook
+
+
+def _result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
+    util = f["arc_flits"] / float(max(f["window"], 1))
+    per_dim = per_dimension(topo, util)
+    pct = percentiles(f["hist"])
+    return SimResult(
+        spec=topo.spec or topo.family, routing=f"{routing} (BookSim2)",
+        traffic=str(pat), load=load, offered=float(f["offered"]), accepted=float(f["accepted"]),
+        injected_rate=float(f["injected"]), latency=f["latency"], latency_generation=f["latency_generation"],
+        latency_percentiles=pct, latency_generation_percentiles=pct, latency_max=f["latency_max"],
+        hops=f["hops"], min_hops=f["min_hops"], packets=f["packets"], deadlock=f["deadlock"],
+        deadlock_kind="no progress" if f["deadlock"] else "none", drained=f["drained"], cycles=f["cycles"],
+        seconds=f["seconds"], injected=f["taken"], delivered=f["delivered"], in_flight=f["in_flight"],
+        conservation=f["taken"] - f["delivered"] == f["in_flight"], source_overflow=f["overflow"], starvation=0,
+        escape_fraction=None, utilisation=per_dim, channel_utilisation=util, config=cfg, seed=seed,
+        config_routers=topo.n, latency_ci95=f["latency_ci95"], stable=f["stable"], cpu_seconds=f["cpu_seconds"],
+    )
+
+
+register_router_model(RouterModel(
+    "iq", "BookSim2's input-queued VC router: routing, VC and switch allocation (iSLIP) and switch traversal as "
+    "pipeline stages, flit by flit", "iq", None, pair_latency=False, traces=False, simulate=simulate,
+    fixed_deadlock="dateline"))

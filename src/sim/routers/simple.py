@@ -23,18 +23,26 @@ import numpy as np
 from candidates import Topology
 
 from . import _core as K
-from . import _vct, _wormhole
+from . import _switching, _vct, _wormhole
+from ..confidence import ci95
 from ..config import DRAIN_CHECK, SimConfig
 from ..errors import SimError
-from traffic import Destinations, terminal_offsets, terminal_router
+from ..results import SimProgress, SimResult, per_dimension, percentiles
+from ..routing import _simple as R
+from ..routing.tables import CLS_NONE, build_tables, table_kind, with_ties
+from traffic import Destinations, TrafficPattern, terminal_offsets, terminal_router
+from . import RouterModel, register_router_model
 
-__all__ = ["TraceArrays", "KernelRun", "build", "execute", "HIST_BINS"]
+__all__ = ["TraceArrays", "KernelRun", "build", "execute", "simulate", "tables_for", "routing_label", "HIST_BINS",
+           "DEADLOCK_KINDS"]
 
 HIST_BINS = 1 << 16
 CHUNK = 1 << 16        # cycles per kernel call (the kernel cannot be interrupted)
 #: the length of a kernel call when someone watches the progress: a call costs tens of microseconds
 PROGRESS_SECONDS = 1.0
-_DL_CODES = {"none": K.DL_NONE, "dateline": K.DL_DATELINE, "bubble": K.DL_BUBBLE, "auto": K.DL_NONE}
+#: the kernels' deadlock kinds (``S_DEADLOCK_KIND``) by name
+DEADLOCK_KINDS = {0: "none", 1: "no progress", 2: "knot", 3: "trace"}
+_DL_CODES = {"none": R.DL_NONE, "dateline": R.DL_DATELINE, "bubble": R.DL_BUBBLE, "auto": R.DL_NONE}
 
 
 @dataclass(frozen=True)
@@ -84,9 +92,9 @@ def _twin(tabs) -> tuple:
 
 def _classes(tabs) -> tuple:
     """The difference-class arrays (1-element dummies for the table routings)."""
-    if tabs.cls_kind == K.CLS_NONE:
+    if tabs.cls_kind == CLS_NONE:
         one = np.zeros(1, dtype=np.int64)
-        return np.int64(K.CLS_NONE), np.zeros((1, 1), np.int32), np.zeros((1, 1), np.int64), one, one + 1, one
+        return np.int64(CLS_NONE), np.zeros((1, 1), np.int32), np.zeros((1, 1), np.int64), one, one + 1, one
     return (np.int64(tabs.cls_kind), np.ascontiguousarray(tabs.coords, dtype=np.int32), _i64(tabs.cls_lat),
             _i64(tabs.cls_order), _i64(tabs.cls_shape), _i64(tabs.cls_stride))
 
@@ -139,7 +147,7 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
     )
 
 
-def _buf(net, wormhole: bool, W: int):
+def _buf(net, mode, wormhole: bool, W: int):
     """Buffers, packets and router state, empty (the fields of the other
     switching mode are 1-element dummies)."""
     A, T, V, D = int(net.A), int(net.T), int(net.V), int(net.D)
@@ -160,7 +168,7 @@ def _buf(net, wormhole: bool, W: int):
         return np.zeros(k, np.int64)
 
     NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
-    return K.Buf(
+    return mode.Buf(
         z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
         np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.full(P, -1, np.int32),
         np.arange(P - 1, -1, -1, dtype=np.int32),
@@ -200,7 +208,7 @@ def _trf(cfg: SimConfig, T: int, dests: Destinations, rate: np.ndarray, warmup: 
         np.int64(dests.hot_count), float(dests.hot_prob), np.ascontiguousarray(rate, dtype=np.float64),
         np.int64(cfg.injection == "poisson"), np.int64(lo), np.int64(hi),
         np.full(T, np.inf), np.zeros((T, src_cap), np.int64), np.zeros((T, src_cap), np.int32),
-        np.zeros(T, np.int32), np.zeros(T, np.int32),
+        np.zeros(T, np.int32), np.zeros(T, np.int32), np.int64(src_cap), np.zeros(1, np.int64),
         np.int64(warmup), np.int64(end), np.int64(end + drain), np.int64(DRAIN_CHECK), float(cfg.latency_threshold),
         np.int64(0 if trace is None else 1), _i64(tr.term), _i64(tr.ev_ptr), _i64(tr.ev_kind), _i64(tr.ev_a),
         _i64(tr.ev_msg), _i64(tr.msg_dst), _i64(tr.msg_phits), _i64(tr.sq_ptr), np.int64(tr.max_cycles),
@@ -225,7 +233,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
         cap, slots = _vct.buffer_sizes(cfg)
     V = tabs.vcs if tabs.tw_next is not None else cfg.vcs
     net = _net(topo, cfg, tabs, dl_code, V, cap, slots)
-    buf = _buf(net, wormhole, kernel.wheel_size(cfg))
+    buf = _buf(net, kernel, wormhole, kernel.wheel_size(cfg))
     trf = _trf(cfg, topo.num_terminals, dests, rate, warmup, measure, drain, trace)
     n = topo.n
     pairs = (n, n) if pair_latency else (1, 1)
@@ -237,7 +245,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     ctl[K.C_STALL_VC] = -1
     ctl[K.C_PROCS_LEFT] = len(trf.tr_term)
     ctl[K.C_SEED] = seed
-    return KernelRun(net, buf, trf, out, ctl, kernel.run if trace is None else kernel.run_trace)
+    return KernelRun(net, buf, trf, out, ctl, _switching.run if trace is None else _switching.run_trace)
 
 
 def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
@@ -304,3 +312,116 @@ def _announce_compile(kernel) -> None:
     if not _announced and _cold(kernel):
         _announced = True
         print("compiling the simulator (first run only) ...", file=sys.stderr, flush=True)
+
+
+def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, deadlock: str, dests: Destinations,
+             rate: np.ndarray, load: float, seed: int, pair_latency: bool,
+             progress: Callable[[SimProgress], None] | None) -> SimResult:
+    """One synthetic-traffic run of the simple router (the ``vct`` and
+    ``wormhole`` models' entry: :func:`sim.engine.simulate` validated it)."""
+    tabs = tables_for(topo, cfg, routing)
+    run = build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
+                       drain=cfg.drain, seed=seed, pair_latency=pair_latency)
+    hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
+    seconds, cpu, means = execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
+    o = run.out
+    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
+    res.latency_ci95 = ci95(means)
+    res.cpu_seconds = cpu
+    res.stable = not res.deadlock and res.drained
+    if pair_latency:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res.pair_latency = np.where(o.pair_cnt > 0, o.pair_sum / np.maximum(o.pair_cnt, 1), np.nan)
+        res.pair_packets = o.pair_cnt
+    return res
+
+
+def _progress_hook(progress: Callable[[SimProgress], None], cfg: SimConfig, load: float, T: int):
+    """execute's hook (a KernelRun) as SimProgress records."""
+    t0 = time.perf_counter()
+    start, end = cfg.warmup, cfg.warmup + cfg.measure
+
+    def hook(run: KernelRun) -> None:
+        now = int(run.ctl[K.C_NOW])
+        phase = "warm-up" if now < start else "measurement" if now < end else "drain"
+        span = min(now, end) - start
+        acc = float(run.out.stats[K.S_ACC_PHITS]) / (span * T) if span > 0 else None
+        progress(SimProgress(load, now, end, phase, acc, time.perf_counter() - t0))
+
+    return hook
+
+
+def tables_for(topo: Topology, cfg: SimConfig, routing: str):
+    """Routing tables for a resolved routing, with every minimal record of
+    each pair when ``cfg.tie_break == "random"`` (record routings)."""
+    tabs = build_tables(topo, routing, cfg.updown_root, cfg.vcs)
+    if cfg.tie_break == "random" and table_kind(topo, routing) == "records":
+        tabs = with_ties(topo, tabs)
+    return tabs
+
+
+def routing_label(routing: str, deadlock: str) -> str:
+    """How results name a resolved routing: ``dor`` on routing records with
+    its deadlock avoidance (``dor/dateline``)."""
+    return f"dor/{deadlock}" if routing == "dor" and deadlock != "auto" else routing
+
+
+def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phits, seconds, tabs) -> SimResult:
+    T = topo.num_terminals
+    M = cfg.measure
+    pk = int(st[K.S_TAG_DELIVERED])
+    util = arc_phits / float(M)
+    per_dim = per_dimension(topo, util)
+    hops = float(st[K.S_SUM_HOPS] / pk) if pk else None
+    kind = DEADLOCK_KINDS[int(st[K.S_DEADLOCK_KIND])]
+    total_hops_all = float(st[K.S_SUM_MINHOPS] / pk) if pk else None
+    esc = None
+    if routing in ("adaptive", "table", "tsdor-adaptive") and st[K.S_WIN_HOPS] > 0:
+        esc = st[K.S_ESC_HOPS] / st[K.S_WIN_HOPS]
+    return SimResult(
+        spec=topo.spec or topo.family,
+        routing=routing,
+        traffic=str(pat),
+        load=load,
+        offered=float(st[K.S_GEN_PHITS] / (M * T)),
+        accepted=float(st[K.S_ACC_PHITS] / (M * T)),
+        injected_rate=float(st[K.S_INJ_PHITS] / (M * T)),
+        latency=float(st[K.S_SUM_LAT_INJ] / pk) if pk else None,
+        latency_generation=float(st[K.S_SUM_LAT_GEN] / pk) if pk else None,
+        latency_percentiles=percentiles(hist_inj),
+        latency_generation_percentiles=percentiles(hist_gen),
+        latency_max=int(st[K.S_MAX_LAT_INJ]) if pk else None,
+        hops=hops,
+        min_hops=total_hops_all,
+        packets=pk,
+        deadlock=bool(st[K.S_DEADLOCK]),
+        deadlock_kind=kind,
+        drained=bool(st[K.S_DRAINED]),
+        cycles=int(st[K.S_CYCLES]),
+        seconds=seconds,
+        injected=int(st[K.S_INJECTED]),
+        delivered=int(st[K.S_DELIVERED]),
+        in_flight=int(st[K.S_IN_FLIGHT]),
+        conservation=bool(st[K.S_VIOLATIONS] == 0 and st[K.S_INJECTED] == st[K.S_DELIVERED] + st[K.S_IN_FLIGHT]),
+        source_overflow=int(st[K.S_OVERFLOW]),
+        starvation=int(st[K.S_STARVED]),
+        escape_fraction=None if esc is None else float(esc),
+        utilisation=per_dim,
+        channel_utilisation=util,
+        config=cfg,
+        seed=seed,
+        config_routers=topo.n,
+        packet_phits=float(st[K.S_SUM_LEN] / pk) if pk else None,
+    )
+
+
+for _entry in (
+    RouterModel("vct", "the simple router with virtual cut-through: a packet moves as a unit, into a VC with room "
+                "for all of it", "simple", "vct", pair_latency=True, traces=True, simulate=simulate),
+    RouterModel("wormhole", "the simple router with wormhole switching: flit by flit, an output VC held from header "
+                "to tail", "simple", "wormhole", pair_latency=True, traces=True, simulate=simulate,
+                refuses={"tsdor-adaptive": "routing tsdor-adaptive models EXTOLL's virtual cut-through router: use "
+                         "switching='vct' (--switching vct), or tsdor / dort with wormhole",
+                         "adaptive": _wormhole.BUBBLE_NEEDS_VCT}),
+):
+    register_router_model(_entry)

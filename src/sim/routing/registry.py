@@ -2,12 +2,15 @@
 
 Every routing is one :class:`Routing` entry, registered once (a duplicate
 name is an error), declaring what a topology must offer for it (routing
-records, the nDT twin layout), which router models implement it, and how
-many distance classes of VCs it uses. :func:`sim.routing.resolve_routing`
+records, the nDT twin layout), which routers implement it and how (the
+simple router's kernel ``mode``, :mod:`sim.routing._simple`; BookSim2's
+routing function ``iq_code`` on the iq router, :mod:`sim.routing._booksim`),
+and how many distance classes of VCs it uses. It is the one list of the
+routings' names: the kernels take their codes from it. :func:`sim.routing.resolve_routing`
 and the memory estimate ask these entries, and the families' capabilities
 (:mod:`candidates.capabilities`: record rule, own next-hop rules,
 Valiant's intermediate points, the family's ``auto``), instead of
-comparing names. The semantics of each routing are in :mod:`sim.routing`.
+comparing names. The semantics of each routing are in :mod:`sim.routing.tables`.
 
 >>> ROUTING_REGISTRY["ugal"].class_hops, ROUTING_REGISTRY["min_adapt"].routers
 (2, ('iq',))
@@ -29,7 +32,8 @@ __all__ = ["Routing", "ROUTING_REGISTRY", "register_routing", "routing_entry", "
 #: what a routing may need of a topology: ``records`` routing records (or, for
 #: ``dor``, the family's own dimension-order rule), ``twin`` the nDT layout
 NEEDS = ("records", "twin")
-#: the router models (``SimConfig.router``)
+#: the routers (``SimConfig.router``); each runs as one or more router models of
+#: :data:`sim.routers.ROUTER_REGISTRY` (the simple router: one per switching mode)
 ROUTER_MODELS = ("simple", "iq")
 
 
@@ -38,7 +42,7 @@ class Routing:
     """A named routing.
 
     name, summary : the name (``SimConfig.routing``) and a one-line description.
-    mode : the simple router kernel's routing mode (``sim.routers._core.MODE_*``);
+    mode : the simple router kernel's routing mode (``sim.routing._simple.MODE_*``);
         -1 for ``auto`` and for routings of router ``iq`` only.
     routers : the router models that implement it.
     needs : what the topology must offer on the simple router (one of
@@ -47,6 +51,8 @@ class Routing:
         on lattices with routing records).
     class_hops : distance-class routings: the VCs split into one class per
         hop of the longest route, ``class_hops`` x the diameter (0: not one).
+    iq_code : router ``iq``: BookSim2's routing function that runs it
+        (:mod:`sim.routing._booksim`, ``RT_*``); -1 for the others and ``auto``.
     """
 
     name: str
@@ -56,6 +62,7 @@ class Routing:
     needs: str | None = None
     iq_needs: str | None = "records"
     class_hops: int = 0
+    iq_code: int = -1
 
     def __post_init__(self) -> None:
         for need in (self.needs, self.iq_needs):
@@ -63,6 +70,8 @@ class Routing:
                 raise ValueError(f"routing {self.name}: unknown need {need!r}; one of {', '.join(NEEDS)}")
         if not self.routers or set(self.routers) - set(ROUTER_MODELS):
             raise ValueError(f"routing {self.name}: routers must be some of {', '.join(ROUTER_MODELS)}")
+        if self.name != "auto" and ("iq" in self.routers) != (self.iq_code >= 0):
+            raise ValueError(f"routing {self.name}: router iq runs it exactly when it has an iq_code")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -87,12 +96,14 @@ def routing_entry(name: str) -> Routing:
         raise SimError(f"unknown routing {name!r}; valid: {', '.join(ROUTING_REGISTRY)}") from None
 
 
-# the kernel's modes (sim.routers._core.MODE_*); this module stays free of numba so the CLI starts fast
+# the kernels' codes (sim.routing._simple.MODE_*, sim.routing._booksim.RT_*) come from here; this module stays
+# free of numba so the CLI starts fast
 for _entry in (
     Routing("auto", "the family's default: adaptive on lattices with routing records, minimal on fat trees, ugal on "
             "dragonflies, table otherwise", -1, ("simple", "iq"), iq_needs=None),
     Routing("dor", "dimension order: on the routing records (dateline, bubble or no deadlock avoidance), or on a "
-            "HyperX's cliques (one hop per differing coordinate, acyclic)", 0, ("simple", "iq"), needs="records"),
+            "HyperX's cliques (one hop per differing coordinate, acyclic)", 0, ("simple", "iq"), needs="records",
+            iq_code=0),
     Routing("adaptive", "minimal adaptive on the records, escape VC 0 = DOR with bubble flow control", 1,
             needs="records"),
     Routing("table", "adaptive over minimal next hops, escape VC 0 = up*/down*", 2),
@@ -107,10 +118,10 @@ for _entry in (
             "deterministic TS-DOR class and an adaptive class (minimal adaptive on the current card, TS-DOR escape; "
             "Duato), packets split at random; vcs a multiple of 8, plus 2 adaptive VCs", 5, needs="twin"),
     Routing("min_adapt", "router iq only: BookSim2's min_adapt (DOR escape VC(s), productive directions on the "
-            "others)", -1, ("iq",)),
+            "others)", -1, ("iq",), iq_code=1),
     Routing("valiant", "minimal (adaptive) to a random intermediate router (the dragonfly: group), then to the "
             "destination; VC class = hops taken (vcs >= 2 x diameter); router iq: BookSim2's valiant on lattices",
-            7, ("simple", "iq"), class_hops=2),
+            7, ("simple", "iq"), class_hops=2, iq_code=2),
     Routing("ugal", "UGAL-L: per packet where the two paths part (the source, or the first router where their next "
             "hops differ), minimal or valiant, whichever has the smaller output queue x hops (+ "
             "ugal_threshold); valiant's VC classes (vcs >= 2 x diameter)", 8, class_hops=2),
