@@ -15,14 +15,15 @@ from sim import preset, simulate
 from sim.routers import _core as K
 from sim.routers import simple as driver
 from sim.config import DRAIN_CHECK
-from sim.engine import _resolve, tables_for
+from sim.engine import resolve
+from sim.routers.simple import tables_for
 from traffic import traffic
 
 OVERLOAD = dict(warmup=500, measure=2000, drain=20000)
 
 
 def _build(topo, cfg, load, seed):
-    routing, deadlock = _resolve(topo, cfg)
+    routing, deadlock = resolve(topo, cfg)
     dests = traffic("uniform").destinations(topo)
     rate = load * dests.weight / cfg.mean_packet_length
     return driver.build(topo, cfg, tables_for(topo, cfg, routing), deadlock, dests, rate, warmup=cfg.warmup,

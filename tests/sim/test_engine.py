@@ -114,17 +114,6 @@ def test_conservation_every_cycle_under_overload(routing, spec, vcs):
     assert not r.deadlock
 
 
-def test_same_seed_same_numbers_different_seed_different():
-    t = cd.from_spec("rtt:a=4")
-    a = simulate(t, "default", "uniform", 0.3, seed=11).to_dict()
-    b = simulate(t, "default", "uniform", 0.3, seed=11).to_dict()
-    c = simulate(t, "default", "uniform", 0.3, seed=12).to_dict()
-    for d in (a, b, c):
-        d.pop("seconds"), d.pop("router_cycles_per_second"), d.pop("cpu_seconds")
-    assert a == b
-    assert a != c
-
-
 def test_percentiles_ordered_and_generation_latency_includes_queueing():
     r = simulate(cd.torus((4, 4)), "default", "uniform", 0.8, seed=2)  # past saturation
     p = r.latency_percentiles

@@ -96,15 +96,6 @@ def test_deadlock_free_far_beyond_saturation():
     assert r.accepted > 0.3
 
 
-def test_same_seed_same_numbers():
-    a = simulate(T88, _fixed(), "uniform", 0.2, seed=11)
-    b = simulate(T88, _fixed(), "uniform", 0.2, seed=11)
-    c = simulate(T88, _fixed(), "uniform", 0.2, seed=12)
-    timing = {"seconds": 0, "cpu_seconds": 0, "router_cycles_per_second": 0}
-    assert a.to_dict() | timing == b.to_dict() | timing
-    assert a.latency_generation != c.latency_generation
-
-
 def test_more_vcs_carry_more():
     """BookSim2's saturation grows with the VC count (0.264 / 0.521 / 0.675 on
     its 1-cycle-channel torus); at 0.35, above the 2-VC saturation, 4 VCs are

@@ -182,14 +182,14 @@ def test_ports_in_router_order_link_up_and_down():
     Q, net = iq.Q, run.net
     A, T = t.num_arcs, t.num_terminals
     ipr, opr = net.ipr, net.opr
-    assert np.array_equal(np.repeat(np.arange(t.n), np.diff(net.r_ip_ptr)), ipr[:, Q.P_ROUTER])
+    assert np.array_equal(np.repeat(np.arange(t.n), np.diff(net.r_ip_ptr)), ipr[:, iq.L.P_ROUTER])
     assert np.array_equal(np.repeat(np.arange(t.n), np.diff(net.r_op_ptr)), opr[:A + T, Q.Q_ROUTER])
     assert np.diff(net.r_ip_ptr).tolist() == [7] * t.n      # 6 links + the injection port
     link = opr[:A + T, Q.Q_DOWN] >= 0
     assert link.sum() == A and sorted(opr[:A + T, Q.Q_ARC][link]) == list(range(A))
     down = opr[:A + T, Q.Q_DOWN][link]
     assert np.array_equal(ipr[down, Q.P_UP], np.flatnonzero(link))
-    assert np.array_equal(ipr[down, Q.P_ROUTER], opr[:A + T, Q.Q_DROUTER][link])
+    assert np.array_equal(ipr[down, iq.L.P_ROUTER], opr[:A + T, Q.Q_DROUTER][link])
     assert np.array_equal(t.arc_dst[opr[:A + T, Q.Q_ARC][link]], opr[:A + T, Q.Q_DROUTER][link])
     # terminal t: its injection port (upstream: its view A + T + t) and ejection port at its router
     assert np.array_equal(ipr[net.term_ip, Q.P_UP], A + T + np.arange(T))

@@ -166,16 +166,6 @@ def test_injectors_and_ejectors_are_honoured():
     assert got[2, 2] == pytest.approx(1.6, abs=0.05)
 
 
-def test_same_seed_same_numbers_different_seed_different():
-    t = cd.torus((4, 4))
-    cfg = wh(packet_length=(1, 16), buffer_flits=4)
-    runs = [simulate(t, cfg, "uniform", 0.4, seed=s).to_dict() for s in (11, 11, 12)]
-    for d in runs:
-        d.pop("seconds"), d.pop("router_cycles_per_second"), d.pop("cpu_seconds")
-    assert runs[0] == runs[1]
-    assert runs[0] != runs[2]
-
-
 def test_small_buffers_saturate_lower_than_vct_on_a_torus():
     """8x8 torus, DOR + dateline, 2 VCs, 16-phit packets, offered 0.9: VCT
     with 4-packet buffers accepts ~0.52 phits/cycle/PE, wormhole with the
