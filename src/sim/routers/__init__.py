@@ -130,7 +130,8 @@ def router_entry(name: str) -> RouterModel:
 
 
 def model_of(cfg: Any) -> RouterModel:
-    """The router model a :class:`~sim.config.SimConfig` selects (its ``router``, and ``switching`` where it applies)."""
+    """The router model a :class:`~sim.config.SimConfig` selects (its ``router``, and
+    ``switching`` where it applies)."""
     for m in ROUTER_REGISTRY.values():
         if m.router == cfg.router and m.switching in (None, cfg.switching):
             return m

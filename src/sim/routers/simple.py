@@ -325,7 +325,8 @@ def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, 
     hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
     seconds, cpu, means = execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
     o = run.out
-    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj, o.arc_phits, seconds, tabs)
+    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj,
+                  o.arc_phits, seconds, tabs)
     res.latency_ci95 = ci95(means)
     res.cpu_seconds = cpu
     res.stable = not res.deadlock and res.drained
