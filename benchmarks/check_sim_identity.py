@@ -272,6 +272,15 @@ def _plain(x: Any) -> Any:
     return x
 
 
+def _project_error() -> type:
+    """The project's one-line error (every package's derives from it; where it lives moved once)."""
+    try:
+        from common.errors import ToposynthError
+    except ImportError:
+        from candidates.errors import ToposynthError
+    return ToposynthError
+
+
 def run_one(c: dict[str, Any]) -> tuple[str, Any]:
     import sim
 
@@ -289,7 +298,7 @@ def run_one(c: dict[str, Any]) -> tuple[str, Any]:
             else:
                 r = sim.saturation(topo, cfg, pat, step=c["step"], seed=c["seed"], definition=c["definition"],
                                    resolution=c.get("resolution", 0.005))
-    except sim.SimError as e:
+    except _project_error() as e:
         return c["key"], {"error": str(e)}
     return c["key"], _plain(r)
 
