@@ -25,9 +25,8 @@ router uses the same traffic generator. Every model routes through the
 routing layer (:mod:`sim.routing`); which routings a model runs is the
 routing registry's ``routers`` field, keyed by ``router``.
 
-This module imports no numba (the configuration validates against it and
-the command line must start fast); the entries arrive when
-:mod:`sim.engine` imports the implementations.
+This module holds the registry only and imports no numba; the entries
+arrive when :mod:`sim.engine` imports the implementations.
 
 >>> import sim.engine
 >>> sorted(ROUTER_REGISTRY)
