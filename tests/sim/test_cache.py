@@ -5,7 +5,7 @@ import pickle
 
 import candidates as cd
 from sim import cache as sim_cache
-from sim import routing
+from sim.routing import tables as routing
 
 
 def test_a_pickled_copy_finds_the_tables(monkeypatch):
