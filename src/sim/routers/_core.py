@@ -214,13 +214,6 @@ def start(seed, trf):
 
 
 @njit(**HELPER)
-def _draw_len(len_min, len_max):
-    if len_min == len_max:
-        return len_min
-    return len_min + np.random.randint(0, len_max - len_min + 1)
-
-
-@njit(**HELPER)
 def draw_dest(t, T, trf, self_ok):
     """A destination terminal for a packet of terminal ``t``; with ``self_ok``
     (BookSim2's convention) uniform and hot-region draws may pick ``t`` itself."""
@@ -277,7 +270,10 @@ def generate(now, counting, trf, stats, at):
     pc = trf.src_t.shape[1]
     for t in range(trf.next_gen.shape[0]):
         while trf.next_gen[t] <= now:
-            L = _draw_len(trf.len_min, trf.len_max)
+            # the length drawn in place: as a helper call (an early return) the iq router's loop ran 60% slower
+            L = trf.len_min
+            if trf.len_max > trf.len_min:
+                L += np.random.randint(0, trf.len_max - trf.len_min + 1)
             if counting:
                 stats[at.packets] += 1
                 stats[at.phits] += L
