@@ -12,7 +12,7 @@ import argparse
 import time
 
 import candidates as cd
-from candidates.analytics import bisection, distance_stats, per_dimension_hops, uniform_load
+from candidates.analytics.measures import bisection, distance_stats, per_dimension_hops, uniform_load
 
 from _record import record, table
 

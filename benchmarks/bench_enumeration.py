@@ -3,7 +3,7 @@
     python benchmarks/bench_enumeration.py [--quick] [--record]
 
 Enumeration: every graph of n vertices and maximum degree d up to
-isomorphism, streamed as graph6 (``candidates.enumeration.iter_graph6``),
+isomorphism, streamed as graph6 (``candidates.enumeration.graphs.iter_graph6``),
 up to n = 10, d = 3 (n = 11, 12 and cubic n = 14, 16 without ``--quick``).
 Targets: n = 10, d = 3 connected well under a minute (aim: seconds); n = 12,
 d = 3 practical. Linear placements: all distinct placements of the 192
@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from candidates.enumeration import iter_graph6, iter_graphs
-from candidates.linear import count_linear_placements, linear_placements
+from candidates.enumeration.graphs import iter_graph6, iter_graphs
+from candidates.enumeration.linear import count_linear_placements, linear_placements
 
 from _record import record, table
 

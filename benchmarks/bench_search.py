@@ -35,7 +35,7 @@ import networkx as nx
 import numpy as np
 
 import candidates as cd
-from candidates.moore import moore_bound
+from candidates.analytics.moore import moore_bound
 from candidates.search import search_problem
 from candidates.search._kernels import evaluate, fill
 from candidates.search._bits import seed_state

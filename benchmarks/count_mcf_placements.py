@@ -4,7 +4,7 @@
 
 The paper places each of its 192 topologies of 8 nodes (connected, maximum degree exactly 3) "in a line,
 which results 2092 different linear placements", without saying which placements it keeps. For each
-natural rule this sums, over the 192 graphs, the distinct placements it keeps (``candidates.linear``:
+natural rule this sums, over the 192 graphs, the distinct placements it keeps (``candidates.enumeration.linear``:
 distinct = up to automorphism and mirror image; "mirrors apart" = up to automorphism only), with the
 bandwidth (the longest link, in slots) beside cut width and wire length.
 """
@@ -18,7 +18,7 @@ from collections import Counter
 import numpy as np
 
 import candidates as cd
-from candidates.linear import linear_placements
+from candidates.enumeration.linear import linear_placements
 
 from _record import record, table
 

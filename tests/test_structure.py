@@ -104,3 +104,30 @@ def test_packages_stand_on_the_floors_below():
     # and the check sees imports at all: synth's command line stands on every floor
     cli = _imports("synth.cli", modules["synth.cli"], modules)
     assert {t.split(".")[0] for t in cli} >= {"common", "candidates", "synth"}
+
+
+def _justified(lines: list[str], first: int, last: int, runs_start: int) -> bool:
+    """A comment on the import's lines, or above it within its run of imports (the line before the run too)."""
+    return any("#" in lines[i] for i in range(max(runs_start - 2, 0), last))
+
+
+def test_imports_inside_functions_say_why():
+    """An import inside a function is there for start-up time (docs/ARCHITECTURE.md, Start-up) and says so:
+    a comment beside it, or one above its run of imports."""
+    bad = []
+    for name, path in _modules().items():
+        lines = path.read_text().split("\n")
+        tree = ast.parse("\n".join(lines))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for body in [n.body for n in ast.walk(fn) if isinstance(getattr(n, "body", None), list)]:
+                start = None
+                for st in body:
+                    if isinstance(st, (ast.Import, ast.ImportFrom)):
+                        start = st.lineno if start is None else start
+                        if not _justified(lines, st.lineno, st.end_lineno, start):
+                            bad.append(f"{name}:{st.lineno}: {lines[st.lineno - 1].strip()}")
+                    else:
+                        start = None
+    assert not bad, "imports inside functions without a reason:\n" + "\n".join(sorted(set(bad)))

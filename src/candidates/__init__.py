@@ -14,36 +14,38 @@ from common.errors import ToposynthError
 from common.lazy import lazy_names
 
 from .errors import GraphFileError, SpecError, TopologyError
-from .topology import INTERNAL, Placement, Topology
 from .registry import FAMILIES, Family, families, from_spec, register
+from .topology import INTERNAL, Placement, Topology
 
+# isort: off
 # the family modules register their families when imported, in this order (`toposynth families`)
-from .lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
+from .generators.lattice import hypercube, mesh, path, pdtt, pt, ptt, ring, rt, rtt, torus, twisted_torus
 from .io import complete_graph, from_graph6, read_topology, write_topology
-from .twin import card_of_port, twin_route, twin_torus
-from .compose import bgl_midplane, hierarchical, product
-from .fattree import fattree, ktree
-from .hyperx import flatfly, hyperx
-from . import dragonfly, slimfly, polarity, interposer  # noqa: F401  (registration)
-from .polarity import affine_polarity, polarfly
+from .generators.twin import card_of_port, twin_route, twin_torus
+from .generators.compose import bgl_midplane, hierarchical, product
+from .generators.fattree import fattree, ktree
+from .generators.hyperx import flatfly, hyperx
+from .generators import dragonfly, slimfly, polarity, interposer  # noqa: F401  (registration)
+from .generators.polarity import affine_polarity, polarfly
 from .search import family as _search_family  # noqa: F401  (registers the search family)
+# isort: on
 
-from .enumeration import count_graphs, iter_graph6, iter_graphs
-from .hops import hop_distances
-from .moore import MooreBound, moore_bound, moore_gap
+from .analytics.hops import hop_distances
+from .analytics.moore import MooreBound, moore_bound, moore_gap
+from .enumeration.graphs import count_graphs, iter_graph6, iter_graphs
+from .enumeration.linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 from .placement import block_placement
-from .linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 
 # names whose modules compile numba kernels load on first use (PEP 562):
 # importing numba is ~0.2 s of a small `toposynth flow`'s ~0.5 s start-up
 # (measured, -X importtime), and such a flow needs none of them
 _LAZY = {
-    "analytics": ["Bisection", "ChannelLoads", "DistanceStats", "UniformLoad", "bisection", "channel_loads",
+    "analytics.measures": ["Bisection", "ChannelLoads", "DistanceStats", "UniformLoad", "bisection", "channel_loads",
                   "describe", "distance_stats", "per_dimension_hops", "uniform_load", "PEDistances", "pe_distances"],
-    "equivalent": ["EquivalentDistanceStats", "equivalent_distance", "equivalent_distance_rows",
+    "analytics.equivalent": ["EquivalentDistanceStats", "equivalent_distance", "equivalent_distance_rows",
                    "equivalent_distance_stats", "route_union"],
-    "records": ["record_table", "record_ties", "routing_records"],
-    "routing": ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown"],
+    "analytics.records": ["record_table", "record_ties", "routing_records"],
+    "analytics.routing": ["NextHopTable", "UpDownRouting", "shortest_path_table", "updown"],
     "search.api": ["search_graph"],
 }
 __getattr__, __dir__ = lazy_names(__name__, {n: m for m, names in _LAZY.items() for n in names}, globals())

@@ -13,14 +13,14 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Capabilities", "RECORD_RULES", "FAMILY_ROUTES", "capabilities", "declare", "families_with",
            "published_figures"]
 
-#: the closed-form routing-record rules (:mod:`candidates.records`):
+#: the closed-form routing-record rules (:mod:`candidates.analytics.records`):
 #: ``rt``, ``rtt`` and ``ptt`` the papers' algorithms, ``torus`` per-dimension
 #: minimal offsets, ``difference`` the coordinate difference (meshes),
 #: ``hypercube`` the differing bits, ``tiles`` the shortest representative
@@ -60,7 +60,7 @@ class Capabilities:
         ``describe`` reports beside what it computes.
     routes : the family's own next-hop rules, by routing name (one of
         :data:`FAMILY_ROUTES`): ``rule(topo)`` -> a
-        :class:`~candidates.routing.NextHopTable`. ``dor`` gives dimension
+        :class:`~candidates.analytics.routing.NextHopTable`. ``dor`` gives dimension
         order where there are no routing records; ``minimal`` replaces the
         graph's shortest paths in every routing over next hops.
     intermediates : ``intermediates(topo)`` -> ``(n, K)`` routers: Valiant's

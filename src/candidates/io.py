@@ -48,7 +48,7 @@ def complete_graph(n: int) -> Topology:
 
 def from_graph6(g6: str, *, family: str = "enumerated") -> Topology:
     """A topology from a graph6 string (the format of nauty and of
-    :func:`candidates.enumeration.iter_graph6`); vertex i is router i.
+    :func:`candidates.enumeration.graphs.iter_graph6`); vertex i is router i.
 
     >>> from_graph6("Bw").num_links  # the triangle
     3

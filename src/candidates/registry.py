@@ -31,9 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from common.size import check_memory, format_count
+
 from .capabilities import Capabilities, declare
 from .errors import SpecError
-from common.size import check_memory, format_count
 from .topology import Topology
 
 __all__ = ["Family", "FAMILIES", "register", "from_spec", "families", "SpecSize", "spec_size", "parse_int",

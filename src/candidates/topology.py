@@ -331,7 +331,7 @@ class Topology:
         return self.indices[self.indptr[v] : self.indptr[v + 1]]
 
     def is_connected(self) -> bool:
-        from ._kernels import bfs_distances  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+        from .analytics._kernels import bfs_distances  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
         d = bfs_distances(self.indptr, self.indices, 0)
         return bool(np.all(d >= 0))

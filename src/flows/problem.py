@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from candidates.hops import hop_distances
+from candidates.analytics.hops import hop_distances
 from candidates.topology import Topology
 from common import defaults
 from common.errors import ToposynthError

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import highspy
 import numpy as np
 
-from candidates.lattice import reduce_to_box
+from candidates.generators.lattice import reduce_to_box
 from candidates.topology import Topology
 
 from .lp import _quiet_highs

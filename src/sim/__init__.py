@@ -20,10 +20,10 @@ kernel is numba-compiled once per machine.
 """
 
 from common.lazy import lazy_names
+from traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
 
 from .errors import SimError
 from .nas import NAS_KERNELS, nas
-from traffic import PATTERNS, TrafficPattern, demand, permutation, traffic
 
 # The public names load on first use (PEP 562): `toposynth` builds its parser
 # with sim.cli.add_subcommand, and an eager package import loaded the

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from common import defaults
 from common.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK
 from common.paths import check_out_file
 
@@ -31,7 +32,7 @@ PROGRESS_EVERY = 5.0
 
 
 def _loads(text: str) -> list[float]:
-    from .errors import SimError
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     try:
         if ":" in text:
@@ -48,7 +49,7 @@ def _loads(text: str) -> list[float]:
 
 def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``simulate`` on an argparse subparsers object."""
-    from .config import PRESETS, ROUTINGS
+    from .config import PRESETS, ROUTINGS  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     s = subparsers.add_parser(
         "simulate",
@@ -66,7 +67,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--saturation", action="store_true",
                    help="raise the load in --step increments until the network saturates")
     s.add_argument("--loads", default=None, help="sweep loads: 0.1,0.2,... or lo:hi:step (default 0.05:1:0.05)")
-    s.add_argument("--step", type=float, default=0.05, help="load step of --saturation (default 0.05)")
+    s.add_argument("--step", type=float, default=defaults.LOAD_STEP,
+                   help=f"load step of --saturation (default {defaults.LOAD_STEP:g})")
     s.add_argument("--preset", default="default", choices=list(PRESETS), help="configuration preset (default 'default')")
     s.add_argument("--routing", choices=list(ROUTINGS), help="routing (default from the preset: auto)")
     s.add_argument("--deadlock", choices=("auto", "dateline", "bubble", "none"), help="deadlock avoidance of dor")
@@ -129,8 +131,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace):
-    from .config import preset
-    from .errors import SimError
+    from .config import preset  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     changes: dict[str, Any] = {}
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
@@ -167,11 +169,11 @@ def _fmt(x: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``toposynth simulate``; returns the exit status."""
-    from candidates import from_spec
+    from candidates import from_spec  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from traffic import traffic  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
-    from .engine import simulate
-    from .errors import SimError
-    from traffic import traffic
+    from .engine import simulate  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     if getattr(args, "jobs", 1) != 1 and not (args.sweep or args.saturation):
         raise SimError("--jobs runs the loads of --sweep or --saturation in parallel; add one of them")
@@ -212,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
             raise
         runs = res.runs if seeds > 1 else [res]
         if args.plot:
-            from .plot import plot_sweeps
+            from .plot import plot_sweeps  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
             curves = ({f"seed {sd}": r for sd, r in zip(res.seeds, res.runs)} if seeds > 1
                       else {topo.spec or topo.family: res})
@@ -273,7 +275,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_sweeps(args: argparse.Namespace, topo, cfg, pat, table: "_Table", seeds: list[int]):
     """The sweep or saturation search of ``args``: a SweepResult, or with several ``seeds`` a ReplicatedSweep."""
-    from .engine import saturation, sweep
+    from .engine import saturation, sweep  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+
+    # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     from .replicate import saturation_seeds, sweep_seeds
 
     loads = _loads(args.loads) if args.loads else None
@@ -309,7 +313,7 @@ def _print_seed_summary(res, saturation_search: bool) -> None:
 def _show_progress(args: argparse.Namespace) -> float | None:
     """Seconds between progress lines on stderr, or None for none: asked
     for (``--progress``), or on a terminal unless ``--quiet`` or ``--json``."""
-    from .errors import SimError
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     every = getattr(args, "progress", None)
     if every is not None and not every > 0:
@@ -352,7 +356,7 @@ class _Table:
         self.run_progress = _RunProgress(show or PROGRESS_EVERY)
 
     def __call__(self, ev) -> None:
-        from .search import SweepProgress
+        from .search import SweepProgress  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
         if not isinstance(ev, SweepProgress):   # a serial sweep's running point
             if self.show is not None:
@@ -385,7 +389,9 @@ def _fit_vcs(args: argparse.Namespace, topo, cfg):
     """Without ``--vcs``: enough VCs for a distance-class routing (one per
     hop of its longest route) where the preset has fewer, said on stderr;
     an explicit ``--vcs`` too small is refused by the run (one line)."""
-    from .errors import SimError
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+
+    # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     from .routing.tables import resolve_routing, with_class_vcs
 
     if args.vcs is not None or cfg.router != "simple":
@@ -403,7 +409,9 @@ def _fit_vcs(args: argparse.Namespace, topo, cfg):
 
 def _say_switches(topo, cfg) -> None:
     """Say what a default chose for the user where it changes the network."""
-    from .errors import SimError
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+
+    # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     from .routing.tables import resolve_routing, table_kind
 
     try:
@@ -430,7 +438,7 @@ def _check_plot_format(path: str) -> None:
     # machine), and every toposynth command imports this module
     from matplotlib.backend_bases import FigureCanvasBase
 
-    from .errors import SimError
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     suffix = Path(path).suffix.lower().lstrip(".")
     formats = FigureCanvasBase.get_supported_filetypes()
@@ -444,9 +452,9 @@ def load_trace(text: str, seed: int = 0):
     >>> load_trace("nas:lu:4:S:1").info["grid"]
     '2x2'
     """
-    from .errors import SimError
-    from .nas import nas
-    from .trace import Trace
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .nas import nas  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .trace import Trace  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     if text.lower().startswith("nas:"):
         parts = text.split(":")[1:]
@@ -462,8 +470,8 @@ def load_trace(text: str, seed: int = 0):
 
 
 def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
-    from .errors import SimError
-    from .trace import run_trace
+    from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .trace import run_trace  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
     if args.sweep or args.saturation or args.plot:
         raise SimError("--trace runs a workload to completion; it does not combine with --sweep, --saturation or --plot")
@@ -511,6 +519,7 @@ def _say_trace(r, max_cycles: int) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone parser (``python -m sim.cli``) with only ``simulate``."""
+    # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     from common.errors import OneLineParser
 
     p = OneLineParser(prog="toposynth")
@@ -521,6 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     from common.errors import ToposynthError
 
     args = build_parser().parse_args(argv)

@@ -18,6 +18,7 @@ import math
 from typing import Sequence
 
 import numpy as np
+
 # scipy.special, not scipy.stats: stats.t.ppf is special.stdtrit (bit-identical, checked for
 # 1..2000 degrees of freedom), and scipy.stats costs every process that simulates 0.84 s of import
 # (-X importtime) against 0.38 s -- paid again by each worker of a parallel sweep

@@ -53,7 +53,9 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from candidates import Topology
+from common import defaults
 from common.errors import check_seed
+from traffic import DEST_PERM, TrafficPattern, traffic
 
 from .config import SimConfig, preset
 from .errors import SimError
@@ -64,7 +66,6 @@ from .routers import iq as _iq_model  # noqa: F401  (registers the iq router mod
 from .routers import simple as _simple_model  # registers the vct and wormhole models
 from .routing.tables import resolve_routing, table_kind
 from .search import LoadSearch, check_jobs, run_searches
-from traffic import DEST_PERM, TrafficPattern, traffic
 
 __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation"]
 
@@ -200,7 +201,8 @@ def sweep(
 
 def sweep_search(loads: Iterable[float] | None = None) -> LoadSearch:
     """The search of :func:`sweep` over ``loads`` (default 0.05, 0.10, ..., 1.0)."""
-    loads = [round(0.05 * i, 10) for i in range(1, 21)] if loads is None else [float(x) for x in loads]
+    steps = round(defaults.MAX_LOAD / defaults.LOAD_STEP)
+    loads = [round(defaults.LOAD_STEP * i, 10) for i in range(1, steps + 1)] if loads is None else [float(x) for x in loads]
     if not loads:
         raise SimError("a sweep needs at least one load")
     return LoadSearch.of_loads(loads)
@@ -211,12 +213,12 @@ def saturation(
     config: "SimConfig | str | None" = None,
     traffic_pattern: "TrafficPattern | str" = "uniform",
     *,
-    step: float = 0.05,
-    max_load: float = 1.0,
-    tolerance: float = 0.95,
+    step: float = defaults.LOAD_STEP,
+    max_load: float = defaults.MAX_LOAD,
+    tolerance: float = defaults.SATURATION_TOLERANCE,
     seed: int = 0,
     definition: str = "accepted",
-    resolution: float = 0.005,
+    resolution: float = defaults.STABLE_RESOLUTION,
     jobs: int = 1,
     progress: Callable[[Any], None] | None = None,
 ) -> SweepResult:
@@ -247,8 +249,9 @@ def saturation(
     return _run_search(search, topology, config, traffic_pattern, seed, jobs, progress)
 
 
-def saturation_search(step: float = 0.05, max_load: float = 1.0, tolerance: float = 0.95,
-                      definition: str = "accepted", resolution: float = 0.005) -> LoadSearch:
+def saturation_search(step: float = defaults.LOAD_STEP, max_load: float = defaults.MAX_LOAD,
+                      tolerance: float = defaults.SATURATION_TOLERANCE, definition: str = "accepted",
+                      resolution: float = defaults.STABLE_RESOLUTION) -> LoadSearch:
     """The search of :func:`saturation` with these arguments, validated."""
     if not 0 < step <= max_load:
         raise SimError(f"need 0 < step <= max_load, got step={step}, max_load={max_load}")

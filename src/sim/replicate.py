@@ -22,6 +22,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from common import defaults
+
 from .confidence import ci95
 from .engine import SweepResult, check_seeds, run_seeds, saturation_search, sweep_search
 
@@ -122,8 +124,9 @@ def sweep_seeds(topology, config=None, traffic_pattern="uniform", loads: Iterabl
 
 
 def saturation_seeds(topology, config=None, traffic_pattern="uniform", *, seeds: Sequence[int],
-                     step: float = 0.05, max_load: float = 1.0, tolerance: float = 0.95,
-                     definition: str = "accepted", resolution: float = 0.005, jobs: int = 1,
+                     step: float = defaults.LOAD_STEP, max_load: float = defaults.MAX_LOAD,
+                     tolerance: float = defaults.SATURATION_TOLERANCE, definition: str = "accepted",
+                     resolution: float = defaults.STABLE_RESOLUTION, jobs: int = 1,
                      progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
     """:func:`sim.saturation` once per seed of ``seeds`` (the arguments are its)."""
     search = saturation_search(step, max_load, tolerance, definition, resolution)

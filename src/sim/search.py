@@ -25,11 +25,13 @@ schedules the loads of a study's saturation searches on its workers).
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import heapq
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from common import defaults
 from common.workers import init_worker
 
 from .errors import SimError
@@ -56,17 +58,17 @@ class LoadSearch:
 
     kind: str
     loads: tuple[float, ...] = ()
-    step: float = 0.05
-    max_load: float = 1.0
-    tolerance: float = 0.95
-    resolution: float = 0.005
+    step: float = defaults.LOAD_STEP
+    max_load: float = defaults.MAX_LOAD
+    tolerance: float = defaults.SATURATION_TOLERANCE
+    resolution: float = defaults.STABLE_RESOLUTION
 
     @classmethod
     def of_loads(cls, loads: Sequence[float]) -> "LoadSearch":
         return cls("list", tuple(float(x) for x in loads))
 
     @classmethod
-    def accepted(cls, step: float, max_load: float, tolerance: float = 0.95) -> "LoadSearch":
+    def accepted(cls, step: float, max_load: float, tolerance: float = defaults.SATURATION_TOLERANCE) -> "LoadSearch":
         return cls("accepted", step=step, max_load=max_load, tolerance=tolerance)
 
     @classmethod
@@ -384,7 +386,6 @@ def run_searches(searches: "dict[Any, LoadSearch]", simulate_at: Callable[[Any, 
                 for p in ss.add(key, x, simulate_at(key, x)):
                     say(p, key)
         return {k: st.result() for k, st in ss.states.items()}
-    import concurrent.futures as cf
 
     pool = _Pool(jobs)
     futures: dict[Any, tuple[Any, float]] = {}

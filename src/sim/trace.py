@@ -69,10 +69,12 @@ import numpy as np
 from candidates import Topology
 from common.errors import check_seed
 from common.textfile import read_text
+from traffic import DEST_UNIFORM, Destinations
 
 from .config import SimConfig
 from .errors import SimError
 from .events import EV_COMPUTE, EV_RECV, EV_SEND
+from .routers import model_of
 
 __all__ = ["Trace", "TraceBuilder", "TraceResult", "run_trace", "read_trace", "write_trace"]
 
@@ -446,12 +448,12 @@ def run_trace(
     # so the sim package, which every `toposynth` command loads for its
     # parser) should not import numba (~0.2 s, measured with -X importtime)
     from .engine import _as_config, _check_topology, resolve
-    from .memory import check_sim_memory
-    from .routers import _core as K
-    from .routers import model_of
-    from .routers import simple as driver
+    from .memory import check_sim_memory  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from .routers import _core as K  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from .routers import simple as driver  # deferred: numba + scipy take 0.59 s to import (docs/ARCHITECTURE.md)
+
+    # deferred: numba + scipy take 0.59 s to import (docs/ARCHITECTURE.md)
     from .routers.simple import DEADLOCK_KINDS, routing_label, tables_for
-    from traffic import DEST_UNIFORM, Destinations
 
     topo = _check_topology(topology)
     cfg = _as_config(config)

@@ -43,7 +43,7 @@ _CHANNEL_ROUTING_NAMES = {"records": "records (DOR)", "ties": "random ties", "ec
 def cmd_describe(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates import describe, from_spec
-    from candidates.analytics import check_describe
+    from candidates.analytics.measures import check_describe
     from common.size import format_count, format_seconds
 
     topo = from_spec(args.spec)
@@ -288,7 +288,7 @@ def _say_uncertified(results) -> None:
 # ----------------------------------------------------------------- enumerate
 def cmd_enumerate(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
-    from candidates.enumeration import check_enumeration, count_graphs, iter_graph6
+    from candidates.enumeration.graphs import check_enumeration, count_graphs, iter_graph6
 
     opts = dict(
         min_degree=args.min_degree,

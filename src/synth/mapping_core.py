@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from candidates.lattice import mesh, torus
+from candidates.generators.lattice import mesh, torus
 from candidates.topology import Topology
 from common.errors import ToposynthError
 from flows.problem import Demands

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from candidates.records import has_records, routing_records
+from candidates.analytics.records import has_records, routing_records
 from candidates.topology import Topology
 from flows.problem import Demands
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 
 from candidates import from_spec
-from candidates.enumeration import iter_graph6
-from candidates.linear import linear_placements
+from candidates.enumeration.graphs import iter_graph6
+from candidates.enumeration.linear import linear_placements
 from common.errors import ToposynthError
 
 from .study import Study, StudyError

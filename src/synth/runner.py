@@ -25,18 +25,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+import sim
+from candidates import from_spec
 from common.errors import OutputPathError
 from common.paths import atomic_write_text
+from sim import SimError
+from sim.routing import with_class_vcs
+from sim.search import LoadSearch, SearchSet
 
 from .answer import Answer, study_answers
 from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_sizes
-from .study_search import run_study_searches
 from .record_log import open_log, prepare_out_dir, read_log
 from .records import CandidateRecord, validate_simulation
+from .report import write_outputs, write_sweep_outputs
 from .study import Study, StudyError
+from .study_search import run_study_searches
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS", "backend_settings"]
 
@@ -339,8 +345,6 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         ex.release()   # the report is written while a local dask cluster stops
         sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
         if out is not None:
-            from .report import write_sweep_outputs
-
             _write_outputs(write_sweep_outputs, sweep_res, Path(out), "each variant's records are kept in "
                            f"{Path(out)}/LABEL/records.jsonl")
         return sweep_res
@@ -416,8 +420,6 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
                       answers=study_answers(study, ranking, records, sims, pes, searched))
     if out is not None:
-        from .report import write_outputs
-
         _write_outputs(write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
                        "rerun the same command to resume (finished candidates are not evaluated again)")
     return res
@@ -443,7 +445,6 @@ def _write_outputs(write: Callable, res: Any, out: Path, kept: str) -> None:
 def _canonical(spec: str | None) -> str | None:
     if spec is None:
         return None
-    from candidates import from_spec
 
     return from_spec(spec).spec or spec
 
@@ -468,10 +469,6 @@ def simulation_routing(topo, study: Study) -> str:
     (:func:`sim.resolve_routing`: minimal on fat trees, UGAL on dragonflies,
     ``table`` -- adaptive minimal with an up*/down* escape VC,
     deadlock-free on any connected graph -- for the rest)."""
-    import sim
-
-    from sim import SimError
-
     if study.sim_routing != "auto":
         return sim.resolve_routing(topo, study.sim_routing)
     wanted = sim.PRESETS[study.sim_preset].routing
@@ -486,9 +483,6 @@ def simulation_config(topo, study: Study):
     its routing (:func:`simulation_routing`) and, for a distance-class
     routing (``distance``, ``valiant``, ``ugal``), at least one VC per hop
     of its longest route."""
-    import sim
-    from sim.routing import with_class_vcs
-
     routing = simulation_routing(topo, study)
     return with_class_vcs(topo, sim.preset(study.sim_preset, routing=routing), routing)
 
@@ -511,7 +505,7 @@ def _sim_record(spec: str, routing: str, runs: list, seeds: list[int], seconds: 
     if len(runs) == 1:
         return {"spec": spec, "status": "ok", "saturation": runs[0].saturation, "routing": routing,
                 "points": pts(runs[0]), "seconds": seconds}
-    from sim.replicate import ReplicatedSweep
+    from sim.replicate import ReplicatedSweep  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     rep = ReplicatedSweep(list(seeds), list(runs))
     return {"spec": spec, "status": "ok", "saturation": rep.saturation, "saturation_ci95": rep.saturation_ci95,
@@ -530,8 +524,6 @@ class _Simulate:
         self.study = study
 
     def __call__(self, spec: str) -> dict[str, Any]:
-        import sim
-
         t0 = time.perf_counter()
         study = self.study
         try:
@@ -555,8 +547,6 @@ class _SimulatePoint:
         self.study = study
 
     def __call__(self, item: tuple[tuple[str, int], float]) -> tuple[tuple[str, int], float, Any, float]:
-        import sim
-
         (spec, seed), load = item
         t0 = time.perf_counter()
         study = self.study
@@ -593,8 +583,6 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
     record's ``seconds`` is the time of the points on its sweeps, what a
     serial run takes. Speculative points still running when every sweep is
     decided are waited for (a worker cannot be stopped mid-point and kept)."""
-    from sim.search import LoadSearch, SearchSet
-
     search = LoadSearch.accepted(study.sim_step, study.sim_max_load)   # the search of sim.saturation
     seeds = study_seeds(study)
     routing: dict[str, str] = {}
@@ -647,8 +635,6 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
     ok = {r.spec for r in records if r.ok}
     base = study.baseline
     if base is not None:
-        from candidates import from_spec
-
         base = from_spec(base).spec or base
         if base in ok and base not in specs:
             specs.append(base)
@@ -687,7 +673,7 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
 def cross_check(study: Study, specs: list[str], records: dict[str, CandidateRecord]) -> list[dict[str, Any]]:
     """Re-solve the capacity of the given candidates exactly (HiGHS) and
     compare with the certified PTAS interval already in their records."""
-    import flows
+    import flows  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     out = []
     for spec in specs:

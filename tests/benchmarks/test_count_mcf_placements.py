@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import candidates as cd
-from candidates.linear import linear_placements
+from candidates.enumeration.linear import linear_placements
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import count_mcf_placements as C  # noqa: E402

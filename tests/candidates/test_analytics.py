@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import candidates as cd
-from candidates.analytics import bisection, describe, distance_stats, per_dimension_hops, uniform_load
+from candidates.analytics.measures import bisection, describe, distance_stats, per_dimension_hops, uniform_load
 
 
 # ------------------------------------------------------------ RTT formula

@@ -9,7 +9,7 @@ import pytest
 
 import candidates as cd
 from candidates.capabilities import Capabilities, capabilities, families_with
-from candidates.records import has_records, routing_records
+from candidates.analytics.records import has_records, routing_records
 
 SMALL = {"torus": "torus:4x3", "ring": "ring:7", "mesh": "mesh:4x3", "path": "path:5", "hypercube": "hypercube:4",
          "rt": "rt:a=3", "rtt": "rtt:a=4", "pt": "pt:a=3", "ptt": "ptt:a=3", "pdtt": "pdtt:a=3",

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import candidates as cd
-from candidates.analytics import channel_loads
+from candidates.analytics.measures import channel_loads
 from candidates.errors import TopologyError
-from candidates.lattice import reduce_to_box
-from candidates.records import record_table, record_ties
+from candidates.generators.lattice import reduce_to_box
+from candidates.analytics.records import record_table, record_ties
 
 VT = ["ring:5", "ring:6", "torus:4x4", "torus:2x4", "torus:3x4x4", "rt:a=4", "rtt:a=4", "pt:a=4", "ptt:a=4",
       "pdtt:a=4", "twisted:8x4:t1=2", "twisted:6x4x4:t1=2,0:t2=3,1", "hypercube:4"]

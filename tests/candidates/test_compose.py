@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import candidates as cd
-from candidates.compose import bgl_midplane, hierarchical, product
-from candidates.linear import linear_placements
+from candidates.generators.compose import bgl_midplane, hierarchical, product
+from candidates.enumeration.linear import linear_placements
 
 CUBE8 = "Gr`HOk"  # a connected cubic graph on 8 nodes (graph6)
 

@@ -11,7 +11,7 @@ import pytest
 
 import candidates as cd
 from candidates.registry import spec_size
-from candidates.dragonfly import ARRANGEMENTS, dragonfly, dragonfly_figures, dragonfly_size
+from candidates.generators.dragonfly import ARRANGEMENTS, dragonfly, dragonfly_figures, dragonfly_size
 from flows import Demands, FlowProblem, solve_lp
 from synth.cli import main
 
@@ -157,7 +157,7 @@ def test_fewer_groups_trunk_the_global_links(a, h, g):
 
 
 def leftover_links(a, h, g):
-    """The leftover rule of candidates.dragonfly, written out: after the
+    """The leftover rule of candidates.generators.dragonfly, written out: after the
     full rounds, ports 2i and 2i+1 go to groups G+i+1 and G-i-1; an odd last
     port to G + g/2 (g even) or nowhere (g odd)."""
     m = g - 1

@@ -15,7 +15,7 @@ import pynauty
 import pytest
 
 from candidates import SpecError, Topology, from_spec
-from candidates.enumeration import count_graphs, iter_graph6, iter_graphs
+from candidates.enumeration.graphs import count_graphs, iter_graph6, iter_graphs
 
 
 def certificate(G):

@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 
 import candidates as cd
 from candidates import Topology, ring
-from candidates.equivalent import (
+from candidates.analytics.equivalent import (
     EquivalentDistanceStats,
     equivalent_distance,
     equivalent_distance_stats,
     route_union,
 )
 from candidates.errors import SpecError, TopologyError
-from candidates.routing import updown
+from candidates.analytics.routing import updown
 
 
 # ------------------------------------------------------------ graph makers
@@ -259,8 +259,8 @@ def test_updown_is_at_least_minimal_length_and_symmetric_on_larger_graphs(G, dat
 def test_both_directions_solved_separately_agree(G, routing, data):
     """The public table solves s < t and mirrors; solving every ordered pair
     on its own gives the same numbers (the paper's symmetry argument)."""
-    from candidates._routing_kernels import equivalent_table
-    from candidates.equivalent import _route_automaton
+    from candidates.analytics._routing_kernels import equivalent_table
+    from candidates.analytics.equivalent import _route_automaton
 
     topo = Topology.from_networkx(G)
     root = data.draw(st.integers(0, topo.n - 1))

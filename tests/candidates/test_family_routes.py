@@ -10,8 +10,8 @@ import pytest
 
 import candidates as cd
 from candidates.capabilities import capabilities
-from candidates.dragonfly import minimal_table, valiant_intermediates
-from candidates.hyperx import dor_table
+from candidates.generators.dragonfly import minimal_table, valiant_intermediates
+from candidates.generators.hyperx import dor_table
 from candidates.errors import SpecError
 
 

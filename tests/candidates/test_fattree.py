@@ -11,7 +11,7 @@ import pytest
 
 import candidates as cd
 import flows
-from candidates.analytics import bisection, pe_distances, uniform_load
+from candidates.analytics.measures import bisection, pe_distances, uniform_load
 from candidates.registry import spec_size
 from synth.cli import main
 

@@ -10,7 +10,7 @@ import pytest
 
 import candidates as cd
 import flows
-from candidates.analytics import distance_stats
+from candidates.analytics.measures import distance_stats
 from candidates.capabilities import capabilities
 from candidates.registry import spec_size
 from synth.cli import main

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import candidates as cd
-from candidates.interposer import INTERPOSER_DESIGNS, LENGTH_CLASSES, interposer
+from candidates.generators.interposer import INTERPOSER_DESIGNS, LENGTH_CLASSES, interposer
 
 
 def _lengths(t):

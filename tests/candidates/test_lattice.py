@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import candidates as cd
-from candidates.analytics import distance_stats
-from candidates.lattice import reduce_to_box
+from candidates.analytics.measures import distance_stats
+from candidates.generators.lattice import reduce_to_box
 
 
 def edge_set(t):

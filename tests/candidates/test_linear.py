@@ -14,8 +14,8 @@ from networkx.algorithms.isomorphism import GraphMatcher
 
 import candidates as cd
 from candidates import SpecError, Topology
-from candidates.enumeration import iter_graphs
-from candidates.linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
+from candidates.enumeration.graphs import iter_graphs
+from candidates.enumeration.linear import LinearPlacement, count_linear_placements, linear_placements, min_cutwidth
 
 
 # ------------------------------------------------------------ brute force

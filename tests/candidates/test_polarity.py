@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import candidates as cd
-from candidates.moore import moore_bound
+from candidates.analytics.moore import moore_bound
 
 
 def _er_by_definition(q):
@@ -52,7 +52,7 @@ def test_polarfly_prime_powers_have_diameter_2_and_one_common_neighbour(q):
 @pytest.mark.parametrize("q", [3, 4, 5, 8, 16])
 def test_affine_polarity_by_definition(q):
     t = cd.from_spec(f"affinepolar:q={q}")
-    from candidates.slimfly import galois_field
+    from candidates.generators.slimfly import galois_field
 
     F = galois_field(q)
     neg = np.argmin(F.add, axis=1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import candidates as cd
-from candidates.analytics import describe
+from candidates.analytics.measures import describe
 from candidates.capabilities import capabilities, published_figures
 
 TREES = ["fattree:k=4", "fattree:k=4:c=4", "ktree:k=2:n=3", "ktree:k=4:n=2"]   # even k: PE halves exist

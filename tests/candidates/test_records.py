@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import candidates as cd
-from candidates._kernels import all_pairs_bfs
-from candidates.records import lattice_record, record_table, routing_records, rt_record, rtt_record, torus_record
+from candidates.analytics._kernels import all_pairs_bfs
+from candidates.analytics.records import lattice_record, record_table, routing_records, rt_record, rtt_record, torus_record
 
 
 def all_pairs_records_ok(t):
@@ -32,7 +32,7 @@ def test_records_minimal_for_every_pair(fam, a):
     ok, rec, src, dst = all_pairs_records_ok(t)
     assert ok
     # and the record really leads from src to dst
-    from candidates.lattice import reduce_to_box
+    from candidates.generators.lattice import reduce_to_box
 
     end = reduce_to_box(t.coords[src] + rec, t.shape, t.lattice)
     assert np.array_equal(end, t.coords[dst])

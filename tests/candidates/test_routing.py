@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import candidates as cd
 from candidates import Topology
 from candidates.errors import TopologyError
-from candidates.routing import MAX_MASK_DEGREE, NextHopTable, UpDownRouting, shortest_path_table, updown
+from candidates.analytics.routing import MAX_MASK_DEGREE, NextHopTable, UpDownRouting, shortest_path_table, updown
 
 
 # ------------------------------------------------------------ graph makers

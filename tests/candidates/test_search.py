@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import candidates as cd
 from candidates.errors import SpecError
-from candidates.moore import moore_bound, moore_gap
+from candidates.analytics.moore import moore_bound, moore_gap
 from candidates.search import search_graph, search_problem
 from candidates.search._bits import seed_state
 from candidates.search._kernels import NST, ST_BEST, ST_CUR, Sched, anneal, evaluate, fill

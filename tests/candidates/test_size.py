@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import candidates as cd
-from candidates.enumeration import estimate_count, search_bytes
+from candidates.enumeration.graphs import estimate_count, search_bytes
 from candidates.registry import spec_size
 from common.size import SizeError, check_memory, format_bytes, memory_limit, parse_bytes
 from synth.cli import main
@@ -173,7 +173,7 @@ spec = sys.argv[1]
 reset(); b0 = cur()
 t = cd.from_spec(spec)
 build = hwm() - b0
-cost = cd.analytics.describe_cost(t)
+cost = cd.analytics.measures.describe_cost(t)
 cd.describe(t)
 peak = hwm() - b0
 z = cd.registry.spec_size(spec)

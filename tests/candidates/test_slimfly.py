@@ -11,7 +11,7 @@ import pytest
 
 import candidates as cd
 from candidates.registry import spec_size
-from candidates.slimfly import galois_field, slimfly, slimfly_figures, slimfly_q_values, slimfly_size
+from candidates.generators.slimfly import galois_field, slimfly, slimfly_figures, slimfly_q_values, slimfly_size
 from flows import Demands, FlowProblem, solve_lp
 from synth.cli import main
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import candidates as cd
-from candidates.twin import card_of_port, twin_route, twin_torus
+from candidates.generators.twin import card_of_port, twin_route, twin_torus
 
 # Table I of the paper: 3D torus and 5DT torus with the same number of PEs.
 PAPER_CASES = [

@@ -18,7 +18,7 @@ import pytest
 import candidates as cd
 from sim import cache as sim_cache
 import sim
-from candidates.records import routing_records
+from candidates.analytics.records import routing_records
 from common.size import SizeError
 from candidates.topology import Topology
 from sim import SimConfig, simulate

@@ -8,7 +8,7 @@ import pytest
 import candidates as cd
 import sim
 from sim import SimConfig, SimError, simulate
-from candidates.lattice import reduce_to_box
+from candidates.generators.lattice import reduce_to_box
 from sim.routing import build_tables, pair_records, with_ties
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import candidates as cd
 import sim
-from candidates.dragonfly import minimal_table, valiant_intermediates
+from candidates.generators.dragonfly import minimal_table, valiant_intermediates
 from flows import Demands, FlowProblem, solve_lp
 from sim import SimConfig, simulate
 from sim.cli import main as sim_main
@@ -157,7 +157,7 @@ def test_groupshift_minimal_valiant_ugal():
     a, p = 4, 2
     dist, val, ugal = (_sat(r, "groupshift") for r in ("distance", "valiant", "ugal"))
     # The dragonfly's minimal routing (local, the one direct global channel,
-    # local; candidates.dragonfly.minimal_table) gives the ISCA figure
+    # local; candidates.generators.dragonfly.minimal_table) gives the ISCA figure
     # 1/(a p) = 0.125: the a p PEs of a group share one global channel.
     # Measured 0.1250.
     assert dist == pytest.approx(1 / (a * p), rel=0.05)

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from candidates.enumeration import count_graphs
+from candidates.enumeration.graphs import count_graphs
 from synth.cli import main
 from synth.record_log import read_log, rejected_path
 from synth.records import CandidateRecord, validate_simulation

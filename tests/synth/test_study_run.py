@@ -244,7 +244,7 @@ def test_twin_torus_study():
 def test_hierarchy_pool_placements():
     import networkx as nx
 
-    from candidates.linear import count_linear_placements, linear_placements
+    from candidates.enumeration.linear import count_linear_placements, linear_placements
     from synth.pool import _placed, candidate_specs
 
     # every linear placement of the 4-vertex star gives a distinct row graph; their number is the
@@ -399,7 +399,7 @@ def test_mixed_traffic_with_annealed_placement():
                          "traffic": {"pattern": "mixed", "mapping": "anneal", "alpha": 1.0}})
     t = from_spec("rtt:a=4")
     dem = study_demands(t, s)
-    from candidates._kernels import all_pairs_bfs
+    from candidates.analytics._kernels import all_pairs_bfs
 
     D = all_pairs_bfs(t.indptr, t.indices)
     ident = study_demands(t, study_from_dict({"candidates": {"specs": ["rtt:a=4"]},
@@ -438,7 +438,7 @@ def test_pattern_sweep_with_simulator_patterns(tmp_path):
 
 
 def test_application_skeleton_traffic():
-    from candidates._kernels import all_pairs_bfs
+    from candidates.analytics._kernels import all_pairs_bfs
     from synth.evaluate import study_demands
 
     t = from_spec("rtt:a=4")

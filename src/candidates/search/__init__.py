@@ -24,6 +24,7 @@ True
 """
 
 from common.lazy import lazy_names
+
 from .objectives import OBJECTIVES, Objective, objective, register_objective
 
 # the engine's names load on first use (PEP 562): its numba kernels cost ~0.2 s of start-up that a

@@ -17,10 +17,10 @@ from collections import namedtuple
 from numba import njit
 
 from common.jitcache import refresh_kernel_cache
+
 from . import _bits, _evaluate, _graph, objectives
 from ._bits import HELPER, rng_float, rng_int
-from ._evaluate import (RES_DIAM, RES_LOAD, RES_PRIMARY, RES_SECONDARY, RES_SUM, RES_UNREACH, link_resources,
-                        score)
+from ._evaluate import RES_DIAM, RES_LOAD, RES_PRIMARY, RES_SECONDARY, RES_SUM, RES_UNREACH, link_resources, score
 from ._graph import dart_ok, drop_port, free_router, log_reset, propose, relift, set_deg, undo, write_link
 
 KERNEL = dict(cache=True, _nrt=False, error_model="numpy")

@@ -32,8 +32,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..analytics.moore import moore_bound
 from ..errors import TopologyError
-from ..moore import moore_bound
 from ._bits import seed_state
 from ._evaluate import OBJ_PHYSICAL, OBJ_THROUGHPUT, RES_DIAM, RES_LAT, RES_LOAD, RES_PRIMARY, RES_SUM, RES_UNREACH
 from ._graph import MOVE_ADD, MOVE_DEL, MOVE_END, MOVE_SWAP, MOVE_VOLT, NMOVES

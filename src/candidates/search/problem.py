@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import SpecError, TopologyError
 from common.size import check_memory, format_count
+
+from ..errors import SpecError, TopologyError
 from .layout import Layout
 from .objectives import Objective, objective
 from .resources import LinkResources

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..moore import moore_bound
+from ..analytics.moore import moore_bound
 from ..topology import Topology
 from .engine import RestartResult
 from .problem import SearchProblem

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..analytics.moore import moore_bound
 from ..errors import TopologyError
-from ..moore import moore_bound
 from ._evaluate import NRES, Obj, Work
 from ._graph import Graph, Log
 from ._kernels import NST, Best

@@ -36,11 +36,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
+
 from .._jit import HELPER
 from ..events import EV_COMPUTE, EV_RECV, EV_SEND
 from ..routing._simple import candidates, keep_tied, route_target, spreads_ties, start_route
-from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
-
 
 # layout of the scalar statistics vector
 S_CYCLES = 0

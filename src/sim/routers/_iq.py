@@ -61,15 +61,52 @@ from numba.extending import intrinsic
 from common.jitcache import refresh_kernel_cache
 
 from .. import events
-from ..routing import _booksim, _simple, registry
-from . import _core, _iq_layout
 from .._jit import HELPER, KERNEL
+from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
+from . import _core, _iq_layout
 from ._core import GenCounters, draw_dest, generate, start
-from ._iq_layout import (F_HEAD, F_CNT, F_STATE, F_T, F_OUT, F_RTN, F_AAPTR, F_IP, F_FB, K_DST, K_LEN, K_SRC, K_TGEN,
-                         K_TINJ, K_HOPS, K_DIR, K_DIM, K_PH, K_REC, K_INTM, K_VPH, K_DR, K_DC, O_OWNER, O_CRED,
-                         O_GPTR, O_PORT, P_LAT, P_UP, P_INJ, P_SAAPTR, P_SWRR, Q_ROUTER, Q_LAT, Q_DOWN, Q_DIM,
-                         Q_SAGPTR, Q_ARC, Q_DROUTER)
+from ._iq_layout import (
+    F_AAPTR,
+    F_CNT,
+    F_FB,
+    F_HEAD,
+    F_IP,
+    F_OUT,
+    F_RTN,
+    F_STATE,
+    F_T,
+    K_DC,
+    K_DIM,
+    K_DIR,
+    K_DR,
+    K_DST,
+    K_HOPS,
+    K_INTM,
+    K_LEN,
+    K_PH,
+    K_REC,
+    K_SRC,
+    K_TGEN,
+    K_TINJ,
+    K_VPH,
+    O_CRED,
+    O_GPTR,
+    O_OWNER,
+    O_PORT,
+    P_INJ,
+    P_LAT,
+    P_SAAPTR,
+    P_SWRR,
+    P_UP,
+    Q_ARC,
+    Q_DIM,
+    Q_DOWN,
+    Q_DROUTER,
+    Q_LAT,
+    Q_ROUTER,
+    Q_SAGPTR,
+)
 
 # The compile conventions of sim._jit: KERNEL entry points and HELPERs
 # inlined by LLVM, all with ``_nrt=False`` (the kernel allocates nothing;

@@ -19,9 +19,9 @@ from numba.extending import overload
 from common.jitcache import refresh_kernel_cache
 
 from .. import errors, events
-from . import _core, _vct, _wormhole
 from .._jit import KERNEL
 from ..routing import _simple, registry
+from . import _core, _vct, _wormhole
 from ._core import run_synthetic
 
 __all__ = ["run", "run_trace", "switching"]

@@ -41,8 +41,22 @@ from numba import njit
 
 from .._jit import HELPER
 from ..routing._simple import advance_route, candidates, route_target
-from ._core import (BUF_FIELDS, C_IN_FLIGHT, C_LAST_PROGRESS, NO_ROOM, NOT_NOW, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS,
-                    S_WIN_HOPS, Switching, arbitration, choose, delivered, next_input)
+from ._core import (
+    BUF_FIELDS,
+    C_IN_FLIGHT,
+    C_LAST_PROGRESS,
+    NO_ROOM,
+    NOT_NOW,
+    S_ACC_PACKETS,
+    S_ACC_PHITS,
+    S_ESC_HOPS,
+    S_WIN_HOPS,
+    Switching,
+    arbitration,
+    choose,
+    delivered,
+    next_input,
+)
 
 __all__ = ["Buf", "VCTBuf", "buffer_sizes", "wheel_size", "switching"]
 

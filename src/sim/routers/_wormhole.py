@@ -54,8 +54,21 @@ from numba import njit
 from .._jit import HELPER
 from ..errors import SimError
 from ..routing._simple import DL_BUBBLE, MODE_ADAPTIVE, MODE_DOR, advance_route, candidates, route_target
-from ._core import (BUF_FIELDS, C_FLITS_IN, C_LAST_PROGRESS, NO_ROOM, S_ACC_PACKETS, S_ACC_PHITS, S_ESC_HOPS,
-                    S_WIN_HOPS, Switching, arbitration, choose, delivered, next_input)
+from ._core import (
+    BUF_FIELDS,
+    C_FLITS_IN,
+    C_LAST_PROGRESS,
+    NO_ROOM,
+    S_ACC_PACKETS,
+    S_ACC_PHITS,
+    S_ESC_HOPS,
+    S_WIN_HOPS,
+    Switching,
+    arbitration,
+    choose,
+    delivered,
+    next_input,
+)
 
 __all__ = ["Buf", "WormholeBuf", "buffer_sizes", "wheel_size", "switching", "BUBBLE_NEEDS_VCT"]
 

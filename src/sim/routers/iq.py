@@ -50,17 +50,17 @@ import numpy as np
 
 from candidates import Topology
 from common.size import check_memory, format_count
+from traffic import DEST_PERM, Destinations, TrafficPattern, terminal_router
 
-from . import _iq as Q
-from . import _iq_layout as L
 from ..confidence import ci95
 from ..config import DRAIN_CHECK, SimConfig
 from ..errors import SimError
 from ..memory import iq_sizes
 from ..results import SimProgress, SimResult, per_dimension, percentiles
 from ..routing.registry import ROUTING_REGISTRY
-from traffic import DEST_PERM, Destinations, TrafficPattern, terminal_router
 from . import RouterModel, register_router_model
+from . import _iq as Q
+from . import _iq_layout as L
 
 __all__ = ["IQRun", "build", "measure", "simulate", "ROUTING_CODES"]
 

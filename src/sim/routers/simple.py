@@ -21,17 +21,16 @@ from typing import Any, Callable
 import numpy as np
 
 from candidates import Topology
+from traffic import Destinations, TrafficPattern, terminal_offsets, terminal_router
 
-from . import _core as K
-from . import _switching, _vct, _wormhole
 from ..confidence import ci95
 from ..config import DRAIN_CHECK, SimConfig
 from ..errors import SimError
 from ..results import SimProgress, SimResult, per_dimension, percentiles
 from ..routing import _simple as R
 from ..routing.tables import CLS_NONE, build_tables, table_kind, with_ties
-from traffic import Destinations, TrafficPattern, terminal_offsets, terminal_router
-from . import RouterModel, register_router_model
+from . import RouterModel, _switching, _vct, _wormhole, register_router_model
+from . import _core as K
 
 __all__ = ["TraceArrays", "KernelRun", "build", "execute", "simulate", "tables_for", "routing_label", "HIST_BINS",
            "DEADLOCK_KINDS"]

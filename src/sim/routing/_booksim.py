@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from .._jit import HELPER
-from ..routers._iq_layout import (F_IP, F_RTN, K_DC, K_DIM, K_DIR, K_DR, K_DST, K_INTM, K_PH, K_VPH, P_INJ)
+from ..routers._iq_layout import F_IP, F_RTN, K_DC, K_DIM, K_DIR, K_DR, K_DST, K_INTM, K_PH, K_VPH, P_INJ
 from .registry import ROUTING_REGISTRY
 
 # BookSim2's routing functions (the registry's ``iq_code``)

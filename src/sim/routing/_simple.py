@@ -61,7 +61,7 @@ ST_ATC = 128          # twin mode (tsdor-adaptive): the packet is in its source 
 def load_class(p, u, v, net, buf):
     """``pk_rem[p]`` = the difference ``coords[v] - coords[u]`` reduced into
     the coordinate box modulo the lattice (dimensions in ``cls_order``, as
-    :func:`candidates.lattice.reduce_to_box`); returns its canonical index
+    :func:`candidates.generators.lattice.reduce_to_box`); returns its canonical index
     (C order in the box), the pair's difference class."""
     Dc = net.cls_order.shape[0]
     for k in range(Dc):

@@ -112,7 +112,7 @@ adaptive hops) is acyclic (tests/sim check it for several shapes).
 
 On a dragonfly every routing over next hops (``table``, ``minimal``,
 ``distance``, ``valiant``, ``ugal``) takes the dragonfly's own minimal
-routes, local-global-local (:func:`candidates.dragonfly.minimal_table`),
+routes, local-global-local (:func:`candidates.generators.dragonfly.minimal_table`),
 not the graph's shortest paths (which may cross a third group).
 
 ``auto`` picks the family's declared routing (``minimal`` on fat trees and
@@ -134,10 +134,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from candidates import Topology, hop_distances, shortest_path_table, updown
+from candidates.analytics.records import has_records, record_table, record_ties
 from candidates.capabilities import capabilities, families_with
-from candidates.lattice import reduce_to_box
-from candidates.records import has_records, record_table, record_ties
-from candidates.twin import twin_shape
+from candidates.generators.lattice import reduce_to_box
+from candidates.generators.twin import twin_shape
 
 from .. import cache as sim_cache
 from ..config import ROUTINGS, SimConfig
@@ -253,7 +253,7 @@ class RoutingTables:
     The record routings and the twin tori hold nothing of size n x n: a
     pair's record (next hop) is looked up by the *difference class* of the
     pair, ``coords[dst] - coords[src]`` reduced into the coordinate box
-    modulo ``cls_lat`` (:func:`candidates.lattice.reduce_to_box`; dimensions
+    modulo ``cls_lat`` (:func:`candidates.generators.lattice.reduce_to_box`; dimensions
     reduced in ``cls_order``) and numbered in C order of ``cls_shape``
     (:func:`class_index`). On a lattice Z^D / L the minimal records, their
     ties and the twin-route rules depend on that class only. The table

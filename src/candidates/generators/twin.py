@@ -35,10 +35,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError, TopologyError
-from .registry import Family, parse_shape, register, shape_family, take_field
-from .topology import INTERNAL, Topology
+from ..capabilities import Capabilities
+from ..errors import SpecError, TopologyError
+from ..registry import Family, parse_shape, register, shape_family, take_field
+from ..topology import INTERNAL, Topology
 
 __all__ = ["twin_torus", "twin_size", "card_of_port", "twin_route", "twin_shape"]
 

@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SpecError
-from .registry import Family, keyed_fields, register
-from .topology import Topology
+from ..errors import SpecError
+from ..registry import Family, keyed_fields, register
+from ..topology import Topology
 
 __all__ = ["interposer", "interposer_size", "INTERPOSER_DESIGNS", "LENGTH_CLASSES"]
 

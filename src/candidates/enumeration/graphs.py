@@ -57,9 +57,9 @@ import pynauty
 
 from common.size import SizeError, check_memory, format_count, format_seconds
 
-from .errors import SpecError
-from .io import from_graph6
-from .topology import Topology
+from ..errors import SpecError
+from ..io import from_graph6
+from ..topology import Topology
 
 __all__ = ["iter_graph6", "iter_graphs", "count_graphs", "estimate_count", "search_bytes", "check_enumeration"]
 
@@ -242,7 +242,7 @@ def _search(n: int, d: int, mn: int, exact: bool, connected: bool) -> Iterator[n
 
     The arrays yielded may be views into buffers; use them before resuming.
     """
-    from ._enum_kernels import augmentations  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from ._kernels import augmentations  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     if n == 1:
         if mn == 0 and (not exact or d == 0):
@@ -333,7 +333,7 @@ def iter_graph6(n: int, max_degree: int, *, min_degree: int = 0, exact_max_degre
 
 
 def _iter_graph6(n: int, d: int, mn: int, exact: bool, connected: bool, regular: bool) -> Iterator[str]:
-    from ._enum_kernels import graph6_codes  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from ._kernels import graph6_codes  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     if _empty(n, d, mn, exact, regular):
         return

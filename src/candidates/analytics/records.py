@@ -22,11 +22,11 @@ import itertools
 
 import numpy as np
 
+from ..capabilities import capabilities, families_with
+from ..errors import TopologyError
+from ..generators.lattice import reduce_to_box
+from ..topology import Topology
 from ._kernels import bfs_displacements
-from .capabilities import capabilities, families_with
-from .errors import TopologyError
-from .lattice import reduce_to_box
-from .topology import Topology
 
 __all__ = [
     "rt_record",
@@ -141,7 +141,7 @@ def routing_records(topo: Topology, src, dst) -> np.ndarray:
         raise TopologyError(
             f"no routing records for family {topo.family!r}: records exist for the families "
             f"{', '.join(families_with('records'))}; "
-            "use candidates.routing.shortest_path_table for arbitrary graphs"
+            "use candidates.analytics.routing.shortest_path_table for arbitrary graphs"
         )
     src = np.atleast_1d(np.asarray(src, dtype=np.int64))
     dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))

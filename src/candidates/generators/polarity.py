@@ -22,7 +22,7 @@ degree ``q - 1``.
 
 Routers are numbered ``x q + y`` for ``(1, x, y)``, ``q^2 + y`` for
 ``(0, 1, y)`` and ``q^2 + q`` for ``(0, 0, 1)``; field elements are those of
-:func:`candidates.slimfly.galois_field`.
+:func:`candidates.generators.slimfly.galois_field`.
 
 >>> t = polarfly(3)
 >>> t.n, t.num_links, sorted(set(t.degree.tolist()))
@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError
-from .registry import Family, keyed_fields, register
+from ..capabilities import Capabilities
+from ..errors import SpecError
+from ..registry import Family, keyed_fields, register
+from ..topology import Topology
 from .slimfly import _prime_power, galois_field
-from .topology import Topology
 
 __all__ = ["polarfly", "polarfly_size", "polarfly_figures", "PolarFlyFigures", "affine_polarity",
            "affine_polarity_size"]

@@ -40,10 +40,10 @@ from typing import Any, Union
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError
-from .registry import Family, from_spec, register, spec_size
-from .topology import Placement, Topology
+from ..capabilities import Capabilities
+from ..errors import SpecError
+from ..registry import Family, from_spec, register, spec_size
+from ..topology import Placement, Topology
 
 __all__ = ["product", "hierarchical", "bgl_midplane"]
 

@@ -11,7 +11,7 @@ Conventions (they matter when comparing with the papers' closed forms):
   PE per router, over the ``N - 1`` other routers). Loads are in phits per
   cycle with one phit per cycle per link direction.
 - Per-dimension hops use the family's minimal routing records where it has
-  them (:mod:`candidates.records`) and otherwise the expectation when a
+  them (:mod:`candidates.analytics.records`) and otherwise the expectation when a
   packet picks uniformly among all shortest paths (ECMP).
 - Routers without processing elements (a fat tree's aggregation and core
   switches): :func:`pe_distances` measures distances between PEs (what a
@@ -33,14 +33,14 @@ import numpy as np
 
 from common.size import SizeError, check_memory, format_bytes, format_count, format_seconds, memory_limit
 
+from ..capabilities import capabilities, published_figures
+from ..errors import TopologyError
+from ..topology import Topology
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
-from .capabilities import capabilities, published_figures
 from .equivalent import equivalent_distance, equivalent_distance_rows
-from .errors import TopologyError
 from .hops import hop_distances
 from .moore import moore_bound
 from .records import has_records, record_table, record_ties
-from .topology import Topology
 
 __all__ = [
     "DistanceStats",

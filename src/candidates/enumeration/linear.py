@@ -17,7 +17,7 @@ slot pitches.
 The 2092 of 'topology-synthesis-mcf-bgl'
 ----------------------------------------
 Sec. IV places each of its 192 topologies of 8 nodes (connected, maximum
-degree exactly 3; see :mod:`candidates.enumeration`) "in a line, which
+degree exactly 3; see :mod:`candidates.enumeration.graphs`) "in a line, which
 results 2092 different linear placements", without saying which placements
 it keeps. Sums over the 192 graphs of the number of placements kept
 (``tests/candidates/test_linear.py`` checks those marked *):
@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import SpecError
-from .topology import Topology
+from ..errors import SpecError
+from ..topology import Topology
 
 __all__ = ["LinearPlacement", "linear_placements", "count_linear_placements", "min_cutwidth"]
 
@@ -128,7 +128,7 @@ def _check_bound(name: str, value: Any) -> int | None:
 def _classes(graph: Any, max_cutwidth: Any, max_wirelength: Any, what: str):
     """Ranks (lexicographic, of the smallest order of each class), cut widths
     and wire lengths of the placements passing the filters; and n."""
-    from ._enum_kernels import placement_table  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from ._kernels import placement_table  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     cw_max = _check_bound("max_cutwidth", max_cutwidth)
     wl_max = _check_bound("max_wirelength", max_wirelength)
@@ -184,7 +184,7 @@ def linear_placements(graph: Any, *, max_cutwidth: int | None = None,
     >>> best.order, best.cutwidth, best.wirelength
     ((0, 1, 2, 3, 4, 5), 2, 10)
     """
-    from ._enum_kernels import unrank_permutations  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from ._kernels import unrank_permutations  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     n, ranks, cw, wl = _classes(graph, max_cutwidth, max_wirelength, "linear_placements")
     # lexicographic rank order is the order of ``order`` tuples
@@ -233,7 +233,7 @@ def min_cutwidth(graph: Any) -> int:
     >>> min_cutwidth(nx.path_graph(7)), min_cutwidth(nx.cycle_graph(7)), min_cutwidth(nx.complete_graph(4))
     (1, 2, 4)
     """
-    from ._enum_kernels import min_cutwidth_dp  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+    from ._kernels import min_cutwidth_dp  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     n, eu, ev, _ = _links(graph, MAX_CUTWIDTH_NODES, "min_cutwidth")
     return int(min_cutwidth_dp(n, eu, ev))

@@ -1,7 +1,7 @@
 """Next-hop tables: their type, and the tables of the families' own routing rules.
 
 A next-hop set is a ``uint64`` bit mask over a router's out-arcs (see
-:mod:`candidates.routing`, which builds the minimal and up*/down* tables).
+:mod:`candidates.analytics.routing`, which builds the minimal and up*/down* tables).
 This module holds the table type and :func:`rule_table`, which family
 modules (HyperX, dragonfly) use for their own rules; it needs no numba, so
 building a family stays cheap to import.
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import TopologyError
-from .topology import Topology
+from ..errors import TopologyError
+from ..topology import Topology
 
 __all__ = ["NextHopTable", "rule_table", "MAX_MASK_DEGREE"]
 

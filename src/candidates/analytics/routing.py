@@ -1,6 +1,6 @@
 """Routing tables for arbitrary topologies: minimal and up*/down*.
 
-Lattice families have closed-form routing records (:mod:`candidates.records`);
+Lattice families have closed-form routing records (:mod:`candidates.analytics.records`);
 the tables here serve any graph, and are plain numpy arrays indexed by
 ``[router, destination]`` so that a numba packet simulator or a flow solver
 can consume them directly.
@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import TopologyError
+from ..topology import Topology
 from ._kernels import all_pairs_bfs, bfs_distances
 from ._routing_kernels import (
     bfs_tree_parent,
@@ -42,17 +44,15 @@ from ._routing_kernels import (
     updown_next_hops,
     updown_to_targets,
 )
-from .errors import TopologyError
 from .next_hops import (
     MAX_MASK_DEGREE,
     NextHopTable,
     _check_mask_degree,
-    _mask_arcs,
     _check_router,
     _check_topology,
+    _mask_arcs,
     rule_table,
 )
-from .topology import Topology
 
 __all__ = ["NextHopTable", "UpDownRouting", "shortest_path_table", "rule_table", "updown", "MAX_MASK_DEGREE"]
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError, check_family_int
-from .registry import Family, int_keys, parse_int, register, take_field
-from .topology import Topology
+from ..capabilities import Capabilities
+from ..errors import SpecError, check_family_int
+from ..registry import Family, int_keys, parse_int, register, take_field
+from ..topology import Topology
 
 __all__ = ["ktree", "ktree_size", "fattree", "fattree_size", "TreeFigures", "fattree_figures", "ktree_figures"]
 

@@ -1,5 +1,5 @@
-"""Private numba kernels of :mod:`candidates.enumeration` and
-:mod:`candidates.linear`: plain arrays in, arrays out.
+"""Private numba kernels of :mod:`candidates.enumeration.graphs` and
+:mod:`candidates.enumeration.linear`: plain arrays in, arrays out.
 
 Graphs on at most 62 vertices are int64 arrays of adjacency bit masks:
 bit ``w`` of ``adj[u]`` is set when u and w are adjacent.

@@ -66,11 +66,11 @@ from typing import Any
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError
-from .next_hops import NextHopTable, rule_table
-from .registry import Family, keyed_fields, register
-from .topology import Topology
+from ..analytics.next_hops import NextHopTable, rule_table
+from ..capabilities import Capabilities
+from ..errors import SpecError
+from ..registry import Family, keyed_fields, register
+from ..topology import Topology
 
 __all__ = ["ARRANGEMENTS", "dragonfly", "dragonfly_size", "dragonfly_figures", "DragonflyFigures", "minimal_table",
            "valiant_intermediates"]
@@ -173,7 +173,7 @@ def dragonfly(a: int, p: int, h: int, g: int | None = None, arrangement: str = "
     """A dragonfly: ``g`` groups (default and maximum ``a*h + 1``) of ``a``
     fully connected routers, ``h`` global links and ``p`` PEs per router,
     the global links placed by ``arrangement`` (``absolute``, ``relative``,
-    ``circulant`` or ``palmtree``; see :mod:`candidates.dragonfly`).
+    ``circulant`` or ``palmtree``; see :mod:`candidates.generators.dragonfly`).
 
     The balanced dragonfly ``a = 2p = 2h`` of Kim et al.: a=4, p=h=2 gives
     9 groups, 36 routers, 72 PEs; router degree a-1+h = 5.
@@ -229,7 +229,7 @@ class DragonflyFigures:
     router" ports); ``links_per_group_pair`` the trunking ``a*h // (g-1)``
     (some pairs get one more from the leftover ports when ``g-1`` does not
     divide ``a*h``); ``unconnected_ports`` the global ports left without a
-    partner (see :mod:`candidates.dragonfly`).
+    partner (see :mod:`candidates.generators.dragonfly`).
     ``adversarial_minimal``: the throughput per PE of minimal routing under
     "group i sends to group i+1" -- the ``a*p`` PEs of a group share the
     global channels to the next group. ``valiant``:

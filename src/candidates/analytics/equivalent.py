@@ -10,7 +10,7 @@ links on no such route are left out). With a unique shortest route it is
 the hop count; several routes in parallel lower it.
 
 Routing is ``"minimal"`` (all shortest paths) or ``"updown"`` (all shortest
-legal up*/down* routes, see :mod:`candidates.routing`; they can be longer
+legal up*/down* routes, see :mod:`candidates.analytics.routing`; they can be longer
 than the graph distance). Both route sets are closed under reversal (a
 reversed legal up*/down* route is legal), so the table is symmetric and only
 pairs ``s < t`` are solved.
@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import SpecError, TopologyError
+from ..topology import Topology
 from ._kernels import all_pairs_bfs
 from ._routing_kernels import equivalent_rows, equivalent_table, route_union_links, updown_from_sources
-from .errors import SpecError, TopologyError
 from .routing import _check_router, _check_topology, _updown_orientation, _updown_remaining
-from .topology import Topology
 
 __all__ = [
     "ROUTINGS",

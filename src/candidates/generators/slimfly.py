@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError
-from .registry import Family, keyed_fields, register
-from .topology import Topology
+from ..capabilities import Capabilities
+from ..errors import SpecError
+from ..registry import Family, keyed_fields, register
+from ..topology import Topology
 
 __all__ = ["slimfly", "slimfly_size", "slimfly_figures", "SlimFlyFigures", "slimfly_q_values", "GaloisField",
            "galois_field"]

@@ -1,6 +1,6 @@
 """Hop distances from one router by breadth-first search.
 
-Kept apart from :mod:`candidates.routing` (whose tables need numba kernels)
+Kept apart from :mod:`candidates.analytics.routing` (whose tables need numba kernels)
 because every flow problem asks for them, and a small one should not pay
 for importing numba.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import TopologyError
+from ..errors import TopologyError
 
 __all__ = ["hop_distances"]
 

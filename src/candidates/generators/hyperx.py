@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError, check_family_int
+from ..analytics.next_hops import NextHopTable, rule_table
+from ..capabilities import Capabilities
+from ..errors import SpecError, check_family_int
+from ..registry import Family, int_keys, parse_int, parse_shape, register, take_field
+from ..topology import Topology
 from .lattice import dim_names
-from .next_hops import NextHopTable, rule_table
-from .registry import Family, int_keys, parse_int, parse_shape, register, take_field
-from .topology import Topology
 
 __all__ = ["hyperx", "hyperx_size", "flatfly", "flatfly_size", "HyperXFigures", "hyperx_figures", "dor_table"]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import TopologyError
+from ..errors import TopologyError
 
 __all__ = ["MooreBound", "moore_bound", "moore_gap"]
 

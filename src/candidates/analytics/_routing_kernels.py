@@ -1,5 +1,5 @@
-"""Private numba kernels of :mod:`candidates.routing` and
-:mod:`candidates.equivalent`: plain arrays in, arrays out.
+"""Private numba kernels of :mod:`candidates.analytics.routing` and
+:mod:`candidates.analytics.equivalent`: plain arrays in, arrays out.
 
 Conventions shared by the kernels:
 

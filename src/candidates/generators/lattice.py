@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .capabilities import Capabilities
-from .errors import SpecError
-from .registry import Family, int_family, int_size, parse_int_list, parse_shape, register, shape_family, take_field
-from .topology import Topology
+from ..capabilities import Capabilities
+from ..errors import SpecError
+from ..registry import Family, int_family, int_size, parse_int_list, parse_shape, register, shape_family, take_field
+from ..topology import Topology
 
 __all__ = [
     "twisted_torus",
