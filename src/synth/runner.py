@@ -33,6 +33,7 @@ from sim import SimError
 from sim.routing import with_class_vcs
 from sim.search import LoadSearch, SearchSet
 
+from . import report
 from .answer import Answer, study_answers
 from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
@@ -40,7 +41,6 @@ from .machine import check_machine, pareto_front
 from .pool import candidate_sizes
 from .record_log import open_log, prepare_out_dir, read_log
 from .records import CandidateRecord, validate_simulation
-from .report import write_outputs, write_sweep_outputs
 from .study import Study, StudyError
 from .study_search import run_study_searches
 
@@ -345,7 +345,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         ex.release()   # the report is written while a local dask cluster stops
         sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
         if out is not None:
-            _write_outputs(write_sweep_outputs, sweep_res, Path(out), "each variant's records are kept in "
+            _write_outputs(report.write_sweep_outputs, sweep_res, Path(out), "each variant's records are kept in "
                            f"{Path(out)}/LABEL/records.jsonl")
         return sweep_res
     t0 = time.perf_counter()
@@ -420,7 +420,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
                       answers=study_answers(study, ranking, records, sims, pes, searched))
     if out is not None:
-        _write_outputs(write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
+        _write_outputs(report.write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
                        "rerun the same command to resume (finished candidates are not evaluated again)")
     return res
 
