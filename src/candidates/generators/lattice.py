@@ -110,7 +110,7 @@ def _reduction_order(T: np.ndarray) -> list[int]:
     return order
 
 
-def reduce_to_box(Z: np.ndarray, shape: Sequence[int], lattice: np.ndarray) -> np.ndarray:
+def reduce_to_box(Z: np.ndarray, shape: Sequence[int] | np.ndarray, lattice: np.ndarray) -> np.ndarray:
     """Representatives in the coordinate box of points of Z^D modulo the lattice.
 
     >>> reduce_to_box(np.array([[3, 4]]), (8, 4), np.array([[8, 0], [4, 4]])).tolist()

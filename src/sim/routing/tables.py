@@ -130,6 +130,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -160,7 +161,9 @@ def class_vcs(topo: Topology, routing: str) -> int:
     hops = routing_entry(routing).class_hops
     if not hops:
         return 1
-    return hops * int(build_tables(topo, routing).min_dist.max())
+    dist = build_tables(topo, routing).min_dist
+    assert dist is not None  # the distance-class routings are table routings: (n, n) distances
+    return hops * int(dist.max())
 
 
 def with_class_vcs(topo: Topology, cfg: SimConfig, routing: str) -> SimConfig:
@@ -248,7 +251,7 @@ CLS_TWIN = 3       # nDT: the next hop of (traffic class, source card, node offs
 
 @dataclass(frozen=True, eq=False)
 class RoutingTables:
-    """Arrays the kernel reads; dummies where a routing does not need them.
+    """Arrays the kernel reads; dummies (or None) where a routing does not need them.
 
     The record routings and the twin tori hold nothing of size n x n: a
     pair's record (next hop) is looked up by the *difference class* of the
@@ -268,26 +271,26 @@ class RoutingTables:
     ud_up: np.ndarray
     ud_down: np.ndarray
     arc_up: np.ndarray
-    min_dist: np.ndarray = None     # (n, n) graph distance (minimal hops): table routings only
+    min_dist: np.ndarray | None = None  # (n, n) graph distance (minimal hops): table routings only
     # difference classes (record routings and twin tori)
     cls_kind: int = CLS_NONE
-    coords: np.ndarray = None       # (n, Dc) coordinates the classes are taken from
-    cls_lat: np.ndarray = None      # (Dc, Dc) the lattice (rows)
-    cls_order: np.ndarray = None    # (Dc,) order to reduce the dimensions in
-    cls_shape: np.ndarray = None    # (Dc,) the coordinate box
+    coords: np.ndarray | None = None  # (n, Dc) coordinates the classes are taken from
+    cls_lat: np.ndarray | None = None  # (Dc, Dc) the lattice (rows)
+    cls_order: np.ndarray | None = None  # (Dc,) order to reduce the dimensions in
+    cls_shape: np.ndarray | None = None  # (Dc,) the coordinate box
     # twin tori (tsdor / dort)
-    tw_next: np.ndarray = None      # (C, 2, n) hop 2 * dim + (0 plus, 1 minus) by (class, source card, d'); -1 at d
-    tw_code: np.ndarray = None      # (C, 2, n) 0 external, 1 internal (dateline of dim m), 2 after m, 3 first hop
-    tw_dist: np.ndarray = None      # (2, n) hops by (source card, d'); d' = 2 * node offset class + dest card
-    tw_first: np.ndarray = None     # (C, 5) first VC of each class (4: the adaptive VC, tsdor-adaptive)
-    tw_step: np.ndarray = None      # (C, 5) stride between the VCs of a class
-    tw_count: np.ndarray = None     # (C, 5) VCs of a class
+    tw_next: np.ndarray | None = None  # (C, 2, n) hop 2 * dim + (0 plus, 1 minus) by (class, source card, d'); -1 at d
+    tw_code: np.ndarray | None = None  # (C, 2, n) 0 external, 1 internal (dateline of dim m), 2 after m, 3 first hop
+    tw_dist: np.ndarray | None = None  # (2, n) hops by (source card, d'); d' = 2 * node offset class + dest card
+    tw_first: np.ndarray | None = None  # (C, 5) first VC of each class (4: the adaptive VC, tsdor-adaptive)
+    tw_step: np.ndarray | None = None  # (C, 5) stride between the VCs of a class
+    tw_count: np.ndarray | None = None  # (C, 5) VCs of a class
     tw_m: int = -1                  # the middle dimension
     tw_by_source: int = 0           # 1: traffic class = source card (tsdor); 2: and adaptive classes (tsdor-adaptive)
     vcs: int = 0                    # VCs per port the kernel needs (>= SimConfig.vcs)
-    rec_count: np.ndarray = None    # (R,) minimal records per class (tie_break="random")
+    rec_count: np.ndarray | None = None  # (R,) minimal records per class (tie_break="random")
     # valiant / ugal: the intermediate router is drawn from row u of (n, K) (the family's points), else any router
-    mid_tab: np.ndarray = None
+    mid_tab: np.ndarray | None = None
     routing: str = ""               # the routing's name
     class_hops: int = 0             # distance-class routings: classes per diameter (sim.routing.registry.Routing)
 
@@ -311,6 +314,7 @@ def class_index(tabs: RoutingTables, src, dst) -> np.ndarray:
     """
     src = np.atleast_1d(np.asarray(src, dtype=np.int64))
     dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+    assert tabs.cls_shape is not None  # a record routing's or a twin torus's tables: difference classes
     Dc = len(tabs.cls_shape)
     c = np.asarray(tabs.coords, dtype=np.int64)[:, :Dc]
     z = reduce_to_box(c[dst] - c[src], tabs.cls_shape, np.asarray(tabs.cls_lat, dtype=np.int64))
@@ -410,6 +414,7 @@ def _twin_rules(topo: Topology, algorithm: str, u: np.ndarray, d: np.ndarray) ->
     rows = np.arange(P)
     nxt = np.full((C, P), -1, dtype=np.int64)
     code = np.zeros((C, P), dtype=np.int8)
+    assert topo.coords is not None  # twin_torus's nDT (twin_shape checked): coordinates (node, card)
     node_c = topo.coords[::2, :nd].astype(np.int64)  # (N, nd)
     un, card = u // 2, u % 2
     x = node_c[un]
@@ -484,6 +489,7 @@ def _twin_arc(tabs: RoutingTables, tc: int, u: np.ndarray, d: np.ndarray) -> tup
     traffic class ``tc`` at routers ``u`` for routers ``d`` (what the
     kernel computes)."""
     c = class_index(tabs, u, d)
+    assert tabs.tw_next is not None and tabs.tw_code is not None  # a twin torus's tables
     hop = tabs.tw_next[tc, u & 1, c].astype(np.int64)
     h = np.maximum(hop, 0)
     arc = np.where(hop >= 0, tabs.out_arc[u, h >> 1, h & 1], -1)
@@ -494,6 +500,7 @@ def _twin_used(topo: Topology, tabs: RoutingTables, by_source: bool) -> np.ndarr
     """used[tc, c]: some packet of traffic class tc takes a hop of code c.
     The rules depend on the difference class only, so walking from node 0's
     routers to every router sees every hop any packet takes."""
+    assert tabs.tw_next is not None  # a twin torus's tables
     C, n = tabs.tw_next.shape[0], topo.n
     used = np.zeros((C, 4), dtype=bool)
     arc_dst = np.asarray(topo.arc_dst, dtype=np.int64)
@@ -555,6 +562,7 @@ def twin_path(tabs: "RoutingTables", topo: Topology, src: int, dst: int) -> list
     >>> twin_path(tabs, t, 1, 0)
     [(1281, [2, 3])]
     """
+    assert tabs.tw_first is not None and tabs.tw_step is not None and tabs.tw_count is not None  # twin tables
     tc = (src & 1) if tabs.tw_by_source else 0
     u, ring, crossed = src, 0, False
     out = []
@@ -598,9 +606,10 @@ def _record_tables(topo: Topology, routing: str, arc_dir: np.ndarray, arc_wrap: 
     n, D = topo.n, topo.ndim
     coords = np.ascontiguousarray(topo.coords, dtype=np.int64)
     dummy_mask = np.zeros((1, 1), dtype=np.uint64)
-    common = dict(mode=routing_entry(routing).mode, arc_dir=arc_dir, arc_wrap=arc_wrap, out_arc=out_arc, next_mask=dummy_mask,
-                  ud_up=dummy_mask, ud_down=dummy_mask, arc_up=np.zeros(topo.num_arcs, dtype=np.int64),
-                  coords=coords, cls_shape=np.asarray(topo.shape, dtype=np.int64))
+    common: dict[str, Any] = dict(mode=routing_entry(routing).mode, arc_dir=arc_dir, arc_wrap=arc_wrap, out_arc=out_arc,
+                                  next_mask=dummy_mask, ud_up=dummy_mask, ud_down=dummy_mask,
+                                  arc_up=np.zeros(topo.num_arcs, dtype=np.int64),
+                                  coords=coords, cls_shape=np.asarray(topo.shape, dtype=np.int64))
     if capabilities(topo).records in ("difference", "hypercube"):
         # the record is the coordinate difference, every hop of it a mesh link
         lat = np.diag(np.asarray(topo.shape, dtype=np.int64))
@@ -641,6 +650,7 @@ def _build_tables(topo: Topology, routing: str, kind: str, root: int) -> Routing
         out_arc = _out_arcs(topo, topo.ndim)
         shape = np.asarray(topo.shape)
         k = topo.arc_dim
+        assert topo.coords is not None  # the families with records have coordinates
         # the records' convention: even arcs step +1 along their dimension, odd arcs -1 (mod its size)
         step = (topo.coords[topo.arc_dst, k] - topo.coords[topo.arc_src, k]) % shape[k]
         bad = step != np.where(arc_dir > 0, 1, shape[k] - 1) % shape[k]
@@ -702,9 +712,11 @@ def twin_adaptive_choices(tabs: "RoutingTables", topo: Topology, u: int, d: int,
     if tabs.tw_by_source != 2:
         raise SimError("twin_adaptive_choices needs the tables of routing tsdor-adaptive")
     c = int(class_index(tabs, [u], [d])[0])
-    arc, code = _twin_arc(tabs, tc, np.array([u]), np.array([d]))
-    a, code = int(arc[0]), int(code[0])
-    s = tabs.cls_shape
+    arc, codes = _twin_arc(tabs, tc, np.array([u]), np.array([d]))
+    a, code = int(arc[0]), int(codes[0])
+    assert tabs.cls_shape is not None and tabs.coords is not None and tabs.tw_dist is not None  # twin tables
+    assert tabs.tw_first is not None and tabs.tw_step is not None and tabs.tw_count is not None
+    s, coords = tabs.cls_shape, tabs.coords
     stride = tabs.cls_stride
     idx = c // 2
     off = [(idx // int(stride[k])) % int(s[k]) for k in range(len(s))]
@@ -724,7 +736,7 @@ def twin_adaptive_choices(tabs: "RoutingTables", topo: Topology, u: int, d: int,
                 adaptive.append(b)
 
     def ahead(k: int, sgn: int) -> bool:
-        x = int(tabs.coords[u, k])
+        x = int(coords[u, k])
         return x + off[k] >= s[k] if sgn > 0 else x < s[k] - off[k]
 
     if code == 0:
@@ -753,6 +765,7 @@ def _build_twin(topo: Topology, routing: str, vcs: int) -> RoutingTables:
     base = link % N
     ext = k < nd
     xk = np.zeros(A, dtype=np.int64)
+    assert topo.coords is not None  # twin_torus's nDT (twin_next_hops checked): coordinates (node, card)
     node_c = topo.coords[::2, :nd].astype(np.int64)
     xk[ext] = node_c[base[ext], k[ext]]
     arc_wrap = (ext & (xk == s[np.minimum(k, nd - 1)] - 1)).astype(np.int64)
