@@ -75,8 +75,8 @@ def _mean_hops(topo: Topology) -> float:
     line, (k^2 - 1)/(3k)."""
     h = 0.0
     wrapped = _wrapped_dims(topo)
-    for d, k in enumerate(topo.shape or ()):
-        k = float(k)
+    for d, size in enumerate(topo.shape or ()):
+        k = float(size)
         h += ((k / 4 if int(k) % 2 == 0 else (k * k - 1) / (4 * k)) if wrapped[d] else (k * k - 1) / (3 * k))
     return h
 

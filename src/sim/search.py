@@ -172,7 +172,7 @@ class SearchState:
         """Record a finished point; returns the points that joined the
         serial path because of it (in path order)."""
         self.known[load] = result
-        new = []
+        new: list[Any] = []
         while True:
             x = self.next_load
             if x is None or x not in self.known:
@@ -381,6 +381,7 @@ def run_searches(searches: "dict[Any, LoadSearch]", simulate_at: Callable[[Any, 
         for key, st in ss.states.items():
             while not st.done:
                 x = st.next_load
+                assert x is not None  # not done: there is a load to run
                 ss.running.append((key, x))
                 say(None, key)
                 for p in ss.add(key, x, simulate_at(key, x)):

@@ -105,8 +105,8 @@ class TraceBuilder:
             raise SimError(f"{what} {r} is out of range 0..{self.processes - 1}")
         return r
 
-    def compute(self, rank: int, cycles: int) -> None:
-        """``rank`` is busy for ``cycles`` cycles (zero is skipped)."""
+    def compute(self, rank: int, cycles: float) -> None:
+        """``rank`` is busy for ``cycles`` cycles, rounded (zero is skipped)."""
         cycles = int(round(cycles))
         if cycles < 0:
             raise SimError(f"compute cycles must be >= 0, got {cycles}")
