@@ -187,6 +187,7 @@ def _lattice_arcs(topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n, A, D = topo.n, topo.num_arcs, topo.ndim
     arc_dir = np.where(np.arange(A) % 2 == 0, 1, -1).astype(np.int64)
     k = topo.arc_dim
+    assert topo.coords is not None  # a lattice with routing records (build checked): coordinates
     shape = np.asarray(topo.shape, dtype=np.int64)
     step = (topo.coords[topo.arc_dst, k] - topo.coords[topo.arc_src, k]) % shape[k]
     bad = step != np.where(arc_dir > 0, 1, shape[k] - 1) % shape[k]
@@ -251,6 +252,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         raise SimError(f"router iq supports routings {', '.join(ROUTING_CODES)} (BookSim2's dim_order, "
                        f"min_adapt, valiant), got {routing!r}; use --router simple for the others")
     n, A, T, D, V = topo.n, topo.num_arcs, topo.num_terminals, topo.ndim, cfg.vcs
+    assert topo.coords is not None  # the routing resolved for router iq needs routing records: a lattice
     moved = topo.coords[topo.arc_dst] != topo.coords[topo.arc_src]
     if (moved.sum(axis=1) != 1).any() or (moved.argmax(axis=1) != topo.arc_dim).any():
         raise SimError(f"router iq routes k-ary n-cubes (torus, mesh, ring, hypercube, rt, pt) from coordinates; "

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Callable
 
 import numpy as np
@@ -79,7 +80,7 @@ def _i64(x) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.int64)
 
 
-def _twin(tabs) -> tuple:
+def _twin(tabs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.int64, np.int64]:
     if tabs.tw_next is not None:
         vc = np.stack([tabs.tw_first, tabs.tw_step, tabs.tw_count], axis=2)
         return (np.ascontiguousarray(tabs.tw_next, dtype=np.int8), np.ascontiguousarray(tabs.tw_code, dtype=np.int8),
@@ -89,7 +90,7 @@ def _twin(tabs) -> tuple:
             np.zeros((1, 5, 3), dtype=np.int64), np.int64(-1), np.int64(0))
 
 
-def _classes(tabs) -> tuple:
+def _classes(tabs) -> tuple[np.int64, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The difference-class arrays (1-element dummies for the table routings)."""
     if tabs.cls_kind == CLS_NONE:
         one = np.zeros(1, dtype=np.int64)
@@ -224,6 +225,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     seeds its generator and draws the first arrivals when it starts)."""
     dl_code = _DL_CODES[deadlock]
     wormhole = cfg.switching == "wormhole"
+    kernel: ModuleType  # the switching mode's kernel module
     if wormhole:
         kernel = _wormhole
         cap, slots = _wormhole.buffer_sizes(cfg, tabs.mode, dl_code)
