@@ -23,7 +23,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import sim
 from candidates import from_spec
@@ -67,7 +67,7 @@ class StudyResult:
     simulation: list[dict[str, Any]] = field(default_factory=list)
     pes: int | None = None
     classes: dict[int, list[str]] = field(default_factory=dict)
-    pareto: dict[str, list[str]] = field(default_factory=dict)
+    pareto: dict[str, str | list[str]] = field(default_factory=dict)   # "cost": the measure; its fronts
     answers: list[Answer] = field(default_factory=list)
 
     def record(self, spec: str) -> CandidateRecord:
@@ -118,7 +118,7 @@ class SweepStudyResult:
             top = res.ranking[0] if res.ranking else None
             lat = res.record(top).latency_at(0) if top else None
             ranked = set(res.ranking)
-            best_cap = max((r.capacity.lam for r in res.records if r.spec in ranked), default=None)
+            best_cap = max((_lam(r) for r in res.records if r.spec in ranked), default=None)
             gain = res.answers[0].capacity_gain if res.answers else None
             out.append({"variant": label, "pins": dict(res.study.physical.connector_pins),
                         "winner": top, "latency": lat, "best_capacity": best_cap,
@@ -128,6 +128,12 @@ class SweepStudyResult:
     def to_dict(self) -> dict[str, Any]:
         return {"study": self.study.to_dict(), "summary": self.summary(), "seconds": self.seconds,
                 "variants": {label: res.to_dict() for label, res in self.variants}}
+
+
+def _lam(r: CandidateRecord) -> float:
+    """An evaluated (``ok``) record's capacity lambda."""
+    assert r.capacity is not None  # an ok record has its capacity (CandidateRecord.validate checks a resumed one)
+    return r.capacity.lam
 
 
 def _latency_key(r: CandidateRecord) -> float:
@@ -141,9 +147,9 @@ def rank(study: Study, records: list[CandidateRecord]) -> list[str]:
     ties by capacity (``latency``, ``both``). Ties keep pool order."""
     ok = [r for r in records if r.ok]
     if study.objective == "capacity":
-        ok.sort(key=lambda r: -r.capacity.lam)
+        ok.sort(key=lambda r: -_lam(r))
     else:
-        ok.sort(key=lambda r: (_latency_key(r), -r.capacity.lam))
+        ok.sort(key=lambda r: (_latency_key(r), -_lam(r)))
     return [r.spec for r in ok]
 
 
@@ -167,7 +173,7 @@ def _keep(rec: dict[str, Any], fp: str, done: dict, log) -> None:
 
 
 @contextmanager
-def _interrupt_after():
+def _interrupt_after() -> Iterator[None]:
     """Ctrl-C inside the block takes effect when it ends: a record and its
     progress line are written together or not at all (an interrupt between
     them left a record the user was never told of)."""
@@ -190,7 +196,7 @@ def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int,
         done[rec.spec] = rec
         _write(rec.to_dict(), log)
         if progress:
-            what = f"lambda {rec.capacity.lam:.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
+            what = f"lambda {_lam(rec):.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
             print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s)", file=sys.stderr)
 
 
@@ -220,7 +226,7 @@ WAVE = 16
 def _best(study: Study, records: list[CandidateRecord]) -> float | None:
     ok = [r for r in records if r.ok]
     if study.objective == "capacity":
-        return max((r.capacity.lam for r in ok), default=None)
+        return max((_lam(r) for r in ok), default=None)
     vals = [_latency_key(r) for r in ok]
     vals = [v for v in vals if v != float("inf")]
     return min(vals, default=None)
@@ -337,11 +343,13 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
             prepare_out_dir(Path(out) / label)
     if len(variants) > 1:
         t0 = time.perf_counter()
-        results = []
+        results: list[tuple[str, StudyResult]] = []
         for label, sub in variants:
             if progress:
                 print(f"toposynth: variant {label}", file=sys.stderr)
-            results.append((label, _run(sub, None if out is None else Path(out) / label, ex, progress, True)))
+            res = _run(sub, None if out is None else Path(out) / label, ex, progress, True)
+            assert isinstance(res, StudyResult)  # a variant is one study: no sweep of its own
+            results.append((label, res))
         ex.release()   # the report is written while a local dask cluster stops
         sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
         if out is not None:
@@ -449,14 +457,18 @@ def _canonical(spec: str | None) -> str | None:
     return from_spec(spec).spec or spec
 
 
-def pareto(study: Study, records: list[CandidateRecord]) -> dict[str, list[str]]:
+def pareto(study: Study, records: list[CandidateRecord]) -> dict[str, str | list[str]]:
     """The candidates on the Pareto front of capacity (higher is better)
     and of latency at the first demand scale (lower is better) against the
     study's cost measure (``ranking.cost``, lower is better)."""
-    ok = [r for r in records if r.ok and r.cost is not None and r.cost.measure(study.cost) is not None]
-    out = {"cost": study.cost,
-           "capacity": pareto_front([(r.spec, r.cost.measure(study.cost), r.capacity.lam) for r in ok])}
-    lat = [(r.spec, r.cost.measure(study.cost), -_latency_key(r)) for r in ok if _latency_key(r) != float("inf")]
+    ok: list[tuple[CandidateRecord, float]] = []   # the evaluated records with their cost
+    for r in records:
+        c = r.cost.measure(study.cost) if r.ok and r.cost is not None else None
+        if c is not None:
+            ok.append((r, c))
+    out: dict[str, str | list[str]] = {"cost": study.cost,
+                                       "capacity": pareto_front([(r.spec, c, _lam(r)) for r, c in ok])}
+    lat = [(r.spec, c, -_latency_key(r)) for r, c in ok if _latency_key(r) != float("inf")]
     if lat:
         out["latency"] = pareto_front(lat)
     return out
@@ -677,7 +689,9 @@ def cross_check(study: Study, specs: list[str], records: dict[str, CandidateReco
 
     out = []
     for spec in specs:
-        lam, upper = records[spec].capacity.lam, records[spec].capacity.upper_bound
+        cap = records[spec].capacity
+        assert cap is not None  # a ranked candidate was evaluated
+        lam, upper = cap.lam, cap.upper_bound
         lp = flows.solve(build_problem(build_topology(spec, study), study), 0.0, solver="lp")
         out.append({"spec": spec, "ptas_lambda": lam, "ptas_upper_bound": upper,
                     "lp_lambda": lp.lam, "relative_difference": (lp.lam - lam) / lp.lam,

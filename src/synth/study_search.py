@@ -35,6 +35,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -189,7 +190,7 @@ def _key(entry: dict, study, what: dict) -> str:
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def run_study_searches(study, out: Path | None, ex, progress: bool) -> list[str]:
+def run_study_searches(study, out: str | os.PathLike | None, ex, progress: bool) -> list[str]:
     """Run the study's search entries (restarts on ``ex``'s workers) and
     return their candidates' specs (``graph:`` the written graphs)."""
     if not study.search:
