@@ -8,9 +8,15 @@ points (``run``, ``run_trace``) are the only cached dispatchers
 (``forceinline``: passing the structures to a real call costs hundreds of
 registers, and numba-level inlining copies and re-types the IR, which
 doubled the compile time) and compiled without the Python and C entry
-points only a dispatcher called from Python needs. ``error_model="numpy"``
-drops the division-by-zero checks (no divisor can be zero here).
+points only a dispatcher called from Python needs. A helper called once
+whose body holds most of the kernel (the simple router's run loops) is an
+:data:`INLINED` one instead: inlined by numba before typing and never
+compiled on its own (every compiled function optimises and emits again
+the whole body LLVM inlined into it, so each such level cost seconds on a
+cold start). ``error_model="numpy"`` drops the division-by-zero checks (no
+divisor can be zero here).
 """
 
 KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
 HELPER = dict(_nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+INLINED = dict(HELPER, inline="always")

@@ -38,7 +38,7 @@ from numba import njit
 
 from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
 
-from .._jit import HELPER
+from .._jit import HELPER, INLINED
 from ..events import EV_COMPUTE, EV_RECV, EV_SEND
 from ..routing._simple import candidates, keep_tied, route_target, spreads_ties, start_route
 
@@ -153,30 +153,30 @@ Trf = namedtuple("Trf", [
 
 Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", "pair_sum", "pair_cnt"])
 
-#: What differs between the switching modes, as the jitted functions of one
-#: (:mod:`sim.routers._vct`, :mod:`sim.routers._wormhole`): the run loops
-#: and the deadlock watchdog below take it as their first argument. Each
-#: mode's ``switching()`` builds it inside the kernel: numba types every
-#: member as its own function, so the calls are direct and inlined as if
-#: written out.
+#: What differs between the switching modes (:mod:`sim.routers._vct`,
+#: :mod:`sim.routers._wormhole`): the run loops and the deadlock watchdog
+#: below take it as their first argument. Each mode's ``switching()`` builds
+#: it inside the kernel: numba types every function member as its own
+#: function, so the calls are direct and inlined as if written out; the
+#: flag is a constant there (LLVM drops the other mode's branches).
 #:
 #: - ``credits(now, net, buf)``: the credits due at ``now`` come back;
 #: - ``flush(now, net, buf)``: every credit in flight comes back now (trace
 #:   mode, network empty);
 #: - ``routers(now, in_window, net, buf, trf, ctl, out)``: one cycle of
 #:   every router that holds something;
-#: - ``entered(phits, ctl)``: ``phits`` entered the injection queues;
-#: - ``held(net, buf)`` / ``expect(ctl)``: what the buffers hold (packets,
-#:   or flits) and what the run-state says they should;
-#: - ``head_ready(g, buf)``: the cycle the head of input VC ``g`` may leave;
-#: - ``credit_amount(s, e, buf)``: entry ``e`` of wheel slot ``s`` returns
-#:   that much room;
-#: - ``out_live(g, live, pend, net, buf)``: the deadlock scan's verdict on
-#:   VC ``g`` from the output its head already holds: 1 live, 0 not, -1 no
-#:   output held (its routing candidates decide);
-#: - ``need(ci, buf)``: the room candidate ``ci`` needs to be a way out.
-Switching = namedtuple("Switching", ["credits", "flush", "routers", "entered", "held", "expect", "head_ready",
-                                     "credit_amount", "out_live", "need"])
+#: - ``held(net, buf)``: what the buffers hold (packets, or flits);
+#: - ``flits``: the buffers hold flits (wormhole: a credit is one flit's
+#:   room, the run-state counts the flits in flight in ``C_FLITS_IN``, a
+#:   VC's head may leave at ``vc_rdy`` and waits only on the output it
+#:   holds, ``vc_out``) rather than packets (VCT: a credit wheel entry
+#:   returns ``wh_amt`` phits, the packets in flight are ``C_IN_FLIGHT``, a
+#:   head may leave at its packet's ``pk_ready`` and its candidates need
+#:   room for the whole packet, ``cand_n``).
+#:
+#: The flag is data, not functions, because every member a mode passes is
+#: one more function numba compiles on a cold start.
+Switching = namedtuple("Switching", ["credits", "flush", "routers", "held", "flits"])
 
 
 # =========================================================================
@@ -696,12 +696,26 @@ def next_input(j, tb, nt, tst, i0, nin, e, vv, vst, u, net, buf):
 # =========================================================================
 # checks and deadlock detection (every switching mode: its part in ``m``)
 # =========================================================================
+@njit(**INLINED)
+def _expect(m, ctl):
+    """What the buffers should hold by the run-state: the flits of the packets in flight not yet consumed
+    (wormhole), or the packets in flight (VCT)."""
+    return ctl[C_FLITS_IN] if m.flits else ctl[C_IN_FLIGHT]
+
+
+@njit(**INLINED)
+def _entered(m, phits, ctl):
+    """``phits`` entered the injection queues (wormhole counts them; VCT counts packets, by the injection itself)."""
+    if m.flits:
+        ctl[C_FLITS_IN] += phits
+
+
 @njit(**HELPER)
 def conserved(m, net, buf, ctl):
     """The buffers hold what the run-state says, every packet taken is
     delivered or in flight, and every packet id is in flight or free."""
     inf = ctl[C_IN_FLIGHT]
-    return (m.held(net, buf) == m.expect(ctl) and ctl[C_INJECTED] - ctl[C_DELIVERED] == inf
+    return (m.held(net, buf) == _expect(m, ctl) and ctl[C_INJECTED] - ctl[C_DELIVERED] == inf
             and inf + ctl[C_NFREE] == buf.free.shape[0])
 
 
@@ -711,7 +725,8 @@ def stalled(m, now, net, buf):
     for g in range(buf.vc_cnt.shape[0]):
         if buf.vc_cnt[g] > 0:
             since = buf.vc_since[g]
-            r = m.head_ready(g, buf)
+            h = buf.vc_head[g]
+            r = buf.vc_rdy[g, h] if m.flits else buf.pk_ready[buf.vc_pk[g, h]]
             if r > since:
                 since = r
             if now - since > net.watchdog:
@@ -736,15 +751,20 @@ def knot(m, net, buf):
     for s in range(buf.wh_cnt.shape[0]):
         for e in range(buf.wh_cnt[s]):
             if buf.wh_idx[s, e] >= 0:
-                pend[buf.wh_idx[s, e]] += m.credit_amount(s, e, buf)
+                pend[buf.wh_idx[s, e]] += 1 if m.flits else buf.wh_amt[s, e]
     changed = True
     while changed:
         changed = False
         for g in range(NVC):
             if live[g]:
                 continue
-            ok = m.out_live(g, live, pend, net, buf)
-            if ok < 0:
+            # wormhole: a head that holds an output (its packet spans routers) waits only on it
+            o = buf.vc_out[g] if m.flits else -1
+            if o >= NVC:
+                ok = 1
+            elif o >= 0:
+                ok = 1 if live[o] or buf.credit[o] + pend[o] >= 1 else 0
+            else:
                 p = buf.vc_pk[g, buf.vc_head[g]]
                 u = net.arc_dst[g // V]
                 dr = route_target(p, net, buf)
@@ -753,7 +773,7 @@ def knot(m, net, buf):
                     nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
                     for ci in range(nc):
                         g2 = buf.cand_a[ci] * V + buf.cand_v[ci]
-                        if live[g2] or buf.credit[g2] + pend[g2] >= m.need(ci, buf):
+                        if live[g2] or buf.credit[g2] + pend[g2] >= (1 if m.flits else buf.cand_n[ci]):
                             ok = 1
                             break
             if ok > 0:
@@ -788,7 +808,7 @@ def watch(m, now, net, buf, ctl, stats):
 # =========================================================================
 # the run loops
 # =========================================================================
-@njit(**HELPER)
+@njit(**INLINED)
 def _cycle_end(m, now, in_window, net, buf, trf, ctl, out):
     """The routers' cycle ``now`` and the checks; whether the run ends after it."""
     m.routers(now, in_window, net, buf, trf, ctl, out)
@@ -796,17 +816,17 @@ def _cycle_end(m, now, in_window, net, buf, trf, ctl, out):
     return ctl[C_DEADLOCK] != 0 or finished(now + 1, trf, ctl, out.stats)
 
 
-@njit(**HELPER)
+@njit(**INLINED)
 def _stop(m, now, done, net, buf, ctl, stats):
     """Save the cycle reached; at the end of the run the final statistics."""
     ctl[C_NOW] = now
     if done:
         ctl[C_DONE] = 1
-        final_stats(m.held(net, buf), m.expect(ctl), ctl, stats)
+        final_stats(m.held(net, buf), _expect(m, ctl), ctl, stats)
     return done
 
 
-@njit(**HELPER)
+@njit(**INLINED)
 def run_synthetic(m, net, buf, trf, out, ctl, until):
     """Synthetic traffic: simulate from cycle ``ctl[C_NOW]`` until the run
     ends (returns True, final statistics written) or cycle ``until``."""
@@ -818,7 +838,7 @@ def run_synthetic(m, net, buf, trf, out, ctl, until):
         in_window = now >= trf.warmup and now < trf.end_measure
         generate(now, in_window, trf, stats, GenCounters(S_GEN_PACKETS, S_GEN_PHITS, S_TAG_GENERATED, S_TGEN_OUT,
                                                          S_OVERFLOW))
-        m.entered(inject_synthetic(now, in_window, net, buf, trf, ctl, stats), ctl)
+        _entered(m, inject_synthetic(now, in_window, net, buf, trf, ctl, stats), ctl)
         done = _cycle_end(m, now, in_window, net, buf, trf, ctl, out)
         now += 1
         if done:
@@ -826,7 +846,7 @@ def run_synthetic(m, net, buf, trf, out, ctl, until):
     return _stop(m, now, done, net, buf, ctl, stats)
 
 
-@njit(**HELPER)
+@njit(**INLINED)
 def run_trace(m, net, buf, trf, out, ctl, until):
     """A trace-driven workload: as :func:`run_synthetic`, the processes'
     events and their messages' packets instead of the generator."""
@@ -848,7 +868,7 @@ def run_trace(m, net, buf, trf, out, ctl, until):
                 now = go
                 ctl[C_LAST_PROGRESS] = now
         trace_step(now, trf, ctl)
-        m.entered(packetize(now, net, buf, trf, ctl, stats), ctl)
+        _entered(m, packetize(now, net, buf, trf, ctl, stats), ctl)
         done = _cycle_end(m, now, now >= trf.warmup and now < trf.end_measure, net, buf, trf, ctl, out)
         now += 1
         if done:

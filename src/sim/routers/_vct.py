@@ -43,7 +43,6 @@ from .._jit import HELPER
 from ..routing._simple import advance_route, candidates, route_target
 from ._core import (
     BUF_FIELDS,
-    C_IN_FLIGHT,
     C_LAST_PROGRESS,
     NO_ROOM,
     NOT_NOW,
@@ -291,45 +290,12 @@ def _routers(now, in_window, net, buf, trf, ctl, out):
 
 
 @njit(**HELPER)
-def _entered(phits, ctl):
-    """Packets are counted, not phits (``C_IN_FLIGHT``, by the injection itself)."""
-
-
-@njit(**HELPER)
 def _held(net, buf):
     """Packets in the input VCs and injection queues."""
     return buf.vc_cnt.sum() + buf.inj_cnt.sum()
 
 
 @njit(**HELPER)
-def _expect(ctl):
-    return ctl[C_IN_FLIGHT]
-
-
-@njit(**HELPER)
-def _head_ready(g, buf):
-    return buf.pk_ready[buf.vc_pk[g, buf.vc_head[g]]]
-
-
-@njit(**HELPER)
-def _credit_amount(s, e, buf):
-    return buf.wh_amt[s, e]
-
-
-@njit(**HELPER)
-def _out_live(g, live, pend, net, buf):
-    """A packet holds no output before it moves: its candidates decide."""
-    return -1
-
-
-@njit(**HELPER)
-def _need(ci, buf):
-    """A whole packet's room (and the bubble's, when it enters a ring)."""
-    return buf.cand_n[ci]
-
-
-@njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _routers, _entered, _held, _expect, _head_ready, _credit_amount,
-                     _out_live, _need)
+    return Switching(_credits, _flush_credits, _routers, _held, False)

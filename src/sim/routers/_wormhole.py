@@ -321,12 +321,6 @@ def _routers(now, in_window, net, buf, trf, ctl, out):
 
 
 @njit(**HELPER)
-def _entered(phits, ctl):
-    """The flits of in-flight packets not yet consumed (what the buffers must hold)."""
-    ctl[C_FLITS_IN] += phits
-
-
-@njit(**HELPER)
 def _held(net, buf):
     """Flits in the input VCs and injection queues (the unsent ones of their packets)."""
     held = buf.vc_cnt.sum()
@@ -341,43 +335,6 @@ def _held(net, buf):
 
 
 @njit(**HELPER)
-def _expect(ctl):
-    return ctl[C_FLITS_IN]
-
-
-@njit(**HELPER)
-def _head_ready(g, buf):
-    return buf.vc_rdy[g, buf.vc_head[g]]
-
-
-@njit(**HELPER)
-def _credit_amount(s, e, buf):
-    """A credit is one flit's room."""
-    return 1
-
-
-@njit(**HELPER)
-def _out_live(g, live, pend, net, buf):
-    """A head that holds an output (its packet spans routers) waits only on
-    it: live when it is an ejector, or an output VC that is live or will
-    have a credit; -1 when it holds none yet."""
-    o = buf.vc_out[g]
-    NVC = buf.vc_cnt.shape[0]
-    if o >= NVC:
-        return 1
-    if o >= 0:
-        return 1 if live[o] or buf.credit[o] + pend[o] >= 1 else 0
-    return -1
-
-
-@njit(**HELPER)
-def _need(ci, buf):
-    """One flit's room."""
-    return 1
-
-
-@njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _routers, _entered, _held, _expect, _head_ready, _credit_amount,
-                     _out_live, _need)
+    return Switching(_credits, _flush_credits, _routers, _held, True)
