@@ -8,15 +8,17 @@ record in the results.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, field
 
-from candidates import from_spec
+from candidates import Topology, from_spec
 from candidates.enumeration.graphs import iter_graph6
 from candidates.enumeration.linear import linear_placements
+from candidates.isomorphism import isomorphism_classes, labelled_key
 from common.errors import ToposynthError
 
 from .study import Study, StudyError
 
-__all__ = ["candidate_specs", "candidate_sizes"]
+__all__ = ["candidate_specs", "candidate_sizes", "candidate_pool", "CandidatePool"]
 
 
 def _sweep_specs(entry: dict) -> list[str]:
@@ -69,21 +71,54 @@ def _hierarchy_specs(h: dict) -> list[str]:
     return [f"bgl:{r}*{c}*{u}*{w}" for r in rows for c in cols for u in urs for w in ucs]
 
 
+@dataclass(frozen=True)
+class CandidatePool:
+    """The candidates of a study, one per network.
+
+    sizes : spec -> processing elements, in pool order, one spec per network.
+    same : kept spec -> the specs left out as the same network (isomorphic, with as many PEs on
+        corresponding routers; under a packaging, the same placed machine), in pool order.
+    """
+
+    sizes: dict[str, int]
+    same: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"sizes": dict(self.sizes), "same": {k: list(v) for k, v in self.same.items()}}
+
+
 def candidate_specs(study: Study) -> list[str]:
-    """Every candidate of the study (see :func:`candidate_sizes`), canonical specs in pool order."""
-    return list(candidate_sizes(study))
+    """Every candidate of the study (see :func:`candidate_pool`), canonical specs in pool order."""
+    return list(candidate_pool(study).sizes)
 
 
 def candidate_sizes(study: Study, extra: list[str] | tuple[str, ...] = ()) -> dict[str, int]:
-    """Every candidate of the study with its number of processing elements:
-    canonical specs in a fixed order (specs, sweeps, enumerated graphs,
-    hierarchy, files, then ``extra``: the searched graphs), duplicates removed.
+    """Every candidate of the study with its number of processing elements (:func:`candidate_pool`'s sizes).
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["torus:8x4"],
     ...                      "sweep": [{"family": "rtt", "a": [2, 3]}]}})
     >>> candidate_sizes(s)          # spec -> processing elements
     {'torus:8x4': 32, 'rtt:a=2': 8, 'rtt:a=3': 18}
+    """
+    return candidate_pool(study, extra).sizes
+
+
+def candidate_pool(study: Study, extra: list[str] | tuple[str, ...] = (), keep: str | None = None) -> CandidatePool:
+    """Every candidate of the study, one spec per network: canonical specs in a fixed order (specs,
+    sweeps, enumerated graphs, hierarchy, files, then ``extra``: the searched graphs); a candidate that
+    is the same network as an earlier one is left out (and listed in ``same``), unless it is ``keep``
+    (the baseline), which then stands for its network in place of the earlier ones.
+
+    Without a packaging two candidates are the same network when they are isomorphic with as many PEs
+    on corresponding routers (:mod:`candidates.isomorphism`): every flow figure is the same. Under a
+    packaging, where the routers sit matters too: only the same placed machine counts.
+
+    >>> from synth.study import study_from_dict
+    >>> s = study_from_dict({"candidates": {"specs": ["torus:8x4", "rt:a=4", "hypercube:6", "torus:4x4x4"]}})
+    >>> p = candidate_pool(s)
+    >>> list(p.sizes), p.same
+    (['torus:8x4', 'hypercube:6'], {'torus:8x4': ['rt:a=4'], 'hypercube:6': ['torus:4x4x4']})
     """
     raw: list[str] = list(study.specs)
     for entry in study.sweep:
@@ -96,11 +131,27 @@ def candidate_sizes(study: Study, extra: list[str] | tuple[str, ...] = ()) -> di
         raw += _hierarchy_specs(study.hierarchy)
     raw += ["graph:" + f for f in study.files]
     raw += list(extra)      # the searched candidates' graphs (synth.study_search)
-    seen: dict[str, int] = {}
+    topos: dict[str, Topology] = {}
     for s in raw:
         try:
             t = from_spec(s)
         except ToposynthError as exc:
             raise StudyError(f"study field candidates: {s!r}: {exc}") from None
-        seen.setdefault(t.spec or s, t.num_terminals)
-    return seen
+        topos.setdefault(t.spec or s, t)
+    specs = list(topos)
+    if study.physical.packaging == "none":
+        groups = isomorphism_classes([topos[s] for s in specs])
+    else:
+        by_machine: dict[tuple, list[int]] = {}
+        for i, s in enumerate(specs):
+            placed = study.physical.place(topos[s])
+            unit = None if placed.placement is None else placed.placement.unit.tobytes()
+            by_machine.setdefault((labelled_key(placed), unit), []).append(i)
+        groups = sorted(by_machine.values(), key=lambda g: g[0])
+    kept: dict[int, list[int]] = {}
+    for g in groups:
+        rep = next((i for i in g if specs[i] == keep), g[0])
+        kept[rep] = [i for i in g if i != rep]
+    order = sorted(kept)
+    return CandidatePool({specs[i]: topos[specs[i]].num_terminals for i in order},
+                         {specs[i]: [specs[j] for j in kept[i]] for i in order if kept[i]})

@@ -490,6 +490,13 @@ def _page(d: dict[str, Any]) -> str:
     nr = _not_ranked(d["records"])
     if nr:
         parts.append("<h3>Not ranked</h3>" + nr)
+    same = d.get("same_network") or {}
+    if same:
+        rows = [[k, ", ".join(v)] for k, v in same.items()]
+        parts.append("<h3>The same network</h3><p class='note'>These candidates were left out before evaluation: "
+                     "each is the same network as the one it is listed with (isomorphic, with as many PEs on "
+                     "corresponding routers; under a packaging, the same placed machine), so every flow figure "
+                     "is the same.</p>" + _table(rows, ["evaluated as", "the same network"], left=(0, 1)))
     fig = capacity_figure(d["records"], ranking, base, u)
     if fig is not None:
         more = f" The first {MAX_BARS} of {len(ranking)} ranked are drawn." if len(ranking) > MAX_BARS else ""

@@ -38,7 +38,7 @@ from .answer import Answer, study_answers
 from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
-from .pool import candidate_sizes
+from .pool import candidate_pool
 from .record_log import open_log, prepare_out_dir, read_log
 from .records import CandidateRecord, validate_simulation
 from .study import Study, StudyError
@@ -69,6 +69,8 @@ class StudyResult:
     classes: dict[int, list[str]] = field(default_factory=dict)
     pareto: dict[str, str | list[str]] = field(default_factory=dict)   # "cost": the measure; its fronts
     answers: list[Answer] = field(default_factory=list)
+    #: candidates left out as the same network as a kept one (kept spec -> the others), not evaluated
+    same_network: dict[str, list[str]] = field(default_factory=dict)
 
     def record(self, spec: str) -> CandidateRecord:
         for r in self.records:
@@ -98,7 +100,8 @@ class StudyResult:
                 "records": [r.to_dict() for r in self.records], "ranking": self.ranking,
                 "classes": {str(k): v for k, v in self.classes.items()}, "pareto": self.pareto,
                 "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
-                "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed}
+                "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed,
+                "same_network": self.same_network}
 
 
 @dataclass
@@ -358,9 +361,14 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         return sweep_res
     t0 = time.perf_counter()
     searched = run_study_searches(study, out, ex, progress)
-    sizes = candidate_sizes(study, searched)
-    specs = list(sizes)
     base = _canonical(study.baseline)
+    pool = candidate_pool(study, searched, keep=base)
+    sizes = pool.sizes
+    specs = list(sizes)
+    if progress and pool.same:
+        dropped = sum(len(v) for v in pool.same.values())
+        print(f"toposynth: {dropped} candidate(s) left out as the same network as another "
+              f"({'; '.join(k + ' = ' + ', '.join(v) for k, v in pool.same.items())})", file=sys.stderr)
     pes = check_machine(study.machine, sizes, base)
     fp = study.fingerprint()
     done: dict[str, CandidateRecord] = {}
@@ -426,7 +434,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
     res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
                       classes=classes if len(classes) > 1 else {},
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
-                      answers=study_answers(study, ranking, records, sims, pes, searched))
+                      answers=study_answers(study, ranking, records, sims, pes, searched),
+                      same_network=pool.same)
     if out is not None:
         _write_outputs(report.write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
                        "rerun the same command to resume (finished candidates are not evaluated again)")

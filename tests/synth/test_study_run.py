@@ -550,3 +550,28 @@ def test_latency_inside_the_capacity_bracket_is_decided_by_the_lp_when_it_fits(t
                                                        "ranking": {"lp_limit": 0}})).latency[0]
     assert off.status == "undecided"
     assert f"raise ranking.lp_limit to {flows.lp_columns(p, 'latency')} to decide" in off.reason
+
+
+def test_the_same_network_is_evaluated_once_and_listed(tmp_path):
+    d = {"candidates": {"specs": ["torus:4x4x4", "hypercube:6", "torus:8x8", "torus:8x8:c=1"]},
+         "traffic": {"pattern": "uniform"}, "ranking": {"baseline": "hypercube:6"}, "cross_check": {"top": 0}}
+    res = run(study_from_dict(d), tmp_path)
+    # the baseline stands for its network; the 8x8 torus spelled twice is one candidate
+    assert [r.spec for r in res.records] == ["hypercube:6", "torus:8x8"]
+    assert res.same_network == {"hypercube:6": ["torus:4x4x4"], "torus:8x8": ["torus:8x8:c=1"]}
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["same_network"] == res.same_network
+    page = (tmp_path / "report.html").read_text()
+    assert "The same network" in page and "torus:4x4x4" in page
+
+
+def test_under_a_packaging_only_the_same_placed_machine_is_one_candidate():
+    from synth.pool import candidate_pool
+
+    base = {"traffic": {"pattern": "uniform"}, "physical": {"packaging": "bgl"}}
+    s = study_from_dict({**base, "candidates": {"specs": ["torus:8x8x8", "torus:8x8x8:c=1", "ptt:a=4"]}})
+    p = candidate_pool(s)
+    assert list(p.sizes) == ["torus:8x8x8", "ptt:a=4"] and p.same == {"torus:8x8x8": ["torus:8x8x8:c=1"]}
+    # without the packaging, isomorphic candidates are one network: RT(4) is the 8x4 torus
+    q = candidate_pool(study_from_dict({"candidates": {"specs": ["rt:a=4", "torus:8x4"]}}))
+    assert list(q.sizes) == ["rt:a=4"] and q.same == {"rt:a=4": ["torus:8x4"]}
