@@ -7,7 +7,8 @@ defaults from here, so ``toposynth flow --eps``, ``[ranking] eps`` and
 
 from __future__ import annotations
 
-__all__ = ["EPS", "LOAD_STEP", "MAX_LOAD", "SATURATION_TOLERANCE", "STABLE_RESOLUTION"]
+__all__ = ["EPS", "LOAD_STEP", "MAX_LOAD", "SATURATION_TOLERANCE", "STABLE_RESOLUTION", "QUEUEING_SERVICE",
+           "BGL_PACKET_NS"]
 
 #: the relative gap a certified flow solution is asked for (lambda within a factor 1 - eps of optimal)
 EPS = 0.05
@@ -19,3 +20,10 @@ MAX_LOAD = 1.0
 SATURATION_TOLERANCE = 0.95
 #: BookSim2's stable-load search bisects to this load resolution
 STABLE_RESOLUTION = 0.005
+#: the queueing load model's service time of a packet on one unit of capacity without a packaging:
+#: one hop's delay (the latency's unit there)
+QUEUEING_SERVICE = 1.0
+#: ... and under a packaging (flow in wires, latency in ns): a 256-byte Blue Gene/L torus packet on
+#: one wire, 256 * 8 bits at 1.4 Gb/s (the torus links' bit rate: Adiga et al., "Blue Gene/L torus
+#: interconnection network", IBM J. Res. & Dev. 49(2/3), 2005), in ns
+BGL_PACKET_NS = 256 * 8 / 1.4

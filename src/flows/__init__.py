@@ -17,6 +17,7 @@ from .lp import build_lp_arrays, lp_columns, solve_lp
 from .problem import Demands, FlowError, FlowProblem
 from .export import to_pulp, write_model
 from .physical import Board, Packaging, PhysicalModel, RouterDelay, Technology, physical_model, physical_problem
+from .queueing import LOAD_MODELS, QueueingModel
 from .result import FlowResult
 from .solve import SOLVERS, choose_solver, solve
 from .solvers import SOLVER_REGISTRY, Solver, register_solver, solver_entry
@@ -30,6 +31,8 @@ _LAZY = {
     "check": ["CrossCheck", "cross_check"],
     "colgen": ["colgen_max_concurrent_flow"],
     "colgen_latency": ["colgen_min_latency"],
+    "curve": ["LatencyCurve", "CurvePoint", "latency_curve"],
+    "deviation": ["min_latency_queueing"],
     "latency": ["min_latency"],
     "ptas": ["max_concurrent_flow"],
 }
@@ -39,4 +42,5 @@ __all__ = ["Demands", "FlowError", "FlowProblem", "FlowResult", "solve_lp", "bui
            "colgen_max_concurrent_flow", "colgen_min_latency", "solve", "choose_solver", "SOLVERS",
            "SOLVER_REGISTRY", "Solver", "register_solver", "solver_entry",
            "cross_check", "CrossCheck", "symmetric_uniform", "arc_orbits", "shift_symmetric_uniform", "shift_symmetry", "to_pulp", "write_model",
-           "Technology", "RouterDelay", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem"]
+           "Technology", "RouterDelay", "Board", "Packaging", "PhysicalModel", "physical_model", "physical_problem",
+           "QueueingModel", "LOAD_MODELS", "min_latency_queueing", "latency_curve", "LatencyCurve", "CurvePoint"]

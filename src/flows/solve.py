@@ -17,6 +17,9 @@ instances ``auto`` hands it); :func:`solve` is the only way to them that
   :func:`flows.shift_symmetric_uniform`: the flows of one fibre's sources on
   a graph invariant under a cyclic shift of its routers, a searched graph's
   lift), or a one-line error where it does not apply;
+- ``"deviation"``: the latency under the queueing load model (a
+  ``queueing`` model given): flow deviation (:func:`flows.min_latency_queueing`),
+  certified to ``eps``;
 - ``"auto"``: the first solver of :func:`flows.solvers.auto_order` that
   applies: the registry's entries that ``auto`` may take, in their order of
   preference, whose capabilities fit the request. Today that is symmetry
@@ -39,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 
 from .problem import DEFAULT_EPS, FlowError, FlowProblem
+from .queueing import QueueingModel
 from .result import FlowResult
 from .solvers import (AUTO_LP_BELOW_ROUTERS, AUTO_MWU_EPS, AUTO_MWU_EPS_LARGE, AUTO_MWU_LARGE_ROUTERS,
                       AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER, AUTO_PTAS_MIN_EPS, EXACT_TOL, OBJECTIVES, SolveRequest,
@@ -54,7 +58,7 @@ SOLVERS = solver_names()
 AUTO_LATENCY_EPS = AUTO_PTAS_MIN_EPS
 
 
-def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent") -> str:
+def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent", load_model: str = "linear") -> str:
     """The solver ``"auto"`` picks (see the module docstring).
 
     >>> import candidates as cd
@@ -63,14 +67,14 @@ def choose_solver(problem: FlowProblem, eps: float, objective: str = "concurrent
     >>> choose_solver(p, 0.05), choose_solver(p, 0.0), choose_solver(p, 0.05, "latency")
     ('colgen', 'colgen', 'colgen')
     """
-    for entry in auto_order(problem, eps, objective):
+    for entry in auto_order(problem, eps, objective, load_model=load_model):
         return entry.name
     raise FlowError(f"no solver takes the {objective} objective at eps {eps}")     # none registered
 
 
 def solve(problem: FlowProblem | None, eps: float = DEFAULT_EPS, *, solver: str = "auto",
           objective: str = "concurrent", time_limit: float | None = None, max_phases: int = 100000, topology=None,
-          progress=None, capacity: FlowResult | None = None) -> FlowResult:
+          progress=None, capacity: FlowResult | None = None, queueing: QueueingModel | None = None) -> FlowResult:
     """Solve ``problem`` to a certified relative gap ``eps`` (0: exact).
     ``solver``: ``"auto"`` or a name of :data:`flows.solvers.SOLVER_REGISTRY`.
     ``max_phases``: the PTAS's phase budget (a run stopped by it above eps
@@ -86,6 +90,9 @@ def solve(problem: FlowProblem | None, eps: float = DEFAULT_EPS, *, solver: str 
     for the latency ``lower_bound``/``upper_bound``). ``capacity``: for the
     latency objective, a capacity result for this very problem (the PTAS
     search starts from it instead of a capacity run of its own).
+    ``queueing``: the latency's load model, a
+    :class:`~flows.queueing.QueueingModel` (None: the linear model); the
+    ``deviation`` solver takes it, and ``auto`` picks it.
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -102,18 +109,20 @@ def solve(problem: FlowProblem | None, eps: float = DEFAULT_EPS, *, solver: str 
         raise FlowError(f"eps must be in [0, 1) (0 = exact), got {eps}")
     if problem is None and topology is None:
         raise FlowError("flows.solve needs the problem, or the topology for uniform traffic on it")
+    if queueing is not None and objective != "latency":
+        raise FlowError("a queueing load model is for the latency objective; the capacity does not depend on it")
     request = SolveRequest(problem, eps, objective, time_limit, max_phases, topology, progress, capacity,
-                           strict=entry is not None)
+                           strict=entry is not None, queueing=queueing)
     r = None
     if entry is not None:
-        why = entry.refusal(problem, eps, objective, topology)
+        why = entry.refusal(problem, eps, objective, topology, request.load_model)
         if why:
             raise FlowError(why)
         r = entry.run(request)
         # a solver asked for by name (a strict request) raises where it does not apply: None only under auto
         assert r is not None, f"solver {solver!r} returned None to a strict request"
     else:
-        for candidate in auto_order(problem, eps, objective, topology):
+        for candidate in auto_order(problem, eps, objective, topology, request.load_model):
             r = candidate.run(request)
             if r is not None:
                 break

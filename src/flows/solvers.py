@@ -3,7 +3,9 @@
 Every solver is one :class:`Solver` entry, registered once (a duplicate name
 is an error), declaring the objectives it solves (``"concurrent"``: the
 maximum concurrent flow, the capacity; ``"latency"``: the minimum average
-latency at the given demand), what it certifies (``"gap"``: to the eps asked,
+latency at the given demand) and load models (``"linear"``: the paper's
+delay per unit of flow; ``"queueing"``: Kleinrock's wait on every channel,
+:mod:`flows.queueing`), what it certifies (``"gap"``: to the eps asked,
 ``"exact"``: the optimum whatever eps), whether it answers eps = 0, what it
 needs beyond the problem (the ``topology`` and a symmetry group of it:
 ``lattice`` translations, a cyclic ``shift`` of the routers), the instances
@@ -20,7 +22,7 @@ problem -- and runs the first that applies.
 >>> solver_entry("nope")
 Traceback (most recent call last):
 ...
-flows.problem.FlowError: unknown solver 'nope'; use one of auto, ptas, colgen, lp, pdlp, symmetry
+flows.problem.FlowError: unknown solver 'nope'; use one of auto, ptas, colgen, lp, pdlp, symmetry, deviation
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 from .cyclic_symmetry import AUTO_SHIFT_MAX_COLUMNS, AUTO_SHIFT_MIN_ORDER, shift_symmetric_uniform, shift_symmetry
 from .lp import solve_lp
 from .problem import FlowError, FlowProblem
+from .queueing import LOAD_MODELS, QueueingModel
 from .result import FlowResult
 from .symmetry import symmetric_uniform
 
@@ -93,6 +96,8 @@ class SolveRequest:
     eps, objective, time_limit, max_phases, progress : as :func:`flows.solve` takes them.
     topology : the :class:`~candidates.Topology` the problem was built on, or None.
     capacity : a capacity result for this very problem, which the latency solvers reuse.
+    queueing : the latency's load model: None for the linear model, a
+        :class:`~flows.queueing.QueueingModel` for the queueing one.
     strict : the solver was asked for by name: one that does not apply to the
         instance raises its one-line error (under ``auto`` it returns None).
     """
@@ -106,6 +111,12 @@ class SolveRequest:
     progress: Callable[[dict], None] | None = None
     capacity: FlowResult | None = None
     strict: bool = True
+    queueing: QueueingModel | None = None
+
+    @property
+    def load_model(self) -> str:
+        """``"queueing"`` with a queueing model, else ``"linear"``."""
+        return "linear" if self.queueing is None else "queueing"
 
     def built_problem(self) -> FlowProblem:
         """The problem, for a solver without ``implicit_uniform``: :meth:`Solver.refusal`
@@ -151,6 +162,7 @@ class Solver:
         request is not ``strict``) where the solver does not apply to the instance.
     label : how an error message names it (``"the PTAS"``).
     objectives : the objectives it solves (of :data:`OBJECTIVES`).
+    load_models : the latency's load models it solves (of :data:`flows.queueing.LOAD_MODELS`).
     certifies : ``"gap"`` (within the eps asked), ``"exact"`` or ``"tolerance"`` (of :data:`CERTIFICATES`).
     exact_at_zero : it takes eps = 0 (a ``gap`` solver then certifies to :data:`EXACT_TOL`).
     needs : what it needs beyond the problem (of :data:`NEEDS`).
@@ -165,6 +177,7 @@ class Solver:
     run: Callable[[SolveRequest], FlowResult | None]
     label: str = ""
     objectives: tuple[str, ...] = OBJECTIVES
+    load_models: tuple[str, ...] = ("linear",)
     certifies: str = "gap"
     exact_at_zero: bool = False
     needs: tuple[str, ...] = ()
@@ -177,6 +190,8 @@ class Solver:
             raise ValueError(f"solver name {self.name!r}: lower case, and not 'auto' (the policy)")
         if not self.objectives or set(self.objectives) - set(OBJECTIVES):
             raise ValueError(f"solver {self.name}: objectives must be some of {', '.join(OBJECTIVES)}")
+        if not self.load_models or set(self.load_models) - set(LOAD_MODELS):
+            raise ValueError(f"solver {self.name}: load_models must be some of {', '.join(LOAD_MODELS)}")
         if self.certifies not in CERTIFICATES:
             raise ValueError(f"solver {self.name}: certifies must be one of {', '.join(CERTIFICATES)}")
         if set(self.needs) - set(NEEDS):
@@ -191,8 +206,14 @@ class Solver:
         """Whether it answers at this eps (eps = 0 asks for the optimum)."""
         return eps > 0 or self.certifies != "gap" or self.exact_at_zero
 
-    def refusal(self, problem: FlowProblem | None, eps: float, objective: str, topology) -> str | None:
+    def refusal(self, problem: FlowProblem | None, eps: float, objective: str, topology,
+                load_model: str = "linear") -> str | None:
         """Why this solver cannot take the request (one line naming all it needs), or None."""
+        if objective == "latency" and load_model not in self.load_models:
+            takes = [s.name for s in SOLVER_REGISTRY.values() if load_model in s.load_models
+                     and "latency" in s.objectives]
+            return (f"the {self.name} solver takes the {' or '.join(self.load_models)} load model, not "
+                    f"{load_model}; use --solver {' or '.join(['auto'] + takes)}")
         missing_topology = "topology" in self.needs and topology is None
         if objective not in self.objectives or missing_topology:
             wants = []
@@ -241,14 +262,15 @@ def solver_entry(name: str) -> Solver:
         raise FlowError(f"unknown solver {name!r}; use one of {', '.join(solver_names())}") from None
 
 
-def auto_order(problem: FlowProblem | None, eps: float, objective: str = "concurrent", topology=None) -> Iterator[Solver]:
+def auto_order(problem: FlowProblem | None, eps: float, objective: str = "concurrent", topology=None,
+               load_model: str = "linear") -> Iterator[Solver]:
     """The solvers ``auto`` may take for this request, in its order of
     preference: those with a :class:`Suits` that fits, that solve the
     objective and have what they need (``flows.solve`` runs them in turn
     until one applies; the last needs nothing but the problem)."""
     ranked = sorted(((s.auto, s) for s in SOLVER_REGISTRY.values() if s.auto is not None), key=lambda p: p[0].rank)
     for suits, s in ranked:
-        if s.refusal(problem, eps, objective, topology) is None and suits.fits(problem, eps):
+        if s.refusal(problem, eps, objective, topology, load_model) is None and suits.fits(problem, eps):
             yield s
 
 
@@ -308,6 +330,14 @@ def _run_colgen(q: SolveRequest) -> FlowResult:
     return r
 
 
+def _run_deviation(q: SolveRequest) -> FlowResult:
+    from .deviation import min_latency_queueing  # per solver: loads numba
+
+    deadline = q.time_limit
+    return min_latency_queueing(q.built_problem(), q.queueing, q.eps, capacity=q.capacity, time_limit=deadline,
+                                progress=q.progress)
+
+
 def _lp_runner(method: str) -> Callable[[SolveRequest], FlowResult]:
     def run(q: SolveRequest) -> FlowResult:
         return _with_method(solve_lp(q.built_problem(), q.objective, time_limit=q.time_limit, method=method),
@@ -361,5 +391,9 @@ for _entry in (
            "one fibre's sources on a graph invariant under a cyclic shift of its routers", _run_symmetry,
            label="the symmetry solver", objectives=("concurrent",), certifies="exact", needs=("topology",),
            symmetries=("lattice", "shift"), implicit_uniform=True, auto=Suits(0)),
+    Solver("deviation", "flow deviation for the queueing load model: Bertsekas and Gafni's projected Newton method "
+           "on paths where the channels' widths are fixed, conjugate Frank-Wolfe where they share resources; "
+           "certified to eps > 0 by a Lagrangian bound", _run_deviation, label="flow deviation",
+           objectives=("latency",), load_models=("queueing",), auto=Suits(4)),
 ):
     register_solver(_entry)

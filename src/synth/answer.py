@@ -36,8 +36,13 @@ def units(study) -> dict[str, str]:
                 else "x the demand set (largest multiple of every demand carried at once)")
     if packaged:
         capacity += "; flow in wires"
+    latency = "ns (router and wire delay per hop)" if packaged else "hops per unit of flow"
+    q = getattr(study, "queueing", None)
+    if q is not None:
+        latency += (f", plus each channel's queueing wait (Kleinrock's model: service {q.service:.6g} "
+                    f"{'ns' if packaged else 'hops'}, variability {q.variability:g})")
     return {"capacity": capacity, "capacity_short": "phits/cycle/PE" if per_pe and not packaged else "x demands",
-            "latency": "ns (router and wire delay per hop)" if packaged else "hops per unit of flow",
+            "latency": latency,
             "latency_short": "ns" if packaged else "hops",
             "saturation": "phits/cycle/PE (offered load where accepted < 95%)"}
 

@@ -154,6 +154,16 @@ def cmd_flow(args: argparse.Namespace) -> int:
         raise flows.FlowError(f"--scale must be a finite positive number, got {args.scale}")
     if not 0 <= args.eps < 1:
         raise flows.FlowError(f"eps must be in [0, 1) (0 = exact), got {args.eps}")
+    if args.curve is not None:
+        if args.curve < 1:
+            raise flows.FlowError(f"--curve takes the number of points, at least 1, got {args.curve}")
+        if not 0 < args.up_to < 1:
+            raise flows.FlowError(f"--up-to must be a fraction of the capacity in (0, 1), got {args.up_to}")
+        if args.solver not in ("auto", "deviation") and args.load_model == "queueing":
+            raise flows.FlowError(f"--curve with --load-model queueing is solved by flow deviation; drop --solver "
+                                  f"{args.solver}")
+        args.latency = True
+    queueing = _queueing_model(args)
     traffic, physical = _workload(args)
     topo = physical.place(from_spec(args.spec))
     objective = "latency" if args.latency else "concurrent"
@@ -169,6 +179,8 @@ def cmd_flow(args: argparse.Namespace) -> int:
     # size the demands and the solver before building them (column generation's paths are sized as the
     # PTAS's trees; PDLP as the arc LP)
     sized = {"auto": "ptas", "colgen": "ptas", "symmetry": "ptas", "pdlp": "lp"}.get(args.solver, args.solver)
+    if queueing is not None:
+        sized = "deviation"
     pattern = None if traffic.pattern in WORKLOADS else traffic.pattern_of()
     if pattern is not None and pattern.entry.demands is None:
         # a rate pattern becomes a dense n x n demand matrix (then copied once)
@@ -188,24 +200,30 @@ def cmd_flow(args: argparse.Namespace) -> int:
     if args.solver == "auto" and sized == "ptas":
         # the time of the solver auto will run
         sized = flows.choose_solver(problem, args.eps, objective)      # ptas, colgen or lp
+    if args.curve is not None:
+        return _print_curve(args, topo, problem, queueing, progress=_print_progress if show_progress(args) else None)
     cost = flow_cost(problem.n, problem.num_arcs, len(dem), min(len(np.unique(dem.src)), len(np.unique(dem.dst))),
                      nnz=problem.R.nnz, solver=sized)
     check_flow(f"flow {topo.spec or topo.family}", cost)
     note = large_problem_note(cost)
-    show = args.progress or sys.stderr.isatty()
+    show = show_progress(args)
     if note:
         note += "; progress every 5 s" if show else "; --progress shows it"
     if note:
         print(f"toposynth: {note}", file=sys.stderr, flush=True)
     progress = _print_progress if show else None
     if args.solver == "both":
+        if queueing is not None:
+            raise flows.FlowError("--solver both compares the PTAS with the exact LP, which solve the linear load "
+                                  "model only; drop --load-model queueing or --solver both")
         # the PTAS beside the exact LP (the cross-check)
         results["ptas"] = flows.solve(problem, eps=args.eps, solver="ptas", objective=objective,
                                       max_phases=args.max_phases, progress=progress)
         results["lp"] = flows.solve(problem, eps=0.0, solver="lp", objective=objective)
     else:
         results[args.solver] = flows.solve(problem, eps=args.eps, solver=args.solver, objective=objective,
-                                           max_phases=args.max_phases, topology=topo, progress=progress)
+                                           max_phases=args.max_phases, topology=topo, progress=progress,
+                                           queueing=queueing)
     out = {"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
            "total_demand": problem.demands.total}
     main_r = next(iter(results.values()))
@@ -218,6 +236,64 @@ def cmd_flow(args: argparse.Namespace) -> int:
             lp = results["lp"].lam
             out["lp_relative_difference"] = (lp - main_r.lam) / lp
     return _print_flow(args, out, results)
+
+
+def show_progress(args) -> bool:
+    return bool(args.progress or sys.stderr.isatty())
+
+
+def _queueing_model(args):
+    """The flow command's queueing model, or None for the linear load model."""
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    import flows
+
+    if args.load_model != "queueing":
+        if args.service is not None or args.variability != 1.0:
+            raise flows.FlowError("--service and --variability set the queueing load model; add --load-model queueing")
+        return None
+    if not args.latency:
+        raise flows.FlowError("--load-model queueing is the latency's load model; add --latency or --curve")
+    service = args.service
+    if service is None:
+        service = defaults.BGL_PACKET_NS if args.packaging == "bgl" else defaults.QUEUEING_SERVICE
+    return flows.QueueingModel(service, args.variability)
+
+
+def _print_curve(args, topo, problem, queueing, progress) -> int:
+    """The latency-throughput curve (``--curve``), as a table or JSON."""
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    from flows.curve import latency_curve
+
+    def say(p):
+        if progress is not None:
+            print(f"toposynth: {p['seconds']:.0f} s: point {p['point']} of {p['of']} (scale {p['scale']:.4g})",
+                  file=sys.stderr, flush=True)
+
+    curve = latency_curve(problem, load_model=args.load_model, queueing=queueing, points=args.curve,
+                          up_to=args.up_to, eps=args.eps if args.eps > 0 else 1e-4, progress=say)
+    status = EXIT_OK if curve.certified else EXIT_NOT_CERTIFIED
+    unit = "ns" if args.packaging else "hops"
+    if args.json:
+        _print_json({"spec": topo.spec, "routers": topo.n, "demands": len(problem.demands),
+                     "total_demand": problem.demands.total, "latency_unit": unit, "curve": curve.to_dict()})
+    else:
+        model = ("linear (router and wire delays)" if queueing is None else
+                 f"queueing (service {queueing.service:.6g} {unit}, variability {queueing.variability:g})")
+        print(f"latency-throughput curve of {topo.spec or topo.family}: {len(problem.demands)} demands, "
+              f"{model}")
+        print(f"capacity lambda {curve.capacity:.6g} (certified at most {curve.capacity_bound:.6g}); "
+              f"latency in {unit} per unit of demand")
+        print(f"{'scale':>10} {'load':>6} {'avg latency':>12} {'bound':>12} {'gap':>8}  status")
+        for q in curve.points:
+            if q.average_latency is None:
+                print(f"{q.scale:>10.4g} {q.load:>6.3f} {'-':>12} {'-':>12} {'-':>8}  {q.status}")
+            else:
+                print(f"{q.scale:>10.4g} {q.load:>6.3f} {q.average_latency:>12.6g} {q.latency_bound:>12.6g} "
+                      f"{q.gap or 0.0:>8.2g}  {q.status}")
+    if status != EXIT_OK:
+        print(f"toposynth: not certified: a point of the curve stopped short of eps (exit status "
+              f"{EXIT_NOT_CERTIFIED})", file=sys.stderr)
+    return status
 
 
 def _by_symmetry(args, topo, traffic, physical):
@@ -270,6 +346,10 @@ def _print_flow(args, out: dict, results: dict) -> int:
                 lgap = r.extra.get("latency_gap")
                 gap = "" if lgap is None else f"   gap {lgap:.3g}"
                 print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}{gap}")
+                if r.extra.get("load_model") == "queueing":
+                    print(f"    of which   router and wire delays {r.extra['zero_load_part']:.6g}, queueing "
+                          f"{r.extra['queueing_part']:.6g} (busiest channel {r.extra['max_channel_load']:.3f} "
+                          "of its width)")
             else:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
@@ -522,15 +602,32 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--scale", type=float, default=1.0, help="multiply every demand (default 1)")
     fl.add_argument("--eps", type=float, default=defaults.EPS,
                     help=f"certified relative gap wanted (default {defaults.EPS:g}; 0 = exact, for colgen/lp/pdlp/auto)")
-    fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "both"), default="auto",
+    fl.add_argument("--solver", choices=("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "deviation", "both"),
+                    default="auto",
                     help="auto (default): uniform traffic on a lattice family by symmetry, else column generation "
                          "(the exact LP under 24 routers; the PTAS for more than 16 demands per router, at eps >= "
                          "0.02); ptas; colgen (path-based column generation, exact with --eps 0); "
                          "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
-                         "symmetry (uniform traffic, exactly, by the topology's symmetry); both (ptas beside lp)")
+                         "symmetry (uniform traffic, exactly, by the topology's symmetry); deviation (flow deviation: "
+                         "the latency under --load-model queueing, auto's choice there); both (ptas beside lp)")
     fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
                     help="PTAS phase budget (default 100000); a run it stops above eps exits with status 4")
     fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")
+    fl.add_argument("--load-model", choices=("linear", "queueing"), default="linear",
+                    help="the latency's load model: linear (default; router and wire delay per unit of flow, the "
+                         "same at every load) or queueing (plus Kleinrock's wait tau rho / (1 - rho) on every "
+                         "channel: latency grows with load)")
+    fl.add_argument("--service", type=float, metavar="S",
+                    help="queueing: a packet's service time on one unit of capacity, in the latency's units "
+                         "(default 1 hop; with --packaging bgl a 256-byte packet on one wire, 1462.9 ns)")
+    fl.add_argument("--variability", type=float, default=1.0, metavar="CV2",
+                    help="queueing: squared coefficient of variation of the service time (default 1: M/M/1, "
+                         "Kleinrock's; 0: fixed-size packets, M/D/1, half the wait)")
+    fl.add_argument("--curve", type=int, nargs="?", const=20, metavar="N",
+                    help="print the latency-throughput curve: the minimum average latency at N demand scales "
+                         "(default 20) evenly spaced up to --up-to of the capacity (implies --latency)")
+    fl.add_argument("--up-to", type=float, default=0.95, metavar="F",
+                    help="--curve's last point, a fraction of the capacity lambda (default 0.95)")
     fl.add_argument("--seed", type=int, default=0, help="seed of random traffic")
     fl.add_argument("--packaging", choices=("bgl",),
                     help="price wires with a packaging preset (bgl: Blue Gene/L compute card / node card / midplane); "

@@ -144,6 +144,20 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
     if s > cap.upper_bound:
         return {"scale": s, "status": "infeasible", "average_latency": None, "latency_bound": None,
                 "reason": f"capacity lambda <= {cap.upper_bound:.4g} < {s}"}
+    if study.queueing is not None:
+        # the queueing load model: flow deviation, which decides a scale inside the capacity's bracket itself
+        cap_s = dataclasses.replace(cap, lam=cap.lam / s, upper_bound=cap.upper_bound / s)
+        r = flows.solve(problem.scaled(s), study.eps, solver="deviation", objective="latency", capacity=cap_s,
+                        queueing=study.queueing)
+        rec = {"scale": s, "status": "ok" if r.average_latency is not None else
+               ("undecided" if r.status == "undecided" else "infeasible"),
+               "average_latency": r.average_latency, "latency_bound": r.latency_bound, "seconds": r.seconds,
+               "solver": "deviation", "solver_status": r.status}
+        if r.average_latency is None:
+            rec["reason"] = r.extra.get("message", "")
+        else:
+            rec.update({k: r.extra[k] for k in ("zero_load_part", "queueing_part", "max_channel_load")})
+        return rec
     ptas = None
     if s > cap.lam and not fits:
         # within the capacity's certified bracket: deciding it needs a much finer run

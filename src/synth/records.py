@@ -163,7 +163,9 @@ class LatencyRecord:
     """The minimum average latency at one demand scale (``None`` where
     infeasible or undecided, with the reason), its certified lower bound,
     and the solver that gave it (``ptas`` or ``lp``; with ``lp``, what the
-    PTAS search had reached)."""
+    PTAS search had reached; ``deviation`` under the queueing load model,
+    with the latency's two parts -- router and wire delays, queueing waits --
+    and the busiest channel's load over its width)."""
 
     scale: float
     status: str
@@ -176,6 +178,9 @@ class LatencyRecord:
     ptas_latency: float | None = None
     ptas_bound: float | None = None
     ptas_status: str | None = None
+    zero_load_part: float | None = None
+    queueing_part: float | None = None
+    max_channel_load: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -189,7 +194,8 @@ class LatencyRecord:
         w = "latency."
         _typed(d, "scale", "real", required=True, where=w)
         _typed(d, "status", "str", required=True, where=w)
-        for k in ("average_latency", "latency_bound", "seconds", "ptas_latency", "ptas_bound"):
+        for k in ("average_latency", "latency_bound", "seconds", "ptas_latency", "ptas_bound", "zero_load_part",
+                  "queueing_part", "max_channel_load"):
             _typed(d, k, "real", where=w)
         for k in ("solver", "solver_status", "reason", "ptas_status"):
             _typed(d, k, "str", where=w)

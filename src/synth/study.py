@@ -44,6 +44,11 @@ A study is a TOML file (or the same dict in Python)::
     baseline = "torus:8x4"    # marked in the report
     prune = true              # skip candidates whose cheap certified bound cannot beat the best so far
     lp_limit = 1000000        # latency: exact HiGHS LP where the PTAS search falls short, if it has at most this many columns (0: never)
+    latency_model = "linear"  # linear (router + wire delay, the same at every load) | queueing (plus
+                              #   Kleinrock's wait on every channel: latency grows with load; flow deviation)
+    service = 1.0             # queueing: a packet's service time on one unit of capacity (default 1 hop;
+                              #   with a packaging a 256-byte packet on one wire, 1462.9 ns)
+    variability = 1.0         # queueing: squared coefficient of variation of the service time (1 M/M/1, 0 M/D/1)
 
     [cross_check]
     top = 3                   # winners re-solved exactly with HiGHS
@@ -99,7 +104,8 @@ _SECTIONS = {
     "traffic": {"pattern", "count", "shares", "file", "scales", "mapping", "alpha", "app", "app_class"},
     "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
                  "technology"},
-    "ranking": {"objective", "eps", "baseline", "prune", "lp_limit", "cost"},
+    "ranking": {"objective", "eps", "baseline", "prune", "lp_limit", "cost", "latency_model", "service",
+                "variability"},
     "cross_check": {"top"},
     "simulation": {"top", "preset", "step", "max_load", "routing", "seeds"},
     "dask": {"scheduler", "workers"},
@@ -138,6 +144,10 @@ class Study:
     sim_seeds: int = 1
     machine: Machine = field(default_factory=Machine)
     cost: str = "links"
+    #: the latency's load model: "linear" or "queueing" (then ``queueing_service`` / ``queueing_variability``)
+    latency_model: str = "linear"
+    queueing_service: float = 1.0
+    queueing_variability: float = 1.0
     #: searched candidates ([candidates] search: synth.study_search), their defaults filled in
     search: tuple[dict, ...] = ()
     #: the [dask] section ({"scheduler": ADDR, "workers": N}, either optional): where a run
@@ -156,7 +166,10 @@ class Study:
             "traffic": {**self.traffic.to_dict(), "scales": list(self.scales)},
             "physical": self.physical.to_dict(),
             "ranking": {"objective": self.objective, "eps": self.eps, "baseline": self.baseline, "prune": self.prune,
-                        "lp_limit": self.lp_limit, "cost": self.cost},
+                        "lp_limit": self.lp_limit, "cost": self.cost,
+                        # only when set: the fingerprints of studies without it stay what they were
+                        **({"latency_model": self.latency_model, "service": self.queueing_service,
+                            "variability": self.queueing_variability} if self.latency_model != "linear" else {})},
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "routing": self.sim_routing,
                            "step": self.sim_step, "max_load": self.sim_max_load,
@@ -164,6 +177,15 @@ class Study:
                            **({"seeds": self.sim_seeds} if self.sim_seeds != 1 else {})},
             **({"dask": dict(self.dask)} if self.dask is not None else {}),
         }
+
+    @property
+    def queueing(self):
+        """The latency's :class:`flows.QueueingModel`, or None under the linear load model."""
+        if self.latency_model != "queueing":
+            return None
+        from flows.queueing import QueueingModel  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
+
+        return QueueingModel(self.queueing_service, self.queueing_variability)
 
     def variants(self) -> list[tuple[str, "Study"]]:
         """The studies of a sweep: one per combination of the values given as
@@ -338,6 +360,16 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
     sim_seeds = _int(sm, "seeds", "simulation.", minimum=1, default=1)
     cost = _choice(r, "cost", "ranking.", tuple(COST_MEASURES), "links")
+    latency_model = _choice(r, "latency_model", "ranking.", ("linear", "queueing"), "linear")
+    service = r.get("service", defaults.BGL_PACKET_NS if packaging != "none" else defaults.QUEUEING_SERVICE)
+    variability = r.get("variability", 1.0)
+    if latency_model == "linear" and ("service" in r or "variability" in r):
+        raise _err("ranking.service", "service and variability set the queueing load model; add "
+                                      "latency_model = \"queueing\"")
+    if isinstance(service, bool) or not isinstance(service, (int, float)) or not 0 < service < float("inf"):
+        raise _err("ranking.service", f"must be a finite positive service time, got {service!r}")
+    if isinstance(variability, bool) or not isinstance(variability, (int, float)) or not 0 <= variability < float("inf"):
+        raise _err("ranking.variability", f"must be a finite number >= 0, got {variability!r}")
     if cost in ("wire_length", "wires", "pins") and packaging == "none":
         raise _err("ranking.cost", f"{cost} needs a packaging (physical.packaging = \"bgl\" or \"custom\"); "
                                    "without one use links, ports, radix or routers")
@@ -365,7 +397,8 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                  physical=physical, objective=objective, eps=float(eps), baseline=baseline, cross_check_top=top,
                  prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
                  sim_max_load=float(max_load), sim_routing=sim_routing, sim_seeds=sim_seeds, machine=machine,
-                 cost=cost, dask=dask, search=search)
+                 cost=cost, dask=dask, search=search, latency_model=latency_model,
+                 queueing_service=float(service), queueing_variability=float(variability))
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

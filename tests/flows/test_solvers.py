@@ -16,7 +16,7 @@ def _fake(q):
 
 
 def test_registry_lists_the_solvers_and_auto_is_the_policy():
-    assert solver_names() == ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry") == flows.SOLVERS
+    assert solver_names() == ("auto", "ptas", "colgen", "lp", "pdlp", "symmetry", "deviation") == flows.SOLVERS
     assert solver_entry("colgen") is SOLVER_REGISTRY["colgen"]
     d = SOLVER_REGISTRY["symmetry"].to_dict()
     assert d["needs"] == ("topology",) and d["symmetries"] == ("lattice", "shift") and "run" not in d
@@ -44,7 +44,7 @@ def test_unknown_names_are_one_line():
         with pytest.raises(FlowError) as err:
             solve(p, solver=bad)
         msg = str(err.value)
-        assert "\n" not in msg and msg == f"unknown solver {bad!r}; use one of auto, ptas, colgen, lp, pdlp, symmetry"
+        assert "\n" not in msg and msg == f"unknown solver {bad!r}; use one of auto, ptas, colgen, lp, pdlp, symmetry, deviation"
 
 
 def test_refusals_come_from_the_capabilities():

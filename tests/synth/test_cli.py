@@ -233,3 +233,54 @@ def test_a_larger_flow_still_loads_its_kernels(capsys):
     """The lazy names resolve: a 64-router flow runs column generation (numba kernels) through them."""
     rc, out, _ = run(capsys, "flow", "torus:4x4x4", "--traffic", "random:256", "--json")
     assert rc == 0 and json.loads(out)["method"].startswith("colgen")
+
+
+def test_flow_latency_under_the_queueing_model(capsys):
+    """--load-model queueing: JSON keeps average_latency and its certified latency_bound, and says the model."""
+    rc, out, _ = run(capsys, "flow", "torus:4x4", "--latency", "--load-model", "queueing", "--scale", "0.5",
+                     "--json", "--eps", "0.001")
+    d = json.loads(out)
+    # uniform traffic on the 4x4 torus: a channel carries 8/15 of a router's injection (16 routers x 32/15
+    # hops over 64 channels); at scale 0.5 every channel is at 4/15 and a hop waits 4/11 beyond its delay of 1
+    expected = 32 / 15 * (1 + 4 / 11)
+    assert rc == 0 and d["load_model"] == "queueing" and d["queueing"] == {"service": 1.0, "variability": 1.0,
+                                                                          "tau": 1.0}
+    assert d["latency_bound"] <= expected * (1 + 1e-9) and expected <= d["average_latency"] * (1 + 1e-9)
+    assert d["average_latency"] <= d["latency_bound"] * 1.001 and d["method"].startswith("deviation")
+    rc, out, _ = run(capsys, "flow", "torus:4x4", "--latency", "--load-model", "queueing", "--scale", "0.5",
+                     "--service", "2", "--variability", "0")
+    assert rc == 0 and "of which   router and wire delays 2.13333" in out
+
+
+def test_flow_curve(capsys):
+    rc, out, _ = run(capsys, "flow", "ring:8", "--curve", "4", "--up-to", "0.8", "--load-model", "queueing",
+                     "--json", "--eps", "0.001")
+    d = json.loads(out)
+    pts = d["curve"]["points"]
+    assert rc == 0 and d["latency_unit"] == "hops" and d["curve"]["load_model"] == "queueing"
+    assert [round(p["load"], 6) for p in pts] == [0.2, 0.4, 0.6, 0.8]
+    # uniform traffic on a ring of 8 (routing both ways): every channel at the load; average distance 16/7
+    for p in pts:
+        rho = p["scale"] * 8 / 7      # the load is over the PTAS's lambda, within eps of 7/8
+        assert p["latency_bound"] <= 16 / 7 * (1 + rho / (1 - rho)) * (1 + 1e-9) <= p["average_latency"] * (1 + 1e-9)
+    rc, out, _ = run(capsys, "flow", "ring:8", "--curve", "3")
+    assert rc == 0 and "latency-throughput curve of ring:8" in out and "linear" in out
+    assert len([ln for ln in out.splitlines() if ln.strip().endswith("optimal")]) == 3
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["flow", "torus:4x4", "--latency", "--service", "2"], "add --load-model queueing"),
+        (["flow", "torus:4x4", "--load-model", "queueing"], "add --latency or --curve"),
+        (["flow", "torus:4x4", "--latency", "--load-model", "queueing", "--service", "-1"], "service time must be"),
+        (["flow", "torus:4x4", "--latency", "--load-model", "queueing", "--solver", "ptas"],
+         "takes the linear load model, not queueing"),
+        (["flow", "torus:4x4", "--latency", "--load-model", "queueing", "--solver", "both"], "drop --load-model"),
+        (["flow", "torus:4x4", "--curve", "0"], "at least 1"),
+        (["flow", "torus:4x4", "--curve", "--up-to", "1.2"], "--up-to must be"),
+    ],
+)
+def test_flow_queueing_bad_input(capsys, argv, message):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and out == "" and message in err and err.count("\n") == 1

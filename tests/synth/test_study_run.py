@@ -577,3 +577,31 @@ def test_under_a_packaging_only_the_same_placed_machine_is_one_candidate():
     # without the packaging, isomorphic candidates are one network: RT(4) is the 8x4 torus
     q = candidate_pool(study_from_dict({"candidates": {"specs": ["rt:a=4", "torus:8x4"]}}))
     assert list(q.sizes) == ["rt:a=4"] and q.same == {"rt:a=4": ["torus:8x4"]}
+
+
+def test_the_queueing_load_model_ranks_by_latency_under_load(tmp_path):
+    """[ranking] latency_model = "queueing": flow deviation at every scale, each record certified and
+    equal to flows.min_latency_queueing's own answer; the latency rises with the scale (the linear
+    model's stays flat); linear studies keep their fingerprint."""
+    base = {"candidates": {"specs": ["torus:4x4", "mesh:4x4"]},
+            "traffic": {"pattern": "random", "count": 40, "scales": [0.1, 0.2, 0.3]},
+            "ranking": {"objective": "latency", "baseline": "torus:4x4"}, "cross_check": {"top": 0}}
+    linear = study_from_dict(base)
+    q = study_from_dict(base | {"ranking": base["ranking"] | {"latency_model": "queueing", "service": 2.0}})
+    assert "latency_model" not in linear.to_dict()["ranking"] and q.fingerprint() != linear.fingerprint()
+    assert q.queueing == flows.QueueingModel(2.0, 1.0) and linear.queueing is None
+    res = run(q, tmp_path, jobs=1)
+    torus = next(r for r in res.records if r.spec == "torus:4x4")
+    lat = [x.to_dict() for x in torus.latency]
+    assert [x["solver"] for x in lat] == ["deviation"] * 3 and all(x["solver_status"] == "optimal" for x in lat)
+    assert lat[0]["average_latency"] < lat[1]["average_latency"] < lat[2]["average_latency"]
+    p = build_problem(from_spec("torus:4x4"), q)
+    own = flows.min_latency_queueing(p.scaled(0.3), flows.QueueingModel(2.0), eps=q.eps)
+    assert own.latency_bound <= lat[2]["average_latency"] * (1 + 1e-9)
+    assert lat[2]["latency_bound"] <= own.average_latency * (1 + 1e-9)
+    assert lat[2]["zero_load_part"] + lat[2]["queueing_part"] == pytest.approx(lat[2]["average_latency"])
+    assert "queueing wait (Kleinrock&#x27;s model: service 2 hops" in (tmp_path / "report.html").read_text()
+    with pytest.raises(StudyError, match="add latency_model"):
+        study_from_dict(base | {"ranking": base["ranking"] | {"service": 2.0}})
+    with pytest.raises(StudyError, match="ranking.latency_model"):
+        study_from_dict(base | {"ranking": base["ranking"] | {"latency_model": "mm1"}})
