@@ -10,6 +10,9 @@
   under the queueing cost of fixed-width channels (:class:`ArcCost`), with
   :func:`seed_paths` (every demand on a latency-shortest path) and
   :func:`arc_flows` (the channels' flows from the paths).
+- :func:`shortest_path_arcs` gives every demand's shortest path as its
+  channels: the columns the second-order-cone master of
+  :mod:`flows.conic` prices in.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from numba import njit
 from ._paths import dijkstra, split_dag_flow
 
 __all__ = ["all_or_nothing", "ArcCost", "Paths", "arc_flows", "extended_value", "first_derivatives", "projection_sweep",
-           "seed_paths"]
+           "seed_paths", "shortest_path_arcs"]
 
 
 @njit(cache=True)
@@ -300,3 +303,30 @@ def arc_flows(paths, x):
             f = paths.flow[k, j]
             for i in range(paths.length[k, j]):
                 x[paths.arcs[k, j, i]] += f
+
+
+@njit(cache=True)
+def shortest_path_arcs(channels, groups, cost, arcs, lengths):
+    """Every demand's shortest path under ``cost``: its channels into
+    ``arcs[k, :lengths[k]]`` (from the demand's far end to its group's
+    router; a path longer than ``arcs.shape[1]`` gets length -1); returns the
+    total cost ``sum_k d_k dist(k)``."""
+    n = len(channels.indptr) - 1
+    dist = np.empty(n)
+    parent = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    width = arcs.shape[1]
+    total = 0.0
+    for g in range(len(groups.sources)):
+        dijkstra(channels, cost, groups.sources[g], dist, parent, order)
+        for k in range(groups.ptr[g], groups.ptr[g + 1]):
+            v = groups.dst[k]
+            total += groups.amount[k] * dist[v]
+            m = 0
+            while parent[v] >= 0:
+                if m < width:
+                    arcs[k, m] = parent[v]
+                m += 1
+                v = channels.tails[parent[v]]
+            lengths[k] = m if m <= width else -1
+    return total

@@ -43,12 +43,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from ._deviation_kernels import (ArcCost, Paths, all_or_nothing, arc_flows, extended_value, first_derivatives,
                                  projection_sweep, seed_paths)
 from .groups import DemandGroups, grouped
 from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .progress import Reporter
+from .conic import conic_column_generation
 from .ptas import max_concurrent_flow
 from .queueing import QueueingModel, fixed_widths
 from .result import FlowResult
@@ -56,19 +58,22 @@ from .result import FlowResult
 __all__ = ["min_latency_queueing", "deviation", "DeviationState", "METHODS"]
 
 #: ``auto``: the projection method where the widths are fixed and the paths fit
-#: :data:`_PATHS_BYTES`, else conjugate Frank-Wolfe
-METHODS = ("auto", "projection", "frank-wolfe")
+#: :data:`_PATHS_BYTES`, else column generation with a conic master (:mod:`flows.conic`)
+#: where its path table fits, else conjugate Frank-Wolfe
+METHODS = ("auto", "projection", "conic", "frank-wolfe")
 
 #: the conjugate point's weight is kept below 1 - this (Mitradjieva and Lindberg's delta)
 _CONJUGATE_DELTA = 0.01
 #: the inner allocation stops at this relative duality gap (a fraction of eps)
 _INNER_GAP_OF_EPS = 0.02
-#: at most this many price updates per inner allocation
-_INNER_MAX_ROUNDS = 400
+#: at most this many Newton steps per inner allocation
+_INNER_MAX_ROUNDS = 60
 #: the line search's derivative evaluations (each an inner allocation when resources are shared)
 _SEARCH_STEPS = 40
 #: every this many iterations the bound is also taken at the prices' average over the second half
 _AVERAGE_EVERY = 4
+#: under auto with shared resources, Frank-Wolfe's iterations before the conic master takes over
+_FW_FIRST = 30
 #: the projection method keeps this many paths per demand
 _SLOTS = 8
 #: ... of at most this many channels (or the routers less one, if fewer)
@@ -167,32 +172,82 @@ class _Shared:
         return float(np.min((self.c[up] - (self.R @ f)[up]) / rd[up]))
 
     def allocate(self, f: np.ndarray, prices: np.ndarray | None):
-        """Prices y and the spare widths u (scaled into the resources) for flow f."""
+        """Prices y and the spare widths u for flow f: the dual of
+        ``min sum_a q_a / u_a s.t. R u <= s`` (q = tau f^2, s = c - R f),
+        ``max_{y >= 0} H(y) = 2 sum_a sqrt(q_a p_a) - s . y`` with p = R^T y,
+        by projected Newton (Bertsekas 1982) from ``prices`` (else from each
+        resource alone: Kleinrock's square-root assignment), until the
+        relative duality gap is below ``tol``; ``u_a = sqrt(q_a / p_a)``."""
         s = self.c - self.R @ f
         q = self.tau * f * f
         sq = np.sqrt(q)
         active = sq > 0
+        # resources no flow crosses keep price 0 (their slack costs nothing)
+        touched = (self.R @ active.astype(np.float64)) > 0
         if prices is None or len(prices) != len(s):
-            # each resource as if alone (Kleinrock's square-root assignment)
             y = ((self.sqrtR @ sq) / s) ** 2
         else:
-            y = prices.copy()
-        y[y <= 0] = 0.0
-        # rows crossed by flow must keep a positive price (else their channels' spare width is unbounded)
-        touched = (self.R @ active.astype(np.float64)) > 0
-        y[touched & (y <= 0)] = 1e-300
+            y = np.array(prices, dtype=np.float64)
+        y[~touched] = 0.0
+        y = np.maximum(y, 0.0)
+        rows = np.flatnonzero(touched)
+        Rt_rows = self.Rt[:, rows]
+
+        def dual(yv):
+            pv = self.Rt @ yv
+            return 2.0 * float(np.sum(np.sqrt(sq[active] ** 2 * pv[active]))) - float(s @ yv), pv
+
+        h, p = dual(y)
         u = np.zeros_like(f)
-        for rnd in range(_INNER_MAX_ROUNDS):
-            p = self.Rt @ y
+        ru = np.zeros_like(s)
+        for _ in range(_INNER_MAX_ROUNDS):
             u[:] = 0.0
-            u[active] = sq[active] / np.sqrt(p[active])
-            ru = self.R @ u
-            if rnd % 4 == 3 or rnd == _INNER_MAX_ROUNDS - 1:
-                primal, dual, _ = self._bounds(q, u, ru, s, y, p, active)
-                if primal - dual <= self.tol * max(primal, 1e-300):
+            pos = active & (p > 0)
+            u[pos] = sq[pos] / np.sqrt(p[pos])
+            u[active & ~pos] = np.inf
+            with np.errstate(invalid="ignore"):
+                ru = self.R @ u
+            if np.all(np.isfinite(ru)):
+                primal, low, _ = self._bounds(q, u, ru, s, y, p, active)
+                if primal - low <= self.tol * max(primal, 1e-300):
                     break
-            with np.errstate(divide="ignore"):
-                y *= np.where(touched, ru / s, 0.0)
+            # the ascent direction of H on the resources crossed by flow; the free ones: y > 0 or rising
+            grad = np.where(np.isfinite(ru), ru, 1e300) - s
+            free = (y[rows] > 0) | (grad[rows] > 0)
+            fr = rows[free]
+            if len(fr) == 0:
+                break
+            curv = np.zeros_like(f)
+            curv[pos] = 0.5 * sq[pos] * p[pos] ** -1.5
+            Rf = Rt_rows[:, free]
+            Hm = (Rf.T @ sp.diags(curv) @ Rf).tocsc()
+            Hm = Hm + sp.identity(len(fr), format="csc") * (1e-12 * max(float(Hm.diagonal().max()), 1e-300))
+            g = np.minimum(grad[fr], 1e300)
+            try:
+                step = spla.spsolve(Hm, g)
+            except RuntimeError:
+                step = g / np.maximum(Hm.diagonal(), 1e-300)
+            if not np.all(np.isfinite(step)):
+                step = g / np.maximum(Hm.diagonal(), 1e-300)
+            t = 1.0
+            for _ in range(60):
+                trial = y.copy()
+                trial[fr] = np.maximum(0.0, y[fr] + t * step)
+                h_new, p_new = dual(trial)
+                # every channel with flow keeps a positive price (at the optimum it has one)
+                if h_new >= h and np.all(p_new[active] > 0):
+                    break
+                t *= 0.5
+            else:
+                break
+            if h_new - h <= 1e-15 * abs(h):
+                y, h, p = trial, h_new, p_new
+                break
+            y, h, p = trial, h_new, p_new
+        u[:] = 0.0
+        pos = active & (p > 0)
+        u[pos] = sq[pos] / np.sqrt(p[pos])
+        ru = self.R @ u
         return y, u, ru, s, q, active
 
     @staticmethod
@@ -231,16 +286,16 @@ class _Shared:
 
 
 # ------------------------------------------------------------ line search
-def _line_search(model, lat: np.ndarray, f: np.ndarray, d: np.ndarray, hi: float, prices):
-    """The step in [0, hi] minimising phi(f + t d) (phi convex): bisection
-    on the sign of the derivative, secant-guided; returns (t, evaluation)."""
+def _line_search(model, lat: np.ndarray, f: np.ndarray, d: np.ndarray, hi: float, prices, cap: float = 1.0):
+    """The step in [0, min(hi, cap)] minimising phi(f + t d) (phi convex;
+    ``hi`` the domain's edge, kept short of): bisection on the sign of the
+    derivative, secant-guided; returns (t, evaluation)."""
     def slope(t):
         ev = model.evaluate(f + t * d, prices)
         return float((lat + ev[1]) @ d), ev
 
     lo_t, lo_s = 0.0, None
-    top = hi * (1.0 - _EDGE) if math.isfinite(hi) else 1.0
-    top = min(top, 1.0)
+    top = min(hi * (1.0 - _EDGE) if math.isfinite(hi) else cap, cap)
     s_top, ev_top = slope(top)
     if s_top <= 0:
         return top, ev_top
@@ -368,25 +423,45 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
     prices = start.prices if start is not None else None
     paths = None
     use = method
+    fw_first = 0
     if use == "auto":
         slots = len(grp.dst) * _SLOTS * min(problem.n - 1, _MAX_PATH)
-        use = "projection" if w is not None and 12 * slots <= _PATHS_BYTES else "frank-wolfe"
+        use = ("projection" if w is not None and 12 * slots <= _PATHS_BYTES
+               else "conic" if 8 * len(grp.dst) * min(problem.n - 1, 4096) <= _PATHS_BYTES else "frank-wolfe")
+        # shared resources: Frank-Wolfe's few iterations settle a light load; near capacity it crawls
+        # and the conic master takes over from where it stopped
+        fw_first = _FW_FIRST if use == "conic" else 0
+    deadline = None if time_limit is None else t0 + time_limit
+    done = None
+    start_flow = cap.arc_flow / cap.lam * (1.0 - 1e-9) if x is None else x
+    if fw_first:
+        fx, fupper, flower, fit, fstatus, fprices = _frank_wolfe(
+            problem, ch, grp, widths, lat, start_flow, shortest, lo_linear, prices, eps, conjugate,
+            min(fw_first, max_iterations), time_limit, t0, report)
+        if fstatus == "optimal":
+            x, upper, lower, iterations, status, prices = fx, fupper, flower, fit, fstatus, fprices
+            use, done = "frank-wolfe", True
+        else:
+            start_flow, lo_linear = fx, max(lo_linear, flower)
+            use = "frank-wolfe, then conic"
     if use == "projection":
         if w is None:
             raise FlowError("the projection method needs fixed channel widths (every resource holding one channel); "
-                            "shared resources take method='frank-wolfe'")
-        deadline = None if time_limit is None else t0 + time_limit
+                            "shared resources take method='conic' or 'frank-wolfe'")
         done = _projection(problem, ch, grp, w, tau, eps, lo_linear, start, max_iterations, deadline, report)
         if done is not None:
             x, upper, lower, iterations, status, paths = done
-    if paths is not None:
-        pass
-    elif x is None:
-        x = cap.arc_flow / cap.lam
-        if not widths.inside(x):
-            # the PTAS's flow fills a resource to 1/lambda of its capacity at most: a rounding hair
-            x = x * (1.0 - 1e-9)
-    if paths is None:
+    elif use in ("conic", "frank-wolfe, then conic") and done is None:
+        x, upper, lower, iterations, status, prices = conic_column_generation(
+            problem, grp, ch, widths, tau, eps, lo_linear, max_iterations, deadline, report, start=start_flow)
+        iterations += fw_first
+        done = True
+    if done is None:
+        if x is None:
+            x = cap.arc_flow / cap.lam
+            if not widths.inside(x):
+                # the PTAS's flow fills a resource to 1/lambda of its capacity at most: a rounding hair
+                x = x * (1.0 - 1e-9)
         x, upper, lower, iterations, status, prices = _frank_wolfe(
             problem, ch, grp, widths, lat, x, shortest, lo_linear, prices, eps, conjugate, max_iterations,
             time_limit, t0, report)
@@ -574,3 +649,4 @@ def _projection_stage(problem, ch, grp, w, tau, eps, lower, x, paths, max_sweeps
         arc_flows(paths, x)
         sweeps += 1
     return best, upper, lower, sweeps, status
+

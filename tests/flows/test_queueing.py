@@ -130,8 +130,9 @@ def test_fixed_widths_agree_with_an_independent_convex_solve():
     cap = flows.max_concurrent_flow(p0, eps=0.01)
     p = p0.scaled(0.8 * cap.lam)
     ref = _scipy_optimum(p, 1.5) / p.demands.total
-    r = deviation(p, QueueingModel(1.5), eps=1e-6, method="projection")[0]
-    assert r.latency_bound <= ref * (1 + 1e-9) and r.average_latency == pytest.approx(ref, rel=1e-6)
+    for method in ("projection", "conic"):
+        r = deviation(p, QueueingModel(1.5), eps=1e-6, method=method)[0]
+        assert r.latency_bound <= ref * (1 + 1e-9) and r.average_latency == pytest.approx(ref, rel=1e-6)
     # Frank-Wolfe's tail is slow (sublinear): a looser eps, the same bracket
     r = deviation(p, QueueingModel(1.5), eps=3e-3, method="frank-wolfe")[0]
     assert r.certified
@@ -145,9 +146,13 @@ def test_shared_widths_agree_with_an_independent_convex_solve():
     demands = [(0, 2, 0.6), (1, 3, 0.4), (3, 1, 0.3), (0, 1, 0.5)]
     p = _problem(4, arcs, demands, R, [3.0, 2.5], np.array([1.0, 1, 2, 2, 1, 1, 2, 2]))
     ref = _scipy_optimum(p, 0.7) / p.demands.total
-    r = min_latency_queueing(p, QueueingModel(0.7), eps=1e-3)
-    assert r.extra["method"] == "deviation (frank-wolfe)" and r.certified
-    _within(r, ref, 1e-3)
+    for method in ("conic", "frank-wolfe", "auto"):
+        r = min_latency_queueing(p, QueueingModel(0.7), eps=1e-3 if method == "frank-wolfe" else 1e-6,
+                                 method=method)
+        assert r.certified and r.extra["method"].startswith(f"deviation ({method if method != 'auto' else ''}")
+        _within(r, ref, 1e-3 if method == "frank-wolfe" else 1e-6)
+    with pytest.raises(FlowError, match="the projection method needs fixed channel widths"):
+        min_latency_queueing(p, method="projection")
 
 
 def test_projection_and_frank_wolfe_bracket_the_same_optimum_on_a_torus():
