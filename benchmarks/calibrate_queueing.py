@@ -7,8 +7,9 @@ What it does, for each network (8x8 torus, 8x8x8 torus, the twisted torus RTT(8)
 
 1. simulates (``toposynth simulate``, run as a user types it, ``--jobs 1``) the stable saturation
    (``--saturation --definition stable``: raise the load by 0.05, then bisect to 0.005; the highest offered
-   load whose run stays stable: no deadlock, mean latency under the 500-cycle threshold), then a latency-load sweep (``--sweep
-   --json``) at fixed fractions of that saturation, each load over ``--seeds`` seeds;
+   load whose run stays stable: no deadlock, mean latency under the 500-cycle threshold), then a
+   latency-load sweep (``--sweep --json``) at fixed fractions of that saturation, each load over
+   ``--seeds`` seeds;
 2. solves the queueing model at the same offered loads (``flows.latency_curve``: flow deviation, certified
    to ``EPS``): demands ``Demands.from_pattern`` (one unit per PE, so the demand scale is the offered load
    in phits/cycle/PE), every channel ``H`` cycles of latency and one phit/cycle of capacity, and
@@ -322,23 +323,21 @@ def summary_table(results: list[dict]) -> str:
 
 
 VARIANTS = (
-    ("as calibrated", ()),
-    ("DOR, first tie rule", ("--tie-break", "first")),
-    ("minimal adaptive (bubble escape)", ("--routing", "adaptive", "--tie-break", "first")),
-    ("12 VCs of 16 packets", ("--vcs", "12", "--buffer", "16")),
-    ("2 injection queues, 2 ejectors", ("--injectors", "2", "--ejectors", "2")),
+    ("as calibrated", DOR),
+    ("DOR, first tie rule", ("--routing", "dor", "--tie-break", "first")),
+    ("minimal adaptive (bubble escape)", ("--routing", "adaptive", "--tie-break", "random")),
+    ("12 VCs of 16 packets", DOR + ("--vcs", "12", "--buffer", "16")),
+    ("2 injection queues, 2 ejectors", DOR + ("--injectors", "2", "--ejectors", "2")),
     ("12 VCs of 16 packets, 4 injection queues, 4 ejectors",
-     ("--vcs", "12", "--buffer", "16", "--injectors", "4", "--ejectors", "4")),
+     DOR + ("--vcs", "12", "--buffer", "16", "--injectors", "4", "--ejectors", "4")),
 )
 
 
 def variants(spec: str, seeds: int, lam: float, quick: bool) -> tuple[str, list[str], list[dict]]:
     """The uniform saturation of ``spec`` as the router changes: what holds it below the model's lambda."""
-    base = Case(spec, spec, DOR, "uniform")
     rows, cmds, out = [], [], []
-    for name, extra in VARIANTS[:3] if quick else VARIANTS:
-        # later options win in argparse: a variant's --routing/--tie-break replace the calibrated ones
-        cmd, d = simulate(base, extra, ("--saturation", "--definition", "stable"), seeds)
+    for name, opts in VARIANTS[:3] if quick else VARIANTS:
+        cmd, d = simulate(Case(spec, spec, opts, "uniform"), (), ("--saturation", "--definition", "stable"), seeds)
         pts = [sat_point(r) for r in runs_of(d)]
         x = float(d["saturation_load"])
         umax = float(np.mean([p["utilisation"]["all"]["max"] for p in pts]))
@@ -422,26 +421,27 @@ COLUMNS = (
 )
 
 READING = (
-    "Reading. Uniform traffic: the model falls below the simulator from about half the saturation, and the "
+    "Reading. Uniform traffic: the model falls more and more below the simulator as the load grows, and the "
     "formula on the simulator's own channel loads (`sim loads`) falls as far: DOR with random ties loads a "
-    "torus's channels as the model's optimum does, so the routing is not what differs. Two things the flow "
-    "problem leaves out are. (1) The PE's injection and ejection channels, which every packet crosses at the "
-    "offered load: charged the same M/D/1 wait (`+ terminals`) the model follows the simulator further. (2) "
-    "Blocking: the simulated routers saturate with no channel full (`channel util. at sat.`), because a packet "
-    "that cannot advance holds the head of its VC or of its injection queue and the packets behind it wait while "
-    "their own channels idle, and a PE has one ejector. The last table measures it: more VC buffering alone "
-    "hardly moves the 8x8 torus's saturation, more injection queues and ejectors move it, both together bring "
-    "it close to lambda with the busiest channel nearly full. A wait that depends on channel loads alone cannot "
-    "see blocking, so near saturation the model stays below the simulator.\n\n"
-    "Permutation (bit complement): the model lies above the simulator at light and medium loads, and the formula "
-    "on the simulator's own loads lies as far above: not the routing again, but Kleinrock's independence "
-    "assumption, which charges every channel the wait of Poisson arrivals. Under a permutation a channel carries "
-    "the packets of one or two PEs (`flows per channel`), which arrive spaced by the channel they came over; a "
-    "channel fed over a single upstream channel never makes a packet wait, as every packet holds a channel for "
-    "the same P cycles. Under uniform traffic each channel merges dozens to hundreds of flows from every input, "
-    "what the assumption needs. Charging the terminal channels as well widens the permutations' over-estimate. "
-    "Near saturation the simulator overtakes the model where its routing cannot spread the permutation: DOR on "
-    "the RTT and the table routing (minimal, up*/down* escape) on the searched graph saturate with their busiest "
+    "torus's channels as the model's optimum does, so the routing is not what differs. What differs is what the "
+    "flow problem leaves out. (1) The PE's injection and ejection channels, which every packet crosses at the "
+    "offered load: charged the same M/D/1 wait (`+ terminals`) the model follows the simulator further; they "
+    "weigh most where routes are short (the searched graph). (2) Blocking: the simulated routers saturate with "
+    "no channel full (`channel util. at sat.`), because a packet that cannot advance holds the head of its VC or "
+    "of its injection queue, the packets behind it wait while their own channels idle, and a PE has one "
+    "ejector. The last table measures it: more VC buffering alone hardly moves the 8x8 torus's saturation, more "
+    "injection queues and ejectors move it, both together take it most of the way to lambda with the busiest "
+    "channel nearly full. A wait that depends on channel loads alone cannot see blocking, so near saturation the "
+    "model stays below the simulator.\n\n"
+    "Permutation (bit complement): at light and medium loads the model lies above the simulator, and so does the "
+    "formula on the simulator's own loads: not the routing again, but Kleinrock's independence assumption, "
+    "which charges every channel the wait of Poisson arrivals. Under a permutation a channel carries the packets "
+    "of one or two PEs (`flows per channel`), which arrive spaced by the channel they came over; a channel fed "
+    "over a single upstream channel never makes a packet wait, as every packet holds a channel for the same P "
+    "cycles. Under uniform traffic each channel merges dozens to hundreds of flows from every input, what the "
+    "assumption needs. Charging the terminal channels as well widens the permutations' over-estimate. Near "
+    "saturation the simulator overtakes the model where its routing cannot spread the permutation: DOR on the "
+    "RTT and the table routing (minimal, up*/down* escape) on the searched graph saturate with their busiest "
     "channel full at a fraction of lambda, while the model's optimum splits every demand over many routes, "
     "non-minimal ones included; on the tori DOR comes close to lambda.\n\n"
     "The variability stays 0: packets have a fixed length (M/D/1). Kleinrock's exponential service "
@@ -502,7 +502,7 @@ def main() -> None:
         ]
         if var_text is not None:
             body.append("### What holds the 8x8 torus's uniform saturation below lambda\n\n"
-                        f"Model lambda {torus['lam']:.4f}. " + var_text)
+                        f"The model's lambda: {torus['lam']:.4f}.\n\n" + var_text)
         cmds = [c for r in results for c in r["commands"]] + var_cmds
         body.append(f"### Commands\n\nCPU time of the whole run: {cpu:.0f} s (simulations and model).\n\n"
                     + "\n".join(f"- `{c}`" for c in cmds))
