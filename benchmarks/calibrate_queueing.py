@@ -21,10 +21,10 @@ The preset and the zero-load calibration
 ----------------------------------------
 The simulator's ``default`` preset: virtual cut-through, 16-phit packets, 3 VCs of 4 packets, 8-packet
 injection queues, router delay 1, link latency 1, Bernoulli arrivals, transit before injection. Its
-documented pipeline (sim.engine) delivers a packet of L phits over H links in ``(H + 1) router_delay + H
+documented pipeline (sim.engine) delivers a packet of L phits over k links in ``(k + 1) router_delay + k
 link_latency + L`` cycles: ``H = router_delay + link_latency`` cycles per hop and ``C0 = router_delay + L``
 (injection routing and serialisation at the destination). Both come from the preset, not from a fit; the
-first table checks them against the simulated latency at 0.01 phits/cycle/PE and the simulated hops.
+zero-load table checks them against the simulated latency at 0.01 phits/cycle/PE and the simulated hops.
 
 Routing: DOR with the random tie rule on the tori and the twisted torus (a pair with two shortest records
 draws one per packet: under uniform traffic DOR then loads every channel of a torus alike, as the model's
