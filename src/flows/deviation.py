@@ -52,7 +52,7 @@ from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .progress import Reporter
 from .conic import conic_column_generation
 from .ptas import max_concurrent_flow
-from .queueing import QueueingModel, fixed_widths
+from .queueing import QueueingModel, fixed_widths, terminal_wait
 from .result import FlowResult
 
 __all__ = ["min_latency_queueing", "deviation", "DeviationState", "METHODS"]
@@ -397,7 +397,8 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
     def give_up(status: str, message: str, cap: FlowResult) -> tuple[FlowResult, None]:
         return FlowResult("deviation", "latency", cap.lam, cap.upper_bound, cap.arc_flow, cap.utilisation,
                           problem.resource_names, time.perf_counter() - t0, status=status,
-                          iterations=cap.iterations, extra={**extra_model, "message": message}), None
+                          iterations=cap.iterations, extra={**extra_model, "message": message,
+                                                            "method": "deviation"}), None
 
     x = _scaled_start(problem, start, widths)
     cap = capacity
@@ -420,6 +421,10 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
                                         f"[{finer.lam:.6g}, {finer.upper_bound:.6g}]), where the queueing latency "
                                         "grows without bound; scale it down", finer)
         cap = finer
+    terminal = terminal_wait(problem, model) if model.terminals else 0.0
+    if not math.isfinite(terminal):
+        return give_up("infeasible", "infeasible: a PE sends or receives a unit or more, all its own channel "
+                                     "carries (the terminal channels' wait is infinite)", cap)
     prices = start.prices if start is not None else None
     paths = None
     use = method
@@ -466,7 +471,8 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
             problem, ch, grp, widths, lat, x, shortest, lo_linear, prices, eps, conjugate, max_iterations,
             time_limit, t0, report)
         use = "frank-wolfe"
-    return _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, use, extra_model, t0)
+    return _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, use, extra_model, t0,
+                   terminal)
 
 
 def _frank_wolfe(problem, ch, grp, widths, lat, x, shortest, lower, prices, eps, conjugate, max_iterations,
@@ -525,8 +531,10 @@ def _frank_wolfe(problem, ch, grp, widths, lat, x, shortest, lower, prices, eps,
     return x, upper, lower, iterations, status, prices
 
 
-def _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, method, extra_model, t0):
+def _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, method, extra_model, t0,
+            terminal: float = 0.0):
     total = problem.demands.total
+    lower = min(lower, upper)     # at the optimum the two meet up to rounding
     lat = problem.latency
     wid = widths.widths(x, prices)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -536,6 +544,11 @@ def _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, p
     extra = {**extra_model, "latency_gap": max(0.0, upper / lower - 1.0) if lower > 0 else 0.0,
              "zero_load_part": zero_load / total, "queueing_part": (upper - zero_load) / total,
              "max_channel_load": float(load.max()) if len(load) else 0.0, "method": f"deviation ({method})"}
+    if terminal:
+        # the PEs' own channels: the same wait whatever the routing, on both bounds
+        extra["terminal_part"] = terminal / total
+        upper, lower = upper + terminal, lower + terminal
+        extra["latency_gap"] = max(0.0, upper / lower - 1.0)
     state = DeviationState(x.copy(), total, None if prices is None or paths is not None else np.asarray(prices).copy(),
                            paths)
     return FlowResult("deviation", "latency", cap.lam, cap.upper_bound, x, util, problem.resource_names,

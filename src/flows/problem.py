@@ -346,7 +346,9 @@ class FlowProblem:
             cap = np.asarray(capacity, dtype=np.float64)
             names = resource_names or ()
         lat = np.ones(A) if latency is None else latency
-        return cls(topo.n, topo.arc_src, topo.arc_dst, demands, R, cap, lat, names, topo.spec)
+        # the routers' PE counts: what the queueing model's terminal channels need
+        return cls(topo.n, topo.arc_src, topo.arc_dst, demands, R, cap, lat, names, topo.spec,
+                   {"terminals": np.asarray(topo.terminals, dtype=np.int64)})
 
 
 def _check_routable(n: int, src: np.ndarray, dst: np.ndarray, dem: Demands) -> None:

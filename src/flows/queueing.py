@@ -47,7 +47,7 @@ from common import defaults
 
 from .problem import FlowError, FlowProblem
 
-__all__ = ["QueueingModel", "LOAD_MODELS", "BGL_PACKET_NS", "fixed_widths"]
+__all__ = ["QueueingModel", "LOAD_MODELS", "BGL_PACKET_NS", "fixed_widths", "terminal_wait"]
 
 #: the load models of the latency objective: ``linear`` (the paper's: delay
 #: independent of load) and ``queueing`` (:class:`QueueingModel`)
@@ -67,12 +67,24 @@ class QueueingModel:
         serialise on a plain topology's channel).
     variability : the squared coefficient of variation of the service time
         (1: exponential, M/M/1; 0: fixed-size packets, M/D/1).
+    terminals : also charge the wait of the PEs' own injection and ejection
+        channels (one unit of capacity per PE, the problem's routers' PE
+        counts from :meth:`FlowProblem.from_topology`), which carry each PE's
+        offered and received load whatever the routing: a constant beside
+        the network's part, finite only while no PE sends or receives more
+        than one unit. A router's load is split evenly over its PEs (exact
+        for rate patterns; for uneven demand sets the even split waits least,
+        so the figure is then a lower estimate). Plain topologies only (under
+        a packaging the flow is in wires).
     """
 
     service: float = defaults.QUEUEING_SERVICE
     variability: float = 1.0
+    terminals: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.terminals, bool):
+            raise FlowError(f"the queueing model's terminals must be true or false, got {self.terminals!r}")
         if not (isinstance(self.service, (int, float)) and math.isfinite(self.service) and self.service > 0):
             raise FlowError(f"the queueing model's service time must be a finite positive number, got {self.service}")
         if not (isinstance(self.variability, (int, float)) and math.isfinite(self.variability)
@@ -114,3 +126,32 @@ def fixed_widths(problem: FlowProblem) -> np.ndarray | None:
     keep = coo.data > 0
     np.minimum.at(w, coo.col[keep], problem.capacity[coo.row[keep]] / coo.data[keep])
     return w
+
+
+def terminal_wait(problem: FlowProblem, model: QueueingModel) -> float:
+    """The total wait of the PEs' injection and ejection channels (see
+    :attr:`QueueingModel.terminals`; inf when a PE's load reaches 1).
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> p = FlowProblem.from_topology(cd.ring(4), Demands.uniform(4).scaled(0.5))
+    >>> terminal_wait(p, QueueingModel(terminals=True))   # 4 PEs x 2 channels x 0.5 x (0.5 / 0.5)
+    4.0
+    """
+    pes = problem.meta.get("terminals")
+    if pes is None or "wiring" in problem.meta:
+        raise FlowError("the terminal channels' wait needs a plain topology's problem "
+                        "(FlowProblem.from_topology): under a packaging the flow is in wires, not PE links")
+    pes = np.asarray(pes, dtype=np.float64)
+    dem = problem.demands
+    total = 0.0
+    for ends in (dem.src, dem.dst):
+        load = np.bincount(ends, weights=dem.amount, minlength=problem.n)
+        used = load > 0
+        if np.any(pes[used] <= 0):
+            raise FlowError("a router without PEs sends or receives demand; its terminal channels are undefined")
+        rho = load[used] / pes[used]
+        if np.any(rho >= 1.0):
+            return math.inf
+        total += float(np.sum(load[used] * model.tau * rho / (1.0 - rho)))
+    return total

@@ -40,7 +40,8 @@ def units(study) -> dict[str, str]:
     q = getattr(study, "queueing", None)
     if q is not None:
         latency += (f", plus each channel's queueing wait (Kleinrock's model: service {q.service:.6g} "
-                    f"{'ns' if packaged else 'hops'}, variability {q.variability:g})")
+                    f"{'ns' if packaged else 'hops'}, variability {q.variability:g}"
+                    + (", the PEs' own channels included)" if q.terminals else ")"))
     return {"capacity": capacity, "capacity_short": "phits/cycle/PE" if per_pe and not packaged else "x demands",
             "latency": latency,
             "latency_short": "ns" if packaged else "hops",

@@ -248,15 +248,16 @@ def _queueing_model(args):
     import flows
 
     if args.load_model != "queueing":
-        if args.service is not None or args.variability != 1.0:
-            raise flows.FlowError("--service and --variability set the queueing load model; add --load-model queueing")
+        if args.service is not None or args.variability != 1.0 or args.terminals:
+            raise flows.FlowError("--service, --variability and --terminals set the queueing load model; add "
+                                  "--load-model queueing")
         return None
     if not args.latency:
         raise flows.FlowError("--load-model queueing is the latency's load model; add --latency or --curve")
     service = args.service
     if service is None:
         service = defaults.BGL_PACKET_NS if args.packaging == "bgl" else defaults.QUEUEING_SERVICE
-    return flows.QueueingModel(service, args.variability)
+    return flows.QueueingModel(service, args.variability, args.terminals)
 
 
 def _print_curve(args, topo, problem, queueing, progress) -> int:
@@ -347,9 +348,10 @@ def _print_flow(args, out: dict, results: dict) -> int:
                 gap = "" if lgap is None else f"   gap {lgap:.3g}"
                 print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}{gap}")
                 if r.extra.get("load_model") == "queueing":
+                    term = r.extra.get("terminal_part")
                     print(f"    of which   router and wire delays {r.extra['zero_load_part']:.6g}, queueing "
                           f"{r.extra['queueing_part']:.6g} (busiest channel {r.extra['max_channel_load']:.3f} "
-                          "of its width)")
+                          "of its width)" + ("" if term is None else f", the PEs' own channels {term:.6g}"))
             else:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
@@ -623,6 +625,9 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--variability", type=float, default=1.0, metavar="CV2",
                     help="queueing: squared coefficient of variation of the service time (default 1: M/M/1, "
                          "Kleinrock's; 0: fixed-size packets, M/D/1, half the wait)")
+    fl.add_argument("--terminals", action="store_true",
+                    help="queueing: also charge the wait of the PEs' own injection and ejection channels (one "
+                         "phit/cycle each; plain topologies)")
     fl.add_argument("--curve", type=int, nargs="?", const=20, metavar="N",
                     help="print the latency-throughput curve: the minimum average latency at N demand scales "
                          "(default 20) evenly spaced up to --up-to of the capacity (implies --latency)")

@@ -156,7 +156,8 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
         if r.average_latency is None:
             rec["reason"] = r.extra.get("message", "")
         else:
-            rec.update({k: r.extra[k] for k in ("zero_load_part", "queueing_part", "max_channel_load")})
+            rec.update({k: r.extra[k] for k in ("zero_load_part", "queueing_part", "max_channel_load",
+                                                "terminal_part") if k in r.extra})
         return rec
     ptas = None
     if s > cap.lam and not fits:

@@ -181,6 +181,7 @@ class LatencyRecord:
     zero_load_part: float | None = None
     queueing_part: float | None = None
     max_channel_load: float | None = None
+    terminal_part: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -195,7 +196,7 @@ class LatencyRecord:
         _typed(d, "scale", "real", required=True, where=w)
         _typed(d, "status", "str", required=True, where=w)
         for k in ("average_latency", "latency_bound", "seconds", "ptas_latency", "ptas_bound", "zero_load_part",
-                  "queueing_part", "max_channel_load"):
+                  "queueing_part", "max_channel_load", "terminal_part"):
             _typed(d, k, "real", where=w)
         for k in ("solver", "solver_status", "reason", "ptas_status"):
             _typed(d, k, "str", where=w)

@@ -49,6 +49,7 @@ A study is a TOML file (or the same dict in Python)::
     service = 1.0             # queueing: a packet's service time on one unit of capacity (default 1 hop;
                               #   with a packaging a 256-byte packet on one wire, 1462.9 ns)
     variability = 1.0         # queueing: squared coefficient of variation of the service time (1 M/M/1, 0 M/D/1)
+    terminals = false         # queueing: also the wait of the PEs' own injection and ejection channels
 
     [cross_check]
     top = 3                   # winners re-solved exactly with HiGHS
@@ -105,7 +106,7 @@ _SECTIONS = {
     "physical": {"packaging", "wiring", "blocks", "connector_pins", "boards", "pins_per_wire", "router_pins",
                  "technology"},
     "ranking": {"objective", "eps", "baseline", "prune", "lp_limit", "cost", "latency_model", "service",
-                "variability"},
+                "variability", "terminals"},
     "cross_check": {"top"},
     "simulation": {"top", "preset", "step", "max_load", "routing", "seeds"},
     "dask": {"scheduler", "workers"},
@@ -148,6 +149,7 @@ class Study:
     latency_model: str = "linear"
     queueing_service: float = 1.0
     queueing_variability: float = 1.0
+    queueing_terminals: bool = False
     #: searched candidates ([candidates] search: synth.study_search), their defaults filled in
     search: tuple[dict, ...] = ()
     #: the [dask] section ({"scheduler": ADDR, "workers": N}, either optional): where a run
@@ -169,7 +171,9 @@ class Study:
                         "lp_limit": self.lp_limit, "cost": self.cost,
                         # only when set: the fingerprints of studies without it stay what they were
                         **({"latency_model": self.latency_model, "service": self.queueing_service,
-                            "variability": self.queueing_variability} if self.latency_model != "linear" else {})},
+                            "variability": self.queueing_variability,
+                            **({"terminals": True} if self.queueing_terminals else {})}
+                           if self.latency_model != "linear" else {})},
             "cross_check": {"top": self.cross_check_top},
             "simulation": {"top": self.sim_top, "preset": self.sim_preset, "routing": self.sim_routing,
                            "step": self.sim_step, "max_load": self.sim_max_load,
@@ -185,7 +189,7 @@ class Study:
             return None
         from flows.queueing import QueueingModel  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
-        return QueueingModel(self.queueing_service, self.queueing_variability)
+        return QueueingModel(self.queueing_service, self.queueing_variability, self.queueing_terminals)
 
     def variants(self) -> list[tuple[str, "Study"]]:
         """The studies of a sweep: one per combination of the values given as
@@ -363,9 +367,15 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
     latency_model = _choice(r, "latency_model", "ranking.", ("linear", "queueing"), "linear")
     service = r.get("service", defaults.BGL_PACKET_NS if packaging != "none" else defaults.QUEUEING_SERVICE)
     variability = r.get("variability", 1.0)
-    if latency_model == "linear" and ("service" in r or "variability" in r):
-        raise _err("ranking.service", "service and variability set the queueing load model; add "
+    if latency_model == "linear" and ("service" in r or "variability" in r or "terminals" in r):
+        raise _err("ranking.service", "service, variability and terminals set the queueing load model; add "
                                       "latency_model = \"queueing\"")
+    terminals = r.get("terminals", False)
+    if not isinstance(terminals, bool):
+        raise _err("ranking.terminals", f"must be true or false, got {terminals!r}")
+    if terminals and packaging != "none":
+        raise _err("ranking.terminals", "the PEs' own channels need a plain topology (under a packaging the "
+                                        "flow is in wires); drop it or the packaging")
     if isinstance(service, bool) or not isinstance(service, (int, float)) or not 0 < service < float("inf"):
         raise _err("ranking.service", f"must be a finite positive service time, got {service!r}")
     if isinstance(variability, bool) or not isinstance(variability, (int, float)) or not 0 <= variability < float("inf"):
@@ -398,7 +408,8 @@ def study_from_dict(d: dict, base: Path | None = None) -> Study:
                  prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
                  sim_max_load=float(max_load), sim_routing=sim_routing, sim_seeds=sim_seeds, machine=machine,
                  cost=cost, dask=dask, search=search, latency_model=latency_model,
-                 queueing_service=float(service), queueing_variability=float(variability))
+                 queueing_service=float(service), queueing_variability=float(variability),
+                 queueing_terminals=terminals)
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

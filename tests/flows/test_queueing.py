@@ -238,3 +238,29 @@ def test_a_warm_start_gives_the_same_answer():
     warm = deviation(heavy, eps=1e-3, start=state, capacity=cap_h)[0]
     cold = deviation(heavy, eps=1e-3, capacity=cap_h)[0]
     assert max(warm.latency_bound, cold.latency_bound) <= min(warm.average_latency, cold.average_latency) * (1 + 1e-9)
+
+
+def test_the_pes_own_channels_add_their_wait_whatever_the_routing():
+    # 8x8 torus, uniform at 60% (every channel at 0.6): each PE sends and receives 0.6 * 63/64 units on its own
+    # channels of capacity 1, whose wait is the same closed form, once on the way in and once on the way out
+    s = 0.6 * 63 / 64
+    p = FlowProblem.from_topology(cd.torus((8, 8)), Demands.uniform(64).scaled(s))
+    plain = min_latency_queueing(p, method="frank-wolfe", eps=1e-6)
+    both = min_latency_queueing(p, QueueingModel(terminals=True), method="frank-wolfe", eps=1e-6)
+    assert both.extra["terminal_part"] == pytest.approx(2 * s / (1 - s))
+    assert both.average_latency == pytest.approx(plain.average_latency + 2 * s / (1 - s), rel=1e-9)
+    assert both.latency_bound <= both.average_latency and both.extra["latency_gap"] <= 1e-6
+    # concentration: 2 PEs per router share the router's load; a PE at load 1 or more is infeasible
+    t = cd.from_spec("torus:4x4:c=2")
+    q = FlowProblem.from_topology(t, Demands.uniform(16, np.full(16, 2.0)).scaled(0.25))
+    from flows.queueing import terminal_wait
+    assert terminal_wait(q, QueueingModel(terminals=True)) == pytest.approx(2 * 32 * 0.25 * (0.25 / 0.75))
+    # K4 under uniform traffic carries 3 units per PE; at 1.5 the network is fine but a PE's own channel is not
+    k4 = FlowProblem.from_topology(cd.from_spec("complete:4"), Demands.uniform(4).scaled(1.5))
+    assert min_latency_queueing(k4).average_latency is not None
+    r = min_latency_queueing(k4, QueueingModel(terminals=True))
+    assert r.status == "infeasible" and r.average_latency is None and "its own channel" in r.extra["message"]
+    with pytest.raises(FlowError, match="plain topology"):
+        from flows.physical import physical_problem
+        pp = physical_problem(cd.bgl_midplane("ring:8", "ring:4", "ring:4", "ring:4"), Demands.random(512, 64, seed=1))
+        terminal_wait(pp, QueueingModel(terminals=True))

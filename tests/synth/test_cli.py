@@ -244,12 +244,18 @@ def test_flow_latency_under_the_queueing_model(capsys):
     # hops over 64 channels); at scale 0.5 every channel is at 4/15 and a hop waits 4/11 beyond its delay of 1
     expected = 32 / 15 * (1 + 4 / 11)
     assert rc == 0 and d["load_model"] == "queueing" and d["queueing"] == {"service": 1.0, "variability": 1.0,
-                                                                          "tau": 1.0}
+                                                                          "terminals": False, "tau": 1.0}
     assert d["latency_bound"] <= expected * (1 + 1e-9) and expected <= d["average_latency"] * (1 + 1e-9)
     assert d["average_latency"] <= d["latency_bound"] * 1.001 and d["method"].startswith("deviation")
     rc, out, _ = run(capsys, "flow", "torus:4x4", "--latency", "--load-model", "queueing", "--scale", "0.5",
                      "--service", "2", "--variability", "0")
     assert rc == 0 and "of which   router and wire delays 2.13333" in out
+    # --terminals: each PE's own channels at 0.5 add 2 x tau x 0.5 / 0.5 = 2
+    rc, out, _ = run(capsys, "flow", "torus:4x4", "--latency", "--load-model", "queueing", "--scale", "0.5",
+                     "--terminals", "--json", "--eps", "0.001")
+    t = json.loads(out)
+    assert rc == 0 and t["terminal_part"] == pytest.approx(2.0) and t["queueing"]["terminals"] is True
+    assert t["average_latency"] == pytest.approx(d["average_latency"] + 2.0, rel=2e-3)
 
 
 def test_flow_curve(capsys):
@@ -272,6 +278,9 @@ def test_flow_curve(capsys):
     "argv, message",
     [
         (["flow", "torus:4x4", "--latency", "--service", "2"], "add --load-model queueing"),
+        (["flow", "torus:4x4", "--latency", "--terminals"], "add --load-model queueing"),
+        (["flow", "torus:8x8x8", "--packaging", "bgl", "--blocks", "1x1x2,4x4x2,8x8x8", "--traffic", "random:64",
+          "--latency", "--load-model", "queueing", "--terminals"], "plain topology"),
         (["flow", "torus:4x4", "--load-model", "queueing"], "add --latency or --curve"),
         (["flow", "torus:4x4", "--latency", "--load-model", "queueing", "--service", "-1"], "service time must be"),
         (["flow", "torus:4x4", "--latency", "--load-model", "queueing", "--solver", "ptas"],

@@ -603,5 +603,10 @@ def test_the_queueing_load_model_ranks_by_latency_under_load(tmp_path):
     assert "queueing wait (Kleinrock&#x27;s model: service 2 hops" in (tmp_path / "report.html").read_text()
     with pytest.raises(StudyError, match="add latency_model"):
         study_from_dict(base | {"ranking": base["ranking"] | {"service": 2.0}})
+    with pytest.raises(StudyError, match="ranking.terminals: the PEs' own channels need a plain topology"):
+        study_from_dict(base | {"ranking": base["ranking"] | {"latency_model": "queueing", "terminals": True},
+                                "physical": {"packaging": "bgl"}})
+    assert study_from_dict(base | {"ranking": base["ranking"] | {"latency_model": "queueing", "terminals": True}}
+                           ).queueing.terminals is True
     with pytest.raises(StudyError, match="ranking.latency_model"):
         study_from_dict(base | {"ranking": base["ranking"] | {"latency_model": "mm1"}})
