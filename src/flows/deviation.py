@@ -6,32 +6,32 @@ The problem (:mod:`flows.queueing`)::
     over flows f routing every demand, and widths w with R w <= c
     (fixed widths: w = the channels' capacities)
 
-is convex. Eliminating the widths leaves a convex function of the flow,
-``phi(f) = latency . f + Q(f)``, minimised here by the flow deviation method
-of Fratta, Gerla and Kleinrock (1973) -- Frank-Wolfe on the multicommodity
-flow -- with the conjugate directions of Mitradjieva and Lindberg (2013):
+is convex. Three methods (``method=``; ``auto`` picks by the widths):
 
-- the linear oracle routes every demand on shortest paths under the
-  gradient ``latency + Q'(f)`` (the shortest-path kernels the PTAS and
-  column generation walk, split evenly over ties);
-- the step is an exact line search on ``phi`` along a convex combination of
-  the oracle's flow and the last conjugate point (every iterate routes the
-  demands, within every capacity);
-- the certified lower bound is Lagrangian: for resource prices ``y >= 0``
-  the cost ``latency_a + p_a + 2 sqrt(tau p_a)`` (``p = R^T y``) gives
-  ``sum_k d_k dist(k) - c . y <= OPT`` (with fixed widths this is the
-  Frank-Wolfe gap ``phi(f) + grad phi(f) . (s - f)``); the answer's gap is
+- fixed widths: Bertsekas and Gafni's projected Newton method on each
+  demand's paths (:func:`_projection`; kernels in
+  :mod:`flows._deviation_kernels`): sweeps that add each demand's shortest
+  path under the first derivatives and move flow onto its cheapest path by
+  the second derivatives, then sweeps that only move flow; from an
+  overloaded start it climbs a ramp of loads;
+- shared widths: eliminating the widths leaves a convex function of the
+  flow, ``phi(f) = latency . f + Q(f)`` with
+  ``Q(f) = min { sum_a tau f_a^2 / u_a : R u <= c - R f }`` (``u = w - f``,
+  the spare width; solved in its dual by projected Newton, where for a
+  single resource it is Kleinrock's square-root capacity assignment),
+  minimised by the flow deviation method of Fratta, Gerla and Kleinrock
+  (1973) -- Frank-Wolfe on the multicommodity flow -- with the conjugate
+  directions of Mitradjieva and Lindberg (2013), from the capacity-optimal
+  flow scaled to the demand; near capacity it crawls, and column
+  generation with a second-order-cone master (:mod:`flows.conic`) takes
+  over;
+- the certified lower bound, in all of them, is Lagrangian: for resource
+  prices ``y >= 0`` the cost ``latency_a + p_a + 2 sqrt(tau p_a)``
+  (``p = R^T y``) gives ``sum_k d_k dist(k) - c . y <= OPT`` (with fixed
+  widths this is the Frank-Wolfe gap ``phi(f) + grad phi(f) . (s - f)``;
+  the projection method takes it for a cost continued beyond 99% of each
+  width, which lies below the model's); the answer's gap is
   ``phi(f) / bound - 1``.
-
-With shared resources ``Q(f) = min { sum_a tau f_a^2 / u_a : R u <= c - R f }``
-(``u = w - f``, the spare width) is solved in its dual by a multiplicative
-price update (for a single resource it is Kleinrock's square-root capacity
-assignment, reached in one step); its prices are the ``y`` of the bound, its
-allocation (scaled into the resources) the ``w`` of the upper bound.
-
-The iteration starts inside the capacity: from the capacity-optimal flow
-scaled to the demand (a max concurrent flow, computed unless given), moved
-towards the latency-shortest routing.
 """
 
 from __future__ import annotations
