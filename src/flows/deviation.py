@@ -184,10 +184,14 @@ class _Shared:
         active = sq > 0
         # resources no flow crosses keep price 0 (their slack costs nothing)
         touched = (self.R @ active.astype(np.float64)) > 0
+        alone = ((self.sqrtR @ sq) / s) ** 2
         if prices is None or len(prices) != len(s):
-            y = ((self.sqrtR @ sq) / s) ** 2
+            y = alone
         else:
+            # a warm start; a resource newly crossed by flow starts as if alone, so that every channel
+            # with flow has a positive price (the Newton steps keep it so)
             y = np.array(prices, dtype=np.float64)
+            y = np.where(y > 0, y, alone)
         y[~touched] = 0.0
         y = np.maximum(y, 0.0)
         rows = np.flatnonzero(touched)
@@ -254,7 +258,9 @@ class _Shared:
     def _bounds(q, u, ru, s, y, p, active):
         pos = ru > 0
         theta = float(np.min(s[pos] / ru[pos])) if pos.any() else 1.0
-        primal = float(np.sum(q[active] / u[active])) / theta
+        with np.errstate(divide="ignore"):
+            # a channel with flow and no spare width waits forever: no upper bound from this allocation
+            primal = float(np.sum(q[active] / u[active])) / theta
         dual = 2.0 * float(np.sum(np.sqrt(q[active] * p[active]))) - float(s @ y)
         return primal, dual, theta
 
