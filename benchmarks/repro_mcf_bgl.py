@@ -2,6 +2,7 @@
 
     python benchmarks/repro_mcf_bgl.py [--quick] [--record] [--jobs N] [--workdir DIR]
                                        [--parts table1,pins,table2,sensitivity]
+                                       [--load-model linear|queueing] [--progress]
 
 Parts:
 
@@ -44,6 +45,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import re
 import sys
 import tempfile
 import time
@@ -51,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _record import record_subsection, table
+from _record import RESULTS, record_subsection, table
 
 from synth.evaluate import build_topology, evaluate
 from synth.runner import run
@@ -90,6 +92,12 @@ LOADS = (0.25, 0.6)
 #: the aggregate's trade-off curve (Fig. 6), as fractions of the torus's capacity
 FIG6_LOADS = (0.1, 0.4, 0.8, 1.0, 1.2)
 FIGS = Path(__file__).with_name("figures")
+#: the latency's load model of every study the script builds (--load-model): "linear" (the paper's: router and
+#: wire delay per unit of flow, the same at every load) or "queueing" (plus Kleinrock's wait on every channel,
+#: flows.queueing, at the study defaults: under the bgl packaging a 256-byte packet on one 1.4 Gb/s wire, M/M/1)
+LOAD_MODEL = "linear"
+#: report every candidate evaluation on stderr (--progress)
+PROGRESS = False
 
 
 # the script works on the records' JSON form (the interchange format it also stores and compares)
@@ -105,6 +113,26 @@ def _record(res, spec: str) -> dict:
     return res.record(spec).to_dict()
 
 
+def _study(d: dict):
+    """The study of dict ``d`` under the script's load model (``ranking.latency_model``; unchanged when linear)."""
+    if LOAD_MODEL != "linear":
+        d = copy.deepcopy(d)
+        d.setdefault("ranking", {})["latency_model"] = LOAD_MODEL
+    return study_from_dict(d)
+
+
+def _queueing() -> bool:
+    return LOAD_MODEL == "queueing"
+
+
+def _parts(rec: dict | None, i: int = 0) -> dict:
+    """The queueing model's parts of a record's latency at scale ``i``: the router-and-wire part, the queues'
+    waits, and the busiest channel's utilisation (flow / width); all None under the linear model."""
+    lat = (rec or {}).get("latency") if (rec or {}).get("status") == "ok" else None
+    x = lat[i] if lat and i < len(lat) and lat[i].get("average_latency") is not None else {}
+    return {k: x.get(k) for k in ("zero_load_part", "queueing_part", "max_channel_load")}
+
+
 def _base_study(rows_limit: int | None) -> dict:
     """The bgl-midplane study (our Table I pool: all 194 row graphs at their minimum cut width)."""
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
@@ -116,11 +144,11 @@ def _base_study(rows_limit: int | None) -> dict:
 
 def _run(d: dict, workdir: Path | None, name: str, jobs: int):
     """synth.run into workdir/name (resumable) or a temporary directory."""
-    study = study_from_dict(d)
+    study = _study(d)
     if workdir is not None:
-        return run(study, workdir / name, jobs=jobs)
+        return run(study, workdir / name, jobs=jobs, progress=PROGRESS)
     with tempfile.TemporaryDirectory() as tmp:
-        return run(study, tmp, jobs=jobs)
+        return run(study, tmp, jobs=jobs, progress=PROGRESS)
 
 
 def _lat(rec: dict, i: int = 0) -> float | None:
@@ -191,8 +219,9 @@ def row_graph_info(spec: str) -> dict:
 
 
 def _figname(stem: str, rows_limit: int | None) -> str:
-    """Quick mode writes its own files: a quick run must not overwrite the full run's figures."""
-    return f"mcf_bgl_{stem}{'_quick' if rows_limit else ''}.png"
+    """Quick mode and the queueing model write their own files: a quick run must not overwrite the full run's
+    figures, nor one load model the other's."""
+    return f"mcf_bgl_{stem}{'_queueing' if _queueing() else ''}{'_quick' if rows_limit else ''}.png"
 
 
 def _plt():
@@ -223,7 +252,7 @@ def _flexible_torus(d: dict, count: int) -> dict:
     dt["candidates"] = {"specs": [TORUS]}
     dt["traffic"]["count"] = count
     dt["physical"]["wiring"] = "flexible"
-    return _evaluate(TORUS, study_from_dict(dt))
+    return _evaluate(TORUS, _study(dt))
 
 
 def _evaluations(sw) -> dict:
@@ -253,8 +282,10 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
         best_lat = _best_latency(others)
         lat_best = _lat(best_lat)
         p = PAPER_TABLE1[T]
-        tr = [{"scale": sc, "best": b and b["spec"], "average_latency": b and _lat(b, i)}
-              for i, sc in enumerate(scales) for b in [_best_latency(others, i)]]
+        tr = [{"scale": sc, "best": b and b["spec"], "average_latency": b and _lat(b, i), **_parts(b, i),
+               "runner_up": r2 and r2["spec"], "runner_up_latency": r2 and _lat(r2, i)}
+              for i, sc in enumerate(scales) for b in [_best_latency(others, i)]
+              for r2 in [_best_latency([r for r in others if b and r["spec"] != b["spec"]], i)]]
         curves[T] = tr
         lats = [x["average_latency"] for x in tr if x["average_latency"] is not None]
         rows.append([T, f"{_cap(best_cap):.3f}", f"{_cap(torus):.3f}", f"{_cap(best_cap) / _cap(torus):.2f}",
@@ -265,6 +296,8 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
                    "best_ring_capacity": _cap(best_ring), "best_ring_spec": best_ring["spec"],
                    "torus_capacity": _cap(torus), "torus_flexible_capacity": _cap(ftorus),
                    "torus_latencies": [_lat(torus, i) for i in range(len(scales))],
+                   "torus_parts": [_parts(torus, i) for i in range(len(scales))],
+                   "capacities": {r["spec"]: _cap(r) for r in others},
                    "torus_bottleneck": _neck(torus), "best_bottleneck": _neck(best_cap),
                    "best_latency": lat_best, "torus_latency": lat_t, "best_spec": best_lat["spec"],
                    "tradeoff": tr, "min_latency": min(lats) if lats else None, "max_latency": max(lats) if lats else None,
@@ -276,8 +309,8 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
     pool = (f"the first {rows_limit} row graphs of part (a)" if rows_limit else "all 194 row graphs of part (a)") + \
         " and the 36 column and upper-level graphs of part (b)"
     out = [
-        f"Table I (bgl-midplane pool: {pool}; capacity in demand multiples, flow in wires; latency in ns at demand "
-        f"scale {scales[0]}). Baseline: the 8x8x8 torus with uniform wiring (its links all alike, as the real "
+        _model_text() + f"Table I (bgl-midplane pool: {pool}; capacity in demand multiples, flow in wires; latency "
+        f"in ns at demand scale {scales[0]}). Baseline: the 8x8x8 torus with uniform wiring (its links all alike, as the real "
         "machine's and the paper's torus); the compositions with flexible wiring (the paper's design flow). "
         "'rings only': the best of part (a), columns and upper level rings of 4 (the pool recorded before); "
         "'torus, flexible': the same torus if the flow could choose its wires (reference only).\n\n" + table(
@@ -288,6 +321,8 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
         "load):\n\n" + table(
             ["T", "best capacity", "bound by", "best with rings only", "best latency", "torus bound by",
              "torus latency per scale", "best latency per scale"], grid_rows)]
+    if _queueing():
+        out.append(_queueing_curve_text(data, scales))
     # the column and upper-level graphs of part (b), at the first demand count
     T0, res0 = sw.variants[0][1].study.traffic.count, sw.variants[0][1]
     names = list(GRAPH4)
@@ -328,6 +363,47 @@ def table1(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple[str
     return "\n\n".join(out), data
 
 
+def _model_text() -> str:
+    """What the latencies of a part are, under the queueing model (empty under the linear one)."""
+    if not _queueing():
+        return ""
+    q = _study(_base_study(1)).queueing
+    return (f"Load model: queueing (--load-model queueing): a unit of flow pays the router and wire delay of every "
+            f"channel it crosses plus Kleinrock's wait tau rho / (1 - rho) there (rho = flow / width; flexible "
+            f"wiring chooses the widths with the flow within the board and connector resources), tau = "
+            f"{q.tau:.1f} ns (the study default: service {q.service:.1f} ns, a 256-byte packet on one 1.4 Gb/s "
+            f"wire, variability {q.variability:g}, M/M/1; not fitted to the paper); minimised by flow deviation, "
+            "certified within eps = 5%. Capacities do not depend on the load model. ")
+
+
+def _pct_or(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _queueing_curve_text(data: dict, scales: list[float]) -> str:
+    """Table I's trade-off under the queueing model: at each demand count and scale the best candidate, its
+    latency's two parts and how loaded it is, and the uniform-wired torus's."""
+    rows = []
+    for T, d in data.items():
+        if not isinstance(T, int):
+            continue
+        for i, x in enumerate(d["tradeoff"]):
+            tp, tl = d["torus_parts"][i], d["torus_latencies"][i]
+            cap = d["capacities"].get(x["best"]) if x["best"] else None
+            rows.append([T, f"{x['scale']:g}", _short(x["best"]), _f(x["average_latency"], ".1f"),
+                         _f(x["zero_load_part"], ".2f"), _f(x["queueing_part"], ".1f"),
+                         _pct_or(x["max_channel_load"]), _pct_or(cap and x["scale"] / cap),
+                         _f(tl, ".1f"), _f(tp["zero_load_part"], ".2f"), _f(tp["queueing_part"], ".1f"),
+                         _pct_or(tp["max_channel_load"]), _pct_or(x["scale"] / d["torus_capacity"])])
+    return ("Under the queueing model, the trade-off point by point: the best candidate at each demand count T and "
+            "scale, its average latency (ns) = router and wire part + queueing part, its busiest channel's "
+            "utilisation (flow / width of the latency-optimal flow) and the scale as a share of its capacity; the "
+            "same for the uniform-wired torus ('-': it cannot carry the scale).\n\n" + table(
+                ["T", "scale", "best", "latency", "router + wire", "queueing", "busiest channel", "of capacity",
+                 "torus latency", "torus router + wire", "torus queueing", "torus busiest channel",
+                 "torus: of capacity"], rows))
+
+
 # ---------------------------------------------------------------------------------------------- Figs. 4/5
 
 
@@ -351,6 +427,8 @@ def pins_sweep(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple
         caps = [r for r in _records(res) if r["status"] == "ok" and r["spec"] != TORUS]
         s["best_capacity_spec"] = _best_capacity(caps)["spec"]
         s["winner_capacity"] = _cap(_record(res, s["winner"])) if s["winner"] else None
+        s["winner_parts"] = _parts(_record(res, s["winner"]) if s["winner"] else None)
+        s["torus_parts"] = _parts(torus)
         rows.append([s["variant"], _short(s["winner"]), "-" if s["latency"] is None else f"{s['latency']:.3f}",
                      "-" if s["latency"] is None or base is None else f"{100 * (s['latency'] / base - 1):+.1f}%",
                      f"{s['best_capacity']:.3f}", _short(s["best_capacity_spec"]), f"{s['torus_capacity']:.3f}",
@@ -365,6 +443,13 @@ def pins_sweep(rows_limit: int | None, jobs: int, workdir: Path | None) -> tuple
             "grow.\n\n" + table(
                 ["pins", "winner", "latency", "change", "best capacity", "best capacity by", "torus capacity",
                  "torus latency", "links", "long links", "span", "row graph"], rows))
+    if _queueing():
+        text += ("\n\nUnder the queueing model, the winner's latency (ns) = router and wire part + queueing part, its "
+                 "busiest channel's utilisation, and scale 1.6 as a share of its capacity:\n\n" + table(
+                     ["pins", "latency", "router + wire", "queueing", "busiest channel", "of capacity"],
+                     [[s["variant"], _f(s["latency"], ".1f"), _f(s["winner_parts"]["zero_load_part"], ".2f"),
+                       _f(s["winner_parts"]["queueing_part"], ".1f"), _pct_or(s["winner_parts"]["max_channel_load"]),
+                       _pct_or(s["winner_capacity"] and 1.6 / s["winner_capacity"])] for s in summ]))
     try:
         plt = _plt()
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -444,7 +529,7 @@ def app_location_matrix(app: str, seed: int = 1, steps: int | None = None) -> tu
     M = tr.byte_matrix()
     M *= P / M.sum()
     d = copy.deepcopy(BUILTIN_STUDIES["bgl-midplane"])
-    ref = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d))
+    ref = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", _study(d))
     loc = locations(ref)
     D = location_distance()[np.ix_(loc, loc)]
     res = anneal(Demands.from_matrix(M), ref, seed=seed, distance=D, num_tasks=P, steps=steps)
@@ -496,16 +581,16 @@ def _traffic_runs(name: str, L: np.ndarray, rows_limit: int | None, jobs: int, w
     uniform and flexible wiring and the pool at those scales, with flexible wiring (and, for the
     UNIFORM_TOP best of it, uniform wiring)."""
     d0 = _base_study(1)
-    torus_t = build_topology(TORUS, study_from_dict(d0))
-    bgl_t = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", study_from_dict(d0))
+    torus_t = build_topology(TORUS, _study(d0))
+    bgl_t = build_topology("bgl:ring:8*ring:4*ring:4*ring:4", _study(d0))
     csv_t = _demand_file(L, torus_t, demand_dir, f"{name}-torus")
     csv_b = _demand_file(L, bgl_t, demand_dir, f"{name}-bgl")
-    cap = _evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, [], "uniform", True)))
+    cap = _evaluate(TORUS, _study(_app_study(rows_limit, csv_t, [], "uniform", True)))
     lam_t = _cap(cap)
     scales = [float(f"{f * lam_t:.4g}") for f in fractions]
     out = {"scales": scales, "torus_lambda": lam_t}
     for wiring in ("uniform", "flexible"):    # the torus: the real machine's wiring, and the flow's
-        out[f"torus_{wiring}"] = _evaluate(TORUS, study_from_dict(_app_study(rows_limit, csv_t, scales, wiring, True)))
+        out[f"torus_{wiring}"] = _evaluate(TORUS, _study(_app_study(rows_limit, csv_t, scales, wiring, True)))
     for wiring in ("flexible", "uniform") if uniform else ("flexible",):
         d = _app_study(rows_limit, csv_b, scales, wiring, False)
         tag = wiring
@@ -556,7 +641,7 @@ def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: t
             uni = _best_latency(r["pool_uniform"], 0)
             agg_rec = next((x for x in r["pool_flexible"] if agg_opt and x["spec"] == agg_opt["spec"]), None)
             if agg_opt and (agg_rec is None or agg_rec["status"] != "ok"):   # pruned there: evaluate it
-                agg_rec = _evaluate(agg_opt["spec"], study_from_dict(r["study_flexible"]))
+                agg_rec = _evaluate(agg_opt["spec"], _study(r["study_flexible"]))
             best = _best_capacity(r["pool_flexible"])
             best_u = _best_capacity(r["pool_uniform"])
             for i, f in enumerate(fractions):
@@ -574,6 +659,9 @@ def table2_data(rows_limit: int | None, jobs: int, workdir: Path | None, apps: t
                     "torus_latency": _lat(r["torus_uniform"], i), "torus_capacity": _cap(r["torus_uniform"]),
                     "torus_flexible_latency": _lat(r["torus_flexible"], i),
                     "torus_flexible_capacity": _cap(r["torus_flexible"]),
+                    # the queueing model's parts of each column's latency (None under the linear model)
+                    "parts": {"optimal": _parts(opt, i), "aggregate": _parts(agg_rec, i),
+                              "uniform": _parts(uni, i), "torus": _parts(r["torus_uniform"], i)},
                     "evaluated": sum(1 for x in r["pool_flexible"] if x["status"] == "ok"),
                     "evaluated_uniform": sum(1 for x in r["pool_uniform"] if x["status"] == "ok"),
                 }
@@ -595,7 +683,7 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
         f"{UNIFORM_TOP_QUICK if rows_limit else UNIFORM_TOP} best under flexible wiring"
     inf = data["info"]
     out.append(
-        "Table II (NAS class B skeletons of sim.nas, BT/SP on 121 processes, CG/LU/MG on 128, placed on the "
+        _model_text() + "Table II (NAS class B skeletons of sim.nas, BT/SP on 121 processes, CG/LU/MG on 128, placed on the "
         "midplane by simulated annealing on the packaging distance; bytes per pair normalised to one demand unit "
         f"per process; pool: {pool}, the torus apart). Traffic after placement:\n\n" + table(
             ["app", "processes", "pairs", "node cards used", "inside a compute card", "inside a node card"],
@@ -627,6 +715,16 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
             "normalised, as printed in its brackets.\n\n" + table(
                 ["app", "scale", "optimum", "optimal", "aggregate", "uniform", "3D torus", "torus, flexible",
                  "paper opt / agg / uni / torus"], body))
+        if _queueing():
+            def part(x):
+                return "-" if x["zero_load_part"] is None else \
+                    f"{x['zero_load_part']:.2f} / {x['queueing_part']:.1f} / {_pct_or(x['max_channel_load'])}"
+
+            cols = ("optimal", "aggregate", "uniform", "torus")
+            out.append(f"Under the queueing model, at {f:g} x: each column's latency split into its router and wire "
+                       "part / its queueing part (ns) / its busiest channel's utilisation.\n\n" + table(
+                           ["app"] + list(cols), [[a.upper()] + [part(rows[a]["parts"][c]) for c in cols]
+                                                  for a in data["apps"]]))
     rows = tab[data["fractions"][0]]
     body = []
     for app in data["apps"]:
@@ -653,7 +751,14 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
     out.append(f"Candidate evaluations: {len(recs)}, {resumed} of them taken from an earlier run in --workdir; "
                f"their own evaluation time adds up to {sum(r.get('seconds', 0) for r in recs) / 60:.0f} CPU-minutes "
                "(the run time below counts only this run).")
-    if solvers:
+    if solvers and _queueing():
+        lats = [x for rec in recs + torus for x in rec.get("latency") or [] if x.get("average_latency") is not None]
+        short = sum(1 for x in lats if x.get("solver_status") != "optimal")
+        out.append(f"Latencies: all {len(lats)} by flow deviation under the queueing model, "
+                   f"{len(lats) - short} certified within eps = 5% of the optimum (the optimum is at most 5% lower)"
+                   + (f", {short} stopped short of eps (their bound is still certified)" if short else "")
+                   + "; differences below 5% between two designs are not significant.")
+    elif solvers:
         out.append(f"Latencies: {solvers.get('lp', 0)} of {sum(solvers.values())} are exact LP optima (HiGHS), "
                    "computed near a design's capacity, where the PTAS search (its budget: the phases of one capacity "
                    "run) stopped short of eps or the load lay inside the certified capacity bracket; the others are PTAS values certified within eps = 5% of the optimum (the "
@@ -671,6 +776,20 @@ def table2_text(data: dict, rows_limit: int | None) -> str:
                f"scale; `benchmarks/figures/{_figname('fig6', rows_limit)}`.\n\n" + table(
                    ["scale", "optimum", "3D torus", "torus, flexible", "winner"],
                    [[f"{s:.4g}", _f(a, ".2f"), _f(t, ".2f"), _f(tf, ".2f"), _short(w)] for s, a, t, w, tf in curve]))
+    if _queueing():
+        qrows = []
+        for j, s in sorted(enumerate(ag["scales"]), key=lambda x: x[1]):
+            b = _best_latency(ag["pool_flexible"], j)
+            bp, tp = _parts(b, j), _parts(ag["torus_uniform"], j)
+            qrows.append([f"{s:.4g}", _f(bp["zero_load_part"], ".2f"), _f(bp["queueing_part"], ".1f"),
+                          _pct_or(bp["max_channel_load"]), _pct_or(b and s / _cap(b)),
+                          _f(tp["zero_load_part"], ".2f"), _f(tp["queueing_part"], ".1f"),
+                          _pct_or(tp["max_channel_load"]), _pct_or(s / ag["torus_lambda"])])
+        out.append("Fig. 6 under the queueing model: the optimum's and the 3D torus's latency split into the router "
+                   "and wire part and the queueing part (ns), the busiest channel's utilisation and the scale as a "
+                   "share of the design's capacity.\n\n" + table(
+                       ["scale", "optimum: router + wire", "queueing", "busiest channel", "of capacity",
+                        "3D torus: router + wire", "queueing", "busiest channel", "of capacity"], qrows))
     try:
         plt = _plt()
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -765,7 +884,7 @@ def sensitivity_data(rows_limit: int | None, jobs: int, workdir: Path | None,
         dc["candidates"] = {"specs": [TORUS]}
         dc["traffic"]["scales"] = []
         dc["ranking"]["objective"] = "capacity"
-        lam_t = _cap(_evaluate(TORUS, study_from_dict(dc)))
+        lam_t = _cap(_evaluate(TORUS, _study(dc)))
         d["traffic"]["scales"] = [float(f"{load * lam_t:.4g}")]
         slug = hashlib.sha256(label.encode()).hexdigest()[:8]
         res = _run(d, workdir, f"sensitivity-{slug}", jobs)
@@ -930,7 +1049,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workdir", type=Path, default=None,
                     help="keep (and resume) every study's records here instead of a temporary directory")
     ap.add_argument("--parts", default="table1,pins,table2,sensitivity")
+    ap.add_argument("--load-model", choices=("linear", "queueing"), default="linear",
+                    help="the latency's load model of every study (ranking.latency_model); queueing records its own "
+                         "subsections and figures, and keeps its studies under WORKDIR/queueing")
+    ap.add_argument("--progress", action="store_true", help="report every candidate evaluation on stderr")
     args = ap.parse_args(argv)
+    global LOAD_MODEL, PROGRESS
+    LOAD_MODEL, PROGRESS = args.load_model, args.progress
+    if args.workdir is not None and _queueing():
+        args.workdir = args.workdir / "queueing"
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     valid = ("table1", "pins", "table2", "sensitivity")
     if any(p not in valid for p in parts):
@@ -954,19 +1081,22 @@ def main(argv: list[str] | None = None) -> None:
         if "pins" in parts:
             text, pins = pins_sweep(rows_limit, args.jobs, args.workdir)
             out.append(text)
-        out += [t1_notes(t1, pins, rows_limit), timed("Table I and pins", t0)]
-        groups.append((PART_TITLES["table1"], out))
+        notes = t1_notes_queueing(t1, pins, rows_limit) if _queueing() else t1_notes(t1, pins, rows_limit)
+        out += [notes, timed("Table I and pins", t0)]
+        groups.append((_title("table1"), out))
     if "table2" in parts:
         t0 = time.perf_counter()
         lim = 6 if args.quick else None
         data = table2_data(lim, args.jobs, args.workdir)
-        groups.append((PART_TITLES["table2"], [table2_text(data, lim), table2_notes(data, lim), timed("Table II", t0)]))
+        notes = table2_notes_queueing(data, lim) if _queueing() else table2_notes(data, lim)
+        groups.append((_title("table2"), [table2_text(data, lim), notes, timed("Table II", t0)]))
     if "sensitivity" in parts:
         t0 = time.perf_counter()
         lim = 6 if args.quick else 24
         sdata = sensitivity_data(lim, args.jobs, args.workdir, QUICK_SETTINGS if args.quick else tuple(SETTINGS))
-        groups.append((PART_TITLES["sensitivity"], [sensitivity_text(sdata, lim), NOTES_SENS,
-                                                     timed("sensitivity", t0)]))
+        groups.append((_title("sensitivity"), [sensitivity_text(sdata, lim),
+                                                NOTES_SENS_QUEUEING if _queueing() else NOTES_SENS,
+                                                timed("sensitivity", t0)]))
     print("\n\n".join("\n\n".join(texts) for _, texts in groups))
     print(f"\nTotal {(time.perf_counter() - t_all) / 60:.1f} min.")
     if args.record:
@@ -978,6 +1108,12 @@ def main(argv: list[str] | None = None) -> None:
 #: the RESULTS.md subsection of each part (``--record`` replaces only the parts it ran)
 PART_TITLES = {"table1": "Table I, Fig. 3 and the pins sweep (Figs. 4/5)", "table2": "Table II and Fig. 6",
                "sensitivity": "Board-data sensitivity"}
+#: ... and its suffix under the queueing load model (its own subsections: the linear model's stay as recorded)
+QUEUEING_SUFFIX = " under the queueing model"
+
+
+def _title(part: str) -> str:
+    return PART_TITLES[part] + (QUEUEING_SUFFIX if _queueing() else "")
 
 
 def _span(xs) -> str:
@@ -1091,6 +1227,362 @@ def table2_notes(data: dict, rows_limit: int | None) -> str:
         f"{pins} of {total} evaluated flexible designs is a board's connector pins, of the 3D torus for "
         f"{torus_share} of {len(apps)} applications one channel's uniform share{fig6}. "
         "Absolute latencies are ns under our delay model (paper: us).")
+
+
+def _section(quick: bool) -> str:
+    """This reproduction's section of RESULTS.md, full or quick."""
+    return "Reproduction: topology-synthesis-mcf-bgl" + (" (quick)" if quick else "")
+
+
+def recorded_linear(part: str, quick: bool) -> dict:
+    """The linear model's subsection of ``part`` as recorded in RESULTS.md (in the section of the same mode):
+    ``{"date": its date, "tables": [[{header: cell}, ...], ...]}``, or ``{}`` when it is not there. The queueing
+    notes quote the linear model's figures from it, beside their own.
+
+    >>> recorded_linear("no such part", False)
+    {}
+    """
+    title = PART_TITLES.get(part)
+    text = RESULTS.read_text() if RESULTS.exists() and title else ""
+    sec = re.search(rf"^## {re.escape(_section(quick))}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    sub = sec and re.search(rf"^### {re.escape(title)}\n(.*?)(?=^### |\Z)", sec.group(1), re.S | re.M)
+    if not sub:
+        return {}
+    body = sub.group(1)
+    date = re.search(r"^_`[^`]*` — (.*?)_\s*$", body, re.M)
+    tables: list[list[dict]] = []
+    head: list[str] | None = None
+    for line in body.splitlines():
+        if not line.startswith("|"):
+            head = None
+            continue
+        cells = [c.strip() for c in line.strip()[1:-1].split("|")]
+        if head is None:
+            head = cells
+            tables.append([])
+        elif not all(set(c) <= {"-"} for c in cells):
+            tables[-1].append(dict(zip(head, cells)))
+    return {"date": date.group(1) if date else None, "tables": tables}
+
+
+def _linear_table(lin: dict, header: str) -> list[dict]:
+    """The first recorded table with column ``header``."""
+    return next((t for t in lin.get("tables", []) if t and header in t[0]), [])
+
+
+def _num(cell: str | None) -> float | None:
+    """The first number in a table cell ('-': None).
+
+    >>> _num("12.22 (1.02)"), _num("-"), _num("+0.0%"), _num(None)
+    (12.22, None, 0.0, None)
+    """
+    m = re.search(r"[-+]?\d+(?:\.\d+)?", cell or "")
+    return float(m.group(0)) if m else None
+
+
+def _nums(cell: str | None) -> list[float | None]:
+    """Every value of a 'a / b / c' cell ('-': None)."""
+    return [_num(x) for x in (cell or "").split(" / ")] if cell else []
+
+
+def _chg(a: float | None, b: float | None) -> str:
+    """b against a, in percent."""
+    return "-" if a is None or b is None or a == 0 else f"{100 * (b / a - 1):+.0f}%"
+
+
+def _curve_shape(lats: list[float | None]) -> str:
+    """How a latency curve over evenly spaced scales grows: its increments, and whether they grow.
+
+    >>> _curve_shape([1.0, 2.0, 4.0]), _curve_shape([1.0, 1.0, 1.0]), _curve_shape([1.0, None, None])
+    ('increments +1 / +2: super-linear', 'increments +0 / +0: flat', 'one point')
+    """
+    xs = [x for x in lats if x is not None]
+    if len(xs) < 2:
+        return "one point"
+    inc = [b - a for a, b in zip(xs, xs[1:])]
+    text = "increments " + " / ".join(f"{d:+.0f}" for d in inc)
+    if all(abs(d) <= 1e-3 * xs[0] for d in inc):
+        return text + ": flat"
+    if len(inc) < 2:
+        return text + ": two points"
+    return text + (": super-linear" if all(b > a for a, b in zip(inc, inc[1:])) else ": not super-linear")
+
+
+def t1_notes_queueing(t1: dict | None, pins: list | None, rows_limit: int | None) -> str:
+    """The notes under Table I and the pins sweep under the queueing model: the paper, the linear model (as
+    recorded in its own subsection of RESULTS.md) and this run side by side, and which load effects appear."""
+    lin = recorded_linear("table1", bool(rows_limit))
+    when = f"its subsection above, recorded {lin['date']}" if lin.get("date") else "not recorded in this section"
+    lt = {r["T"]: r for r in _linear_table(lin, "paper torus / best (min)")}
+    lc = {r["T"]: r for r in _linear_table(lin, "best latency per scale")}
+    lp = {r["pins"]: r for r in _linear_table(lin, "long links")}
+    rows: list[list] = []
+    out = [f"Notes on Table I and Figs. 3-5 under the queueing model. The paper (us), the linear model ({when}, "
+           "the same pool; ns) and the queueing model (this run; ns) side by side. The demand ranges differ: the "
+           "paper's Table I gives the optimum's latency at its minimum and maximum demand (not stated); ours are the "
+           "scales " + " / ".join(f"{x:g}" for x in _base_study(None)["traffic"]["scales"]) + " that the optimum "
+           "carries."]
+    sc = _base_study(None)["traffic"]["scales"]
+    if t1:
+        Ts = [T for T in PAPER_TABLE1 if T in t1]
+        for T in Ts:
+            p, q = PAPER_TABLE1[T], t1[T]
+            lcur = [x for x in _nums(lc.get(str(T), {}).get("best latency per scale")) if x is not None]
+            rows.append([f"Table I, T = {T}: optimum, min / max latency", f"{p[2]:.2f} / {p[3]:.2f} ({_chg(p[2], p[3])})",
+                         f"{min(lcur):.2f} / {max(lcur):.2f} ({_chg(min(lcur), max(lcur))})" if lcur else "-",
+                         f"{_f(q['min_latency'], '.0f')} / {_f(q['max_latency'], '.0f')} "
+                         f"({_chg(q['min_latency'], q['max_latency'])})"])
+        for T in Ts:
+            p, q = PAPER_TABLE1[T], t1[T]
+            lt_t, lt_b = (_num(lt.get(str(T), {}).get(k)) for k in ("torus latency", "best latency"))
+            rows.append([f"Table I, T = {T}: torus latency; torus / optimum (min)", f"{p[4]:.2f}; {p[4] / p[2]:.2f}",
+                         "-" if lt_t is None or lt_b is None else f"{lt_t:.2f}; {lt_t / lt_b:.2f}",
+                         "-" if not (q["torus_latency"] and q["best_latency"]) else
+                         f"{q['torus_latency']:.0f}; {q['torus_latency'] / q['best_latency']:.2f}"])
+        lt0, ltn = (_num(lt.get(str(T), {}).get("torus latency")) for T in (Ts[0], Ts[-1]))
+        rows.append([f"Table I: torus latency, T = {Ts[0]} -> {Ts[-1]}", _chg(PAPER_TABLE1[Ts[0]][4], PAPER_TABLE1[Ts[-1]][4]),
+                     _chg(lt0, ltn), _chg(t1[Ts[0]]["torus_latency"], t1[Ts[-1]]["torus_latency"])])
+        wins = {T: [x["best"] for x in t1[T]["tradeoff"] if x["best"]] for T in Ts}
+        rows.append(["Fig. 3: different winners along the curve, T = " + " / ".join(map(str, Ts)),
+                     "yes ('different points indicate that different topologies are used')",
+                     "not listed per scale (a flat curve)",
+                     " / ".join(str(len(set(w))) for w in wins.values()) + " distinct"])
+        rows.append([f"Fig. 3: the optimum's curve over scales {' / '.join(f'{x:g}' for x in sc)}, T = {Ts[0]}",
+                     "straight at low traffic, then super-linear",
+                     _curve_shape(_nums(lc.get(str(Ts[0]), {}).get("best latency per scale"))),
+                     _curve_shape([x["average_latency"] for x in t1[Ts[0]]["tradeoff"]])])
+    if pins:
+        base = pins[0]["latency"]
+        lbase = _num(lp.get(pins[0]["variant"], {}).get("latency"))
+        later = pins[1:]
+        rows.append(["Fig. 4: winner's latency from 200 pins at " + " / ".join(s_["variant"].split("=")[1] for s_ in later),
+                     "-8% / -13% / - / -14%" if [s_["variant"] for s_ in later] == [
+                         "node_card=220", "node_card=240", "node_card=280", "node_card=320"] else PAPER_FIG4,
+                     " / ".join(_chg(lbase, _num(lp.get(s_["variant"], {}).get("latency"))) for s_ in later),
+                     " / ".join(_chg(base, s_["latency"]) for s_ in later)])
+        rows.append(["Fig. 5: winner's long links, " + " / ".join(s_["variant"].split("=")[1] for s_ in pins) + " pins",
+                     "long links when pins are scarce, fewer as pins grow",
+                     " / ".join(lp.get(s_["variant"], {}).get("long links", "-") for s_ in pins),
+                     " / ".join(str(s_["row_graph"]["long"]) for s_ in pins)])
+    out.append(table(["claim", "paper", "linear", "queueing"], rows))
+    if t1:
+        T0 = Ts[0]
+        x0 = t1[T0]["tradeoff"][0]
+        ratio = [t1[T]["tradeoff"][0]["queueing_part"] / t1[T]["tradeoff"][0]["zero_load_part"] for T in Ts
+                 if t1[T]["tradeoff"][0]["queueing_part"] is not None]
+        busy = [t1[T]["tradeoff"][0]["max_channel_load"] for T in Ts if t1[T]["tradeoff"][0]["max_channel_load"]]
+        tbusy = [t1[T]["torus_parts"][0]["max_channel_load"] for T in Ts if t1[T]["torus_parts"][0]["max_channel_load"]]
+        changed = [T for T in Ts if len(set(wins[T])) > 1]
+        top = {T: t1[T]["best_capacity"] for T in Ts}
+        win_cap = {T: t1[T]["capacities"].get(wins[T][0]) for T in Ts if wins[T]}
+        q = _study(_base_study(1)).queueing
+        out.append(
+            "What the queueing model changes. The optimum's latency now grows with the demand ("
+            f"{_curve_shape([x['average_latency'] for x in t1[T0]['tradeoff']]).replace(':', ' ns per step:')} "
+            f"at T = {T0}; linear: {_curve_shape(_nums(lc.get(str(T0), {}).get('best latency per scale')))}). "
+            "Its size does not match the paper's: "
+            f"from the smallest to the largest scale carried the optimum's latency rises by "
+            + ", ".join(_chg(t1[T]["min_latency"], t1[T]["max_latency"]) for T in Ts)
+            + " at T = " + ", ".join(map(str, Ts)) + " (paper "
+            + ", ".join(_chg(PAPER_TABLE1[T][2], PAPER_TABLE1[T][3]) for T in Ts) + "). Already at the smallest scale the "
+            f"queueing part is {min(ratio):.0f}-{max(ratio):.0f} x the router-and-wire part "
+            f"({x0['zero_load_part']:.1f} ns at T = {T0}) "
+            f"although the optimum's busiest channel is only {_pct(busy)} full: a packet's service time "
+            f"({q.service:.0f} ns on one wire) is about {q.service / x0['zero_load_part']:.0f} x the whole zero-load "
+            "path, so every wait outweighs every router and wire delay. The paper's latencies stay within 6-11% of "
+            "their minimum over its demand range, so its load term is small beside its zero-load latency; ours is "
+            "not, at the model's default service time (not tuned here).")
+        out.append(
+            ("The winner does not change along the curve: at every demand count and scale the same candidate wins ("
+             + "; ".join(sorted({_short(w) for T in Ts for w in wins[T]})) + "; the linear model's winner: "
+             + "; ".join(sorted({lc.get(str(T), {}).get("best latency", "-") for T in Ts})) + "). Its capacity, "
+             + ", ".join(f"{win_cap[T]:.3f}" for T in Ts if T in win_cap) + ", is "
+             + ("within eps = 5% of " if all(win_cap.get(T, 0) >= 0.95 * top[T] for T in Ts) else "below ")
+             + "the pool's largest (" + ", ".join(f"{top[T]:.3f}" for T in Ts) + "): the design with the least "
+             "router and wire delay is also about the least loaded, so a load-dependent wait keeps it ahead and no "
+             "design trades hops for capacity against it. The runner-up ("
+             + "; ".join(sorted({_short(x["runner_up"]) for T in Ts for x in t1[T]["tradeoff"] if x["runner_up"]}))
+             + ") trails it by at most " + _chg(1.0, max(
+                 (x["runner_up_latency"] / x["average_latency"] for T in Ts for x in t1[T]["tradeoff"]
+                  if x["average_latency"] and x["runner_up_latency"]), default=None))
+             + " over the points of the curve, below eps = 5%: which of the two wins is not significant. The paper's switch to 'topologies with more even link "
+             "distributions' needs a pool whose fastest design at zero load is not also about its widest."
+             if not changed else
+             "The winner changes along the curve at T = " + ", ".join(map(str, changed)) + ": "
+             + "; ".join(f"T = {T}: " + " -> ".join(_short(w) for w in wins[T]) for T in changed) + ".")
+            + " The uniform-wired torus is " + ", ".join(
+                f"{t1[T]['torus_latency'] / t1[T]['best_latency']:.1f}" for T in Ts if t1[T]["torus_latency"])
+            + f" x the optimum at scale {sc[0]:g} (paper "
+            + ", ".join(f"{PAPER_TABLE1[T][4] / PAPER_TABLE1[T][2]:.2f}" for T in Ts) + "; linear "
+            + ", ".join(lt.get(str(T), {}).get("torus / best", "-") for T in Ts) + "), and its latency "
+            f"grows with T ({_chg(t1[Ts[0]]['torus_latency'], t1[Ts[-1]]['torus_latency'])} from T = {Ts[0]} to "
+            f"{Ts[-1]}, paper {_chg(PAPER_TABLE1[Ts[0]][4], PAPER_TABLE1[Ts[-1]][4])}): scale {sc[0]:g} fills its busiest channel to {_pct(tbusy)} as T grows. This "
+            "load effect of the paper (a fixed torus driven towards its capacity) now appears, larger than the "
+            "paper's.")
+    if pins:
+        ch = [(s_["variant"].split("=")[1], s_["latency"] / base - 1) for s_ in pins[1:] if s_["latency"] and base]
+        wp = [s_["winner_parts"] for s_ in pins]
+        same = len({s_["winner"] for s_ in pins}) == 1
+        out.append(
+            "Pins (Fig. 4, scale 1.6, T = 2048): "
+            + ("more node-card pins now lower the winner's latency: " if ch and all(c < 0 for _, c in ch) else
+               "the winner's latency changes with the node-card pins: ")
+            + ", ".join(f"{k} pins {100 * c:+.0f}%" for k, c in ch) + " from 200 (paper -8% at 220, -13% at 240, "
+            "-14% at 320; linear " + ", ".join(_chg(lbase, _num(lp.get(s_["variant"], {}).get("latency")))
+                                               for s_ in pins[1:]) + "). The wider node-card connectors widen the winner's channels: its busiest "
+            "channel goes from " + " / ".join(_pct_or(x["max_channel_load"]) for x in wp) + " full and scale 1.6 "
+            "from " + " / ".join(_pct_or(s_["winner_capacity"] and 1.6 / s_["winner_capacity"]) for s_ in pins)
+            + " of its capacity, while its router-and-wire part stays at "
+            + _span([x["zero_load_part"] for x in wp]) + " ns: the whole change is the queueing part ("
+            + " / ".join(_f(x["queueing_part"], ".0f") for x in wp) + " ns). "
+            + ("The winner is the same at every pin count (" + _short(pins[0]["winner"]) + "), so its row graph "
+               "and its long links do not change (Fig. 5): our pool varies the column and upper-level graphs only "
+               "with that one row graph, and the row graphs with rings elsewhere cannot carry scale 1.6."
+               if same else "The winners: " + " / ".join(_short(s_["winner"]) for s_ in pins) + "."))
+    return "\n\n".join(out)
+
+
+def _bracket(cell: str | None) -> float | None:
+    """The normalised value in brackets of a Table II cell ('12.22 (1.02)': 1.02)."""
+    m = re.search(r"\(([\d.]+)\)", cell or "")
+    return float(m.group(1)) if m else None
+
+
+def table2_notes_queueing(data: dict, rows_limit: int | None) -> str:
+    """The notes under Table II and Fig. 6 under the queueing model: the paper, the linear model (as recorded in
+    its own subsection of RESULTS.md) and this run side by side, and which load effects appear."""
+    apps, fr, tab = data["apps"], data["fractions"], data["rows"]
+    lin = recorded_linear("table2", bool(rows_limit))
+    when = f"its subsection above, recorded {lin['date']}" if lin.get("date") else "not recorded in this section"
+    ltabs = [{r["app"].lower(): r for r in t} for t in lin.get("tables", [])
+             if t and "paper opt / agg / uni / torus" in t[0]]
+    lfig6 = _linear_table(lin, "winner")
+    cols = ("aggregate", "uniform", "torus")
+    lcol = {"aggregate": "aggregate", "uniform": "uniform", "torus": "3D torus"}
+
+    def q_ratio(f, a, c):
+        r = tab[f][a]
+        return r[f"{c}_latency"] / r["optimal_latency"] if r[f"{c}_latency"] and r["optimal_latency"] else None
+
+    def l_ratio(k, a, c):
+        return _bracket(ltabs[k].get(a, {}).get(lcol[c])) if k < len(ltabs) else None
+
+    def trio(xs):
+        return " / ".join(_f(x, ".2f") for x in xs)
+
+    body = []
+    for a in apps:
+        line = [a.upper(), trio(PAPER_TABLE2_RATIOS[a])]
+        for k, f in enumerate(fr):
+            line += [trio([l_ratio(k, a, c) for c in cols]), trio([q_ratio(f, a, c) for c in cols])]
+        body.append(line)
+    heads = ["app", "paper"] + [h for f in fr for h in (f"linear, {f:g} x", f"queueing, {f:g} x")]
+    out = [f"Notes on Table II and Fig. 6 under the queueing model. Latency over the per-application optimum, "
+           "aggregate / uniform / 3D torus: the paper, the linear model "
+           f"({when}, the same pool and loads) and the queueing model (this run) at each load.\n\n"
+           + table(heads, body)]
+    rows = []
+    paper_r = {c: [PAPER_TABLE2_RATIOS[a][i] for a in apps] for i, c in enumerate(cols)}
+    names = {"aggregate": "aggregate / optimum", "uniform": "uniform / optimum", "torus": "3D torus / optimum"}
+    for c in cols:
+        rows.append([names[c], _span(paper_r[c]),
+                     ", ".join(_span([l_ratio(k, a, c) for a in apps]) for k in range(len(fr))),
+                     ", ".join(_span([q_ratio(f, a, c) for a in apps]) for f in fr)])
+
+    def ordered(lats):
+        return None not in lats and lats[0] <= lats[1] * 1.001 and lats[1] <= lats[2] * 1.001 and lats[2] < lats[3]
+
+    q_ord = [sum(1 for a in apps if ordered([tab[f][a][k] for k in ("optimal_latency", "aggregate_latency",
+                                                                     "uniform_latency", "torus_latency")]))
+             for f in fr]
+    l_ord = [sum(1 for a in apps if ordered([_num(t.get(a, {}).get(k)) for k in ("optimal", "aggregate", "uniform",
+                                                                                  "3D torus")])) for t in ltabs]
+    rows.append(["optimum <= aggregate <= uniform < 3D torus (applications)", f"{len(apps)} of {len(apps)}",
+                 ", ".join(f"{n} of {len(apps)}" for n in l_ord) or "-",
+                 ", ".join(f"{n} of {len(apps)}" for n in q_ord)])
+    if len(fr) > 1:
+        l_opt = [_chg(_num(ltabs[0].get(a, {}).get("optimal")), _num(ltabs[-1].get(a, {}).get("optimal")))
+                 for a in apps] if len(ltabs) > 1 else ["-"]
+        q_opt = [_chg(tab[fr[0]][a]["optimal_latency"], tab[fr[-1]][a]["optimal_latency"]) for a in apps]
+        rows.append([f"optimum's latency, {fr[0]:g} x -> {fr[-1]:g} x (" + "/".join(a.upper() for a in apps) + ")",
+                     "-", " / ".join(l_opt), " / ".join(q_opt)])
+    ag = data["runs"]["aggregate"]
+    curve = sorted((sc, _best_latency(ag["pool_flexible"], j), j) for j, sc in enumerate(ag["scales"]))
+    q_curve = [(sc, b and _lat(b, j), b and b["spec"], _lat(ag["torus_uniform"], j)) for sc, b, j in curve]
+    l_curve = [(_num(r.get("scale")), _num(r.get("optimum")), r.get("winner"), _num(r.get("3D torus")))
+               for r in lfig6]
+    q_car = [x for x in q_curve if x[1] is not None]
+    l_car = [x for x in l_curve if x[1] is not None]
+    rows.append(["Fig. 6: optimum's latency, lowest -> highest scale carried", "super-linear",
+                 f"{l_car[0][1]:.2f} -> {l_car[-1][1]:.2f} ({_chg(l_car[0][1], l_car[-1][1])})" if l_car else "-",
+                 f"{q_car[0][1]:.0f} -> {q_car[-1][1]:.0f} ({_chg(q_car[0][1], q_car[-1][1])})" if q_car else "-"])
+    rows.append(["Fig. 6: distinct winners along the curve", "several ('different optimal topologies are selected')",
+                 str(len({x[2] for x in l_car})) if l_car else "-", str(len({x[2] for x in q_car}))])
+    rows.append(["Fig. 6: 3D torus / optimum, lowest -> highest scale both carry", "-",
+                 " -> ".join(f"{x[3] / x[1]:.2f}" for x in (l_car[0], [x for x in l_car if x[3]][-1])) if l_car else "-",
+                 " -> ".join(f"{x[3] / x[1]:.2f}" for x in (q_car[0], [x for x in q_car if x[3]][-1]))
+                 if q_car and q_car[0][3] else "-"])
+    out.append("The claims side by side (ranges over the five applications; the linear and queueing columns at "
+               + " and ".join(f"{f:g} x" for f in fr) + " the uniform-wired torus's capacity):\n\n"
+               + table(["claim", "paper", "linear", "queueing"], rows))
+    # why: how loaded each column's design is, and how much of its latency is the queues'
+    f0, f1 = fr[0], fr[-1]
+
+    def part(f, c, k):
+        return [tab[f][a]["parts"][c][k] for a in apps if tab[f][a]["parts"][c][k] is not None]
+
+    def share(f, c):
+        return [x["queueing_part"] / (x["queueing_part"] + x["zero_load_part"]) for a in apps
+                for x in [tab[f][a]["parts"][c]] if x["queueing_part"] is not None]
+
+    uni_cost = [q_ratio(f, a, "uniform") for f in fr for a in apps if q_ratio(f, a, "uniform")]
+    zl = {c: [tab[f0][a]["parts"][c]["zero_load_part"] / tab[f0][a]["parts"]["optimal"]["zero_load_part"]
+              for a in apps if tab[f0][a]["parts"][c]["zero_load_part"] and tab[f0][a]["parts"]["optimal"]["zero_load_part"]]
+          for c in ("uniform", "torus")}
+    out.append(
+        "What the queueing model changes. The queueing part is " + ", ".join(
+            f"{_pct(share(f, 'optimal'))} of the optimum's latency at {f:g} x" for f in fr)
+        + f" (its busiest channel {_pct(part(f0, 'optimal', 'max_channel_load'))} full at {f0:g} x, "
+        f"{_pct(part(f1, 'optimal', 'max_channel_load'))} at {f1:g} x), so every column's latency is now mostly "
+        "waiting, and the ratios measure how loaded each design is rather than its hops and wires. "
+        + ("Uniform wiring now costs latency on the paper's scale: the uniform optimum is "
+           if uni_cost and max(uni_cost) >= 1.2 else "Uniform wiring costs latency: the uniform optimum is ")
+        + ", ".join(f"{_span([q_ratio(f, a, 'uniform') for a in apps])} x the optimum at {f:g} x" for f in fr)
+        + f" (paper {_span(paper_r['uniform'])}; linear "
+        + ", ".join(_span([l_ratio(k, a, "uniform") for a in apps]) for k in range(len(ltabs))) + "): its channels "
+        "cannot take the widths the traffic needs, so its busiest channel is "
+        f"{_pct(part(f0, 'uniform', 'max_channel_load'))} full at {f0:g} x and "
+        f"{_pct(part(f1, 'uniform', 'max_channel_load'))} at {f1:g} x, while its router-and-wire part is "
+        f"{_span(zl['uniform'])} x the optimum's. The 3D torus (uniform wiring) is "
+        + ", ".join(f"{_span([q_ratio(f, a, 'torus') for a in apps])} x the optimum at {f:g} x" for f in fr)
+        + f" (paper {_span(paper_r['torus'])}), its busiest channel {_pct(part(f0, 'torus', 'max_channel_load'))} "
+        f"and {_pct(part(f1, 'torus', 'max_channel_load'))} full, its router-and-wire part {_span(zl['torus'])} x "
+        "the optimum's. The aggregate's optimum is "
+        + ", ".join(f"{_span([q_ratio(f, a, 'aggregate') for a in apps])} x" for f in fr)
+        + f" the per-application optimum (paper {_span(paper_r['aggregate'])}).")
+    if q_car:
+        win = [x[2] for x in q_car]
+        out.append(
+            f"Fig. 6: the optimum's latency over the aggregate's scales {', '.join(f'{x[0]:.4g}' for x in q_car)} is "
+            + ", ".join(f"{x[1]:.0f}" for x in q_car) + " ns ("
+            + _curve_shape([x[1] for x in q_car]).split(":")[-1].strip()
+            + " in the scale, which is not evenly spaced here: "
+            + " / ".join(f"{x:g}" for x in sorted(set(data["fractions"]) | set(data["fig6"])))
+            + " x the torus's capacity; linear: "
+            + (f"{_chg(l_car[0][1], l_car[-1][1])} from the first to the last scale it carries" if l_car else "-")
+            + "), "
+            + ("with one winner at every scale (" + _short(win[0]) + ")" if len(set(win)) == 1 else
+               "with winners " + " -> ".join(_short(w) for w in win))
+            + ". The paper reads its super-linear curve as 'different optimal topologies are selected'; here the "
+            "curve bends because the queues fill, " + ("with no change of topology." if len(set(win)) == 1 else
+                                                       "and the topology changes too."))
+    return "\n\n".join(out)
+
+
+NOTES_SENS_QUEUEING = (
+    "Notes on the sensitivity study under the queueing model. The capacities do not depend on the load model (the "
+    "linear model's subsection discusses them); the latencies, at 0.5 x the torus's capacity in each setting, are "
+    "router and wire delays plus the queues' waits, and are not interpreted further here.")
 
 
 NOTES_SENS = (

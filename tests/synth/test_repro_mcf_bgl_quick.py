@@ -90,3 +90,36 @@ def test_sensitivity_quick_core(repro):
     for s in sens:
         assert s["best_latency"] <= s["torus_latency"] * 1.05
         assert np.all(np.diff(s["capacities"]) >= 0)
+
+
+def test_load_model_reaches_every_study_and_keeps_its_own_figures(repro, monkeypatch):
+    d = repro._base_study(1)
+    assert repro._study(d).latency_model == "linear"
+    assert repro._figname("pins", 8) == "mcf_bgl_pins_quick.png"
+    assert repro._title("table1") == repro.PART_TITLES["table1"]
+    monkeypatch.setattr(repro, "LOAD_MODEL", "queueing")
+    s = repro._study(d)
+    assert s.latency_model == "queueing" and s.queueing is not None
+    assert "latency_model" not in d["ranking"]          # the dict itself is left as it was
+    assert repro._figname("pins", 8) == "mcf_bgl_pins_queueing_quick.png"
+    assert repro._title("table2") == "Table II and Fig. 6 under the queueing model"
+
+
+def test_recorded_linear_reads_the_linear_subsection_of_the_same_mode(repro, tmp_path, monkeypatch):
+    results = tmp_path / "RESULTS.md"
+    results.write_text(
+        "# Benchmark results\n\n## Reproduction: topology-synthesis-mcf-bgl\n\nRecorded part by part.\n\n"
+        "### Table I, Fig. 3 and the pins sweep (Figs. 4/5)\n\n_`python repro_mcf_bgl.py` — 2026-01-02 03:04 UTC_\n\n"
+        "Table I.\n\n| T | best latency | torus latency |\n|---|---|---|\n| 2048 | 9.67 | 11.73 |\n\n"
+        "Curve.\n\n| T | best latency per scale |\n|---|---|\n| 2048 | 9.67 / 9.68 / - |\n\n"
+        "### Table I, Fig. 3 and the pins sweep (Figs. 4/5) under the queueing model\n\n"
+        "| T | best latency |\n|---|---|\n| 2048 | 430 |\n\n"
+        "## Reproduction: topology-synthesis-mcf-bgl (quick)\n\n### Table II and Fig. 6\n\n| app |\n|---|\n| BT |\n")
+    monkeypatch.setattr(repro, "RESULTS", results)
+    lin = repro.recorded_linear("table1", False)
+    assert lin["date"] == "2026-01-02 03:04 UTC" and len(lin["tables"]) == 2
+    assert lin["tables"][0] == [{"T": "2048", "best latency": "9.67", "torus latency": "11.73"}]
+    curve = repro._linear_table(lin, "best latency per scale")[0]["best latency per scale"]
+    assert repro._nums(curve) == [9.67, 9.68, None]
+    assert repro.recorded_linear("table2", False) == {}
+    assert repro.recorded_linear("table2", True)["tables"] == [[{"app": "BT"}]]
