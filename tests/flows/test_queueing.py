@@ -264,3 +264,19 @@ def test_the_pes_own_channels_add_their_wait_whatever_the_routing():
         from flows.physical import physical_problem
         pp = physical_problem(cd.bgl_midplane("ring:8", "ring:4", "ring:4", "ring:4"), Demands.random(512, 64, seed=1))
         terminal_wait(pp, QueueingModel(terminals=True))
+
+
+def test_shared_widths_from_prices_that_leave_a_loaded_channel_unpriced():
+    # a warm start's prices (a lighter load's) are 0 on a resource that load did not cross; a channel on it
+    # that now carries flow must still get a finite width: the same allocation as from no prices at all
+    from flows.deviation import _Shared
+
+    R = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    shared = _Shared(R, np.array([4.0, 2.0]), 1.0, 1e-9)
+    f = np.array([1.0, 0.5, 0.8])
+    # Kleinrock's square-root assignment on each resource: (1 + sqrt(0.25))^2 / 2.5 + 0.8^2 / 1.2
+    q = 1.5 ** 2 / 2.5 + 0.64 / 1.2
+    cold = shared.evaluate(f, None)
+    warm = shared.evaluate(f, np.array([0.3, 0.0]))
+    assert cold[0] == pytest.approx(q, rel=1e-6) and warm[0] == pytest.approx(q, rel=1e-6)
+    assert np.all(np.isfinite(shared.widths(f, np.array([0.3, 0.0]))))
