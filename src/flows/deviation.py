@@ -19,12 +19,13 @@ is convex. Three methods (``method=``; ``auto`` picks by the widths):
   ``Q(f) = min { sum_a tau f_a^2 / u_a : R u <= c - R f }`` (``u = w - f``,
   the spare width; solved in its dual by projected Newton, where for a
   single resource it is Kleinrock's square-root capacity assignment),
-  minimised by the flow deviation method of Fratta, Gerla and Kleinrock
-  (1973) -- Frank-Wolfe on the multicommodity flow -- with the conjugate
-  directions of Mitradjieva and Lindberg (2013), from the capacity-optimal
-  flow scaled to the demand; near capacity it crawls, and column
-  generation with a second-order-cone master (:mod:`flows.conic`) takes
-  over;
+  minimised by column generation with a second-order-cone master
+  (:mod:`flows.conic`), or, where its path table would not fit, by the
+  flow deviation method of Fratta, Gerla and Kleinrock (1973) --
+  Frank-Wolfe on the multicommodity flow -- with the conjugate directions
+  of Mitradjieva and Lindberg (2013), from the capacity-optimal flow
+  scaled to the demand (it crawls near capacity, and each of its steps
+  needs inner width allocations);
 - the certified lower bound, in all of them, is Lagrangian: for resource
   prices ``y >= 0`` the cost ``latency_a + p_a + 2 sqrt(tau p_a)``
   (``p = R^T y``) gives ``sum_k d_k dist(k) - c . y <= OPT`` (with fixed
@@ -50,6 +51,7 @@ from ._deviation_kernels import (ArcCost, Paths, all_or_nothing, arc_flows, exte
 from .groups import DemandGroups, grouped
 from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .progress import Reporter
+from ._spare import fit_spare
 from .conic import conic_column_generation
 from .ptas import max_concurrent_flow
 from .queueing import QueueingModel, fixed_widths, terminal_wait
@@ -72,8 +74,6 @@ _INNER_MAX_ROUNDS = 60
 _SEARCH_STEPS = 40
 #: every this many iterations the bound is also taken at the prices' average over the second half
 _AVERAGE_EVERY = 4
-#: under auto with shared resources, Frank-Wolfe's iterations before the conic master takes over
-_FW_FIRST = 30
 #: the projection method keeps this many paths per demand
 _SLOTS = 8
 #: ... of at most this many channels (or the routers less one, if fewer)
@@ -160,6 +160,7 @@ class _Shared:
     def __init__(self, R: sp.csr_matrix, c: np.ndarray, tau: float, tol: float):
         self.R, self.Rt, self.c, self.tau, self.tol = R, R.T.tocsr(), c, tau, tol
         self.sqrtR = R.sqrt()
+        self.Rc = R.tocsc()
 
     def inside(self, f: np.ndarray) -> bool:
         return bool(np.all(self.R @ f < self.c))
@@ -177,7 +178,8 @@ class _Shared:
         ``max_{y >= 0} H(y) = 2 sum_a sqrt(q_a p_a) - s . y`` with p = R^T y,
         by projected Newton (Bertsekas 1982) from ``prices`` (else from each
         resource alone: Kleinrock's square-root assignment), until the
-        relative duality gap is below ``tol``; ``u_a = sqrt(q_a / p_a)``."""
+        relative duality gap is below ``tol``; ``u_a = sqrt(q_a / p_a)``, shrunk to fit
+        (:func:`flows._spare.fit_spare`)."""
         s = self.c - self.R @ f
         q = self.tau * f * f
         sq = np.sqrt(q)
@@ -212,7 +214,7 @@ class _Shared:
             with np.errstate(invalid="ignore"):
                 ru = self.R @ u
             if np.all(np.isfinite(ru)):
-                primal, low, _ = self._bounds(q, u, ru, s, y, p, active)
+                primal, low, _ = self._bounds(q, u, s, y, p, active)
                 if primal - low <= self.tol * max(primal, 1e-300):
                     break
             # the ascent direction of H on the resources crossed by flow; the free ones: y > 0 or rising
@@ -251,23 +253,23 @@ class _Shared:
         u[:] = 0.0
         pos = active & (p > 0)
         u[pos] = sq[pos] / np.sqrt(p[pos])
-        ru = self.R @ u
-        return y, u, ru, s, q, active
+        _, _, fit = self._bounds(q, u, s, y, p, active)
+        return y, fit, s, q, active
 
-    @staticmethod
-    def _bounds(q, u, ru, s, y, p, active):
-        pos = ru > 0
-        theta = float(np.min(s[pos] / ru[pos])) if pos.any() else 1.0
+    def _bounds(self, q, u, s, y, p, active):
+        """(the latency of the spare widths ``u`` shrunk to fit, the dual value at ``y``, the shrunk widths)."""
+        fit = fit_spare(self.R, self.Rc, u, s)
         with np.errstate(divide="ignore"):
             # a channel with flow and no spare width waits forever: no upper bound from this allocation
-            primal = float(np.sum(q[active] / u[active])) / theta
+            primal = float(np.sum(q[active] / fit[active]))
         dual = 2.0 * float(np.sum(np.sqrt(q[active] * p[active]))) - float(s @ y)
-        return primal, dual, theta
+        return primal, dual, fit
 
     def evaluate(self, f: np.ndarray, prices: np.ndarray | None = None):
-        y, u, ru, s, q, active = self.allocate(f, prices)
+        y, u, s, q, active = self.allocate(f, prices)
         p = self.Rt @ y
-        primal, _, _ = self._bounds(q, u, ru, s, y, p, active)
+        with np.errstate(divide="ignore"):
+            primal = float(np.sum(q[active] / u[active]))
         g = p + 2.0 * np.sqrt(self.tau * p)
         return primal, g, -float(self.c @ y), y
 
@@ -285,10 +287,8 @@ class _Shared:
         return h
 
     def widths(self, f: np.ndarray, prices: np.ndarray | None = None) -> np.ndarray:
-        y, u, ru, s, _, _ = self.allocate(f, prices)
-        pos = ru > 0
-        theta = float(np.min(s[pos] / ru[pos])) if pos.any() else 1.0
-        return f + theta * u
+        _, u, _, _, _ = self.allocate(f, prices)
+        return f + u
 
 
 # ------------------------------------------------------------ line search
@@ -434,27 +434,18 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
     prices = start.prices if start is not None else None
     paths = None
     use = method
-    fw_first = 0
     if use == "auto":
         slots = len(grp.dst) * _SLOTS * min(problem.n - 1, _MAX_PATH)
+        # shared resources: column generation, not Frank-Wolfe first: each Frank-Wolfe iteration needs
+        # inner width allocations, which converge slowly where many resources overlap (measured on a
+        # BG/L midplane candidate with NAS traffic: 30 iterations in 150 s to a 55% gap, where the conic
+        # master reached 5% in 5 s; on the 2048 local demands Frank-Wolfe first saved 4 s at 50% load)
         use = ("projection" if w is not None and 12 * slots <= _PATHS_BYTES
                else "conic" if 8 * len(grp.dst) * min(problem.n - 1, 4096) <= _PATHS_BYTES else "frank-wolfe")
-        # shared resources: Frank-Wolfe's few iterations settle a light load; near capacity it crawls
-        # and the conic master takes over from where it stopped
-        fw_first = _FW_FIRST if use == "conic" else 0
     deadline = None if time_limit is None else t0 + time_limit
     done = None
+    design_widths = None
     start_flow = cap.arc_flow / cap.lam * (1.0 - 1e-9) if x is None else x
-    if fw_first:
-        fx, fupper, flower, fit, fstatus, fprices = _frank_wolfe(
-            problem, ch, grp, widths, lat, start_flow, shortest, lo_linear, prices, eps, conjugate,
-            min(fw_first, max_iterations), time_limit, t0, report)
-        if fstatus == "optimal":
-            x, upper, lower, iterations, status, prices = fx, fupper, flower, fit, fstatus, fprices
-            use, done = "frank-wolfe", True
-        else:
-            start_flow, lo_linear = fx, max(lo_linear, flower)
-            use = "frank-wolfe, then conic"
     if use == "projection":
         if w is None:
             raise FlowError("the projection method needs fixed channel widths (every resource holding one channel); "
@@ -462,10 +453,9 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
         done = _projection(problem, ch, grp, w, tau, eps, lo_linear, start, max_iterations, deadline, report)
         if done is not None:
             x, upper, lower, iterations, status, paths = done
-    elif use in ("conic", "frank-wolfe, then conic") and done is None:
-        x, upper, lower, iterations, status, prices = conic_column_generation(
+    elif use == "conic":
+        x, upper, lower, iterations, status, prices, design_widths = conic_column_generation(
             problem, grp, ch, widths, tau, eps, lo_linear, max_iterations, deadline, report, start=start_flow)
-        iterations += fw_first
         done = True
     if done is None:
         if x is None:
@@ -478,7 +468,7 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
             time_limit, t0, report)
         use = "frank-wolfe"
     return _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, use, extra_model, t0,
-                   terminal)
+                   terminal, design_widths)
 
 
 def _frank_wolfe(problem, ch, grp, widths, lat, x, shortest, lower, prices, eps, conjugate, max_iterations,
@@ -538,11 +528,12 @@ def _frank_wolfe(problem, ch, grp, widths, lat, x, shortest, lower, prices, eps,
 
 
 def _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, method, extra_model, t0,
-            terminal: float = 0.0):
+            terminal: float = 0.0, design_widths: np.ndarray | None = None):
     total = problem.demands.total
     lower = min(lower, upper)     # at the optimum the two meet up to rounding
     lat = problem.latency
-    wid = widths.widths(x, prices)
+    # the widths of the design whose latency is ``upper`` where the method has them
+    wid = widths.widths(x, prices) if design_widths is None else design_widths
     with np.errstate(divide="ignore", invalid="ignore"):
         load = np.where(wid > 0, x / wid, 0.0)
     util = (problem.R @ x) / problem.capacity

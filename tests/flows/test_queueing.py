@@ -280,3 +280,18 @@ def test_shared_widths_from_prices_that_leave_a_loaded_channel_unpriced():
     warm = shared.evaluate(f, np.array([0.3, 0.0]))
     assert cold[0] == pytest.approx(q, rel=1e-6) and warm[0] == pytest.approx(q, rel=1e-6)
     assert np.all(np.isfinite(shared.widths(f, np.array([0.3, 0.0]))))
+
+
+def test_spare_widths_fit_each_resource_by_its_own_ratio():
+    # two overlapping resources: the first is over-full twice, the second holds; the channel on the
+    # second alone keeps its width, the two on the first halve (one global ratio would halve all three)
+    from flows._spare import fit_spare
+
+    R = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
+    s = np.array([1.0, 2.0])
+    fit = fit_spare(R, R.tocsc(), np.ones(3), s)
+    assert fit == pytest.approx([0.5, 0.5, 1.0])
+    assert np.all(R @ fit <= s + 1e-12)
+    # a channel no resource holds keeps its width
+    R2 = sp.csr_matrix(np.array([[1.0, 0.0]]))
+    assert fit_spare(R2, R2.tocsc(), np.array([3.0, 7.0]), np.array([1.0])) == pytest.approx([1.0, 7.0])
