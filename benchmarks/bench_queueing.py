@@ -1,6 +1,7 @@
 """Latency under load: the queueing model's solve times (flows.deviation, flows.latency_curve).
 
-    python benchmarks/bench_queueing.py [--cases curve-uniform,curve-random,point95,bgl] [--repeat 2] [--record]
+    python benchmarks/bench_queueing.py [--cases curve-uniform,curve-random,point95,bgl,bgl-nas] [--repeat 2]
+                                        [--record]
 
 Cases (each measured in its own subprocess, one core, kernels compiled before the clock starts;
 the cases of one repeat run one after another, repeats interleave them: A B C A B C; the minimum
@@ -14,7 +15,12 @@ of each is kept, CPU time beside wall time):
 - bgl: the Blue Gene/L midplane instance (the 8x8x8 torus in compute-card / node-card /
   midplane blocks, 2048 local demands: 40% inside a compute card, 50% inside a node card, 10%
   across; service 1462.9 ns) at 50% and 90% of its capacity, flexible wiring (shared resources:
-  Frank-Wolfe) and uniform wiring (fixed widths: projection), gap 1% (target: under 60 s).
+  column generation with a conic master) and uniform wiring (fixed widths: projection), gap 1% (target:
+  under 60 s);
+- bgl-nas: a BG/L midplane candidate of the mcf-bgl reproduction's Table II, bgl:g6:Gr`GpK*path:4*ring:4*ring:4
+  (flexible wiring: 662 shared resources over 4352 channels) with the NAS BT skeleton placed as that script
+  places it (846 demands), at 0.25 and 0.6 of the uniform-wired torus's capacity, gap 1%: the case where
+  Frank-Wolfe's inner width allocations stalled.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from pathlib import Path
 from _record import record, table
 
 CHILD = r"""
-import json, resource, sys, time
+import json, resource, sys, tempfile, time
 import candidates as cd
 import flows
 from flows import Demands, FlowProblem, QueueingModel
@@ -69,6 +75,30 @@ elif case.startswith("point95"):
     r = deviation(p.scaled(s), eps=0.01, method=method, capacity=cap_s, max_iterations=1000)[0]
     out = {"gap": r.extra["latency_gap"], "iterations": r.iterations, "certified": r.certified,
            "latency": r.average_latency}
+elif case.startswith("bgl-nas"):
+    # the placed traffic of the reproduction script (benchmarks/repro_mcf_bgl.py), a few seconds of annealing
+    sys.path.insert(0, sys.argv[2])
+    import repro_mcf_bgl as R
+    from synth.evaluate import build_topology, build_problem
+    R.LOAD_MODEL = "queueing"
+    L, _ = R.app_location_matrix("bt")
+    folder = tempfile.mkdtemp()
+    d0 = R._base_study(1)
+    torus_t = build_topology(R.TORUS, R._study(d0))
+    cap_t = R._cap(R._evaluate(R.TORUS, R._study(R._app_study(None, R._demand_file(L, torus_t, folder, "t"), [],
+                                                               "uniform", True))))
+    spec = "bgl:g6:Gr`GpK*path:4*ring:4*ring:4"
+    csv = R._demand_file(L, build_topology("bgl:ring:8*ring:4*ring:4*ring:4", R._study(d0)), folder, "b")
+    st = R._study(R._app_study(None, csv, [1.0], "flexible", False))
+    p = build_problem(build_topology(spec, st), st)
+    cap = flows.max_concurrent_flow(p)
+    s = float(case.split(":")[1]) * cap_t
+    cap_s = flows.FlowResult(cap.solver, cap.objective, cap.lam / s, cap.upper_bound / s, cap.arc_flow,
+                             cap.utilisation, cap.resource_names, cap.seconds)
+    t0, c0 = time.perf_counter(), time.process_time()       # the solve alone
+    r = deviation(p.scaled(s), st.queueing, eps=0.01, capacity=cap_s)[0]
+    out = {"gap": r.extra["latency_gap"], "iterations": r.iterations, "certified": r.certified,
+           "latency": r.average_latency, "zero_load": r.extra["zero_load_part"], "method": r.extra["method"]}
 else:
     _, wiring, frac = case.split(":")
     p = bgl(wiring)
@@ -90,6 +120,7 @@ CASES = {
     "curve-random": ["curve-random"],
     "point95": ["point95:projection", "point95:frank-wolfe"],
     "bgl": ["bgl:flexible:0.5", "bgl:flexible:0.9", "bgl:uniform:0.5", "bgl:uniform:0.9"],
+    "bgl-nas": ["bgl-nas:0.25", "bgl-nas:0.6"],
 }
 
 LABELS = {
@@ -101,19 +132,21 @@ LABELS = {
     "bgl:flexible:0.9": "BG/L midplane, 2048 local, flexible wiring, 90%",
     "bgl:uniform:0.5": "BG/L midplane, 2048 local, uniform wiring, 50%",
     "bgl:uniform:0.9": "BG/L midplane, 2048 local, uniform wiring, 90%",
+    "bgl-nas:0.25": "BG/L candidate g6:Gr`GpK rows, NAS BT placed, flexible, 0.25 x torus capacity",
+    "bgl-nas:0.6": "BG/L candidate g6:Gr`GpK rows, NAS BT placed, flexible, 0.6 x torus capacity",
 }
 
 
 def child(case: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"), NUMBA_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", CHILD, case], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, case, str(Path(__file__).resolve().parent)], capture_output=True, text=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default="curve-uniform,curve-random,point95,bgl")
+    ap.add_argument("--cases", default="curve-uniform,curve-random,point95,bgl,bgl-nas")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
@@ -140,8 +173,8 @@ def main() -> None:
     print(out)
     if args.record:
         note = (f"{args.repeat} runs of each case, interleaved; each in its own process on one core, the kernels "
-                "compiled first. Targets: the 8x8x8 torus's 20-point curve under 10 s, the BG/L midplane instance "
-                "under 60 s, at gap 1%.")
+                "compiled first (bgl-nas: the solve alone, after placing the traffic and the capacity run). Targets: "
+                "the 8x8x8 torus's 20-point curve under 10 s, the BG/L midplane instance under 60 s, at gap 1%.")
         record("Latency under load: flow deviation's solve times", out + "\n\n" + note)
 
 
