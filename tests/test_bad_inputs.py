@@ -84,7 +84,7 @@ ROWS = [
     # ---- describe / enumerate options
     Row("negative exact-bisection", ["describe", "ring:8", "--exact-bisection", "-1"], 2, r"must be an integer >= 0, got -1"),
     Row("bad choice (argparse)", ["describe", "ring:8", "--equivalent", "bogus"], 2,
-        r"toposynth describe: argument --equivalent: invalid choice: 'bogus'.*--help"),
+        r"toposynth: error: describe: argument --equivalent: invalid choice: 'bogus'.*--help"),
     Row("unknown option (argparse)", ["describe", "ring:8", "--bogus"], 2, r"unrecognized arguments: --bogus"),
     Row("non-integer option (argparse)", ["enumerate", "--nodes", "x", "--max-degree", "2"], 2,
         r"argument --nodes: invalid int value: 'x'"),
@@ -320,3 +320,25 @@ def test_dor_with_one_vc_says_it_uses_bubbles(tmp_path, capsys):
     rc, out, err = _run(Row("", ["simulate", "torus:4x4", "--routing", "dor", "--vcs", "1", "--deadlock", "bubble",
                                  "--load", "0.05", "--json"], 0, ""), tmp_path, capsys)
     assert rc == 0 and err == ""
+
+
+def test_usage_errors_name_the_command_once(capsys):
+    from synth.cli import main
+
+    for argv, head in (([], "toposynth: error: the following arguments are required: COMMAND"),
+                       (["flow", "--eps", "x"], "toposynth: error: flow: argument --eps: invalid float value")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith(head) and err.count("toposynth") == 2, err
+
+
+def test_version_is_the_installed_distributions(capsys):
+    import importlib.metadata
+
+    from synth.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"toposynth {importlib.metadata.version('toposynth')}"

@@ -62,4 +62,6 @@ class OneLineParser(argparse.ArgumentParser):
     every other bad input. Subparsers inherit the class."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"toposynth: error: {self.prog}: {message}; see `{self.prog} --help`\n")
+        # the command's name after the prefix, once: "toposynth: error: run: ..." (the top level: none)
+        command = self.prog.split(" ", 1)[1] + ": " if " " in self.prog else ""
+        self.exit(EXIT_BAD_INPUT, f"toposynth: error: {command}{message}; see `{self.prog} --help`\n")

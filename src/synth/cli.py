@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.metadata
 import json
 import sys
 import textwrap
@@ -563,11 +564,20 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- main
+def _version() -> str:
+    """The installed distribution's version (a source tree on PYTHONPATH without an install: "unknown")."""
+    try:
+        return importlib.metadata.version("toposynth")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="toposynth",
         description="Optimization-based synthesis of interconnection topologies.",
     )
+    p.add_argument("--version", action="version", version=f"toposynth {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
