@@ -19,13 +19,12 @@ is convex. Three methods (``method=``; ``auto`` picks by the widths):
   ``Q(f) = min { sum_a tau f_a^2 / u_a : R u <= c - R f }`` (``u = w - f``,
   the spare width; solved in its dual by projected Newton, where for a
   single resource it is Kleinrock's square-root capacity assignment),
-  minimised by column generation with a second-order-cone master
-  (:mod:`flows.conic`), or, where its path table would not fit, by the
-  flow deviation method of Fratta, Gerla and Kleinrock (1973) --
-  Frank-Wolfe on the multicommodity flow -- with the conjugate directions
-  of Mitradjieva and Lindberg (2013), from the capacity-optimal flow
-  scaled to the demand (it crawls near capacity, and each of its steps
-  needs inner width allocations);
+  minimised by the flow deviation method of Fratta, Gerla and Kleinrock
+  (1973) -- Frank-Wolfe on the multicommodity flow -- with the conjugate
+  directions of Mitradjieva and Lindberg (2013), from the capacity-optimal
+  flow scaled to the demand; near capacity it crawls, and where its inner
+  allocations do not settle it has no reliable step: column generation
+  with a second-order-cone master (:mod:`flows.conic`) takes over;
 - the certified lower bound, in all of them, is Lagrangian: for resource
   prices ``y >= 0`` the cost ``latency_a + p_a + 2 sqrt(tau p_a)``
   (``p = R^T y``) gives ``sum_k d_k dist(k) - c . y <= OPT`` (with fixed
@@ -70,6 +69,8 @@ _CONJUGATE_DELTA = 0.01
 _INNER_GAP_OF_EPS = 0.02
 #: at most this many Newton steps per inner allocation
 _INNER_MAX_ROUNDS = 60
+#: under auto with shared resources, Frank-Wolfe's iterations before the conic master takes over
+_FW_FIRST = 30
 #: the line search's derivative evaluations (each an inner allocation when resources are shared)
 _SEARCH_STEPS = 40
 #: every this many iterations the bound is also taken at the prices' average over the second half
@@ -154,8 +155,15 @@ class _Fixed:
         return self.w
 
 
+class _Unsettled(Exception):
+    """An inner width allocation stopped short of its tolerance (raised only when asked to)."""
+
+
 class _Shared:
-    """Widths chosen with the flow within ``R w <= c`` (see the module docstring)."""
+    """Widths chosen with the flow within ``R w <= c`` (see the module docstring).
+    ``strict``: an allocation that stops short of ``tol`` raises :class:`_Unsettled`."""
+
+    strict = False
 
     def __init__(self, R: sp.csr_matrix, c: np.ndarray, tau: float, tol: float):
         self.R, self.Rt, self.c, self.tau, self.tol = R, R.T.tocsr(), c, tau, tol
@@ -206,6 +214,7 @@ class _Shared:
         h, p = dual(y)
         u = np.zeros_like(f)
         ru = np.zeros_like(s)
+        settled = False
         for _ in range(_INNER_MAX_ROUNDS):
             u[:] = 0.0
             pos = active & (p > 0)
@@ -216,6 +225,7 @@ class _Shared:
             if np.all(np.isfinite(ru)):
                 primal, low, _ = self._bounds(q, u, s, y, p, active)
                 if primal - low <= self.tol * max(primal, 1e-300):
+                    settled = True
                     break
             # the ascent direction of H on the resources crossed by flow; the free ones: y > 0 or rising
             grad = np.where(np.isfinite(ru), ru, 1e300) - s
@@ -250,6 +260,8 @@ class _Shared:
                 y, h, p = trial, h_new, p_new
                 break
             y, h, p = trial, h_new, p_new
+        if self.strict and not settled:
+            raise _Unsettled
         u[:] = 0.0
         pos = active & (p > 0)
         u[pos] = sq[pos] / np.sqrt(p[pos])
@@ -434,18 +446,38 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
     prices = start.prices if start is not None else None
     paths = None
     use = method
+    fw_first = 0
     if use == "auto":
         slots = len(grp.dst) * _SLOTS * min(problem.n - 1, _MAX_PATH)
-        # shared resources: column generation, not Frank-Wolfe first: each Frank-Wolfe iteration needs
-        # inner width allocations, which converge slowly where many resources overlap (measured on a
-        # BG/L midplane candidate with NAS traffic: 30 iterations in 150 s to a 55% gap, where the conic
-        # master reached 5% in 5 s; on the 2048 local demands Frank-Wolfe first saved 4 s at 50% load)
         use = ("projection" if w is not None and 12 * slots <= _PATHS_BYTES
                else "conic" if 8 * len(grp.dst) * min(problem.n - 1, 4096) <= _PATHS_BYTES else "frank-wolfe")
+        # shared resources: Frank-Wolfe's few iterations settle a light load (measured 0.5 s against the
+        # master's 3.3 s on a BG/L midplane with local traffic); near capacity it crawls, and where its inner
+        # width allocations do not settle (many overlapping resources: a midplane candidate with NAS traffic,
+        # 150 s for 30 iterations) it has no reliable step; the conic master takes over in both cases
+        fw_first = _FW_FIRST if use == "conic" else 0
     deadline = None if time_limit is None else t0 + time_limit
     done = None
     design_widths = None
     start_flow = cap.arc_flow / cap.lam * (1.0 - 1e-9) if x is None else x
+    if fw_first:
+        assert isinstance(widths, _Shared)
+        widths.strict = True
+        try:
+            fx, fupper, flower, fit, fstatus, fprices = _frank_wolfe(
+                problem, ch, grp, widths, lat, start_flow, shortest, lo_linear, prices, eps, conjugate,
+                min(fw_first, max_iterations), time_limit, t0, report)
+        except _Unsettled:
+            use = "conic"
+        else:
+            if fstatus == "optimal":
+                x, upper, lower, iterations, status, prices = fx, fupper, flower, fit, fstatus, fprices
+                use, done = "frank-wolfe", True
+            else:
+                start_flow, lo_linear = fx, max(lo_linear, flower)
+                use = "frank-wolfe, then conic"
+        finally:
+            widths.strict = False
     if use == "projection":
         if w is None:
             raise FlowError("the projection method needs fixed channel widths (every resource holding one channel); "
@@ -453,9 +485,11 @@ def deviation(problem: FlowProblem, model: QueueingModel | None = None, eps: flo
         done = _projection(problem, ch, grp, w, tau, eps, lo_linear, start, max_iterations, deadline, report)
         if done is not None:
             x, upper, lower, iterations, status, paths = done
-    elif use == "conic":
+    elif use in ("conic", "frank-wolfe, then conic") and done is None:
         x, upper, lower, iterations, status, prices, design_widths = conic_column_generation(
             problem, grp, ch, widths, tau, eps, lo_linear, max_iterations, deadline, report, start=start_flow)
+        if use != "conic":
+            iterations += fw_first
         done = True
     if done is None:
         if x is None:

@@ -295,3 +295,19 @@ def test_spare_widths_fit_each_resource_by_its_own_ratio():
     # a channel no resource holds keeps its width
     R2 = sp.csr_matrix(np.array([[1.0, 0.0]]))
     assert fit_spare(R2, R2.tocsc(), np.array([3.0, 7.0]), np.array([1.0])) == pytest.approx([1.0, 7.0])
+
+
+def test_auto_hands_over_to_the_conic_master_when_allocations_do_not_settle(monkeypatch):
+    # no Newton step in an inner allocation: none settles, so Frank-Wolfe has no reliable step and auto
+    # must hand the problem to the conic master from the start, with the same certified answer
+    import flows.deviation as dev
+
+    arcs = [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2), (3, 0), (0, 3)]
+    R = np.array([[1, 1, 0, 0, 1, 1, 0, 0], [0, 0, 1, 1, 0, 0, 1, 1.5]])
+    demands = [(0, 2, 0.6), (1, 3, 0.4), (3, 1, 0.3), (0, 1, 0.5)]
+    p = _problem(4, arcs, demands, R, [3.0, 2.5], np.array([1.0, 1, 2, 2, 1, 1, 2, 2]))
+    ref = _scipy_optimum(p, 0.7) / p.demands.total
+    monkeypatch.setattr(dev, "_INNER_MAX_ROUNDS", 0)
+    r = min_latency_queueing(p, QueueingModel(0.7), eps=1e-6)
+    assert r.extra["method"] == "deviation (conic)"
+    _within(r, ref, 1e-6)
