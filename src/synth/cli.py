@@ -408,6 +408,41 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------- run
+def _print_check(study, as_json: bool) -> int:
+    # per command: the parser starts without it (docs/ARCHITECTURE.md)
+    from common.size import check_memory, format_bytes, format_count
+
+    from .check import check_study
+
+    c = check_study(study)
+    # the run would refuse what does not fit: so does the check, with the same kind of line
+    for v in c.variants:
+        check_memory(f"flow of {v.largest.spec} ({format_count(v.largest.routers)} routers, "
+                     f"{format_count(v.largest.demands)} demands)", v.memory_bytes, "use fewer routers or demands")
+    if as_json:
+        _print_json(c.to_dict())
+    else:
+        print(f"study {c.name!r}: valid; {len(c.variants)} variant(s); nothing was run")
+        for v in c.variants:
+            big = v.largest
+            same = sum(len(x) for x in v.same_network.values())
+            print(f"  {v.label}: {v.candidates} candidates" + (f" ({same} left out as the same network)" if same else "")
+                  + f", machine {v.pes} PEs; largest flow problem {big.spec}: {format_count(big.routers)} routers, "
+                  f"{format_count(big.channels)} channels, {format_count(big.demands)} demands, "
+                  f"about {format_bytes(big.memory_bytes)}")
+        solves = sum(v.candidates for v in c.variants) * c.flow_runs
+        # no time: flows.size's guess, made on tori with uniform and random traffic, overstates local traffic
+        # tenfold (the bgl-midplane study: 3.8 h guessed, 18 min with 2 jobs measured)
+        print(f"flows: {format_count(solves)} solves (each candidate's capacity"
+              + (f" and {c.latency_scales} latency scale(s)" if c.flow_runs > 1 else "") + ")")
+        if c.searches:
+            print(f"searches: {c.searches} (run first; their graphs join the pool, not sized here)")
+        if c.simulated_winners:
+            print(f"simulations: the top {c.simulated_winners} candidates"
+                  + (" and the baseline" if c.baseline else "") + " (not sized here)")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .answer import units
@@ -420,6 +455,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         study = builtin_study(args.study.split(":", 1)[1])
     else:
         study = load_study(args.study)
+    if args.check:
+        return _print_check(study, args.json)
     out = args.out or f"toposynth-{study.name}"
     res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet,
               verbose=args.verbose or None)
@@ -672,6 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--verbose", action="store_true",
                    help="let the dask cluster's log messages through (also TOPOSYNTH_VERBOSE=1)")
     r.add_argument("--json", action="store_true", help="print the results as JSON")
+    r.add_argument("--check", action="store_true",
+                   help="validate the study and size it (candidates, machine, each flow problem's memory and a "
+                        "rough time) without running anything; exit 0 when it would run")
     r.set_defaults(func=cmd_run)
 
     st = sub.add_parser("studies", help="the built-in studies")

@@ -293,3 +293,28 @@ def test_flow_curve(capsys):
 def test_flow_queueing_bad_input(capsys, argv, message):
     rc, out, err = run(capsys, *argv)
     assert rc == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_run_check_sizes_the_study_without_running_it(capsys, tmp_path, monkeypatch):
+    # the built-in default: the pool and the isomorphic pair the run leaves out (benchmarks and README
+    # print the same), its largest flow problem, and no output directory made
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--check", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    v = d["variants"][0]
+    assert d["valid"] and v["candidates"] == 11 and v["pes"] == 32
+    assert v["same_network"] == {"torus:8x4": ["rt:a=4"]}
+    assert v["largest"]["routers"] == 32 and v["largest"]["channels"] == 192
+    assert d["flow_runs"] == 1 + d["latency_scales"]
+    assert list(tmp_path.iterdir()) == []
+    # a study that the run would refuse, the check refuses with the same line and exit status
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "mixed"\n[candidates]\nspecs = ["torus:4x4", "ring:8"]\n')
+    assert main(["run", "--check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toposynth: error: ") and "has 8 PEs but the machine has 16" in err
+    # a candidate too big for this machine's memory: refused before anything is built
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "100kB")
+    assert main(["run", "--check"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("toposynth: error: flow of torus:4x4x2 (32 routers, 128 demands) needs about")
