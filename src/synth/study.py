@@ -72,10 +72,12 @@ Every field is checked when the study is loaded; a bad one raises
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -264,7 +266,84 @@ def _table(d: dict, key: str) -> dict:
 
 def study_from_dict(d: dict, base: Path | None = None) -> Study:
     """Validate a study dict (as parsed from TOML). ``base``: directory that
-    relative file names in the study are resolved against."""
+    relative file names in the study are resolved against.
+
+    Every bad field is reported at once, in one line:
+
+    >>> study_from_dict({"candidates": {"specs": ["torus:4x4", "nosuch:3"]}, "ranking": {"eps": 2},
+    ...                  "simulation": {"top": -1}})
+    Traceback (most recent call last):
+    ...
+    synth.errors.StudyError: 3 problems in the study: (1) study field candidates.specs: 'nosuch:3': ...; (2) study field ranking.eps: must be a number in (0, 1), got 2; (3) study field simulation.top: must be an integer >= 0, got -1
+    """
+    try:
+        return _study_from_dict(d, base)
+    except StudyError as first:
+        found = _all_errors(d, base, str(first))
+        if len(found) == 1:
+            raise
+        raise StudyError(f"{len(found)} problems in the study: "
+                         + "; ".join(f"({k}) {m}" for k, m in enumerate(found, 1))) from None
+
+
+#: a study's error names its field first: ``study field traffic.scales: ...``
+_FIELD = re.compile(r"^study field ([A-Za-z_][\w.]*)")
+#: at most this many problems are gathered (each one more validation)
+_MAX_PROBLEMS = 12
+
+
+def _all_errors(d: dict, base: Path | None, first: str) -> list[str]:
+    """Every problem of study ``d``: validate, drop the field the error names (or, in a list, the entry it
+    quotes), validate again, until it passes or an error names no field. A problem in a field already
+    dropped from is a consequence of the dropping (an emptied pool), not the user's: it is left out."""
+    found = [first]
+    work = copy.deepcopy(d)
+    dropped: list[str] = []
+    msg = first
+    while len(found) < _MAX_PROBLEMS:
+        m = _FIELD.match(msg)
+        if m is None or not _drop(work, m.group(1), msg):
+            break
+        dropped.append(m.group(1))
+        try:
+            _study_from_dict(work, base)
+            break
+        except StudyError as exc:
+            msg = str(exc)
+        except ToposynthError:
+            break
+        m2 = _FIELD.match(msg)
+        if m2 is None or any(m2.group(1) == x or x.startswith(m2.group(1) + ".") or m2.group(1).startswith(x + ".")
+                             for x in dropped):
+            break
+        if msg in found:
+            break
+        found.append(msg)
+    return found
+
+
+def _drop(work: dict, path: str, msg: str) -> bool:
+    """Remove the field at dotted ``path`` from ``work`` (a list's entry quoted in ``msg`` only); whether
+    anything was removed."""
+    keys = path.split(".")
+    parent: Any = work
+    for k in keys[:-1]:
+        if not isinstance(parent, dict) or not isinstance(parent.get(k), dict):
+            return False
+        parent = parent[k]
+    if not isinstance(parent, dict) or keys[-1] not in parent:
+        return False
+    value = parent[keys[-1]]
+    if isinstance(value, list):
+        bad = [x for x in value if isinstance(x, str) and f"{x!r}:" in msg]
+        if bad and len(bad) < len(value):
+            parent[keys[-1]] = [x for x in value if x not in bad]
+            return True
+    del parent[keys[-1]]
+    return True
+
+
+def _study_from_dict(d: dict, base: Path | None = None) -> Study:
     if not isinstance(d, dict):
         raise StudyError("a study must be a table of fields")
     unknown = set(d) - _SECTIONS[""]

@@ -62,3 +62,21 @@ def test_show_refuses_an_unknown_study(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no built-in study 'nope'" in err
 
+
+
+def test_a_study_with_several_bad_fields_reports_them_all_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\ncolour = "red"\n[candidates]\nspecs = ["torus:4x4", "torus:4x"]\n'
+                   '[traffic]\npattern = "nosuch"\n[ranking]\neps = 0\nprune = "yes"\n')
+    assert main(["run", "--check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("toposynth: error: 5 problems in the study: (1) study field colour")
+    for field in ("colour", "candidates.specs: 'torus:4x'", "traffic.pattern", "ranking.eps", "ranking.prune"):
+        assert f"study field {field}" in err, field
+    # one bad field: the single error as before
+    with pytest.raises(Exception, match=r"^study field ranking.eps: must be a number in \(0, 1\), got 0$"):
+        study_from_dict({"candidates": {"specs": ["ring:8"]}, "ranking": {"eps": 0}})
+    # a consequence of leaving a bad field out (the pool emptied by its only spec) is not reported
+    with pytest.raises(Exception, match=r"^study field candidates.specs: 'ring:x'.*$") as exc:
+        study_from_dict({"candidates": {"specs": ["ring:x"]}})
+    assert "problems" not in str(exc.value)
