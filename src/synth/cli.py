@@ -333,6 +333,7 @@ def _print_flow(args, out: dict, results: dict) -> int:
         _print_json(out)
         _say_uncertified(results)
         return status
+    unit = "ns" if args.packaging else "hops"
     for name, r in results.items():
         d = r.to_dict()
         print(f"[{name}] {d.get('method', name)}: {d['status']}  ({d['seconds']:.3g} s)")
@@ -341,22 +342,23 @@ def _print_flow(args, out: dict, results: dict) -> int:
             print(f"  lambda       >= 1   (the demands are routed; capacity not computed, "
                   f"at most {d['upper_bound']:.6g})")
         else:
-            print(f"  lambda       {d['lambda']:.6g}   (every demand x lambda is routable)")
+            print(f"  lambda       {d['lambda']:.6g} x the demands   (every demand x lambda is routable)")
             print(f"  upper bound  {d['upper_bound']:.6g}   gap {d['gap']:.3g}")
         if args.latency:
             if r.average_latency is not None:
                 lgap = r.extra.get("latency_gap")
                 gap = "" if lgap is None else f"   gap {lgap:.3g}"
-                print(f"  avg latency  {r.average_latency:.6g}   certified lower bound {r.latency_bound:.6g}{gap}")
+                print(f"  avg latency  {r.average_latency:.6g} {unit}   certified lower bound {r.latency_bound:.6g} "
+                      f"{unit}{gap}")
                 if r.extra.get("load_model") == "queueing":
                     term = r.extra.get("terminal_part")
-                    print(f"    of which   router and wire delays {r.extra['zero_load_part']:.6g}, queueing "
-                          f"{r.extra['queueing_part']:.6g} (busiest channel {r.extra['max_channel_load']:.3f} "
-                          "of its width)" + ("" if term is None else f", the PEs' own channels {term:.6g}"))
+                    print(f"    of which   router and wire delays {r.extra['zero_load_part']:.6g} {unit}, queueing "
+                          f"{r.extra['queueing_part']:.6g} {unit} (busiest channel {r.extra['max_channel_load']:.3f} "
+                          "of its width)" + ("" if term is None else f", the PEs' own channels {term:.6g} {unit}"))
             else:
                 print(f"  avg latency  -   {r.extra.get('message', '')}")
         tops = ", ".join(f"{b['resource']} ({b['utilisation']:.3f})" for b in d["bottlenecks"][:5])
-        print(f"  bottlenecks  {tops}")
+        print(f"  bottlenecks  {tops}   (utilisation at lambda)")
     _say_uncertified(results)
     return status
 
