@@ -143,6 +143,8 @@ class Topology:
     >>> t = Topology(3, np.array([[0, 1], [1, 2], [2, 0]]))
     >>> t.num_links, t.num_arcs, t.degree.tolist()
     (3, 6, [2, 2, 2])
+    >>> t
+    Topology('graph', routers=3, pes=3, links=3)
     """
 
     n: int
@@ -220,7 +222,7 @@ class Topology:
 
     def __repr__(self) -> str:
         name = self.spec or self.family
-        return f"Topology({name!r}, n={self.n}, links={self.num_links})"
+        return f"Topology({name!r}, routers={self.routers}, pes={self.pes}, links={self.num_links})"
 
     @cached_property
     def fingerprint(self) -> str:
@@ -244,6 +246,28 @@ class Topology:
         return h.hexdigest()[:32]
 
     # ------------------------------------------------------------- basic sizes
+    @property
+    def routers(self) -> int:
+        """Number of routers (the field ``n``).
+
+        >>> from candidates import from_spec
+        >>> from_spec("torus:4x4:c=2").routers
+        16
+        """
+        return self.n
+
+    @property
+    def pes(self) -> int:
+        """Number of processing elements: the PEs of every router summed
+        (``routers`` times the concentration where it is uniform; a fat
+        tree's spines carry none).
+
+        >>> from candidates import from_spec
+        >>> from_spec("torus:4x4:c=2").pes, from_spec("ring:8").pes
+        (32, 8)
+        """
+        return self.num_terminals
+
     @property
     def num_links(self) -> int:
         return int(len(self.links))

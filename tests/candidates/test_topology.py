@@ -53,6 +53,21 @@ def test_concentration():
         cd.torus((4, 4)).with_concentration(0)
 
 
+@pytest.mark.parametrize("spec, routers, pes", [
+    ("torus:4x4", 16, 16),
+    ("torus:4x4:c=2", 16, 32),
+    ("rtt:a=2:c=2", 8, 16),                # a twisted torus of 2a^2 routers
+    ("fattree:k=4", 20, 16),               # k-ary fat tree: 5k^2/4 switches, k^3/4 hosts (spines carry no PE)
+])
+def test_routers_and_pes(spec, routers, pes):
+    t = cd.from_spec(spec)
+    assert (t.routers, t.pes) == (routers, pes)
+    assert t.n == routers                  # the field the other layers read
+    assert repr(t) == f"Topology({spec!r}, routers={routers}, pes={pes}, links={t.num_links})"
+    with pytest.raises(AttributeError):
+        t.routers = 3                      # derived: read-only
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
