@@ -7,7 +7,8 @@
 - :mod:`common.lazy`: package names that load on first use;
 - :mod:`common.jitcache`: numba's on-disk cache kept in step with the kernels' sources;
 - :mod:`common.workers`: how worker processes start (signals, threads);
-- :mod:`common.defaults`: the defaults every layer shares.
+- :mod:`common.defaults`: the defaults every layer shares;
+- :mod:`common.tables`: results as tables (a pandas DataFrame, a notebook's HTML table).
 
 It imports nothing of ``candidates``, ``flows``, ``sim`` or ``synth``.
 """

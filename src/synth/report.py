@@ -22,6 +22,7 @@ from typing import Any
 from candidates import from_spec, write_topology
 from common.errors import OutputPathError, ToposynthError
 from common.paths import atomic_write_text
+from common.tables import cell_text, html_table
 
 from .answer import Answer, units
 from .drawing import draw_topology
@@ -124,27 +125,8 @@ def _img(fig, ident: str) -> str:
     return f"<img id='{ident}' alt='{html.escape(ident)}' src='data:image/png;base64,{data}'>"
 
 
-def _cell(x: Any, left: bool = False) -> str:
-    cls = " class='l'" if left else ""
-    return f"<td{cls}>{html.escape(_fmt(x))}</td>"
-
-
 def _table(rows: list[list[Any]], head: list[str], left: tuple[int, ...] = (0, 1), row_class=None) -> str:
-    h = "".join(f"<th{' class=l' if i in left else ''}>{html.escape(str(x))}</th>" for i, x in enumerate(head))
-    body = []
-    for k, r in enumerate(rows):
-        cls = row_class(k) if row_class else None
-        body.append(f"<tr{f' class={cls}' if cls else ''}>" + "".join(_cell(x, i in left) for i, x in enumerate(r))
-                    + "</tr>")
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _fmt(x: Any) -> str:
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return "" if x is None else str(x)
+    return html_table(head, rows, left=left, row_class=row_class)
 
 
 def _pct(x: float) -> str:
@@ -342,7 +324,7 @@ def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pare
         rows.append([i, spec + (" (baseline)" if spec == base else "")] + ([r.get("routers")] if show_routers else [])
                     + [cost.get(k) for k, _ in cost_cols]
                     + [r.get("diameter"), r.get("average_distance"), cap.get("lambda"), cap.get("upper_bound")]
-                    + [_fmt(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
+                    + [cell_text(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
                     + ([sims[spec]["saturation"] if spec in sims else ""] if sims else [])
                     + (["\u03bb, latency" if len(fronts) == 2 else "\u03bb" if fronts == ["capacity"] else
                         ", ".join(fronts)] if pareto.get("capacity") is not None else []))
