@@ -39,6 +39,7 @@ from .report_figures import (
     tradeoff_figure,
 )
 from .study import study_from_dict
+from .study_table import study_columns, study_rows
 from .toml_out import dumps, prune
 
 __all__ = ["write_outputs", "render_report", "write_sweep_outputs"]
@@ -70,42 +71,21 @@ def _slug(spec: str) -> str:
 
 
 def _write_csv(d: dict[str, Any], path: Path) -> None:
-    """One row per candidate: rank in its size class, structure, cost,
-    capacity and latency with their certificates, simulated saturation,
-    baseline and Pareto flags."""
-    scales = d["study"]["traffic"]["scales"]
-    cost_cols = ["pes", "routers", "radix", "ports", "links", "wire_length", "wires", "pins", "cables"]
-    cols = (["rank", "size_class", "spec", "status", "baseline", "max_degree", "diameter", "average_distance"]
-            + [f"cost_{c}" for c in cost_cols] + ["wiring", "lambda", "upper_bound", "gap"]
-            + [f"latency@{s:g}" for s in scales] + [f"latency_bound@{s:g}" for s in scales]
-            + [f"latency_solver@{s:g}" for s in scales]
-            + ["pareto_capacity", "pareto_latency", "sim_saturation", "sim_routing", "seconds", "reason"])
-    classes: dict[int | None, list[str]] = (
-        {int(k): v for k, v in (d.get("classes") or {}).items()} or {d.get("pes"): d["ranking"]})
-    rank = {s: i + 1 for ranked in classes.values() for i, s in enumerate(ranked)}
-    order = {s: (k, i) for k, ranked in enumerate(classes.values()) for i, s in enumerate(ranked)}
-    base = d["study"]["ranking"]["baseline"]
-    sims = {x["spec"]: x for x in d.get("simulation", [])}
-    pareto = d.get("pareto") or {}
+    """One row per candidate (:func:`synth.study_table.study_rows`); a value not measured is an empty cell."""
+    cols = study_columns(d["study"]["traffic"]["scales"])
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(cols)
-        for r in sorted(d["records"], key=lambda r: order.get(r["spec"], (10 ** 9, 0))):
-            cap = r.get("capacity") or {}
-            lat = r.get("latency") or [{} for _ in scales]
-            cost = r.get("cost") or {}
-            sm = sims.get(r["spec"], {})
-            w.writerow([rank.get(r["spec"], ""), r.get("pes", ""), r["spec"], r["status"], int(r["spec"] == base),
-                        r.get("max_degree", ""), r.get("diameter", ""), r.get("average_distance", "")]
-                       + ["" if cost.get(c) is None else cost[c] for c in cost_cols]
-                       + [r.get("wiring") or "", cap.get("lambda", ""), cap.get("upper_bound", ""), cap.get("gap", "")]
-                       + [x.get("average_latency", "") if x.get("average_latency") is not None else "" for x in lat]
-                       + [x.get("latency_bound", "") if x.get("latency_bound") is not None else "" for x in lat]
-                       # records written before the LP fallback existed have no solver: theirs was the PTAS
-                       + [x.get("solver", "ptas") if x.get("average_latency") is not None else "" for x in lat]
-                       + [int(r["spec"] in pareto.get("capacity", [])), int(r["spec"] in pareto.get("latency", [])),
-                          sm.get("saturation", "") if sm.get("status") == "ok" else "", sm.get("routing", "")]
-                       + [f"{r.get('seconds', 0):.3f}", r.get("reason", "")])
+        for row in study_rows(d):
+            w.writerow([_csv_cell(k, row[k]) for k in cols])
+
+
+def _csv_cell(column: str, x: Any) -> Any:
+    if x is None:
+        return ""
+    if column == "seconds":
+        return f"{x:.3f}"
+    return int(x) if isinstance(x, bool) else x
 
 
 _CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1.5em;color:#222;line-height:1.4}"
