@@ -53,11 +53,14 @@ def dataframe(rows: Iterable[Mapping[str, Any]]) -> Any:
 
 
 def cell_text(x: Any) -> str:
-    """How a table shows a value: floats to 4 significant digits, booleans as yes/no, None as nothing."""
+    """How a table shows a value: floats to 4 significant digits, booleans
+    as yes/no, None as nothing, a list or tuple as its values joined by commas."""
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
         return f"{x:.4g}"
+    if isinstance(x, (list, tuple)):
+        return ", ".join(cell_text(v) for v in x)
     return "" if x is None else str(x)
 
 
@@ -86,13 +89,14 @@ def html_table(head: Sequence[str], rows: Iterable[Sequence[Any]], *, left: Iter
 
 def html_records(rows: Iterable[Mapping[str, Any]], columns: Sequence[tuple[str, str]], headline: str) -> str:
     """One row per dict of ``rows``, the ``columns`` as (key, header) pairs
-    (a header says the unit); a key a row lacks is an empty cell."""
+    (a header says the unit); a key a row lacks is an empty cell, and a
+    column no row has a value for is left out."""
+    rows = list(rows)
+    if rows:
+        columns = [(k, h) for k, h in columns if any(r.get(k) is not None for r in rows)]
     return html_table([h for _, h in columns], [[r.get(k) for k, _ in columns] for r in rows], headline=headline)
 
 
 def html_fields(fields: Mapping[str, Any], headline: str) -> str:
-    """One result as a two-column table: a row per field of ``fields`` (a
-    flattened dict); lists are shown joined by commas."""
-    rows = [[k, ", ".join(cell_text(x) for x in v) if isinstance(v, (list, tuple)) else v]
-            for k, v in fields.items()]
-    return html_table(["field", "value"], rows, headline=headline)
+    """One result as a two-column table: a row per field of ``fields`` (a flattened dict)."""
+    return html_table(["field", "value"], [[k, v] for k, v in fields.items()], headline=headline)

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from common.tables import cell_text, dataframe, html_records
+
 from .deviation import DeviationState, deviation
 from .problem import DEFAULT_EPS, FlowError, FlowProblem
 from .ptas import max_concurrent_flow
@@ -24,6 +26,13 @@ from .result import FlowResult
 from .solve import solve
 
 __all__ = ["CurvePoint", "LatencyCurve", "latency_curve"]
+
+#: the columns of a curve's table in a notebook: (field of CurvePoint, header with its unit)
+_COLUMNS = (("scale", "demand scale (x demands)"), ("load", "load (of capacity)"),
+            ("average_latency", "average latency (per unit of demand)"), ("latency_bound", "certified lower bound"),
+            ("gap", "gap"), ("status", "status"), ("zero_load_part", "zero-load part"),
+            ("queueing_part", "queueing part"), ("max_channel_load", "busiest channel's load"),
+            ("seconds", "seconds (s)"))
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,19 @@ class LatencyCurve:
                 "queueing": None if self.queueing is None else self.queueing.to_dict(), "seconds": self.seconds,
                 "points": [p.to_dict() for p in self.points]}
 
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame of the points, one row each (the fields of
+        :class:`CurvePoint`, as ``to_dict()["points"]``). Needs pandas (the
+        ``pandas`` extra)."""
+        return dataframe(p.to_dict() for p in self.points)
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the capacity and the load model in a line, then a row per point."""
+        head = (f"latency curve, {self.load_model} load model: capacity lambda = {cell_text(self.capacity)} x the "
+                f"demands (certified <= {cell_text(self.capacity_bound)}); {len(self.points)} points, "
+                f"{'every one certified' if self.certified else 'not all certified'}; {cell_text(self.seconds)} s")
+        return html_records([p.to_dict() for p in self.points], _COLUMNS, head)
+
 
 def _point(scale: float, lam: float, r: FlowResult) -> CurvePoint:
     gap = r.extra.get("latency_gap")
@@ -97,6 +119,8 @@ def latency_curve(problem: FlowProblem, *, load_model: str = "queueing", queuein
     >>> c = latency_curve(p, points=2, up_to=0.5, eps=1e-4)
     >>> [round(q.load, 2) for q in c.points], [round(q.average_latency, 3) for q in c.points]
     ([0.25, 0.5], [1.333, 2.0])
+    >>> list(c.to_dataframe()["load"].round(2)), "<table>" in c._repr_html_()
+    ([0.25, 0.5], True)
     """
     if load_model not in LOAD_MODELS:
         raise FlowError(f"unknown load model {load_model!r}; use one of {', '.join(LOAD_MODELS)}")

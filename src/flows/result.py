@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from common.tables import cell_text, dataframe, flatten, html_fields
+
 __all__ = ["FlowResult"]
 
 
@@ -23,6 +25,9 @@ class FlowResult:
     ``utilisation[r]`` is resource r's use over its capacity under it.
     For the latency objective ``average_latency`` is the flow-weighted
     latency per unit of demand and ``latency_bound`` a certified lower bound.
+
+    In a notebook a result shows as a table (``_repr_html_``), and
+    :meth:`to_dataframe` gives :meth:`to_dict` as a pandas DataFrame.
     """
 
     solver: str
@@ -79,3 +84,31 @@ class FlowResult:
             d["latency_bound"] = self.latency_bound
         d.update(self.extra)
         return d
+
+    def to_dataframe(self) -> Any:
+        """:meth:`to_dict` as a one-row pandas DataFrame, nested fields
+        flattened (``lp.rows``): the results of several runs stack with
+        ``pandas.concat``. Needs pandas (the ``pandas`` extra).
+
+        >>> import candidates as cd
+        >>> from flows import Demands, FlowProblem, solve_lp
+        >>> df = solve_lp(FlowProblem.from_topology(cd.ring(6), Demands.uniform(6))).to_dataframe()
+        >>> len(df), round(float(df["lambda"].iloc[0]), 6)
+        (1, 1.111111)
+        """
+        return dataframe([flatten(self.to_dict())])
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the answer with its certificate in a line, then every field of :meth:`to_dict`."""
+        d = flatten(self.to_dict())
+        d["bottlenecks"] = [f"{b['resource']} ({cell_text(b['utilisation'])})" for b in d["bottlenecks"]]
+        return html_fields(d, self._headline())
+
+    def _headline(self) -> str:
+        if self.objective == "latency" and self.average_latency is not None:
+            what = (f"average latency {cell_text(self.average_latency)} per unit of demand, in the arcs' latency "
+                    f"unit (certified >= {cell_text(self.latency_bound)})")
+        else:
+            what = (f"lambda = {cell_text(self.lam)} x the demands (certified <= {cell_text(self.upper_bound)}, "
+                    f"gap {cell_text(self.gap)})")
+        return f"{what}; {self.solver}, {self.status}, {cell_text(self.seconds)} s"
