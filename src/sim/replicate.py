@@ -23,11 +23,18 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from common import defaults
+from common.tables import cell_text, dataframe, html_records
 
 from .confidence import ci95
 from .engine import SweepResult, check_seeds, run_seeds, saturation_search, sweep_search
 
 __all__ = ["LoadSummary", "ReplicatedSweep", "sweep_seeds", "saturation_seeds", "check_seeds"]
+
+#: the columns of a replication's table in a notebook: (field of LoadSummary, header with its unit)
+_COLUMNS = (("load", "load (phits/cycle/PE)"), ("offered", "offered (phits/cycle/PE)"),
+            ("accepted", "accepted (phits/cycle/PE)"), ("accepted_ci95", "\u00b1 (95%)"),
+            ("latency", "latency (cycles)"), ("latency_ci95", "\u00b1 (95%)"), ("unstable", "seeds unstable"),
+            ("deadlocks", "seeds deadlocked"))
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,20 @@ class ReplicatedSweep:
             "by_load": [s.to_dict() for s in self.by_load()],
             "runs": [r.to_dict() for r in self.runs],
         }
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with a row per load every seed simulated: the
+        means over the seeds and their intervals (:meth:`by_load`, as
+        ``to_dict()["by_load"]``). Needs pandas (the ``pandas`` extra)."""
+        return dataframe(s.to_dict() for s in self.by_load())
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the mean saturation and its interval in a line, then a row per load."""
+        ci = self.saturation_ci95
+        pm = "" if ci is None else f" \u00b1 {cell_text(ci)} (95% interval, Student's t)"
+        head = (f"saturation {cell_text(self.saturation)}{pm} phits/cycle/PE, the mean over {len(self.seeds)} "
+                f"seeds ({', '.join(map(str, self.seeds))}), at offered load {cell_text(self.saturation_load)}")
+        return html_records([s.to_dict() for s in self.by_load()], _COLUMNS, head)
 
 
 def _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress) -> ReplicatedSweep:

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from candidates import Topology
+from common.tables import cell_text, dataframe, flatten, html_fields, html_records
 
 from .config import SimConfig
 
@@ -31,6 +32,9 @@ class SimResult:
     mean length of the measured packets, so ``latency - (packet_phits - 1)``
     is the latency with each packet's own serialisation taken out (under
     virtual cut-through, when its first phit arrived).
+
+    In a notebook a run shows as a table (``_repr_html_``), and
+    :meth:`to_dataframe` gives :meth:`to_dict` as a pandas DataFrame.
     """
 
     spec: str
@@ -130,6 +134,19 @@ class SimResult:
             d["channel_utilisation"] = self.channel_utilisation.tolist()
         return d
 
+    def to_dataframe(self) -> Any:
+        """:meth:`to_dict` as a one-row pandas DataFrame, nested fields
+        flattened (``config.routing``, ``utilisation.x.mean``,
+        ``latency_percentiles.p99``): runs stack with ``pandas.concat``.
+        Needs pandas (the ``pandas`` extra)."""
+        return dataframe([flatten(self.to_dict())])
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: what was offered, accepted and how long it took in a line, then the measured
+        fields of :meth:`to_dict` (the configuration is its ``config``)."""
+        fields = {k: v for k, v in flatten(self.to_dict()).items() if not k.startswith("config.")}
+        return html_fields(fields, _run_headline(self))
+
 
 @dataclass(frozen=True)
 class SimProgress:
@@ -171,6 +188,47 @@ class SweepResult:
             "saturation": self.saturation,
             "saturation_load": self.saturation_load,
         }
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with a row per load: each run's
+        :meth:`SimResult.to_dataframe` row (``to_dict()["points"]``,
+        flattened). Needs pandas (the ``pandas`` extra).
+
+        >>> import candidates as cd, sim
+        >>> s = sim.sweep(cd.ring(6), "singleflit", "uniform", [0.1, 0.3], seed=0)
+        >>> list(s.to_dataframe()["load"]), "<table>" in s._repr_html_()
+        ([0.1, 0.3], True)
+        """
+        return dataframe(flatten(p.to_dict()) for p in self.points)
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the saturation in a line, then a row per load."""
+        if self.points:
+            p = self.points[0]
+            what = f"load sweep of {p.spec} ({p.routing} routing, {p.traffic} traffic)"
+        else:
+            what = "load sweep"
+        head = (f"{what}: saturation {cell_text(self.saturation)} phits/cycle/PE accepted at offered load "
+                f"{cell_text(self.saturation_load)}; {len(self.points)} loads")
+        return html_records([flatten(p.to_dict()) for p in self.points], _SWEEP_COLUMNS, head)
+
+
+#: the columns of a sweep's table in a notebook: (field of SimResult.to_dict(), flattened; header with its unit)
+_SWEEP_COLUMNS = (("load", "load (phits/cycle/PE)"), ("offered", "offered (phits/cycle/PE)"),
+                  ("accepted", "accepted (phits/cycle/PE)"), ("latency", "latency (cycles)"),
+                  ("latency_percentiles.p99", "99th percentile (cycles)"), ("hops", "hops"),
+                  ("stable", "stable"), ("deadlock", "deadlock"), ("seconds", "seconds (s)"))
+
+
+def _run_headline(r: SimResult) -> str:
+    lat = "no packet measured" if r.latency is None else f"latency {cell_text(r.latency)} cycles"
+    if r.deadlock:
+        state = f"deadlock ({r.deadlock_kind})"
+    else:
+        state = "stable" if r.stable else "beyond saturation"
+    return (f"{r.spec}, {r.routing} routing, {r.traffic} traffic at load {cell_text(r.load)}: accepted "
+            f"{cell_text(r.accepted)} of offered {cell_text(r.offered)} phits/cycle/PE, {lat}, hops "
+            f"{cell_text(r.hops)}; {state}; {r.cycles} cycles in {cell_text(r.seconds)} s")
 
 
 def sweep_result(points: list[SimResult]) -> SweepResult:
