@@ -65,11 +65,12 @@ def cell_text(x: Any) -> str:
 
 
 def html_table(head: Sequence[str], rows: Iterable[Sequence[Any]], *, left: Iterable[int] = (0,),
-               row_class: Callable[[int], str | None] | None = None, headline: str | None = None) -> str:
+               row_class: Callable[[int], str | None] | None = None,
+               headline: str | Sequence[str] | None = None) -> str:
     """An HTML table: the ``left`` columns aligned left (the class ``l``),
-    ``row_class(k)`` the class of the k-th row; with a ``headline``, a
-    paragraph above it, both in one ``<div class='toposynth'>``. Every
-    header, value and the headline are escaped."""
+    ``row_class(k)`` the class of the k-th row; with a ``headline`` (a
+    paragraph, or a list of them) above it, both in one ``<div
+    class='toposynth'>``. Every header, value and paragraph is escaped."""
     left = set(left)
 
     def cls(i: int) -> str:
@@ -84,10 +85,12 @@ def html_table(head: Sequence[str], rows: Iterable[Sequence[Any]], *, left: Iter
     table = f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     if headline is None:
         return table
-    return f"<div class='toposynth'><p>{html.escape(headline)}</p>{table}</div>"
+    paragraphs = [headline] if isinstance(headline, str) else headline
+    return f"<div class='toposynth'>{''.join(f'<p>{html.escape(p)}</p>' for p in paragraphs)}{table}</div>"
 
 
-def html_records(rows: Iterable[Mapping[str, Any]], columns: Sequence[tuple[str, str]], headline: str) -> str:
+def html_records(rows: Iterable[Mapping[str, Any]], columns: Sequence[tuple[str, str]],
+                 headline: str | Sequence[str]) -> str:
     """One row per dict of ``rows``, the ``columns`` as (key, header) pairs
     (a header says the unit); a key a row lacks is an empty cell, and a
     column no row has a value for is left out."""

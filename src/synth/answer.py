@@ -78,6 +78,16 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def heading(self) -> str:
+        """What this answer is the answer to, as a heading: ``Best``, ``Best at the baseline's cost``, ...
+
+        >>> Answer("ring:8", None, "capacity", 8, label="at the baseline's cost").heading()
+        "Best at the baseline's cost"
+        """
+        if self.label == "best":
+            return "Best"
+        return "Best " + self.label if self.label.startswith("at ") else self.label[0].upper() + self.label[1:]
+
     def sentence(self, u: dict[str, str] | None = None) -> str:
         """The answer in one paragraph."""
         if self.winner is None:

@@ -193,9 +193,7 @@ def _answer_section(d: dict[str, Any], u: dict[str, str]) -> str:
     for a in answers:
         fields: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in a.items()}
         ans = Answer(**fields)
-        head = ("Best" if a["label"] == "best" else "Best " + a["label"] if a["label"].startswith("at ")
-                else a["label"][0].upper() + a["label"][1:])
-        parts.append(f"<h3>{html.escape(head)}</h3><p>{html.escape(ans.sentence(u))}</p>")
+        parts.append(f"<h3>{html.escape(ans.heading())}</h3><p>{html.escape(ans.sentence(u))}</p>")
         for n in a.get("notes") or []:
             parts.append(f"<p class='note'>Note: {html.escape(n)}</p>")
     parts.append("</div>")

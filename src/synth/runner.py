@@ -29,12 +29,13 @@ import sim
 from candidates import from_spec
 from common.errors import OutputPathError
 from common.paths import atomic_write_text
+from common.tables import cell_text, dataframe, flatten, html_records
 from sim import SimError
 from sim.routing import with_class_vcs
 from sim.search import LoadSearch, SearchSet
 
 from . import report
-from .answer import Answer, study_answers
+from .answer import Answer, study_answers, units
 from .backends import BACKENDS, Executor
 from .evaluate import build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
@@ -43,6 +44,7 @@ from .record_log import open_log, prepare_out_dir, read_log
 from .records import CandidateRecord, validate_simulation
 from .study import Study, StudyError
 from .study_search import run_study_searches
+from .study_table import study_rows
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS", "backend_settings"]
 
@@ -56,6 +58,10 @@ class StudyResult:
     ``machine.compare_sizes``, the ranking of every size class (PEs ->
     specs), never mixed; ``pareto``: per performance measure, the specs on
     the front of that measure against the cost ``study.cost``.
+
+    In a notebook a result shows as a table (``_repr_html_``): the answer,
+    then a row per candidate; :meth:`to_dataframe` gives the rows of
+    ``results.csv`` as a pandas DataFrame.
     """
 
     study: Study
@@ -103,6 +109,34 @@ class StudyResult:
                 "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed,
                 "same_network": self.same_network}
 
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with a row per candidate, ranked ones first:
+        the columns of ``results.csv`` (:mod:`synth.study_table`), a value
+        not measured None. Needs pandas (the ``pandas`` extra).
+
+        >>> from synth.study import study_from_dict
+        >>> res = run(study_from_dict({"candidates": {"specs": ["ring:4", "complete:4"]}, "cross_check": {"top": 0}}))
+        >>> res.to_dataframe()[["rank", "spec", "lambda"]].values.tolist()
+        [[1, 'complete:4', 3.0], [2, 'ring:4', 1.5]]
+        """
+        return dataframe(study_rows(self.to_dict()))
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the answer in a paragraph, then a row per candidate with units in the headers."""
+        u = units(self.study)
+        ok = sum(1 for r in self.records if r.ok)
+        head = [f"study {self.study.name!r}: {len(self.records)} candidates, {ok} evaluated, ranked by "
+                f"{self.study.objective}; {cell_text(self.seconds)} s"]
+        head += [f"{a.heading()}: {a.sentence(u)}" for a in self.answers]
+        columns = [("rank", "rank"), ("spec", "candidate"), ("status", "status"), ("baseline", "baseline"),
+                   ("size_class", "PEs"), ("cost_routers", "routers"), ("cost_links", "links"),
+                   ("max_degree", "max degree"), ("diameter", "diameter"),
+                   ("lambda", f"lambda ({u['capacity_short']})"), ("gap", "gap")]
+        columns += [(f"latency@{s:g}", f"latency at {s:g} ({u['latency_short']})") for s in self.study.scales]
+        columns += [("sim_saturation", "simulated saturation (phits/cycle/PE)"), ("seconds", "seconds (s)"),
+                    ("reason", "reason")]
+        return html_records(study_rows(self.to_dict()), columns, head)
+
 
 @dataclass
 class SweepStudyResult:
@@ -131,6 +165,26 @@ class SweepStudyResult:
     def to_dict(self) -> dict[str, Any]:
         return {"study": self.study.to_dict(), "summary": self.summary(), "seconds": self.seconds,
                 "variants": {label: res.to_dict() for label, res in self.variants}}
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with a row per variant: :meth:`summary`,
+        its pin counts flattened (``pins.node_card``). Needs pandas (the
+        ``pandas`` extra)."""
+        return dataframe(flatten(x) for x in self.summary())
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: a row per variant, the winner and its figures with units."""
+        u = units(self.study)
+        rows = [flatten(x) for x in self.summary()]
+        pins = list(dict.fromkeys(k for r in rows for k in r if k.startswith("pins.")))
+        scale = f" at {self.study.scales[0]:g}" if self.study.scales else ""
+        columns = ([("variant", "variant")] + [(k, f"{k[len('pins.'):]} pins") for k in pins]
+                   + [("winner", "winner"), ("latency", f"winner's latency{scale} ({u['latency_short']})"),
+                      ("best_capacity", f"best lambda ({u['capacity_short']})"),
+                      ("capacity_gain", "winner's capacity over the baseline's (point, low, high)")])
+        head = (f"study {self.study.name!r}: a sweep of {len(self.variants)} variants; "
+                f"{cell_text(self.seconds)} s")
+        return html_records(rows, columns, head)
 
 
 def _lam(r: CandidateRecord) -> float:
