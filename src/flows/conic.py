@@ -11,8 +11,8 @@ of its wait::
          x, art >= 0
 
 a convex conic program that Clarabel (an interior-point conic solver) solves
-to 1e-8. ``art_k`` (cost ``M``, tenfold whenever it is still used when
-pricing finds nothing new) keeps the first masters feasible. Pricing is the
+to 1e-8. ``art_k`` (cost ``M``, tenfold after every master that still uses it)
+keeps the first masters feasible. Pricing is the
 Lagrangian bound of :mod:`flows.deviation`: shortest paths under
 ``latency_a + p_a + 2 sqrt(tau p_a)`` with ``p = R^T y``, the master's
 resource duals, give the certified lower bound ``sum_k d_k dist(k) - c . y``
@@ -43,6 +43,8 @@ __all__ = ["conic_column_generation"]
 _ART = 1e3
 #: ... or, given a start flow, this times its average latency (raised tenfold while still used)
 _ART_OVER_START = 100.0
+#: artificial flow above this fraction of the demand is used, not the master's tolerance (1e-7) at work
+_ART_LEFT = 1e-6
 
 
 def _master(columns, owner, K, A, R, c, lat, tau, amount, big):
@@ -179,10 +181,13 @@ def conic_column_generation(problem, grp, ch, widths, tau: float, eps: float, lo
         if gap <= eps:
             break
         _, new = add(cost)
-        if new == 0:
-            if float(art.sum()) > 1e-9 * total:
-                big *= 10.0
-            elif "Solved" not in how:
+        left = float(art.sum())
+        if left > _ART_LEFT * total or (new == 0 and left > 1e-9 * total):
+            # the master still pays M rather than route: near capacity a unit's marginal wait outgrows M,
+            # and new columns alone do not change that (measured: 9 masters with the same artificial flow)
+            big *= 10.0
+        elif new == 0:
+            if "Solved" not in how:
                 status = f"gap {gap:.3g}: the conic master stopped ({how}) after {rounds} masters"
                 break
             else:
