@@ -78,7 +78,7 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
     demands, else a few hops per demand). ``solver``: ``ptas``, ``lp``,
     ``both``, ``colgen`` (sized as the PTAS, timed as measured) or
     ``deviation`` (the PTAS's capacity run, then the projection method's
-    paths: 8 per demand of up to 64 channels, at most 256 MiB). ``uniform``: the demands are yet to be built as uniform
+    paths: 32 per demand of up to 64 channels, at most 256 MiB). ``uniform``: the demands are yet to be built as uniform
     traffic (which first makes an n x n mask).
     """
     n, arcs, demands, groups = int(n), int(arcs), int(demands), max(1, int(groups))
@@ -92,7 +92,7 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
         pool = max(3072.0 * groups, 16.0 * groups * _POOL_TREES * tree_arcs)
         parts["ptas"] = _PTAS_PER_ARC * arcs + 40.0 * demands + pool + 64.0 * n
     if solver == "deviation":
-        parts["paths"] = min(12.0 * 8 * min(n - 1, 64) * demands, 256.0 * 2**20)
+        parts["paths"] = min(12.0 * 32 * min(n - 1, 64) * demands, 256.0 * 2**20)
     cols = groups * arcs + 1
     if solver in ("lp", "both"):
         per_col = 2.0 + nnz / max(arcs, 1)
