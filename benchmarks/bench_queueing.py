@@ -35,7 +35,7 @@ from pathlib import Path
 from _record import record, table
 
 CHILD = r"""
-import json, resource, sys, tempfile, time
+import json, pathlib, resource, sys, tempfile, time
 import candidates as cd
 import flows
 from flows import Demands, FlowProblem, QueueingModel
@@ -82,7 +82,7 @@ elif case.startswith("bgl-nas"):
     from synth.evaluate import build_topology, build_problem
     R.LOAD_MODEL = "queueing"
     L, _ = R.app_location_matrix("bt")
-    folder = tempfile.mkdtemp()
+    folder = pathlib.Path(tempfile.mkdtemp())
     d0 = R._base_study(1)
     torus_t = build_topology(R.TORUS, R._study(d0))
     cap_t = R._cap(R._evaluate(R.TORUS, R._study(R._app_study(None, R._demand_file(L, torus_t, folder, "t"), [],
