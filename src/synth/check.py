@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from candidates import from_spec
+from candidates import Topology, from_spec
 from flows.size import flow_cost
 
 from .machine import check_machine
@@ -100,8 +100,8 @@ def _demand_count(study: Study, routers: int, pes: int) -> int:
     return routers * (routers - 1) if pes >= routers else pes * (pes - 1)
 
 
-def _size(study: Study, spec: str, pes: int) -> CandidateSize:
-    topo = study.physical.place(from_spec(spec))
+def _size(study: Study, spec: str, pes: int, built: Topology | None) -> CandidateSize:
+    topo = study.physical.place(built if built is not None else from_spec(spec))
     demands = _demand_count(study, topo.n, pes)
     solver = "deviation" if study.latency_model == "queueing" else "ptas"
     cost = flow_cost(topo.n, topo.num_arcs, demands, min(topo.n, max(1, demands)), solver=solver,
@@ -118,7 +118,7 @@ def check_study(study: Study) -> StudyCheck:
         base = None if sub.baseline is None else (from_spec(sub.baseline).spec or sub.baseline)
         pool = candidate_pool(sub, keep=base)
         pes = check_machine(sub.machine, pool.sizes, base)
-        sizes = tuple(_size(sub, spec, p) for spec, p in pool.sizes.items())
+        sizes = tuple(_size(sub, spec, p, pool.topologies.get(spec)) for spec, p in pool.sizes.items())
         largest = max(sizes, key=lambda s: (s.memory_bytes, s.routers))
         out.append(VariantCheck(label or sub.name, len(sizes), pes, dict(pool.same), largest,
                                 largest.memory_bytes, sizes))

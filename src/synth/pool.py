@@ -78,10 +78,12 @@ class CandidatePool:
     sizes : spec -> processing elements, in pool order, one spec per network.
     same : kept spec -> the specs left out as the same network (isomorphic, with as many PEs on
         corresponding routers; under a packaging, the same placed machine), in pool order.
+    topologies : kept spec -> the topology built to compare it (unplaced), so that no caller builds it again.
     """
 
     sizes: dict[str, int]
     same: dict[str, list[str]] = field(default_factory=dict)
+    topologies: dict[str, Topology] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"sizes": dict(self.sizes), "same": {k: list(v) for k, v in self.same.items()}}
@@ -154,4 +156,5 @@ def candidate_pool(study: Study, extra: list[str] | tuple[str, ...] = (), keep: 
         kept[rep] = [i for i in g if i != rep]
     order = sorted(kept)
     return CandidatePool({specs[i]: topos[specs[i]].num_terminals for i in order},
-                         {specs[i]: [specs[j] for j in kept[i]] for i in order if kept[i]})
+                         {specs[i]: [specs[j] for j in kept[i]] for i in order if kept[i]},
+                         {specs[i]: topos[specs[i]] for i in order})
