@@ -24,6 +24,7 @@ common.errors.OutputPathError: --out ... is a file; give a directory
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -141,6 +142,16 @@ def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8
     return atomic_write_bytes(path, text.encode(encoding))
 
 
+def _mode_for(p: Path) -> int:
+    """The permission bits ``open(p, "w")`` would give: the existing file's, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(p.stat().st_mode)
+    except OSError:
+        mask = os.umask(0o022)  # the only way to read the umask is to set it; put it back at once
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """:func:`atomic_write_text` for bytes."""
     p = Path(path)
@@ -148,6 +159,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         raise IsADirectoryError(21, "Is a directory", str(p))
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
+        # mkstemp makes the file 0600; a result file is read by others as any file open() makes would be
+        os.fchmod(fd, _mode_for(p))
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
