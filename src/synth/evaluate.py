@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from candidates import distance_stats, from_spec
+from candidates import distance_stats, from_spec, pe_distances
 from candidates.topology import Topology
 from common.errors import ToposynthError
 
@@ -93,7 +93,9 @@ def _evaluate(spec: str, study: Study, best: float | None) -> dict[str, Any]:
         if not ds.connected:
             rec.update(status="failed", reason="disconnected topology")
             return rec
-        rec.update(diameter=ds.diameter, average_distance=ds.average_distance)
+        pe = pe_distances(topo, ds)
+        rec.update(diameter=ds.diameter, average_distance=ds.average_distance, pe_diameter=pe.diameter,
+                   pe_average_distance=pe.average_distance)
         problem = build_problem(topo, study)
         if best is not None:
             b = problem_bounds(problem)

@@ -237,6 +237,9 @@ class CandidateRecord:
     cost: Cost | None = None
     diameter: int | None = None
     average_distance: float | None = None
+    #: hop distances between PEs (routers without PEs only passed through; a fat tree's PEs sit on its leaves)
+    pe_diameter: int | None = None
+    pe_average_distance: float | None = None
     capacity: CapacityRecord | None = None
     latency: tuple[LatencyRecord, ...] = ()
     bound: dict[str, float] | None = None
@@ -261,7 +264,7 @@ class CandidateRecord:
                 d[k] = getattr(self, k)
         if self.cost is not None:
             d["cost"] = self.cost.to_dict()
-        for k in ("diameter", "average_distance"):
+        for k in ("diameter", "average_distance", "pe_diameter", "pe_average_distance"):
             if getattr(self, k) is not None:
                 d[k] = getattr(self, k)
         if self.capacity is not None:
@@ -286,11 +289,11 @@ class CandidateRecord:
         d = _object(d, "a record")
         _typed(d, "spec", "str", required=True)
         _typed(d, "status", "str", required=True)
-        for k in ("routers", "pes", "links", "max_degree", "radix", "diameter"):
+        for k in ("routers", "pes", "links", "max_degree", "radix", "diameter", "pe_diameter"):
             _typed(d, k, "int")
         for k in ("family", "wiring", "reason", "fingerprint"):
             _typed(d, k, "str")
-        for k in ("average_distance", "seconds"):
+        for k in ("average_distance", "pe_average_distance", "seconds"):
             _typed(d, k, "real")
         if _typed(d, "cost", "dict") is not None:
             for k in ("routers", "pes", "radix", "ports", "links"):
@@ -341,7 +344,8 @@ class CandidateRecord:
         for x in self.latency:
             x.validate()
         _finite("average distance", self.average_distance)
-        for k in ("routers", "pes", "links", "max_degree", "radix", "diameter"):
+        _finite("average distance between PEs", self.pe_average_distance)
+        for k in ("routers", "pes", "links", "max_degree", "radix", "diameter", "pe_diameter"):
             _finite(k, getattr(self, k))
         if self.cost is not None:
             for k, v in self.cost.to_dict().items():

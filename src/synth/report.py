@@ -286,8 +286,12 @@ def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pare
                  and any((by[s].get("cost") or {}).get(k) is not None for s in ranked)]
     # a column that is the same for every candidate says nothing: the routers of one machine often are
     show_routers = len({by[s].get("routers") for s in ranked}) > 1
+    # distances between PEs, as the traffic sees them (a fat tree's PEs sit on its leaves); records written before
+    # they were kept have the routers' only
+    between = "between PEs " if all(by[s].get("pe_average_distance") is not None for s in ranked) else ""
+    dist = ("pe_diameter", "pe_average_distance") if between else ("diameter", "average_distance")
     head = (["rank", "candidate"] + (["routers"] if show_routers else []) + [h for _, h in cost_cols]
-            + ["diameter (hops)", "avg distance (hops)", f"capacity \u03bb ({u['capacity_short']})",
+            + [f"diameter {between}(hops)", f"avg distance {between}(hops)", f"capacity \u03bb ({u['capacity_short']})",
                f"certified \u2264 ({u['capacity_short']})"]
             + [f"latency @ {s:g} ({u['latency_short']})" for s in scales]
             + (["simulated saturation (phits/cycle/PE)"] if sims else [])
@@ -301,7 +305,7 @@ def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pare
         fronts = [k for k in ("capacity", "latency") if spec in (pareto.get(k) or [])]
         rows.append([i, spec + (" (baseline)" if spec == base else "")] + ([r.get("routers")] if show_routers else [])
                     + [cost.get(k) for k, _ in cost_cols]
-                    + [r.get("diameter"), r.get("average_distance"), cap.get("lambda"), cap.get("upper_bound")]
+                    + [r.get(dist[0]), r.get(dist[1]), cap.get("lambda"), cap.get("upper_bound")]
                     + [cell_text(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
                     + ([sims[spec]["saturation"] if spec in sims else ""] if sims else [])
                     + (["\u03bb, latency" if len(fronts) == 2 else "\u03bb" if fronts == ["capacity"] else

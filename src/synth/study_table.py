@@ -27,7 +27,8 @@ COST_COLUMNS = ("pes", "routers", "radix", "ports", "links", "wire_length", "wir
 
 def study_columns(scales: list[float]) -> list[str]:
     """The columns of a study's table with these demand scales."""
-    return (["rank", "size_class", "spec", "status", "baseline", "max_degree", "diameter", "average_distance"]
+    return (["rank", "size_class", "spec", "status", "baseline", "max_degree", "diameter", "average_distance",
+             "pe_diameter", "pe_average_distance"]
             + [f"cost_{c}" for c in COST_COLUMNS] + ["wiring", "lambda", "upper_bound", "gap"]
             + [f"latency@{s:g}" for s in scales] + [f"latency_bound@{s:g}" for s in scales]
             + [f"latency_solver@{s:g}" for s in scales]
@@ -55,7 +56,8 @@ def study_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"rank": rank.get(r["spec"]), "size_class": r.get("pes"), "spec": r["spec"],
                                "status": r["status"], "baseline": r["spec"] == base,
                                "max_degree": r.get("max_degree"), "diameter": r.get("diameter"),
-                               "average_distance": r.get("average_distance")}
+                               "average_distance": r.get("average_distance"), "pe_diameter": r.get("pe_diameter"),
+                               "pe_average_distance": r.get("pe_average_distance")}
         row |= {f"cost_{c}": cost.get(c) for c in COST_COLUMNS}
         row |= {"wiring": r.get("wiring") or None, "lambda": cap.get("lambda"), "upper_bound": cap.get("upper_bound"),
                 "gap": cap.get("gap")}

@@ -75,7 +75,7 @@ def test_ranking_headers_carry_units_and_unranked_candidates_stay_out(report):
     ranking = _section(page, "<h2>Ranking", "<h3>Not ranked")
     heads = re.findall(r"<th[^>]*>([^<]*)</th>", ranking)
     for h in ("capacity \u03bb (x demands)", "certified \u2264 (x demands)", "latency @ 0.1 (hops)",
-              "latency @ 0.3 (hops)", "diameter (hops)", "avg distance (hops)", "radix (ports/router)"):
+              "latency @ 0.3 (hops)", "diameter between PEs (hops)", "avg distance between PEs (hops)", "radix (ports/router)"):
         assert htmllib.escape(h) in heads or h in heads
     rows = re.findall(r"<tr[^>]*><td[^>]*>(\d+)</td><td[^>]*>([^<]*)</td>", ranking)
     assert [spec.removesuffix(" (baseline)") for _, spec in rows] == res.ranking

@@ -610,3 +610,24 @@ def test_the_queueing_load_model_ranks_by_latency_under_load(tmp_path):
                            ).queueing.terminals is True
     with pytest.raises(StudyError, match="ranking.latency_model"):
         study_from_dict(base | {"ranking": base["ranking"] | {"latency_model": "mm1"}})
+
+
+def test_distances_between_pes_as_networkx_counts_them(small_run):
+    """A record's PE distances are over ordered pairs of distinct PEs (two PEs of one router at 0 hops):
+    rtt:a=2:c=2 has 2 PEs a router, so they differ from the routers' own average."""
+    import itertools
+
+    import networkx as nx
+
+    res, _ = small_run
+    for r in res.records:
+        if not r.ok:
+            continue
+        t = from_spec(r.spec)
+        g = nx.Graph(list(t.to_networkx().edges()))
+        hops = dict(nx.all_pairs_shortest_path_length(g))
+        pes = [v for v in range(t.n) for _ in range(int(t.terminals[v]))]
+        d = [hops[a][b] for a, b in itertools.permutations(range(len(pes)), 2) for a, b in [(pes[a], pes[b])]]
+        assert r.pe_average_distance == pytest.approx(sum(d) / len(d)) and r.pe_diameter == max(d)
+    rt = res.record("rtt:a=2:c=2")
+    assert rt.pe_average_distance < rt.average_distance
