@@ -21,6 +21,7 @@ from typing import Any
 from candidates import from_spec
 
 from .records import CandidateRecord
+from .ties import tied_with_above
 
 __all__ = ["Answer", "study_answer", "study_answers", "units"]
 
@@ -74,6 +75,8 @@ class Answer:
     cost: dict[str, Any] = field(default_factory=dict)
     baseline_cost: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: the runner-up when the certificates do not decide the order of the two (:mod:`synth.ties`)
+    tied_with: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,18 +107,28 @@ class Answer:
                 parts.append(f"carries lambda = {self.capacity[0]:.4g} {u['capacity_short']} "
                              f"(certified <= {self.capacity[1]:.4g})")
             return ", ".join(parts) + "."
+        worse = self.worse_than_baseline()
+        if worse:
+            # first, so that nobody reads past it: the ranking's measure put it first, another says otherwise
+            parts.append(f"ranked first by {self.objective}, but worse than the baseline {self.baseline} in "
+                         + " and ".join(worse))
+        if self.tied_with is not None:
+            parts.append(f"tied with {self.tied_with} (their certified intervals overlap: the order of the two is "
+                         "not certified)")
         if self.capacity_gain:
             assert self.capacity is not None and self.baseline_capacity is not None  # the gain is their ratio
             g, lo, hi = self.capacity_gain
+            tie = "a tie within the certified gaps, " if lo <= 1 <= hi else ""
             parts.append(f"carries {_pct(g - 1)} capacity than {self.baseline} "
                          f"({self.capacity[0]:.4g} vs {self.baseline_capacity[0]:.4g} {u['capacity_short']}; "
-                         + _interval(lo - 1, hi - 1, "less", "more") + ")")
+                         + tie + _interval(lo - 1, hi - 1, "less", "more") + ")")
         if self.latency_change:
             assert self.latency is not None and self.baseline_latency is not None  # the change is their ratio
             c, lo, hi = self.latency_change
+            tie = "a tie within the certified gaps, " if lo <= 0 <= hi else ""
             parts.append(f"{_pct(c, 'lower', 'higher')} latency at demand scale {self.scale:g} "
                          f"({self.latency[0]:.4g} vs {self.baseline_latency[0]:.4g} {u['latency_short']}; "
-                         + _interval(lo, hi, "lower", "higher") + ")")
+                         + tie + _interval(lo, hi, "lower", "higher") + ")")
         if self.saturation is not None and self.baseline_saturation:
             parts.append(f"simulated saturation {self.saturation:.3g}{_pm(self.saturation_ci95)} vs "
                          f"{self.baseline_saturation:.3g}{_pm(self.baseline_saturation_ci95)} phits/cycle/PE "
@@ -133,6 +146,31 @@ class Answer:
                     and self.cost[k] != self.baseline_cost[k]]
             parts.append("at the same cost" if not diff else "at a different cost: " + ", ".join(diff))
         return "; ".join(parts) + "."
+
+
+    def worse_than_baseline(self) -> list[str]:
+        """The shown measures in which the winner's figure is worse than the
+        baseline's, each with by how much ("capacity (0.6% less)") and
+        whether the certificates (or the seeds' 95% intervals) leave it a tie.
+
+        >>> Answer("a", "b", "capacity", 8, capacity_gain=(0.994, 0.97, 1.01), saturation=0.46,
+        ...        baseline_saturation=0.5).worse_than_baseline()
+        ['capacity (0.6% less, a tie within the certified gaps)', 'simulated saturation (8.0% lower)']
+        """
+        out = []
+        tie = ", a tie within the certified gaps"
+        if self.capacity_gain and self.capacity_gain[0] < 1:
+            g, _, hi = self.capacity_gain
+            out.append(f"capacity ({_pct(g - 1)}{tie if hi >= 1 else ''})")
+        if self.latency_change and self.latency_change[0] > 0:
+            c, lo, _ = self.latency_change
+            out.append(f"latency ({_pct(c, 'lower', 'higher')}{tie if lo <= 0 else ''})")
+        if self.saturation is not None and self.baseline_saturation and self.saturation < self.baseline_saturation:
+            ci = (self.saturation_ci95 or 0.0) + (self.baseline_saturation_ci95 or 0.0)
+            within = ", within the seeds' 95% intervals" if self.baseline_saturation - self.saturation <= ci else ""
+            out.append(f"simulated saturation "
+                       f"({_pct(self.saturation / self.baseline_saturation - 1, 'lower', 'higher')}{within})")
+        return out
 
 
 def _pm(ci: float | None) -> str:
@@ -161,14 +199,16 @@ def _first_latency(rec: CandidateRecord) -> tuple[float, float, float] | None:
 
 
 def study_answers(study, ranking: list[str], records: list[CandidateRecord], simulation: list[dict[str, Any]],
-                  pes: int | None, searched: tuple[str, ...] | list[str] = ()) -> list[Answer]:
+                  pes: int | None, searched: tuple[str, ...] | list[str] = (),
+                  exact: dict[str, float] | None = None) -> list[Answer]:
     """The answer of one size class, and -- when the winner costs more than
     the baseline in the study's cost measure -- the best candidate that
     costs no more than the baseline (performance at equal cost); with
     searched candidates (``searched``: their specs), the best of them
     against the best listed candidate: did search beat every listed family,
-    by how much, at what cost."""
-    best = study_answer(study, ranking, records, simulation, pes)
+    by how much, at what cost. ``exact``: lambdas of the exact LP (the
+    cross-check), which narrow the intervals that decide a tie."""
+    best = study_answer(study, ranking, records, simulation, pes, exact=exact)
     out = [best]
     m = study.cost
     bc = best.baseline_cost.get(m) if best.baseline_cost else None
@@ -178,12 +218,12 @@ def study_answers(study, ranking: list[str], records: list[CandidateRecord], sim
         cheap = [s for s in ranking
                  if (c := by[s].cost) is not None and (x := c.measure(m)) is not None and x <= bc]
         if cheap:
-            out.append(study_answer(study, cheap, records, simulation, pes, label="at the baseline's cost"))
+            out.append(study_answer(study, cheap, records, simulation, pes, label="at the baseline's cost", exact=exact))
     found = [s for s in ranking if s in set(searched)]
     listed = [s for s in ranking if s not in set(searched)]
     if found and listed:
         out.append(study_answer(study, [found[0]] + listed, records, simulation, pes,
-                                label="searched against the best listed candidate", baseline=listed[0]))
+                                label="searched against the best listed candidate", baseline=listed[0], exact=exact))
     elif searched and not found:
         why = "; ".join(f"{r.spec}: {r.status} ({r.reason})" for r in records if r.spec in set(searched))
         out.append(Answer(None, listed[0] if listed else None, study.objective, pes,
@@ -193,9 +233,11 @@ def study_answers(study, ranking: list[str], records: list[CandidateRecord], sim
 
 
 def study_answer(study, ranking: list[str], records: list[CandidateRecord], simulation: list[dict[str, Any]],
-                 pes: int | None, label: str = "best", baseline: str | None = None) -> Answer:
+                 pes: int | None, label: str = "best", baseline: str | None = None,
+                 exact: dict[str, float] | None = None) -> Answer:
     """The answer for the candidates ranked in ``ranking`` (one size class),
-    against the study's baseline or ``baseline``."""
+    against the study's baseline or ``baseline``; the runner-up named when
+    the certificates do not order it below the winner."""
     by = {r.spec: r for r in records}
     winner = ranking[0] if ranking else None
     base = baseline if baseline is not None else study.baseline
@@ -212,7 +254,8 @@ def study_answer(study, ranking: list[str], records: list[CandidateRecord], simu
     w = by[winner]
     assert w.capacity is not None  # a ranked candidate was evaluated
     sims = {x["spec"]: x for x in simulation if x.get("status") == "ok"}
-    kw: dict[str, Any] = dict(capacity=(w.capacity.lam, w.capacity.upper_bound),
+    tied = tied_with_above(study.objective, ranking[:2], records, exact)
+    kw: dict[str, Any] = dict(tied_with=ranking[1] if tied else None, capacity=(w.capacity.lam, w.capacity.upper_bound),
                               cost=w.cost.to_dict() if w.cost else {}, saturation=sims.get(winner, {}).get("saturation"),
                               saturation_ci95=sims.get(winner, {}).get("saturation_ci95"))
     if brec is not None:

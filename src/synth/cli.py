@@ -492,7 +492,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         assert r.capacity is not None and r.cost is not None  # ranked: ok, so evaluated in full (validate() checks a resumed one)
         extra = "".join(f", latency@{x.scale:g} {x.average_latency:.4g}" for x in r.latency[:2]
                         if x.average_latency is not None)
-        print(f"  {k:>2}. {spec}: lambda {r.capacity.lam:.4g}{extra}; {r.cost.links} links, radix {r.cost.radix}")
+        tie = f"; a tie with {res.ties[spec]} (certified intervals overlap)" if spec in res.ties else ""
+        print(f"  {k:>2}. {spec}: lambda {r.capacity.lam:.4g}{extra}; {r.cost.links} links, radix {r.cost.radix}{tie}")
     for pes, ranked in res.classes.items():
         if pes != res.pes:
             print(f"other size ({pes} PEs, ranked apart): " + ", ".join(ranked[:5]) + (" ..." if len(ranked) > 5 else ""))

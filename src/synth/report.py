@@ -249,7 +249,16 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
                    if s is not None else "not simulated")
         bs = a.get("baseline_saturation") if a else None
         satd.append(_pct(s / bs - 1) if a and s is not None and bs else "")
-    rows += [cap, capd, lat, latd, sat, satd]
+    # the capacity in the simulator's units: what the two numbers have to do with each other
+    scale_of = {x["spec"]: x for x in d.get("simulation", []) if x.get("load_per_lambda") is not None}
+    as_load = ["capacity as a simulated offered load (phits/cycle/PE)"]
+    for _, a in cols:
+        spec = base if a is None else a.get("winner")
+        c = val(a, "baseline_capacity") if a is None else a.get("capacity")
+        x = scale_of.get(spec)
+        as_load.append(f"{c[0] * x['load_per_lambda']:.3g} (PE channels: ≤ {1 / x['busiest_pe']:.3g})"
+                       if c and x else "")
+    rows += [cap, capd, lat, latd, sat, satd, as_load]
     measure = first.get("cost_measure")
     for key, label in _COSTS:
         vals = [(val(a, "baseline_cost") if a is None else a.get("cost") or {}).get(key) for _, a in cols]
@@ -258,7 +267,18 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
         rows.append([label + (" \u2014 the Pareto cost" if key == measure else "")]
                     + ["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in vals])
     rows = [r for r in rows if any(x not in ("", None) for x in r[1:])]
-    return _table(rows, ["measure"] + [c for c, _ in cols], left=(0,))
+    note = ""
+    if any(x not in ("", None) for x in as_load[1:]):
+        x = next(iter(scale_of.values()))
+        note = (f"<p class='note'>Capacity and saturation: the simulator offers the flow's demand set once at "
+                f"{x['load_per_lambda']:.4g} phits/cycle/PE (it scales the same demands to an average load per PE), "
+                f"so a capacity λ is an offered load of {x['load_per_lambda']:.4g} × λ that the "
+                "network's links carry with free routing. The flow model leaves out the PEs' own channels: the "
+                f"busiest PE sends or receives {x['busiest_pe']:.3g}× the average, so with one phit a cycle "
+                f"per PE channel no network takes more than {1 / x['busiest_pe']:.3g} phits/cycle/PE for every PE; "
+                "the simulated saturation (accepted load, averaged over PEs) also reflects the routing's "
+                "restrictions and the routers' buffers.</p>")
+    return _table(rows, ["measure"] + [c for c, _ in cols], left=(0,)) + note
 
 
 def _saturation_cell(x: dict[str, Any]) -> Any:
@@ -296,6 +316,11 @@ def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pare
             + [f"latency @ {s:g} ({u['latency_short']})" for s in scales]
             + (["simulated saturation (phits/cycle/PE)"] if sims else [])
             + ([f"Pareto vs {measure}"] if pareto.get("capacity") is not None else []))
+    # neighbours whose order the certificates do not decide (results written before ties were kept have none)
+    ties = {k: v for k, v in (d.get("ties") or {}).items() if k in set(ranked)}
+    if ties:
+        head.append("tie (certified intervals overlap)")
+    pos = {s: i for i, s in enumerate(ranked, 1)}
     rows = []
     for i, spec in enumerate(ranked, 1):
         r = by[spec]
@@ -309,7 +334,8 @@ def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pare
                     + [cell_text(x.get("average_latency")) + (" (LP)" if x.get("solver") == "lp" else "") for x in lat]
                     + ([sims[spec]["saturation"] if spec in sims else ""] if sims else [])
                     + (["\u03bb, latency" if len(fronts) == 2 else "\u03bb" if fronts == ["capacity"] else
-                        ", ".join(fronts)] if pareto.get("capacity") is not None else []))
+                        ", ".join(fronts)] if pareto.get("capacity") is not None else [])
+                    + ([f"with rank {pos[ties[spec]]}" if spec in ties else ""] if ties else []))
     note = "" if show_routers else f"<p class='note'>Every candidate has {by[ranked[0]].get('routers')} routers.</p>"
     return note + _table(rows, head, row_class=lambda k: "base" if ranked[k] == base else None)
 
@@ -440,7 +466,9 @@ def _page(d: dict[str, Any]) -> str:
                                     f"minimum average latency at demand scale {scales[0]:g}, ties by capacity"
                                     if scales else "capacity") + ". Capacity: the certified feasible \u03bb (PTAS) "
                  "and its certified upper bound (dual); latencies are the minimum average latency at each demand "
-                 "scale (blank: that scale is not carried).</p>")
+                 "scale (blank: that scale is not carried). A candidate whose certified interval overlaps the one "
+                 "ranked above it is a tie with it: the solvers' tolerance could have ordered the two either way "
+                 "(the exact LP's λ, where the cross-check solved it, narrows an interval to its point).</p>")
     for pes, ranked in classes:
         if len(classes) > 1:
             parts.append(f"<h3>{pes} PEs" + (" (the machine)" if pes == main_pes else " (another size, ranked apart)")

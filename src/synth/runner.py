@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 import sim
 from candidates import from_spec
 from common.errors import OutputPathError
@@ -45,6 +47,7 @@ from .records import CandidateRecord, validate_simulation
 from .study import Study, StudyError
 from .study_search import run_study_searches
 from .study_table import study_rows
+from .ties import tied_with_above
 
 __all__ = ["run", "StudyResult", "SweepStudyResult", "rank", "BACKENDS", "backend_settings"]
 
@@ -77,6 +80,9 @@ class StudyResult:
     answers: list[Answer] = field(default_factory=list)
     #: candidates left out as the same network as a kept one (kept spec -> the others), not evaluated
     same_network: dict[str, list[str]] = field(default_factory=dict)
+    #: ranked specs whose order against the one ranked just above is not certified (spec -> that one), every
+    #: size class (:mod:`synth.ties`)
+    ties: dict[str, str] = field(default_factory=dict)
 
     def record(self, spec: str) -> CandidateRecord:
         for r in self.records:
@@ -107,7 +113,7 @@ class StudyResult:
                 "classes": {str(k): v for k, v in self.classes.items()}, "pareto": self.pareto,
                 "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
                 "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed,
-                "same_network": self.same_network}
+                "same_network": self.same_network, "ties": self.ties}
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame with a row per candidate, ranked ones first:
@@ -482,14 +488,17 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
                for size in sorted(set(sizes.values()), key=lambda x: (x != pes, x))}
     ranking = classes[pes]
     checks = cross_check(study, ranking[: study.cross_check_top], done)
+    exact = {c["spec"]: c["lp_lambda"] for c in checks if c.get("lp_lambda") is not None}
+    ties = {k: v for ranked in classes.values() for k, v in tied_with_above(study.objective, ranked, records,
+                                                                             exact).items()}
     sims = simulate_winners(study, ranking, records, out, fp, ex, progress)
     if not nested:
         ex.release()   # no more tasks: a local dask cluster stops while the results are written
     res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
                       classes=classes if len(classes) > 1 else {},
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
-                      answers=study_answers(study, ranking, records, sims, pes, searched),
-                      same_network=pool.same)
+                      answers=study_answers(study, ranking, records, sims, pes, searched, exact),
+                      same_network=pool.same, ties=ties)
     if out is not None:
         _write_outputs(report.write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
                        "rerun the same command to resume (finished candidates are not evaluated again)")
@@ -592,11 +601,38 @@ def _sim_failed(spec: str, exc: BaseException, seconds: float) -> dict[str, Any]
     return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}", "seconds": seconds}
 
 
-class _Simulate:
-    """Picklable: the saturation sweeps of one candidate under the study's traffic, one per seed."""
+class _SimTicker:
+    """Progress of the winners' simulations on stderr: a line for a finished load at most every
+    :data:`_TICK_SECONDS` (a quick study's simulations print nothing but each candidate's result), naming
+    the load against the sweep's highest so the user can tell how far it is."""
 
-    def __init__(self, study: Study):
-        self.study = study
+    def __init__(self, study: Study, enabled: bool):
+        self.enabled, self.max_load, self.seeds = enabled, study.sim_max_load, len(study_seeds(study))
+        self.last = time.perf_counter()
+
+    def __call__(self, spec: str, seed: int, load: float, accepted: float | None, part: float | None = None) -> None:
+        """A finished load (``accepted``), or ``part`` of a running one's cycles."""
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < _TICK_SECONDS:
+            return
+        self.last = now
+        of_seed = f", seed {seed}" if self.seeds > 1 else ""
+        what = (f"{part:.0%} of load {load:.3g}" if part is not None
+                else f"load {load:.3g} done (accepted {accepted:.3g})")
+        print(f"  simulating {spec}: {what}{of_seed}; the sweep goes up to {self.max_load:g} phits/cycle/PE at most",
+              file=sys.stderr, flush=True)
+
+
+#: least seconds between two progress lines of the winners' simulations
+_TICK_SECONDS = 5.0
+
+
+class _Simulate:
+    """Picklable: the saturation sweeps of one candidate under the study's traffic, one per seed (in this
+    process only with a ``tick``: the progress lines are printed where they happen)."""
+
+    def __init__(self, study: Study, tick: "_SimTicker | None" = None):
+        self.study, self.tick = study, tick
 
     def __call__(self, spec: str) -> dict[str, Any]:
         t0 = time.perf_counter()
@@ -606,8 +642,18 @@ class _Simulate:
             pattern = study.traffic.sim_pattern(topo)
             cfg = simulation_config(topo, study)
             seeds = study_seeds(study)
+            tick = self.tick
+
+            def progress(p) -> None:   # a sweep's finished point (SweepProgress) or a running one's (SimProgress)
+                assert tick is not None
+                point = getattr(p, "point", None)
+                if point is not None:
+                    tick(spec, p.key, point.load, point.accepted)
+                elif hasattr(p, "cycles") and p.planned:
+                    tick(spec, -1, p.load, None, min(1.0, p.cycles / p.planned))
+
             rep = sim.saturation_seeds(topo, cfg, pattern, seeds=seeds, step=study.sim_step,
-                                       max_load=study.sim_max_load)
+                                       max_load=study.sim_max_load, progress=progress if tick else None)
             return _sim_record(spec, cfg.routing, rep.runs, seeds, time.perf_counter() - t0)
         except Exception as exc:  # recorded, the study goes on
             return _sim_failed(spec, exc, time.perf_counter() - t0)
@@ -650,7 +696,7 @@ def _point_topology(spec: str, study: Study):
     return topo
 
 
-def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable) -> None:
+def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable, tick: _SimTicker) -> None:
     """The saturation sweeps of ``specs`` (one per seed) with their loads as
     the tasks of ``ex``, scheduled by :class:`sim.search.SearchSet` (every
     sweep's next load first, then speculative ones on the workers left
@@ -692,6 +738,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
             else:
                 spent[key][x] = secs
                 ss.add(key, x, r)
+                tick(spec, key[1], x, r.accepted)
                 runs = [ss.states[(spec, sd)] for sd in seeds]
                 if st.done and all(s2.done for s2 in runs):
                     took = sum(spent[(spec, sd)][p.load] for sd, s2 in zip(seeds, runs) for p in s2.path)
@@ -729,11 +776,12 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
 
     try:
         todo = [s for s in specs if s not in done]
+        tick = _SimTicker(study, progress)
         if ex.inline:
-            _gather(ex, todo, _Simulate(study), keep)
+            _gather(ex, todo, _Simulate(study, tick), keep)
         else:
             # the loads are the tasks: a study with fewer winners than workers still uses them all
-            _simulate_points(study, todo, ex, keep)
+            _simulate_points(study, todo, ex, keep, tick)
     except (StudyError, KeyboardInterrupt):
         raise
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke
@@ -742,7 +790,28 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
     finally:
         if log is not None:
             log.close()
-    return [done[s] for s in specs]
+    return [{**done[s], **_load_scale(study, s)} if done[s].get("status") == "ok" else done[s] for s in specs]
+
+
+def _load_scale(study: Study, spec: str) -> dict[str, float]:
+    """What relates a capacity to a simulated load: ``load_per_lambda``, the simulator's offered load
+    (phits/cycle/PE) at which its traffic is the flow's demand set once (the demands' total over the PEs: the
+    simulator scales the same matrix to an average load per PE); ``busiest_pe``, the offered load of the busiest
+    PE's own channel (sending or receiving) against the average, which caps the simulated load at
+    1 / busiest_pe where a PE's channel carries one phit a cycle -- a limit the flow model leaves out. None
+    under a packaging (flows in wires) or a traffic the flow does not carry as demands."""
+    if study.physical.packaging != "none":
+        return {}
+    try:
+        topo = build_topology(spec, study)
+        dem = study.traffic.demands(topo)
+        pattern = study.traffic.sim_pattern(topo)
+        M = sim.traffic(pattern).demand_matrix(topo, 1.0, level="terminal")
+    except Exception:  # a pattern the flow has no demands for: nothing to relate
+        return {}
+    pes = topo.num_terminals
+    return {"load_per_lambda": float(np.sum(dem.amount)) / pes,
+            "busiest_pe": float(max(M.sum(axis=1).max(), M.sum(axis=0).max()))}
 
 
 def cross_check(study: Study, specs: list[str], records: dict[str, CandidateRecord]) -> list[dict[str, Any]]:

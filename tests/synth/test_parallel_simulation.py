@@ -106,3 +106,40 @@ def test_seed_records_are_checked():
                      ({"saturation_ci95": -0.1}, "negative"), ({"saturations": None}, "missing field")]:
         with pytest.raises(RecordError, match=msg):
             validate_simulation({**rec, **bad}, 1.0)
+
+
+def test_progress_lines_of_the_winners_simulations(monkeypatch, capsys):
+    """With progress on, the winners' simulations say which load they are at (here every finished load, the
+    lines' spacing set to 0 s); serial and --jobs 2 report the same finished loads; off, they print nothing."""
+    d = {"candidates": {"specs": ["ring:16", "torus:4x4"]}, "traffic": {"pattern": "random", "count": 48},
+         "ranking": {"objective": "capacity"}, "cross_check": {"top": 0},
+         "simulation": {"top": 1, "preset": "tpds2010", "step": 0.25, "max_load": 1.0}}
+    monkeypatch.setattr(R, "_TICK_SECONDS", 0.0)
+    done = {}
+    for jobs in (1, 2):
+        res = R.run(study_from_dict(d), jobs=jobs, progress=True)
+        err = capsys.readouterr().err
+        done[jobs] = {line.split(": load ")[1].split(" done")[0] for line in err.splitlines()
+                      if line.startswith("  simulating torus:4x4: load ") and " done (accepted " in line}
+        (rec,) = res.simulation
+        assert done[jobs] >= {f"{p['load']:.3g}" for p in rec["points"]}
+    assert done[1] == {f"{p['load']:.3g}" for p in rec["points"]}
+    R.run(study_from_dict(d), jobs=1, progress=False)
+    assert "simulating" not in capsys.readouterr().err
+
+
+def test_capacity_as_a_simulated_load():
+    """A simulation record relates the two units: 48 random demands over 16 PEs are offered once at
+    3 phits/cycle/PE; the busiest PE's channel load against the average is its demands' count over 3."""
+    import numpy as np
+
+    d = {"candidates": {"specs": ["torus:4x4"]}, "traffic": {"pattern": "random", "count": 48},
+         "ranking": {"objective": "capacity"}, "cross_check": {"top": 0},
+         "simulation": {"top": 1, "preset": "tpds2010", "step": 0.25, "max_load": 0.5}}
+    study = study_from_dict(d)
+    (rec,) = R.run(study).simulation
+    dem = study.traffic.demands(R.build_topology("torus:4x4", study))
+    sent = np.bincount(dem.src, weights=dem.amount, minlength=16)
+    got = np.bincount(dem.dst, weights=dem.amount, minlength=16)
+    assert rec["load_per_lambda"] == 3.0
+    assert rec["busiest_pe"] == max(sent.max(), got.max()) / 3.0

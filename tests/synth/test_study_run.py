@@ -631,3 +631,30 @@ def test_distances_between_pes_as_networkx_counts_them(small_run):
         assert r.pe_average_distance == pytest.approx(sum(d) / len(d)) and r.pe_diameter == max(d)
     rt = res.record("rtt:a=2:c=2")
     assert rt.pe_average_distance < rt.average_distance
+
+
+def test_ties_are_the_neighbours_the_certificates_do_not_order():
+    """Ranked by capacity: a candidate is a tie with the one above exactly when their certified intervals
+    overlap; every pair not called a tie is in the order of the exact LP (HiGHS), so the order the ranking
+    states as certain is right; the answer names the runner-up it ties with."""
+    from synth.ties import capacity_interval, overlap
+
+    d = {"seed": 1, "machine": {"pes": 32},
+         "candidates": {"specs": ["torus:8x4", "rtt:a=4", "twisted:8x4:t1=3", "twisted:8x4:t1=2", "ndt:4x2x2",
+                                  "product:ring:8*path:4", "mesh:8x4"]},
+         "traffic": {"pattern": "random", "count": 128}, "ranking": {"objective": "capacity", "eps": 0.1},
+         "cross_check": {"top": 0}}
+    study = study_from_dict(d)
+    res = run(study)
+    lp = {s: flows.solve_lp(build_problem(from_spec(s), study)).lam for s in res.ranking}
+    assert res.ties                                               # eps 0.1 leaves some order open
+    for up, down in zip(res.ranking, res.ranking[1:]):
+        a, b = capacity_interval(res.record(up)), capacity_interval(res.record(down))
+        assert (down in res.ties) == overlap(a, b)
+        if down not in res.ties:
+            assert lp[up] > lp[down]
+        else:
+            assert res.ties[down] == up
+    first = res.answers[0]
+    assert (first.tied_with is not None) == (res.ranking[1] in res.ties)
+    assert res.to_dict()["ties"] == res.ties
