@@ -664,8 +664,8 @@ FAMILIES_1024_STUDY: dict[str, Any] = {
         "included). The best 5 and the baseline (the 16x8x8 torus) simulated to saturation; routing auto gives "
         "each family its own: adaptive on the tori, up/down over all minimal paths on the fat tree, UGAL-L on the "
         "dragonfly, the table routing (minimal adaptive with an up*/down* escape) on the Slim Fly and the "
-        "flattened butterfly. Run time: about 110 CPU-seconds; measured on a 2-core machine, 66 s wall with "
-        "--jobs 2 and 107 s with --jobs 1."),
+        "flattened butterfly. Run times measured on a 2-core machine are in benchmarks/RESULTS.md; the "
+        "report states this run's own."),
     "seed": 1,
     # the study file studies/families-1024.toml is this study with its reasons in comments (a test keeps them equal)
     "machine": {"pes": 1024, "radix": 20},
