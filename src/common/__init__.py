@@ -8,7 +8,8 @@
 - :mod:`common.jitcache`: numba's on-disk cache kept in step with the kernels' sources;
 - :mod:`common.workers`: how worker processes start (signals, threads);
 - :mod:`common.defaults`: the defaults every layer shares;
-- :mod:`common.tables`: results as tables (a pandas DataFrame, a notebook's HTML table).
+- :mod:`common.tables`: results as tables (a pandas DataFrame, a notebook's HTML table);
+- :mod:`common.figures`: what the figures share (plain-number log axes, points past saturation marked).
 
 It imports nothing of ``candidates``, ``flows``, ``sim`` or ``synth``.
 """
