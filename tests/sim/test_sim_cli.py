@@ -41,6 +41,34 @@ def test_sweep_json_and_plot(capsys, tmp_path):
     assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_sweep_plot_marks_the_points_past_saturation_and_labels_latency_plainly():
+    import candidates as cd
+    import sim
+    from common.figures import PAST_SATURATION
+    from sim.plot import sweeps_figure
+
+    # ring:8 under uniform traffic saturates near 0.55 phits/cycle/PE: 0.7 and 0.8 lie past it
+    s = sim.sweep(cd.from_spec("ring:8"), "singleflit", "uniform", [0.2, 0.4, 0.7, 0.8], seed=1)
+    past = [p.accepted < 0.95 * p.offered for p in s.points]
+    assert past == [False, False, True, True]
+    fig = sweeps_figure({"ring:8": s})
+    fig.draw_without_rendering()
+    accepted, latency = fig.axes[:2]
+    for ax in (accepted, latency):
+        curves = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+        stable = [ln for ln in curves if ln.get_markerfacecolor() != "none"]
+        hollow = [ln for ln in curves if ln.get_markerfacecolor() == "none"]
+        assert len(stable) == len(hollow) == 1 and hollow[0].get_linestyle() == ":"
+        assert list(stable[0].get_xdata()) == [p.offered for p in s.points[:2]]
+        # the dotted part starts at the last stable point, its markers on the points past saturation only
+        assert list(hollow[0].get_xdata()) == [p.offered for p in s.points[1:]]
+        assert list(hollow[0].get_markevery()) == [1, 2]
+        assert stable[0].get_color() == hollow[0].get_color()
+    assert [t.get_text() for leg in fig.legends for t in leg.get_texts()] == [PAST_SATURATION]
+    labels = [t.get_text() for t in latency.get_yticklabels() + latency.get_yticklabels(minor=True) if t.get_text()]
+    assert labels and not any("times" in t or "^" in t for t in labels)
+
+
 def test_text_output_and_saturation(capsys, tmp_path):
     code, out, _ = run(capsys, "rtt:a=4", "--load", "0.3", "--packet", "1-8")
     assert code == 0 and "accepted" in out and "deadlock" in out
