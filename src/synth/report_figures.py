@@ -11,6 +11,8 @@ import io
 from pathlib import Path
 from typing import Any
 
+from common.figures import load_curve, past_saturation, past_saturation_legend, plain_log_axis
+
 __all__ = ["pareto_figure", "capacity_figure", "tradeoff_figure", "simulation_figure", "sweep_figure", "png",
            "MAX_BARS"]
 
@@ -192,7 +194,8 @@ def tradeoff_figure(records: list[dict[str, Any]], ranking: list[str], tradeoff:
 
 
 def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
-    """Accepted load and packet latency against offered load, per simulated candidate."""
+    """Accepted load and packet latency against offered load, per simulated
+    candidate; the points past saturation hollow on dotted lines."""
     sims = [x for x in sims if x.get("status") == "ok"]
     if not sims:
         return None
@@ -200,6 +203,7 @@ def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
     top = max(p["offered"] for x in sims for p in x["points"])
     palette = iter(_PALETTE * 2)
     a1.plot([0, top], [0, top], "k:", lw=0.8, label="accepted = offered")
+    beyond = False
     for x in sims:
         kw = dict(ls="--", marker="s", color="tab:red") if x["spec"] == baseline else dict(
             ls="-", marker="o", color=next(palette))
@@ -209,24 +213,30 @@ def simulation_figure(sims: list[dict[str, Any]], baseline: str | None):
             by_seed.setdefault(p.get("seed"), []).append(p)
         for i, pts in enumerate(by_seed.values()):
             pts = sorted(pts, key=lambda p: p["load"])
+            past = past_saturation([p["offered"] for p in pts], [p["accepted"] for p in pts],
+                                   [p["deadlock"] for p in pts])
+            beyond = beyond or any(past)
             lab = label if i == 0 else None
-            line, = a1.plot([p["offered"] for p in pts], [p["accepted"] for p in pts], label=lab, **kw)
-            lat = [(p["offered"], p["latency"]) for p in pts if p["latency"] is not None]
+            line = load_curve(a1, [p["offered"] for p in pts], [p["accepted"] for p in pts], past, lab, **kw)
+            kw["color"] = line.get_color()
+            lat = [(p["offered"], p["latency"], q) for p, q in zip(pts, past) if p["latency"] is not None]
             if lat:
-                a2.plot(*zip(*lat), label=lab, **dict(kw, color=line.get_color()))
+                lx, ly, lp = zip(*lat)
+                load_curve(a2, lx, ly, lp, lab, **kw)
         if x.get("saturation") is not None:
-            a1.axvline(x["saturation"], color=line.get_color(), lw=0.6, alpha=0.5)
-    a1.plot([], [], color="0.5", lw=0.6, label="saturation (accepted < 95% of offered)")
+            a1.axvline(x["saturation"], color=kw["color"], lw=0.6, alpha=0.5)
+    a1.plot([], [], color="0.5", lw=0.6, label="saturation throughput (highest accepted load)")
     a1.set_xlabel("offered load (phits/cycle/PE)")
     a1.set_ylabel("accepted load (phits/cycle/PE)")
     a2.set_xlabel("offered load (phits/cycle/PE)")
     a2.set_ylabel("mean packet latency (cycles)")
     a2.set_yscale("log")
-    a1.legend(fontsize=7)
+    plain_log_axis(a2.yaxis)
+    a1.legend(fontsize=7, loc="upper left")      # above the diagonal accepted = offered: no curve there
     a2.legend(fontsize=7)
     for a in (a1, a2):
         a.grid(alpha=0.3)
-    fig.tight_layout()
+    past_saturation_legend(fig, beyond)
     return fig
 
 

@@ -229,3 +229,39 @@ def test_plotting_leaves_the_callers_backend_and_figures_alone(report, tmp_path)
         assert matplotlib.get_backend() == "svg" and plt.get_fignums() == []
     finally:
         matplotlib.use(before)
+
+
+def _sim_record(spec, accepted, latency):
+    """A simulation record of the loads 0.1, 0.2, ... with these accepted loads and latencies."""
+    pts = [{"offered": round(0.1 * (i + 1), 1), "accepted": a, "latency": lat, "hops": 2.0, "deadlock": False,
+            "load": round(0.1 * (i + 1), 1)} for i, (a, lat) in enumerate(zip(accepted, latency))]
+    return {"spec": spec, "status": "ok", "saturation": max(accepted), "routing": "adaptive", "points": pts,
+            "seconds": 1.0}
+
+
+def test_simulation_figure_marks_the_points_past_saturation_and_labels_latency_plainly():
+    from common.figures import PAST_SATURATION
+    from synth.report_figures import simulation_figure
+
+    # torus:4x4 saturates past 0.3 (0.33 accepted of 0.4 offered), the baseline past 0.2; latencies 25-320 cycles
+    sims = [_sim_record("torus:4x4", [0.1, 0.2, 0.3, 0.33, 0.34], [25, 28, 40, 150, 320]),
+            _sim_record("mesh:4x4", [0.1, 0.2, 0.26, 0.27], [27, 31, 200, 300])]
+    fig = simulation_figure(sims, "mesh:4x4")
+    fig.draw_without_rendering()
+    accepted, latency = fig.axes
+    for ax in (accepted, latency):
+        for color, stable_x, past_x in (("tab:blue", [0.1, 0.2, 0.3], [0.4, 0.5]), ("tab:red", [0.1, 0.2], [0.3, 0.4])):
+            mine = [ln for ln in ax.get_lines() if ln.get_color() == color and ln.get_marker() in ("o", "s")]
+            stable = [ln for ln in mine if ln.get_markerfacecolor() != "none"]
+            hollow = [ln for ln in mine if ln.get_markerfacecolor() == "none"]
+            assert len(stable) == len(hollow) == 1
+            assert list(stable[0].get_xdata()) == stable_x and hollow[0].get_linestyle() == ":"
+            # dotted from the last stable point on; hollow markers only on the points past saturation
+            assert list(hollow[0].get_xdata()) == stable_x[-1:] + past_x
+            assert list(hollow[0].get_markevery()) == list(range(1, len(past_x) + 1))
+    assert [t.get_text() for leg in fig.legends for t in leg.get_texts()] == [PAST_SATURATION]
+    labels = [t.get_text() for t in latency.get_yticklabels() + latency.get_yticklabels(minor=True) if t.get_text()]
+    assert {"30", "100", "200"} <= set(labels) and not any("times" in t or "^" in t for t in labels)
+    # a run that stays stable draws no hollow marks and no legend entry for them
+    fig = simulation_figure([_sim_record("torus:4x4", [0.1, 0.2], [25, 28])], None)
+    assert not fig.legends and all(ln.get_markerfacecolor() != "none" for ln in fig.axes[0].get_lines())
