@@ -458,7 +458,8 @@ def _page(d: dict[str, Any]) -> str:
                      f"<figcaption>Every ranked candidate of the {main_pes}-PE machine against the study's cost "
                      f"measure ({html.escape(pareto['cost'])}, <code>ranking.cost</code>). Blue: the Pareto front "
                      "(no other candidate is at least as good for no more cost); red square: the baseline; star: "
-                     "the winner (violet: the best at the baseline's cost).</figcaption></figure>")
+                     "the winner (violet: the best at the baseline's cost). A name set apart from its point is joined to it "
+                     "by a thin grey line.</figcaption></figure>")
     # the ranking, one table per size class; what was not ranked apart from it
     parts.append("<h2>Ranking</h2>")
     objective = sd["ranking"]["objective"]

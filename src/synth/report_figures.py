@@ -63,6 +63,7 @@ def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baselin
                                   "lower is better)", _first_latency))
     fig, axes = _subplots(1, len(panels), figsize=(5.2 * len(panels), 3.9), squeeze=False)
     labelled = set(winners) | ({baseline} if baseline else set())
+    todo = []
     for ax, (key, ylabel, value) in zip(axes[0], panels):
         pts = [(r["spec"], r["cost"][m], value(r)) for r in ok if value(r) is not None]
         front = set(pareto.get(key) or [])
@@ -86,7 +87,7 @@ def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baselin
         named = [p for p in pts if p[0] in labelled] + [p for p in pts if p[0] in front and p[0] not in labelled]
         if len(pts) <= 12:
             named += [p for p in pts if p[0] not in front and p[0] not in labelled]
-        _labels(ax, named)
+        todo.append((ax, named, [(p[1], p[2]) for p in pts]))
         ax.set_xlabel(cost_label)
         ax.set_ylabel(ylabel, fontsize=9)
         ax.grid(alpha=0.3)
@@ -96,8 +97,14 @@ def pareto_figure(records: list[dict[str, Any]], pareto: dict[str, Any], baselin
         seen: dict[str, Any] = {}
         for hh, ll in zip(h, lab):
             seen.setdefault(ll, hh)
-        ax.legend(seen.values(), seen.keys(), fontsize=7, loc="best")
+        # under the axes: inside, it would take the room the labels of a crowded corner need
+        ax.legend(seen.values(), seen.keys(), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3,
+                  frameon=False)
     fig.tight_layout()
+    # the labels last: their places are measured on the final layout, in the renderer's boxes
+    fig.draw_without_rendering()
+    for ax, named, marks in todo:
+        _labels(ax, named, marks)
     return fig
 
 
@@ -113,25 +120,117 @@ def short_name(spec: str) -> str:
     return spec
 
 
-def _labels(ax, pts: list[tuple[str, float, float]]) -> None:
-    """Name the points, first ones first, moving a label up or down (in
-    points) until it clears the labels already placed: candidates of equal
-    cost and near-equal performance otherwise print on top of each other."""
-    fig = ax.figure
-    fig.canvas.draw()           # the data-to-display transform needs the final limits
+#: where a label may sit around its point, in order of preference: its offset (points) and the text's alignment
+#: there (the anchor, the text's side towards the point, stays next to the point)
+_SPOTS = (((6, 0), "left", "center"), ((-6, 0), "right", "center"), ((0, 6), "center", "bottom"),
+          ((0, -6), "center", "top"), ((5, 5), "left", "bottom"), ((5, -5), "left", "top"),
+          ((-5, 5), "right", "bottom"), ((-5, -5), "right", "top"), ((6, 3), "left", "center"),
+          ((6, -3), "left", "center"), ((-6, 3), "right", "center"), ((-6, -3), "right", "center"))
+#: the rings of spots, as multiples of the first ring's offsets; beyond the first a leader line joins label and point
+_RINGS = (1.0, 2.2, 3.4, 4.6, 5.8, 7.0)
+#: half the side of the square a point's marker covers (points)
+_MARK = 3.5
+#: a label's text: small, on a pale backing that keeps the front's staircase and the grid from striking it through
+_LABEL = dict(fontsize=6.5, textcoords="offset points", bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none",
+                                                                   alpha=0.75))
+
+
+def _overlap(a, b) -> float:
+    """The area two display boxes share (0 when apart)."""
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _inside(box, frame) -> bool:
+    return box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0 and box.y1 <= frame.y1
+
+
+def _labels(ax, pts: list[tuple[str, float, float]], marks: list[tuple[float, float]]) -> None:
+    """Name the points ``pts``, first ones first, each next to its point at
+    the first spot (``_SPOTS``, ring by ring) where its text stays inside
+    the axes and clears the labels already placed, their leader lines and
+    the other points' markers (``marks``, data coordinates); where no spot
+    is clear, the inside one that spoils least (:func:`_cost`). Needs the
+    figure laid out and drawn: the boxes are the renderer's."""
     tr = ax.transData
-    scale = fig.dpi / 72
-    placed: list[tuple[float, float, float, float]] = []
+    frame = ax.get_window_extent()
+    r = _MARK * ax.figure.dpi / 72
+    markers = [(float(px), float(py)) for px, py in tr.transform(marks)] if marks else []
+    placed: list = []
+    leaders: list[tuple[float, float]] = []
     for spec, x, y in pts:
-        spec = short_name(spec)
-        px, py = tr.transform((x, y))
-        w, h = 3.6 * len(spec) * scale, 8 * scale
-        for dy in (2, -10, 11, -19, 20, -28, 29, -37, 38):
-            box = (px + 4 * scale, py + dy * scale, px + 4 * scale + w, py + dy * scale + h)
-            if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in placed):
-                break
+        px0, py0 = tr.transform((x, y))
+        own = (float(px0), float(py0))
+        others = [_square(px, py, r) for px, py in markers if abs(px - own[0]) + abs(py - own[1]) > 1e-6]
+        ann = ax.annotate(short_name(spec), (x, y), xytext=(0, 0), **_LABEL)
+        ring, spot, box = _best_spot(ann, own, frame, placed, others, leaders)
+        if ring > 1:
+            # far from its point: a leader line says whose label it is
+            ann.remove()
+            ann = ax.annotate(short_name(spec), (x, y), xytext=(0, 0), **_LABEL,
+                              arrowprops=dict(arrowstyle="-", color="0.5", lw=0.5, shrinkA=0, shrinkB=_MARK))
+            _put(ann, ring, spot)
+            leaders += _leader(own, box)
+        else:
+            _put(ann, ring, spot)
         placed.append(box)
-        ax.annotate(spec, (x, y), xytext=(4, dy), textcoords="offset points", fontsize=6.5, va="bottom")
+
+
+def _square(px: float, py: float, r: float):
+    from matplotlib.transforms import Bbox  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+
+    return Bbox([[px - r, py - r], [px + r, py + r]])
+
+
+def _leader(own: tuple[float, float], box) -> list[tuple[float, float]]:
+    """Points along the leader line from a point to its label's centre (where
+    matplotlib starts it), the ends left out: what other labels must not cover."""
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    return [(own[0] + (cx - own[0]) * t / 12, own[1] + (cy - own[1]) * t / 12) for t in range(2, 11)]
+
+
+def _put(ann, ring: float, spot) -> None:
+    (dx, dy), ha, va = spot
+    ann.xyann = (dx * ring, dy * ring)
+    ann.set_horizontalalignment(ha)
+    ann.set_verticalalignment(va)
+
+
+def _best_spot(ann, own: tuple[float, float], frame, labels: list, markers: list, leaders: list[tuple[float, float]]):
+    """The ring, spot and text box of ``ann`` (its point at ``own``): the
+    first clear one inside ``frame``, else the inside one of least cost
+    (:func:`_cost`), the nearer ring on a tie; else (no spot inside: a text
+    wider than the axes) the first."""
+    best = None
+    for ring in _RINGS:
+        for spot in _SPOTS:
+            _put(ann, ring, spot)
+            box = ann.get_window_extent()
+            if not _inside(box, frame):
+                continue
+            cost = _cost(box, own if ring > 1 else None, labels, markers, leaders)
+            if cost == 0:
+                return ring, spot, box
+            if best is None or cost < best[0]:
+                best = (cost, ring, spot, box)
+    if best is None:
+        _put(ann, _RINGS[0], _SPOTS[0])
+        return _RINGS[0], _SPOTS[0], ann.get_window_extent()
+    return best[1:]
+
+
+def _cost(box, own: tuple[float, float] | None, labels: list, markers: list, leaders: list[tuple[float, float]]):
+    """What a label at ``box`` spoils, in display area: three times the text
+    it covers of the ``labels`` placed (two names run into each other,
+    neither reads), the ``markers`` it hides, and a third of its area if it
+    lies on a leader line or (``own``: its point, when it needs a leader
+    line) its leader line crosses a label -- a line under a text still
+    reads, which is what a crowded cluster, ringed by labels, comes down to."""
+    cost = 3 * sum(_overlap(box, b) for b in labels) + sum(_overlap(box, b) for b in markers)
+    crossed = any(box.contains(*p) for p in leaders) or (
+        own is not None and any(b.contains(*p) for b in labels for p in _leader(own, box)))
+    return cost + box.width * box.height / 3 * crossed
 
 
 def capacity_figure(records: list[dict[str, Any]], ranking: list[str], baseline: str | None, u: dict[str, str]):

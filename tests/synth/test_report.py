@@ -265,3 +265,52 @@ def test_simulation_figure_marks_the_points_past_saturation_and_labels_latency_p
     # a run that stays stable draws no hollow marks and no legend entry for them
     fig = simulation_figure([_sim_record("torus:4x4", [0.1, 0.2], [25, 28])], None)
     assert not fig.legends and all(ln.get_markerfacecolor() != "none" for ln in fig.axes[0].get_lines())
+
+
+def _check_pareto_labels(fig, apart: bool = True) -> int:
+    """Every label of a Pareto figure names a point, sits within a few font sizes of it and inside its axes (so
+    inside the figure); with ``apart``, no two labels overlap. Returns the number of labels."""
+    count = 0
+    for ax in fig.axes:
+        frame = ax.get_window_extent()
+        boxes = []
+        for ann in ax.texts:
+            box = ann.get_window_extent()
+            assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, \
+                ann.get_text()
+            assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)
+            px, py = ax.transData.transform(ann.xy)
+            text = ann.get_window_extent() if ann.arrow_patch is None else \
+                type(ann).__mro__[1].get_window_extent(ann)            # the text alone, without its leader line
+            gap = np.hypot(max(text.x0 - px, 0, px - text.x1), max(text.y0 - py, 0, py - text.y1))
+            assert gap <= 50 * fig.dpi / 72, ann.get_text()          # the outermost spot: 7 x (5, 5) pt, 49.5 pt
+            boxes.append((ann.get_text(), text))
+        if apart:
+            for i, (a, ba) in enumerate(boxes):
+                for b, bb in boxes[:i]:
+                    assert not ba.overlaps(bb), (a, b)
+        count += len(boxes)
+    return count
+
+
+def test_pareto_labels_sit_by_their_points_inside_the_axes_and_apart(report):
+    from synth.answer import units
+    from synth.report_figures import pareto_figure
+
+    res, d, _ = report
+    fig = pareto_figure(d["records"], d["pareto"], "mesh:4x4", [d["ranking"][0]], 0.1, units(res.study), "links")
+    assert _check_pareto_labels(fig) >= 4
+    # many close points: eight designs of one cost within 3% of each other, a long name in the top right corner
+    # and another at the left edge, every one labelled
+    specs = [f"twisted:8x4:t1={t}" for t in range(4)] + ["torus:8x4", "rtt:a=4", "ndt:4x2x2", "pdtt:a=2"]
+    recs = [{"spec": s, "status": "ok", "cost": {"links": 64}, "capacity": {"lambda": 0.30 + 0.001 * i},
+             "latency": [{"average_latency": 2.6 + 0.01 * i}]} for i, s in enumerate(specs)]
+    recs += [{"spec": "graph:/runs/chip/searched/a-searched-design-with-a-long-name.json", "status": "ok",
+              "cost": {"links": 96}, "capacity": {"lambda": 0.42}, "latency": [{"average_latency": 2.2}]},
+             {"spec": "dragonfly:a=4:p=1:h=2:g=8", "status": "ok", "cost": {"links": 40},
+              "capacity": {"lambda": 0.1}, "latency": [{"average_latency": 3.5}]}]
+    pareto = {"cost": "links", "capacity": [r["spec"] for r in recs[-2:]] + specs[-1:],
+              "latency": [r["spec"] for r in recs[-2:]]}
+    u = {"capacity_short": "x demands", "latency_short": "hops"}
+    fig = pareto_figure(recs, pareto, "torus:8x4", [recs[-2]["spec"]], 0.1, u, "links")
+    assert _check_pareto_labels(fig) == 2 * len(recs)
