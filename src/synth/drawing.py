@@ -20,7 +20,11 @@ links vanish. Here every drawing says what it shows and what it leaves out:
 - a graph whose first coordinate groups its routers (a dragonfly's groups)
   as groups on a circle, each group's routers on a small circle;
 - a graph with routers that serve no PEs (a fat tree) in layers by their
-  distance from the routers that do;
+  distance from the routers that do; with more than ``MAX_LAYERED_LINKS``
+  links (drawn one by one they make a solid band), the groups below the
+  top row (a fat tree's pods) boxed, the first with every link to the top
+  row and the others' links there bundled into one line each, counted in
+  the caption;
 - a placed graph whose links are not lattice steps (a searched machine) on
   its packaging: each level's units on their parent's slot grid, the cards
   and boards as rectangles, every link drawn, coloured by the packaging
@@ -47,10 +51,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Drawing", "draw_topology", "MAX_PANELS"]
+__all__ = ["Drawing", "draw_topology", "MAX_PANELS", "MAX_LAYERED_LINKS"]
 
 #: Most slices drawn as panels; a lattice with more draws the first ones and says so.
 MAX_PANELS = 16
+#: Most links a drawing in layers (a fat tree) draws one by one: beyond, the links from the groups below the top
+#: row up to it merge into a band (fattree:k=16's 1,024 links between two rows), so one group's stand for all
+MAX_LAYERED_LINKS = 300
 _COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan",
            "tab:gray", "tab:red"]
 
@@ -512,6 +519,158 @@ def _layered(topo, layers: np.ndarray) -> dict[int, tuple[float, float]]:
     return {v: (float(x[v]), float(layers[v]) * 0.35) for v in range(topo.n)}
 
 
+def _groups(topo, layers: np.ndarray) -> np.ndarray:
+    """The groups below the top row of a drawing in layers: the routers
+    joined to each other without it (a fat tree's pods, a k-ary n-tree's
+    subtrees), per router its group's number (-1 on the top row), numbered
+    in the order of their first routers of the bottom row (which
+    :func:`_layered` puts in index order: group 0 is drawn leftmost)."""
+    from scipy.sparse import csr_matrix  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
+    # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
+    from scipy.sparse.csgraph import connected_components
+
+    L = np.asarray(topo.links)
+    below = layers < layers.max()
+    m = below[L[:, 0]] & below[L[:, 1]]
+    A = csr_matrix((np.ones(int(m.sum())), (L[m, 0], L[m, 1])), shape=(topo.n, topo.n))
+    comp = connected_components(A, directed=False)[1]
+    # every group reaches the bottom row: a router one row up has a neighbour there, joined below the top
+    labels, first = np.unique(comp[layers == 0], return_index=True)
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(labels))
+    at = np.minimum(np.searchsorted(labels, comp), len(labels) - 1)     # the top row's own components: masked
+    return np.where(below, rank[at], -1)
+
+
+def _counted(parts: list[tuple[int, str]]) -> str:
+    """``[(1024, "inside"), (0, "within"), (64, "up")]`` as "the 1024 inside and the 64 up" (none left out)."""
+    return " and ".join(f"the {c} {what}" for c, what in parts if c)
+
+
+def _widen(P: np.ndarray, layers: np.ndarray, wide: np.ndarray, share: float = 0.25) -> np.ndarray:
+    """Below the top row, give the routers ``wide`` (the first group, at the
+    left of each row) ``share`` of the width and the others the rest, each
+    part evenly spread: the group whose links are drawn gets room to show
+    them, the rest stay in order."""
+    P = P.copy()
+    for k in range(int(layers.max())):
+        row = np.flatnonzero(layers == k)
+        row = row[np.argsort(P[row, 0], kind="stable")]
+        w = wide[row]
+        if w.all() or not w.any():
+            continue
+        cut = max(share, w.mean())
+        P[row[w], 0] = cut * (np.arange(w.sum()) + 0.5) / w.sum()
+        P[row[~w], 0] = cut + (1 - cut) * (np.arange((~w).sum()) + 0.5) / (~w).sum()
+    return P
+
+
+def _layered_groups(topo, layers: np.ndarray, title: str) -> Drawing:
+    """A drawing in layers with too many links to draw one by one (a fat
+    tree of many pods): the routers in rows as :func:`_layered` puts them,
+    each group below the top row (:func:`_groups`) in a box with the links
+    inside it, the first group's links to the top row drawn one by one and
+    every other group's as one orange line, as thick as their count, to the
+    mean of the top routers they reach."""
+    n, L = topo.n, np.asarray(topo.links)
+    group = _groups(topo, layers)
+    pos = _layered(topo, layers)
+    P = _widen(np.array([pos[v] for v in range(n)], dtype=float), layers, group == 0)
+    k = _GroupLinks(group, L)
+    width = float(np.clip(0.08 * np.bincount(layers).max(), 4.2, 9.5))     # a router's dot and a gap apiece
+    fig, axes = _figure(width, 3.8)
+    ax = axes[0]
+    ax.set_axis_off()
+    _group_boxes(ax, P, layers, group)
+    # the first group in colour; the others' inside links grey and thin, a texture that shows them wired alike
+    _lines(ax, P, L[k.drawn & k.first], "tab:blue", linewidths=0.6, alpha=0.9, zorder=1)
+    _lines(ax, P, L[k.drawn & ~k.first], "0.55", linewidths=0.3, alpha=0.7, zorder=1)
+    counts = _bundles(ax, P, L, group, k, top_y=float(layers.max()) * 0.35)      # _layered's row height
+    ax.scatter(P[:, 0], P[:, 1], s=6 if n > 100 else 12, c="k", zorder=2)
+    ax.autoscale_view()
+    _group_legend(fig, bool((k.drawn & ~k.first).any()), wide=width > 7)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout(rect=(0, 0.07 if width > 7 else 0.12, 1, 1))
+    pes = int(np.count_nonzero(np.asarray(topo.terminals)))
+    return Drawing(topo.spec, "layers", n, int(k.drawn.sum()), 0, int((~k.drawn).sum()),
+                   _groups_caption(n, len(L), pes, int(group.max()) + 1, k, counts), fig)
+
+
+class _GroupLinks:
+    """The links of a drawing by groups, as masks: ``inside`` a group, ``up``
+    from a group to the top row, ``top`` within the top row, ``first``
+    touching the first group, and ``drawn`` one by one: the first group's,
+    the top row's, and every group's inside links while they stay few
+    enough to show apart (each group in its box), the first group's alone
+    beyond. ``owner``: the group of an inside or upward link."""
+
+    def __init__(self, group: np.ndarray, L: np.ndarray):
+        g = group[L]                                    # (links, 2): -1 at a top-row end
+        self.inside = (g[:, 0] == g[:, 1]) & (g[:, 0] >= 0)
+        self.up = (g[:, 0] < 0) ^ (g[:, 1] < 0)
+        self.top = (g[:, 0] < 0) & (g[:, 1] < 0)
+        self.owner = g.max(axis=1)
+        self.first = self.owner == 0
+        self.all_inside = int(self.inside.sum()) <= 4 * MAX_LAYERED_LINKS
+        self.drawn = (self.inside & (self.all_inside | self.first)) | (self.up & self.first) | self.top
+
+
+def _group_boxes(ax, P: np.ndarray, layers: np.ndarray, group: np.ndarray) -> None:
+    from matplotlib.patches import Rectangle  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+
+    fallback = 1.0 / np.bincount(layers).max()         # the gap between two routers of the widest row
+    for k in range(int(group.max()) + 1):
+        mine = group == k
+        xs = np.sort(P[mine & (layers == 0), 0])
+        pad = 0.45 * (float(np.diff(xs).min()) if len(xs) > 1 else fallback)   # just short of the next group's box
+        x0, x1 = P[mine, 0].min() - pad, P[mine, 0].max() + pad
+        ax.add_patch(Rectangle((x0, -0.03), x1 - x0, P[mine, 1].max() + 0.06, lw=0.6 if k == 0 else 0.4,
+                               ec="tab:blue" if k == 0 else "0.6", fill=False, zorder=0))
+
+
+def _bundles(ax, P: np.ndarray, L: np.ndarray, group: np.ndarray, k: _GroupLinks, top_y: float) -> list[int]:
+    """Each group but the first: its links to the top row as one line from
+    the top of its box to the mean of the top routers they reach, as thick
+    as their number. Returns the numbers, one per group that has any."""
+    ups = [m for m in (np.flatnonzero(k.up & (k.owner == j)) for j in range(1, int(group.max()) + 1)) if len(m)]
+    most = max((len(m) for m in ups), default=1)
+    for m in ups:
+        low = np.where(group[L[m, 0]] >= 0, L[m, 0], L[m, 1])
+        high = np.where(group[L[m, 0]] >= 0, L[m, 1], L[m, 0])
+        ax.plot([P[low, 0].mean(), P[high, 0].mean()], [P[low, 1].max(), top_y], color="tab:orange",
+                lw=0.5 + 2.5 * len(m) / most, alpha=0.45, solid_capstyle="butt", zorder=1)
+    return [len(m) for m in ups]
+
+
+def _group_legend(fig, grey: bool, wide: bool) -> None:
+    from matplotlib.lines import Line2D  # deferred: matplotlib takes 0.25 s to import (docs/ARCHITECTURE.md)
+
+    handles = [Line2D([], [], color="tab:blue", lw=1, label="link of the first group")]
+    if grey:
+        handles.append(Line2D([], [], color="0.55", lw=0.6, label="link inside another group"))
+    handles += [Line2D([], [], color="tab:orange", lw=2.5, alpha=0.45, label="another group's links to the top row "
+                                                                              "(not drawn): one line, width = number"),
+                Line2D([], [], color="k", marker="o", ls="", markersize=3, label="router")]
+    # under the figure, not the axes: a legend wider than the axes would make tight_layout squeeze them
+    fig.legend(handles=handles, fontsize=6, loc="lower center", ncol=4 if wide else 2, frameon=False)
+
+
+def _groups_caption(n: int, links: int, pes: int, groups: int, k: _GroupLinks, counts: list[int]) -> str:
+    shown = [(int((k.inside & k.drawn).sum()), "inside the groups (grey but the first's)" if k.all_inside else
+              "inside the first group (left, blue box)"),
+             (int((k.up & k.first).sum()), "from the first group to the top row"),
+             (int(k.top.sum()), "within the top row")]
+    spread = "" if not counts else f": {counts[0]}" if min(counts) == max(counts) else \
+        f": {min(counts)} to {max(counts)}"
+    left = [(int((k.up & ~k.first).sum()), f"from the other {groups - 1} groups to the top row (each group's as one "
+             f"orange line to the mean of the top routers it reaches, as thick as their number{spread})"),
+            (int((k.inside & ~k.drawn).sum()), "inside the other groups")]
+    return (f"{n} routers, {links} links in layers: the {pes} routers with PEs at the bottom, each row one hop "
+            f"further from them, ordered under their neighbours. Below the top row the routers form {groups} groups "
+            f"joined without it (boxed; in a fat tree, the pods). Drawn: {int(k.drawn.sum())} links, "
+            f"{_counted(shown)}. Not drawn: {int((~k.drawn).sum())} links, {_counted(left)}.")
+
+
 def _graph(topo, title: str) -> Drawing:
     """Kamada-Kawai up to 100 routers (it shows symmetry and clusters), the
     spectral layout beyond (cheap, and places the graph by its slowest
@@ -531,6 +690,8 @@ def _graph(topo, title: str) -> Drawing:
         pos = _clustered(clusters)
         how = (f"in {int(clusters.max()) + 1} groups (the routers that share their first coordinate), the groups on "
                "a circle and each group's routers on a small one; links inside a group dark, between groups light")
+    elif layers is not None and len(topo.links) > MAX_LAYERED_LINKS and _groups(topo, layers).max() > 0:
+        return _layered_groups(topo, layers, title)
     elif layers is not None:
         pos = _layered(topo, layers)
         how = (f"in layers: the {int(np.count_nonzero(term))} routers with PEs at the bottom, each row "

@@ -192,6 +192,25 @@ def test_a_fat_tree_is_drawn_in_layers_from_its_pe_routers():
     assert len(ys) == 3                      # edge, aggregation and core rows
 
 
+def test_a_large_fat_tree_draws_one_pod_to_the_core_and_says_what_it_leaves_out():
+    # fattree:k=16 (families-1024): 16 pods of 8 edge and 8 aggregation switches, 64 core switches; 1,024 links
+    # inside the pods, 1,024 from the pods to the core -- drawn one by one they make a solid band
+    t = from_spec("fattree:k=16")
+    dr = draw_topology(t)
+    segments = sum(len(c.get_segments()) for c in dr.figure.axes[0].collections if hasattr(c, "get_segments"))
+    assert dr.kind == "layers" and dr.nodes == 320
+    assert segments == dr.links == 1024 + 64 < t.num_links == 2048
+    assert dr.hidden == t.num_links - dr.links == 960
+    assert "16 groups" in dr.caption and "Not drawn: 960 links" in dr.caption
+    assert "the 960 from the other 15 groups to the top row" in dr.caption
+    # each other pod's 64 links to the core as one line
+    bundles = [ln for ln in dr.figure.axes[0].get_lines() if len(ln.get_xdata()) == 2]
+    assert len(bundles) == 15
+    # a small one stays drawn link by link
+    dr = draw_topology(from_spec("fattree:k=8"))
+    assert (dr.kind, dr.links, dr.hidden) == ("graph", 256, 0)
+
+
 def test_a_dragonfly_is_drawn_as_its_groups():
     # dragonfly:a=4:p=2:h=2: 9 groups of 4 routers, 6 local links per group, 18 global links
     dr = draw_topology(from_spec("dragonfly:a=4:p=2:h=2"))
