@@ -30,7 +30,6 @@ import time
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from candidates.topology import Topology
 
@@ -183,6 +182,10 @@ def _reprice(topo: Topology, m: int, orbit: np.ndarray, cap_arc: np.ndarray, y: 
     length = y[orbit]
     length = length + 1e-9 * max(float(cap_arc @ length), 1e-300) / (len(length) * cap_arc)
     M = csr_matrix((length, (topo.arc_src, topo.arc_dst)), shape=(n, n))
+    # deferred: scipy.sparse.csgraph pulls in scipy.sparse.linalg and scipy.linalg, ~40 ms of every
+    # process that imports flows (measured, -X importtime), and only shift-symmetric graphs need it
+    from scipy.sparse.csgraph import dijkstra
+
     dist = dijkstra(M, directed=True, indices=np.arange(m))
     alpha = g * dist.sum() / (n - 1)
     return float(cap_arc @ length) / alpha if alpha > 0 else float("inf")

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from candidates.analytics.hops import hop_distances
 from candidates.topology import Topology
@@ -365,6 +364,9 @@ def _check_routable(n: int, src: np.ndarray, dst: np.ndarray, dem: Demands) -> N
         # 40 ms of every `toposynth flow`'s start-up to import)
         if (hop_distances(indptr, indices, 0) >= 0).all():
             return
+        # deferred: scipy.sparse.csgraph pulls in scipy.sparse.linalg and scipy.linalg, ~40 ms of
+        # every process that solves (a joblib worker's start-up included; measured, -X importtime)
+        from scipy.sparse.csgraph import connected_components
 
         comp = connected_components(sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)),
                                     directed=False)[1]
