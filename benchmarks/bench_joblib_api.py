@@ -1,6 +1,7 @@
 """A joblib sweep over the Python API, serially and with two workers, as a user writes it.
 
-    python benchmarks/bench_joblib_api.py [--repeats 5] [--jobs 2] [--src OTHER/src] [--record]
+    python benchmarks/bench_joblib_api.py [--repeats 5] [--jobs 2] [--src OTHER/src [--label-a TEXT]]
+        [--specs SPEC,SPEC,...] [--startup] [--record]
 
 The sweep: a dozen small candidates (16-64 routers), each built from its spec
 string (``candidates.from_spec``), its capacity under 4N random demands
@@ -21,9 +22,21 @@ median of each kind are reported: wall time, and CPU time of the run and
 every process under it (this script is the subreaper of the loky workers,
 which end a moment after the run, and reaps them before reading
 RUSAGE_CHILDREN). Every run's numbers must be identical, serial or not.
+A third kind runs the same pool on a function that does nothing: what
+joblib's pool costs before any of toposynth's work.
 
-``--startup`` adds where a worker's time goes: a fresh process's imports
-and its first tiny solve against the same solve once warm.
+The runs see Python's bytecode cache as an installed package does (pip
+writes the ``.pyc`` files at install): ``PYTHONDONTWRITEBYTECODE`` is
+dropped from their environment, since under it every process compiles the
+project's modules from source again (~0.08 s of CPU each);
+``--no-bytecode-cache`` keeps the environment as it is.
+
+``--startup`` adds where a fresh process's CPU time goes, part by part:
+what a loky worker imports before its first task, the API's imports, the
+first LP, numba's import, the first column generation (numba's set-up and
+its kernels loaded from the disk cache) and one more evaluation, warm.
+``--specs`` sweeps other candidates (a larger dozen shows where two workers
+start to pay); ``--record`` replaces its part of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -41,7 +54,7 @@ from pathlib import Path
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 SPECS = ["torus:4x4", "torus:8x4", "hypercube:5", "rtt:a=4", "twisted:8x4:t1=2", "mesh:8x4", "ring:32",
          "torus:4x4x2", "mesh:4x4", "rt:a=4", "torus:8x8", "hypercube:6"]
-SECTION = "Python API: a joblib sweep of a dozen small candidates, serial vs 2 workers"
+SECTION = "Python API: a joblib sweep, serial vs 2 workers, fresh processes"
 
 
 def evaluate(spec: str) -> dict:
@@ -58,7 +71,12 @@ def evaluate(spec: str) -> dict:
             "latency_method": lat.extra["method"]}
 
 
-def run_sweep(jobs: int) -> None:
+def nothing(spec: str) -> str:
+    """The no-op the pool's own cost is measured with."""
+    return spec
+
+
+def run_sweep(jobs: int, specs: list[str], noop: bool) -> None:
     """The user's script (``--run N``): one JSON line with the results and the in-process times."""
     t0 = time.perf_counter()
     from joblib import Parallel, delayed
@@ -67,7 +85,7 @@ def run_sweep(jobs: int) -> None:
     import flows  # noqa: F401
 
     t1 = time.perf_counter()
-    res = Parallel(n_jobs=jobs)(delayed(evaluate)(s) for s in SPECS)
+    res = Parallel(n_jobs=jobs)(delayed(nothing if noop else evaluate)(s) for s in specs)
     t2 = time.perf_counter()
     print(json.dumps({"results": res, "import_s": t1 - t0, "sweep_s": t2 - t1}))
 
@@ -94,12 +112,13 @@ def reap(timeout: float = 30.0) -> None:
     sys.exit("bench_joblib_api: a worker process did not end")
 
 
-def one(src: str, jobs: int) -> tuple[float, float, dict]:
+def one(src: str, jobs: int, env: dict, specs: list[str], noop: bool = False) -> tuple[float, float, dict]:
     """(wall s, CPU s of the run and its workers, its JSON) of one fresh run."""
-    env = {**os.environ, "PYTHONPATH": src}
+    env = {**env, "PYTHONPATH": src}
+    argv = [sys.executable, __file__, "--run", str(jobs), "--specs", ",".join(specs)] + (["--noop"] if noop else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, __file__, "--run", str(jobs)], env=env, capture_output=True, text=True)
+    p = subprocess.run(argv, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     reap()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -111,36 +130,44 @@ def one(src: str, jobs: int) -> tuple[float, float, dict]:
 
 STARTUP = r"""
 import json, sys, time
-t0 = time.perf_counter(); c0 = time.process_time()
-import candidates as cd, flows
-t1 = time.perf_counter(); c1 = time.process_time()
+c = [time.process_time()]
+import numpy, joblib.externals.loky.process_executor, cloudpickle  # a loky worker has these before its first task
+c.append(time.process_time())
+import scipy.sparse
+c.append(time.process_time())
+import candidates as cd
+c.append(time.process_time())
+import flows
+c.append(time.process_time())
 sys.path.insert(0, {bench!r})
 from bench_joblib_api import evaluate
+evaluate("torus:4x4")
+c.append(time.process_time())
+import numba
+c.append(time.process_time())
 evaluate("torus:8x4")
-t2 = time.perf_counter(); c2 = time.process_time()
-evaluate("torus:8x4")
-t3 = time.perf_counter(); c3 = time.process_time()
-print(json.dumps([t1 - t0, c1 - c0, t2 - t1, c2 - c1, t3 - t2, c3 - c2,
-                  sorted(m for m in ("numba", "scipy", "highspy", "networkx", "matplotlib", "pandas", "clarabel")
-                         if m in sys.modules)]))
+c.append(time.process_time())
+evaluate("hypercube:6")
+c.append(time.process_time())
+print(json.dumps([c[i + 1] - c[i] for i in range(len(c) - 1)]))
 """
+PARTS = ["numpy, joblib's loky, cloudpickle (a loky worker's own)", "scipy.sparse", "candidates", "flows",
+         "first evaluation (torus:4x4, the LP)", "import numba",
+         "next evaluation (torus:8x4, column generation: numba's set-up, kernels from its cache)",
+         "next evaluation (hypercube:6, warm)"]
 
 
-def startup(src: str, repeats: int) -> tuple[list[list[object]], list[str]]:
-    """Median seconds (wall, CPU) of a fresh process's parts: import, first evaluation, the same again."""
-    env = {**os.environ, "PYTHONPATH": src}
+def startup(src: str, repeats: int, env: dict) -> list[float]:
+    """Median CPU seconds of a fresh process's parts (:data:`PARTS`), then of the whole process."""
+    env = {**env, "PYTHONPATH": src}
     code = STARTUP.format(bench=str(Path(__file__).parent))
     runs = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-        runs.append([time.perf_counter() - t0, *json.loads(out)])
-    med = [statistics.median(r[i] for r in runs) for i in range(7)]
-    rows = [["python start + import candidates, flows", med[1], med[2]],
-            ["first evaluation (torus:8x4: kernels loaded)", med[3], med[4]],
-            ["the same evaluation again", med[5], med[6]],
-            ["whole process", med[0], ""]]
-    return rows, runs[-1][7]
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        runs.append([*json.loads(out), (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)])
+    return [statistics.median(r[i] for r in runs) for i in range(len(PARTS) + 1)]
 
 
 def git_commit(src: str) -> str:
@@ -155,31 +182,46 @@ def git_commit(src: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", type=int, metavar="N", help=argparse.SUPPRESS)
+    ap.add_argument("--noop", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--specs", help="comma-separated spec strings (default: a dozen small candidates)")
     ap.add_argument("--src", help="another source tree to compare against (A = it, B = this one)")
-    ap.add_argument("--startup", action="store_true", help="also time a fresh process's import and first solve")
-    ap.add_argument("--record", action="store_true", help=f"replace the section '{SECTION}' of RESULTS.md")
+    ap.add_argument("--label-a", help="what the --src tree is (a commit), for the table's note")
+    ap.add_argument("--startup", action="store_true", help="also time a fresh process's parts")
+    ap.add_argument("--no-bytecode-cache", action="store_true",
+                    help="keep PYTHONDONTWRITEBYTECODE if the environment sets it")
+    ap.add_argument("--record", action="store_true", help=f"replace this run's part of '{SECTION}' in RESULTS.md")
     a = ap.parse_args()
+    specs = a.specs.split(",") if a.specs else SPECS
     if a.run is not None:
-        run_sweep(a.run)
+        run_sweep(a.run, specs, a.noop)
         return
-    from _record import machine, record, table
+    from _record import machine, record_subsection, table
 
     adopt_orphans()
+    env = dict(os.environ)
+    if not a.no_bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     trees = ([("A", a.src)] if a.src else []) + [("B" if a.src else "", SRC)]
-    kinds = [(t, src, jobs) for t, src in trees for jobs in (1, a.jobs)]
-    name = {k: (f"{k[0]} " if k[0] else "") + ("serial" if k[2] == 1 else f"n_jobs={k[2]}") for k in kinds}
+    kinds = [(t, src, jobs, False) for t, src in trees for jobs in (1, a.jobs)] + [(trees[-1][0], SRC, a.jobs, True)]
+
+    def name(k: tuple) -> str:
+        run = "serial" if k[2] == 1 else f"n_jobs={k[2]}" + (", a no-op (the pool alone)" if k[3] else "")
+        return (f"{k[0]} " if k[0] and not k[3] else "") + run
+
     times: dict[tuple, list[tuple[float, float, float, float]]] = {k: [] for k in kinds}
     ref = None
     for rep in range(a.repeats + 1):
         for k in kinds:
-            wall, cpu, d = one(k[1], k[2])
-            if ref is None:
+            wall, cpu, d = one(k[1], k[2], env, specs, k[3])
+            if k[3]:
+                assert d["results"] == specs
+            elif ref is None:
                 ref = d["results"]
             elif d["results"] != ref:
-                sys.exit(f"bench_joblib_api: {name[k]} gave other numbers than the first run")
-            print(f"  {'warm-up' if rep == 0 else f'{rep}/{a.repeats}'} {name[k]}: {wall:.2f} s wall, "
+                sys.exit(f"bench_joblib_api: {name(k)} gave other numbers than the first run")
+            print(f"  {'warm-up' if rep == 0 else f'{rep}/{a.repeats}'} {name(k)}: {wall:.2f} s wall, "
                   f"{cpu:.2f} s CPU", file=sys.stderr, flush=True)
             if rep:
                 times[k].append((wall, cpu, d["import_s"], d["sweep_s"]))
@@ -187,32 +229,37 @@ def main() -> None:
     rows = []
     for k in kinds:
         ts = times[k]
-        serial = statistics.median(x[0] for x in times[(k[0], k[1], 1)])
+        serial = statistics.median(x[0] for x in times[(k[0], k[1], 1, False)])
         w = [x[0] for x in ts]
         c = [x[1] for x in ts]
-        rows.append([name[k], f"{min(w):.2f}", f"{statistics.median(w):.2f}", f"{min(c):.2f}",
+        rows.append([name(k), f"{min(w):.2f}", f"{statistics.median(w):.2f}", f"{min(c):.2f}",
                      f"{statistics.median(c):.2f}", f"{statistics.median(x[2] for x in ts):.2f}",
                      f"{statistics.median(x[3] for x in ts):.2f}", f"{serial / statistics.median(w):.2f}"])
     head = ["run", "wall s (min)", "wall s (median)", "CPU s (min)", "CPU s (median)", "import s", "sweep s",
-            "serial / this (wall)"]
-    commits = "; ".join(f"{t or 'tree'} = {git_commit(src)}" for t, src in trees)
+            "serial / this (wall, medians)"]
+    commits = "; ".join(f"{t or 'tree'} = {a.label_a if t == 'A' and a.label_a else git_commit(src)}"
+                        for t, src in trees)
     out = [table(head, rows), "",
-           f"{len(SPECS)} candidates ({', '.join(SPECS)}); every run a fresh process, its numbers identical in "
-           f"every run; {a.repeats} interleaved runs of each after one warm-up (warm numba cache). CPU: the run "
-           f"and its workers. import s / sweep s: inside the run (medians), the API's import in the parent and "
-           f"the `Parallel(...)` call. Load average when done: {load:.1f} on {os.cpu_count()} cores. {commits}."]
+           f"{len(specs)} candidates ({', '.join(specs)}): each built, its capacity under 4N random demands "
+           f"(eps 0.05), its minimum latency at half of it. Every run a fresh process, its numbers identical in "
+           f"every run; {a.repeats} interleaved runs of each kind after one warm-up (warm numba cache; bytecode "
+           f"cache {'as the environment has it' if a.no_bytecode_cache else 'on'}). CPU: the run and its "
+           f"workers. import s / sweep s: inside the run (medians): joblib and the API imported by the parent, "
+           f"then the `Parallel(...)` call. Load average at the end: {load:.1f} on {os.cpu_count()} cores. "
+           f"{commits}."]
     if a.startup:
-        for t, src in trees:
-            rows_s, mods = startup(src, a.repeats)
-            out += ["", f"A fresh process, {t or 'this tree'} (medians of {a.repeats}; seconds; "
-                        f"loaded at the end: {', '.join(mods) or 'none of numba, scipy, highspy'}):", "",
-                    table(["part", "wall s", "CPU s"], [[r[0], f"{r[1]:.3f}", r[2] if r[2] == "" else f"{r[2]:.3f}"]
-                                                        for r in rows_s])]
+        cols = {t: startup(src, a.repeats, env) for t, src in trees}
+        rows_s = [[part] + [f"{cols[t][i]:.3f}" for t, _ in trees] for i, part in enumerate(PARTS)]
+        rows_s.append(["whole process (python's start and exit too)"] + [f"{cols[t][-1]:.3f}" for t, _ in trees])
+        out += ["", f"Where a fresh process's CPU time goes (seconds, medians of {a.repeats}):", "",
+                table(["part"] + [f"{t or 'this tree'} CPU s" for t, _ in trees], rows_s)]
     body = "\n".join(out)
     print(body)
     print(f"\n{machine()}")
     if a.record:
-        record(SECTION, body)
+        small = specs == SPECS
+        record_subsection(SECTION, "A dozen small candidates (16-64 routers)" if small
+                          else f"{len(specs)} candidates: {', '.join(specs)}", body)
 
 
 if __name__ == "__main__":
