@@ -27,9 +27,9 @@ def capacity_interval(r: CandidateRecord) -> tuple[float, float] | None:
 
 def latency_interval(r: CandidateRecord, i: int = 0) -> tuple[float, float] | None:
     """``(certified lower bound, latency)`` at the ``i``-th demand scale, else None."""
-    if i >= len(r.latency) or r.latency[i].average_latency is None:
+    x = r.latency[i] if i < len(r.latency) else None
+    if x is None or x.average_latency is None:
         return None
-    x = r.latency[i]
     lat = float(x.average_latency)
     return (lat if x.latency_bound is None else float(x.latency_bound)), lat
 
