@@ -14,15 +14,36 @@ __all__ = ["TopologyError", "SpecError", "GraphFileError", "check_family_int"]
 
 
 class TopologyError(ToposynthError):
-    """A topology, or an operation on one, is invalid."""
+    """A topology, or an operation on one, is invalid.
+
+    >>> from candidates import Topology
+    >>> Topology(3, [[0, 5]])
+    Traceback (most recent call last):
+    ...
+    candidates.errors.TopologyError: link endpoints must be router indices 0..2
+    """
 
 
 class SpecError(ToposynthError):
-    """A topology spec string or family parameter is invalid."""
+    """A topology spec string or family parameter is invalid.
+
+    >>> from candidates import from_spec
+    >>> from_spec("ring:2")
+    Traceback (most recent call last):
+    ...
+    candidates.errors.SpecError: a ring needs at least 3 routers, got 2
+    """
 
 
 class GraphFileError(ToposynthError):
-    """A graph file cannot be read as a graph."""
+    """A graph file cannot be read as a graph.
+
+    >>> from candidates import from_graph6
+    >>> from_graph6("!!")
+    Traceback (most recent call last):
+    ...
+    candidates.errors.GraphFileError: not a graph6 string: '!!' (...)
+    """
 
 
 def check_family_int(family: str, key: str, value, low: int, example: str) -> int:

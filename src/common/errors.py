@@ -36,7 +36,24 @@ EXIT_CODES = {EXIT_OK: "ok", EXIT_BAD_INPUT: "bad input", EXIT_DEADLOCK: "deadlo
 
 
 class ToposynthError(ValueError):
-    """Base class of all errors caused by input the user can correct."""
+    """Base class of all errors caused by input the user can correct.
+
+    A ``ValueError``, so a handler of those catches it too; each package's
+    own errors derive from it, so one handler catches them all:
+
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    common.errors.ToposynthError: seed must be an integer >= 0, got -1
+    >>> from candidates import SpecError, from_spec
+    >>> issubclass(SpecError, ToposynthError), issubclass(ToposynthError, ValueError)
+    (True, True)
+    >>> try:
+    ...     from_spec("ring:2")
+    ... except ToposynthError as e:
+    ...     print(f"{type(e).__name__}: {e}")
+    SpecError: a ring needs at least 3 routers, got 2
+    """
 
 
 class OutputPathError(ToposynthError):

@@ -42,7 +42,14 @@ DEFAULT_EPS = defaults.EPS
 
 
 class FlowError(ToposynthError):
-    """A flow problem or demand set is invalid."""
+    """A flow problem or demand set is invalid.
+
+    >>> import candidates as cd
+    >>> FlowProblem.from_topology(cd.ring(4), Demands([0], [5], [1.0]))
+    Traceback (most recent call last):
+    ...
+    flows.problem.FlowError: demand endpoints must be router indices 0..3
+    """
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,4 +12,11 @@ __all__ = ["SimError"]
 
 
 class SimError(ToposynthError):
-    """A simulation configuration, traffic pattern or routing is invalid."""
+    """A simulation configuration, traffic pattern or routing is invalid.
+
+    >>> from sim import SimConfig
+    >>> SimConfig(vcs=0)
+    Traceback (most recent call last):
+    ...
+    sim.errors.SimError: vcs must be a positive integer, got 0
+    """

@@ -6,7 +6,14 @@ __all__ = ["StudyError", "RecordError"]
 
 
 class StudyError(ToposynthError):
-    """A study file or study dict is malformed."""
+    """A study file or study dict is malformed.
+
+    >>> from synth import study_from_dict
+    >>> study_from_dict({"candidates": {"specs": ["ring:8"]}, "ranking": {"objective": "speed"}})
+    Traceback (most recent call last):
+    ...
+    synth.errors.StudyError: study field ranking.objective: must be one of capacity, latency, both; got 'speed'
+    """
 
 
 class RecordError(ToposynthError):
