@@ -261,7 +261,19 @@ def _read_edgelist(p: Path, spec: str) -> Topology:
 
 
 def write_topology(topo: Topology, path: str | os.PathLike) -> None:
-    """Write a topology; the format follows the file ending (see module doc)."""
+    """Write a topology; the format follows the file ending (see module doc).
+
+    >>> import tempfile
+    >>> from candidates import ring
+    >>> p = Path(tempfile.mkdtemp()) / "ring.edges"
+    >>> write_topology(ring(4), p)
+    >>> print(p.read_text(), end="")
+    # ring:4: 4 routers, 4 links
+    0 1 x
+    1 2 x
+    2 3 x
+    3 0 x
+    """
     import networkx as nx  # deferred: networkx takes 0.08 s to import (docs/ARCHITECTURE.md)
 
     p = Path(path)

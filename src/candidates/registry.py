@@ -44,7 +44,14 @@ __all__ = ["Family", "FAMILIES", "register", "from_spec", "families", "SpecSize"
 
 @dataclass(frozen=True)
 class Family:
-    """A named family: how to build it from spec fields, and its help."""
+    """A named family: how to build it from spec fields, and its help.
+
+    >>> f = FAMILIES["rtt"]
+    >>> f.name, f.parameters, f.example
+    ('rtt', (('a', 'integer >= 2'),), 'rtt:a=8')
+    >>> f.summary
+    'rectangular twisted torus RTT(a), 2a x a, Y wraparound shifted by a'
+    """
 
     name: str
     summary: str
@@ -73,7 +80,16 @@ FAMILIES: dict[str, Family] = {}
 
 def register(family: Family) -> Family:
     """Add a family to the registry; a name already registered is an error
-    (a family that silently replaced another would change every spec of it)."""
+    (a family that silently replaced another would change every spec of it).
+
+    The family modules register theirs when imported; a second entry of a
+    name is refused:
+
+    >>> register(FAMILIES["ring"])
+    Traceback (most recent call last):
+    ...
+    ValueError: topology family 'ring' is already registered
+    """
     if family.name in FAMILIES:
         raise ValueError(f"topology family {family.name!r} is already registered")
     FAMILIES[family.name] = family
@@ -82,7 +98,11 @@ def register(family: Family) -> Family:
 
 
 def families() -> list[Family]:
-    """The registered families, in registration order."""
+    """The registered families, in registration order.
+
+    >>> [f.name for f in families()][:6]
+    ['torus', 'mesh', 'ring', 'path', 'hypercube', 'rt']
+    """
     return list(FAMILIES.values())
 
 

@@ -46,6 +46,22 @@ class Placement:
     board cross-sections (``flows.physical``) are measured on this grid.
     Without it every unit is taken to hold its children in one row, in
     index order.
+
+    A 4 x 4 torus on cards of 2 x 2 routers, all on one board
+    (:func:`candidates.block_placement` fills these arrays from the
+    coordinates); router 5, at (1, 1), is on card 0, in its second row
+    and column:
+
+    >>> import candidates as cd
+    >>> pl = cd.block_placement(cd.torus((4, 4)), [(2, 2), (4, 4)], ("card", "board")).placement
+    >>> pl.levels, pl.unit[5].tolist(), pl.position[5].tolist()
+    (('card', 'board'), [0, 0], [1.0, 1.0])
+
+    Or by hand: two cards of two routers each, the routers in a row on their card.
+
+    >>> pl = Placement(("card",), np.array([[0], [0], [1], [1]]), np.array([[0, 0], [0, 1], [0, 0], [0, 1]]))
+    >>> cd.ring(4).replace(placement=pl).placement.unit[:, 0].tolist()
+    [0, 0, 1, 1]
     """
 
     levels: tuple[str, ...]

@@ -177,6 +177,17 @@ class EquivalentDistanceStats:
     counts : int64 (k,)
         How many ordered pairs ``(s, t)``, ``s != t``, have each value; the
         occurrence weights of the paper's weighted correlation.
+
+    Examples
+    --------
+    On a ring of 8 (:func:`candidates.equivalent_distance_stats`), pairs 1, 2
+    and 3 hops apart have one minimal route; the 4-hop pairs have two of 4
+    hops in parallel, equivalent to 2.
+
+    >>> import candidates as cd
+    >>> st = cd.equivalent_distance_stats(cd.equivalent_distance(cd.ring(8)))
+    >>> st.values.tolist(), st.counts.tolist(), st.mean
+    ([1.0, 2.0, 3.0], [16, 24, 16], 2.0)
     """
 
     mean: float

@@ -71,6 +71,14 @@ class DistanceStats:
 
     ``distribution[d]`` counts ordered pairs (self-pairs included at ``d=0``)
     at distance ``d``; ``unreachable`` counts pairs with no path.
+
+    >>> import candidates as cd
+    >>> s = distance_stats(cd.ring(8))
+    >>> s.distribution, s.diameter, round(s.average_distance, 4), s.unreachable, s.connected
+    ([8, 16, 16, 16, 8], 4, 2.2857, 0, True)
+    >>> distance_stats(cd.Topology(4, [[0, 1], [2, 3]]))      # two separate links
+    DistanceStats(distribution=[4, 4], diameter=None, average_distance=None, average_distance_with_self=None,
+                  unreachable=8, connected=False)
     """
 
     distribution: list[int]
@@ -127,6 +135,14 @@ class PEDistances:
     ``average_distance`` are over those pairs (None if two PEs cannot reach
     each other, or fewer than two PEs). With one PE on every router they
     are :func:`distance_stats`'s ``diameter`` and ``average_distance``.
+
+    A ring of 4 routers with 2 PEs each: each PE has 1 PE on its router,
+    4 one hop away and 2 two hops away.
+
+    >>> import candidates as cd
+    >>> d = pe_distances(cd.from_spec("ring:4:c=2"))
+    >>> d.pes, d.distribution, d.diameter, round(d.average_distance, 4)   # (4 + 4) / 7
+    (8, [8, 32, 16], 2, 1.1429)
     """
 
     pes: int
@@ -246,6 +262,19 @@ class UniformLoad:
     family's deterministic minimal routing records (their tie rules load
     one direction or dimension more), or ``"ecmp"``, the even split over
     all shortest paths.
+
+    A 4 x 4 torus: 16 links per dimension, 16/15 hops per packet in each;
+    its routing records send the 2-hop ties all one way, so a channel
+    saturates below the even split's bound:
+
+    >>> import candidates as cd
+    >>> u = uniform_load(cd.torus((4, 4)))
+    >>> u.class_names, u.class_links, [round(h, 4) for h in u.class_hops]
+    (['x', 'y'], [16, 16], [1.0667, 1.0667])
+    >>> round(u.injection_bound, 4), u.bottleneck, round(u.link_utilisation, 4)
+    (1.875, 'x', 1.0)
+    >>> u.routing, round(u.routing_bound, 4)
+    ('records', 1.25)
     """
 
     class_names: list[str]
@@ -336,6 +365,16 @@ class ChannelLoads:
     ``"ties"`` (a record drawn uniformly among every minimal record of the
     pair: the simulator's ``tie_break="random"``) or ``"ecmp"`` (an even
     split over all shortest paths).
+
+    On a 4 x 4 torus the records send every 2-hop tie the - way:
+
+    >>> import candidates as cd
+    >>> c = channel_loads(cd.torus((4, 4)), "records")
+    >>> [round(x, 4) for x in c.plus], [round(x, 4) for x in c.minus], c.bottleneck, round(c.bound, 4)
+    ([0.2667, 0.2667], [0.8, 0.8], 'x-', 1.25)
+    >>> c = channel_loads(cd.torus((4, 4)), "ecmp")
+    >>> [round(x, 4) for x in c.plus], [round(x, 4) for x in c.minus], round(c.bound, 4)
+    ([0.5333, 0.5333], [0.5333, 0.5333], 1.875)
     """
 
     routing: str
@@ -451,7 +490,13 @@ class Bisection:
     ``exact`` says whether ``width`` is the proven minimum (brute force over
     all balanced partitions) or the best of the heuristic cuts tried (an upper
     bound on the bisection width). ``halves`` says what the two sides hold
-    equally: ``"routers"``, or ``"PEs"`` when routers differ in PEs."""
+    equally: ``"routers"``, or ``"PEs"`` when routers differ in PEs.
+
+    >>> import candidates as cd
+    >>> b = bisection(cd.torus((4, 4)))       # x = 0, 1 against x = 2, 3: 4 links at 1|2, 4 at 3|0
+    >>> b.width, b.exact, b.method, b.halves, b.side
+    (8, True, 'exhaustive', 'routers', [0, 1, 2, 3, 4, 5, 6, 7])
+    """
 
     width: int
     exact: bool

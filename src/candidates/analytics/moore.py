@@ -42,6 +42,10 @@ class MooreBound:
         (the last level holds the rest).
     throughput : ``degree / aspl``, the most uniform traffic per router any
         such graph carries (one unit per link direction).
+
+    >>> b = moore_bound(16, 4)           # 1 router, 4 neighbours, the other 11 at distance 2
+    >>> b.diameter, b.distribution, round(b.aspl, 4), round(b.throughput, 4)
+    (2, (1, 4, 11), 1.7333, 2.3077)
     """
 
     routers: int

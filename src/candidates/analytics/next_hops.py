@@ -74,6 +74,22 @@ class NextHopTable:
     indptr, arc_id : int64
         The topology's CSR row pointer (n + 1,) and CSR channel numbers
         (num_arcs,), to decode the masks without the topology.
+
+    Examples
+    --------
+    On a ring of 8 (:func:`candidates.shortest_path_table`), router 4 is 4
+    hops from router 0 both ways round: two next hops, channels 0 (to 1)
+    and 15 (to 7).
+
+    >>> import candidates as cd
+    >>> t = cd.ring(8)
+    >>> tab = cd.shortest_path_table(t)
+    >>> tab.dist[0].tolist()
+    [0, 1, 2, 3, 4, 3, 2, 1]
+    >>> bin(int(tab.next_mask[0, 4])), tab.next_arcs(0, 4).tolist(), t.arc_dst[tab.next_arcs(0, 4)].tolist()
+    ('0b11', [0, 15], [1, 7])
+    >>> int(tab.first_hop[0, 4])
+    0
     """
 
     dist: np.ndarray

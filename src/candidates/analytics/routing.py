@@ -129,6 +129,20 @@ class UpDownRouting:
         ``mask_down`` before its destination.
     indptr, arc_id : int64
         The topology's CSR row pointer and channel numbers, to decode masks.
+
+    Examples
+    --------
+    A ring of 8 rooted at router 0 (:func:`candidates.updown`): router 4 is
+    the bottom of the tree, so from 3 to 5 a packet may not go down to 4
+    and up again; it goes up round the other side, 6 hops, first to 2.
+
+    >>> import candidates as cd
+    >>> t = cd.ring(8)
+    >>> ud = cd.updown(t)
+    >>> ud.root, ud.level.tolist(), ud.tree_parent.tolist()
+    (0, [0, 1, 2, 3, 4, 3, 2, 1], [-1, 0, 1, 2, 3, 6, 7, 0])
+    >>> int(ud.dist[3, 5]), int(ud.dist_down[3, 5]), t.arc_dst[ud.next_arcs(3, 5)].tolist()
+    (6, -1, [2])
     """
 
     root: int
