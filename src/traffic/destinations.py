@@ -21,14 +21,27 @@ DEST_UNIFORM, DEST_PERM, DEST_TABLE, DEST_HOT = 0, 1, 2, 3
 
 
 def terminal_offsets(topo: Topology) -> np.ndarray:
-    """CSR offsets of the terminals of every router, (n + 1,)."""
+    """CSR offsets of the terminals of every router, (n + 1,).
+
+    A 2-ary 2-tree: two leaf switches with 2 PEs each, two switches above without any.
+
+    >>> from candidates import from_spec
+    >>> t = from_spec("ktree:k=2:n=2")
+    >>> t.terminals.tolist(), terminal_offsets(t).tolist()
+    ([2, 2, 0, 0], [0, 2, 4, 4, 4])
+    """
     off = np.zeros(topo.n + 1, dtype=np.int64)
     np.cumsum(topo.terminals, out=off[1:])
     return off
 
 
 def terminal_router(topo: Topology) -> np.ndarray:
-    """The router of every terminal, (T,)."""
+    """The router of every terminal, (T,).
+
+    >>> from candidates import from_spec
+    >>> terminal_router(from_spec("ring:4:c=2")).tolist()
+    [0, 0, 1, 1, 2, 2, 3, 3]
+    """
     return np.repeat(np.arange(topo.n, dtype=np.int64), topo.terminals)
 
 
@@ -43,6 +56,16 @@ class Destinations:
     whose terminals ``perm[:hot_count]`` lists;
     ``weight[s]`` the relative injection rate of terminal ``s``
     (mean 1 over the terminals).
+
+    Tornado compiled for a ring of 8 (:meth:`traffic.TrafficPattern.destinations`):
+    a permutation, every terminal sending at the same rate.
+
+    >>> import candidates as cd, traffic
+    >>> d = traffic.traffic("tornado").destinations(cd.ring(8))
+    >>> d.mode == DEST_PERM, d.perm.tolist(), d.weight.tolist()
+    (True, [3, 4, 5, 6, 7, 0, 1, 2], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    >>> d.matrix()[0].tolist()
+    [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     """
 
     mode: int

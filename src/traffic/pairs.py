@@ -50,7 +50,12 @@ def uniform_pairs(n: int, weights: np.ndarray | None = None) -> tuple[np.ndarray
 
 
 def random_pairs(n: int, count: int, *, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` pairs of distinct uniformly random nodes among ``n``."""
+    """``count`` pairs of distinct uniformly random nodes among ``n``.
+
+    >>> s, d = random_pairs(8, 5, seed=1)
+    >>> s.tolist(), d.tolist()
+    ([3, 4, 6, 7, 0], [5, 2, 5, 1, 3])
+    """
     n, count = int(n), int(count)
     if n < 2 or count < 1:
         raise TrafficError("random demands need n >= 2 routers and count >= 1")

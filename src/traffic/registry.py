@@ -89,6 +89,16 @@ class TrafficPattern:
 
     Use :func:`traffic` to build one from a name or a ``name:key=value``
     string, :func:`permutation` and :func:`demand` for explicit ones.
+
+    Tornado on a ring of 8: every router sends to the one 3 ahead.
+
+    >>> import candidates as cd
+    >>> p = traffic("tornado")
+    >>> p, str(traffic("random:64:seed=3"))
+    (TrafficPattern(name='tornado', options={}), 'random:count=64:seed=3')
+    >>> src, dst, amount = p.demand_pairs(cd.ring(8))
+    >>> dst.tolist(), amount.tolist()
+    ([3, 4, 5, 6, 7, 0, 1, 2], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
     """
 
     name: str
@@ -189,6 +199,13 @@ class Pattern:
     demands : ``demands(topo, **options) -> (src, dst, amount)``, the pattern's
         own router-level demand pairs for the flow solvers (sampled patterns
         keep each drawn pair); None: the demand matrix's nonzero entries.
+
+    >>> e = PATTERNS["random"]
+    >>> e.name, e.options, e.positional, e.needs
+    ('random', ('count', 'seed'), ('count', 'seed'), None)
+    >>> e = pattern_entry("hr")
+    >>> e.name, e.aliases, e.options
+    ('hotregion', ('hr', 'hotspot'), ('fraction', 'region'))
     """
 
     name: str
@@ -241,7 +258,16 @@ def _key(name: str) -> str:
 
 
 def register_pattern(entry: Pattern) -> Pattern:
-    """Add a traffic pattern; a name or alias already taken is an error."""
+    """Add a traffic pattern; a name or alias already taken is an error.
+
+    The built-in patterns are registered when :mod:`traffic` is imported;
+    a second entry of a name is refused:
+
+    >>> register_pattern(PATTERNS["tornado"])
+    Traceback (most recent call last):
+    ...
+    ValueError: traffic pattern name 'tornado' is already registered
+    """
     for key in (entry.name, *entry.aliases):
         if _key(key) in PATTERNS or _key(key) in _ALIASES:
             raise ValueError(f"traffic pattern name {key!r} is already registered")
