@@ -14,7 +14,14 @@ __all__ = ["CrossCheck", "cross_check"]
 @dataclass(frozen=True)
 class CrossCheck:
     """PTAS and LP on one problem: ``ok`` when the PTAS's lambda is within
-    ``eps`` of the LP optimum and its dual bound is not below it."""
+    ``eps`` of the LP optimum and its dual bound is not below it.
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> c = cross_check(FlowProblem.from_topology(cd.ring(6), Demands.uniform(6)), eps=0.05)
+    >>> c.ok, round(c.lp_lambda, 6), c.ptas_lambda <= c.lp_lambda <= c.ptas_upper_bound, c.relative_difference < 0.05
+    (True, 1.111111, True, True)
+    """
 
     ptas_lambda: float
     ptas_upper_bound: float

@@ -42,7 +42,19 @@ class CurvePoint:
     capacity lambda), the certified ``average_latency`` and its lower bound
     ``latency_bound`` (latency units of the problem per unit of demand),
     their relative ``gap``, the solver's ``status``, and under the queueing
-    model its ``zero_load_part`` / ``queueing_part`` and ``max_channel_load``."""
+    model its ``zero_load_part`` / ``queueing_part`` and ``max_channel_load``.
+
+    A ring of 3 at half its capacity: one hop, and as long again waiting
+    (M/M/1 at utilisation 1/2):
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> q = latency_curve(FlowProblem.from_topology(cd.ring(3), Demands.uniform(3)), scales=[1.0], eps=1e-4).points[0]
+    >>> q.scale, round(q.load, 3), round(q.average_latency, 3), q.status
+    (1.0, 0.5, 2.0, 'optimal')
+    >>> round(q.zero_load_part, 3), round(q.queueing_part, 3), round(q.max_channel_load, 3)
+    (1.0, 1.0, 0.5)
+    """
 
     scale: float
     load: float
@@ -61,7 +73,16 @@ class CurvePoint:
 
 @dataclass(frozen=True)
 class LatencyCurve:
-    """Average latency against demand scale for one network (see :func:`latency_curve`)."""
+    """Average latency against demand scale for one network (see :func:`latency_curve`).
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> c = latency_curve(FlowProblem.from_topology(cd.ring(3), Demands.uniform(3)), points=2, up_to=0.5, eps=1e-4)
+    >>> c.load_model, round(c.capacity, 3), c.certified
+    ('queueing', 2.0, True)
+    >>> [(round(q.load, 2), round(q.average_latency, 3)) for q in c.points]
+    [(0.25, 1.333), (0.5, 2.0)]
+    """
 
     load_model: str
     capacity: float

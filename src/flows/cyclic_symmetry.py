@@ -53,7 +53,15 @@ AUTO_SHIFT_MAX_COLUMNS = 1_000_000
 def shift_symmetry(topo: Topology, *, min_base: int = 1) -> int:
     """The largest ``g`` dividing the router count for which the graph is
     invariant under ``x -> x + n/g (mod n)`` (1: none), among those with at
-    least ``min_base`` routers per fibre; graphs with parallel links give 1."""
+    least ``min_base`` routers per fibre; graphs with parallel links give 1.
+
+    A ring turns onto itself by one router; a 4 x 4 torus (routers numbered
+    ``4 x + y``) by a step in x, n/4; a 3-cube by flipping its top bit, n/2:
+
+    >>> import candidates as cd
+    >>> shift_symmetry(cd.ring(8)), shift_symmetry(cd.torus((4, 4))), shift_symmetry(cd.hypercube(3))
+    (8, 4, 2)
+    """
     n = topo.n
     if n < 2 or topo.has_parallel_links:
         return 1
@@ -99,7 +107,16 @@ def shift_symmetric_uniform(topo: Topology, problem: FlowProblem | None = None, 
     graph (every router sends one unit in all, ``1 / (n - 1)`` to each other,
     over channels of capacity ``capacity``; or ``problem``'s demands and
     per-channel capacities, which must be uniform). ``g``: the shift's
-    order (default :func:`shift_symmetry`'s)."""
+    order (default :func:`shift_symmetry`'s).
+
+    A ring of 8: one source's flow stands for all; each router sends 16/7
+    hop-units over 16 channels, so lambda = 16 / (8 x 16/7) = 0.875.
+
+    >>> import candidates as cd
+    >>> r = shift_symmetric_uniform(cd.ring(8))
+    >>> round(r.lam, 6), r.status, r.extra["shift_order"], r.extra["sources"]
+    (0.875, 'optimal', 8, 1)
+    """
     t0 = time.perf_counter()
     n, A = topo.n, topo.num_arcs
     if g is None:

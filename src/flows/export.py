@@ -102,7 +102,21 @@ def to_pulp(problem: FlowProblem, objective: str = "concurrent") -> pulp.LpProbl
 
 
 def write_model(problem: FlowProblem, path: str | os.PathLike, objective: str = "concurrent") -> None:
-    """Write the model as ``.lp`` or ``.mps`` (by the file ending)."""
+    """Write the model as ``.lp`` or ``.mps`` (by the file ending).
+
+    >>> import tempfile
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> p = FlowProblem.from_topology(cd.ring(4), Demands.uniform(4))
+    >>> path = Path(tempfile.mkdtemp()) / "ring4.lp"
+    >>> write_model(p, path)
+    >>> path.read_text().splitlines()[1:4]
+    ['Maximize', 'OBJ: lambda', 'Subject To']
+    >>> write_model(p, path.with_suffix(".txt"))
+    Traceback (most recent call last):
+    ...
+    flows.problem.FlowError: .../ring4.txt: model files end in .lp or .mps
+    """
     p = Path(path)
     model = to_pulp(problem, objective)
     if p.suffix.lower() == ".lp":

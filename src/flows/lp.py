@@ -109,6 +109,19 @@ def build_lp_arrays(problem: FlowProblem, objective: str = "concurrent"):
 
     Columns: group-major flow variables ``g * num_arcs + a``, then lambda
     (concurrent only). Exposed for the PuLP exporter and for inspection.
+
+    Uniform traffic on a ring of 4: 4 source groups x 8 channels and
+    lambda, the objective; a conservation row per group and router and a
+    capacity row per channel.
+
+    >>> import candidates as cd
+    >>> from flows.problem import Demands
+    >>> p = FlowProblem.from_topology(cd.ring(4), Demands.uniform(4))
+    >>> c, A, row_lo, row_hi, col_hi, meta = build_lp_arrays(p)
+    >>> A.shape, c.tolist()[-1], meta["groups"], meta["nnz"]
+    ((24, 33), 1.0, 4, 112)
+    >>> row_hi[16:].tolist()         # the capacity rows: one unit per channel
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     """
     if objective not in ("concurrent", "latency"):
         raise FlowError(f"unknown objective {objective!r}; use 'concurrent' or 'latency'")

@@ -93,6 +93,10 @@ class Technology:
 
     ``wire_delay_ns_per_m``: 7.1 ns/m, the speed of light in FR4 (relative
     permittivity about 4.5), as in the paper.
+
+    >>> t = Technology()
+    >>> t.wire_delay_ns_per_m, round(0.5 * t.wire_delay_ns_per_m, 2), round(t.router(6), 3)   # 0.5 m; radix 6
+    (7.1, 3.55, 2.976)
     """
 
     wire_delay_ns_per_m: float = 7.1
@@ -119,6 +123,10 @@ class Board:
     ``connectors`` x ``pins_per_connector`` pins join a unit to its parent
     (0 = no connector limit); ``connector_run_m`` is the wire a link leaving
     the card runs on it (default half its height).
+
+    >>> b = Board("card", 0.2, 0.1, signal_layers=2, wire_pitch_m=0.001, connectors=1, pins_per_connector=64)
+    >>> b.connector_pins, b.run
+    (64, 0.05)
     """
 
     level: str
@@ -161,6 +169,12 @@ class Packaging:
     Blue Gene/L). ``router_pins``: signal pins of a router chip for network
     wires (every wire in or out of the router uses ``pins_per_wire``); None
     for no limit.
+
+    >>> p = Packaging.bluegene_l()
+    >>> [b.level for b in p.boards], p.pins_per_wire, p.router_pins
+    (['compute_card', 'node_card', 'midplane'], 2, None)
+    >>> p.board("node_card").connector_pins, p.with_connector_pins("node_card", 400).board("node_card").connector_pins
+    (200, 400)
     """
 
     boards: tuple[Board, ...]
@@ -226,6 +240,22 @@ class PhysicalModel:
     delay of the tail plus wire delay of channel ``a``, in ns; ``length[a]``:
     its wire length in metres; ``level[a]``: the packaging level of its
     lowest common unit (``len(levels)`` for cables between outermost units).
+
+    A 4 x 4 torus on four cards of 2 x 2 routers (0.1 m square, 32
+    connector pins each) on one board (0.4 m square): half its channels stay
+    on a card, 0.05 m long; the others leave it, 0.3 m (half a card's height
+    on either card and a card's pitch on the board):
+
+    >>> import candidates as cd
+    >>> t = cd.block_placement(cd.torus((4, 4)), [(2, 2), (4, 4)], ("card", "board"))
+    >>> pk = Packaging((Board("card", 0.1, 0.1, 2, 0.001, 1, 32), Board("board", 0.4, 0.4, 4, 0.001)))
+    >>> m = physical_model(t, Technology(), pk)
+    >>> m.levels, m.R.shape, np.bincount(m.level).tolist()
+    (('card', 'board'), (14, 64), [32, 32])
+    >>> sorted(set(m.length.round(3).tolist())), sorted(set(m.latency.round(3).tolist()))
+    ([0.05, 0.3], [3.158, 4.933])
+    >>> float(m.capacity[m.resource_names.index("card 0 connector pins")])
+    32.0
     """
 
     R: sp.csr_matrix

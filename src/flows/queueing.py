@@ -76,6 +76,14 @@ class QueueingModel:
         for rate patterns; for uneven demand sets the even split waits least,
         so the figure is then a lower estimate). Plain topologies only (under
         a packaging the flow is in wires).
+
+    The wait at half and at 90% load, M/M/1 and M/D/1:
+
+    >>> m = QueueingModel()
+    >>> m.tau, m.wait(0.5), round(m.wait(0.9), 6)
+    (1.0, 1.0, 9.0)
+    >>> QueueingModel(variability=0.0).wait([0.5, 1.0]).tolist()
+    [0.5, inf]
     """
 
     service: float = defaults.QUEUEING_SERVICE

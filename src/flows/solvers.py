@@ -170,6 +170,13 @@ class Solver:
     implicit_uniform : it answers uniform traffic on the topology without the
         problem (``problem=None``: the n (n - 1) demands are never built).
     auto : where ``auto`` takes it (None: only by name).
+
+    >>> s = SOLVER_REGISTRY["lp"]
+    >>> s.name, s.label, s.objectives, s.certifies, s.needs
+    ('lp', 'the arc LP', ('concurrent', 'latency'), 'exact', ())
+    >>> s = SOLVER_REGISTRY["symmetry"]
+    >>> s.needs, s.symmetries, s.implicit_uniform
+    (('topology',), ('lattice', 'shift'), True)
     """
 
     name: str
@@ -242,7 +249,16 @@ SOLVER_REGISTRY: dict[str, Solver] = {}
 
 
 def register_solver(entry: Solver) -> Solver:
-    """Add a solver; a name already registered is an error."""
+    """Add a solver; a name already registered is an error.
+
+    The built-in solvers are registered when :mod:`flows` is imported; a
+    second entry of a name is refused:
+
+    >>> register_solver(SOLVER_REGISTRY["lp"])
+    Traceback (most recent call last):
+    ...
+    ValueError: solver 'lp' is already registered
+    """
     if entry.name in SOLVER_REGISTRY:
         raise ValueError(f"solver {entry.name!r} is already registered")
     SOLVER_REGISTRY[entry.name] = entry
@@ -255,7 +271,14 @@ def solver_names() -> tuple[str, ...]:
 
 
 def solver_entry(name: str) -> Solver:
-    """The entry of solver ``name``; one error line for an unknown name (``"auto"`` is the policy, no entry)."""
+    """The entry of solver ``name``; one error line for an unknown name (``"auto"`` is the policy, no entry).
+
+    >>> e = solver_entry("ptas")
+    >>> e.label, e.certifies, e.exact_at_zero
+    ('the PTAS', 'gap', False)
+    >>> solver_entry("lp").summary
+    "the arc LP by HiGHS's interior point"
+    """
     try:
         return SOLVER_REGISTRY[name]
     except (KeyError, TypeError):
