@@ -174,6 +174,14 @@ class SimConfig:
         when latency and accepted rate change less than
         ``stopping_threshold`` (0.05) between sample periods three times in a
         row.
+
+    Examples
+    --------
+    >>> c = SimConfig(routing="dor", vcs=2, packet_length=(1, 32), measure=1000)
+    >>> c.vcs, c.deadlock, c.mean_packet_length, c.warmup, c.measure, c.name
+    (2, 'auto', 16.5, 2000, 1000, 'custom')
+    >>> c.replace(vcs=4).vcs, preset("tpds2010").replace(vcs=1).name
+    (4, 'tpds2010')
     """
 
     routing: str = "auto"

@@ -49,7 +49,13 @@ __all__ = ["SimMemory", "memory_estimate", "check_sim_memory", "iq_sizes"]
 @dataclass(frozen=True)
 class SimMemory:
     """Estimated bytes by part (``tables``, ``ties``, ``state``, ``pairs``)
-    and in all (``nbytes``), for ``routing`` on ``n`` routers."""
+    and in all (``nbytes``), for ``routing`` on ``n`` routers.
+
+    >>> import candidates as cd
+    >>> m = memory_estimate(cd.torus((4, 4)), "singleflit")
+    >>> m.n, m.routing, round(m.nbytes / 1e6, 1), max(m.parts, key=m.parts.get), round(m.parts["tables"])
+    (16, 'dor', 1.3, 'histograms', 1024)
+    """
 
     n: int
     routing: str
@@ -157,7 +163,18 @@ def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, ro
                     pair_latency: bool = False, load: float | None = None) -> SimMemory:
     """Peak memory of simulating ``topo`` under ``config`` (a SimConfig or a
     preset name), without building anything of size n x n; ``load`` sizes
-    the packet pool of ``router="iq"`` (see :func:`iq_sizes`)."""
+    the packet pool of ``router="iq"`` (see :func:`iq_sizes`).
+
+    Dimension order needs no (n, n) table; shortest-path tables take 40
+    bytes per router pair:
+
+    >>> import candidates as cd
+    >>> m = memory_estimate(cd.torus((4, 4)), "singleflit")
+    >>> m.routing, m.per_pair, round(m.nbytes / 1e6, 1)
+    ('dor', 0.0, 1.3)
+    >>> memory_estimate(cd.torus((4, 4)), "singleflit", routing="table").per_pair
+    40.0
+    """
     cfg = config if isinstance(config, SimConfig) else preset(config or "default")
     r = resolve_routing(topo, routing or cfg.routing, cfg.router)
     if cfg.router != "iq":

@@ -41,7 +41,15 @@ _COLUMNS = (("load", "load (phits/cycle/PE)"), ("offered", "offered (phits/cycle
 class LoadSummary:
     """One load that every seed simulated: the means over the seeds and
     the half-widths of their 95% intervals (None with one seed; latency over
-    the seeds whose run delivered packets)."""
+    the seeds whose run delivered packets).
+
+    >>> import candidates as cd
+    >>> from sim.config import preset
+    >>> cfg = preset("singleflit", warmup=200, measure=1000)
+    >>> x = sweep_seeds(cd.ring(8), cfg, "uniform", [0.2], seeds=[1, 2]).by_load()[0]
+    >>> x.load, round(x.accepted, 2), x.accepted_ci95 < 0.02, round(x.latency), x.unstable, x.deadlocks
+    (0.2, 0.2, True, 7, 0, 0)
+    """
 
     load: float
     offered: float
@@ -59,7 +67,17 @@ class LoadSummary:
 @dataclass
 class ReplicatedSweep:
     """One :class:`~sim.SweepResult` per seed (``runs[i]`` is seed
-    ``seeds[i]``'s) and what they say together."""
+    ``seeds[i]``'s) and what they say together.
+
+    >>> import candidates as cd
+    >>> from sim.config import preset
+    >>> cfg = preset("singleflit", warmup=200, measure=1000)
+    >>> r = sweep_seeds(cd.ring(8), cfg, "uniform", [0.2, 0.4], seeds=[1, 2])
+    >>> r.seeds, [s.loads for s in r.runs], len(r.to_dataframe())
+    ([1, 2], [[0.2, 0.4], [0.2, 0.4]], 2)
+    >>> round(r.saturation, 1), r.saturation_load, r.saturation_ci95 < 0.02    # both seeds at 0.4
+    (0.4, 0.4, True)
+    """
 
     seeds: list[int]
     runs: list[SweepResult]
@@ -140,7 +158,15 @@ def sweep_seeds(topology, config=None, traffic_pattern="uniform", loads: Iterabl
                 seeds: Sequence[int], jobs: int = 1,
                 progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
     """:func:`sim.sweep` once per seed of ``seeds``. ``progress`` gets each
-    point as :func:`sim.sweep`'s does, its seed in the event's ``key``."""
+    point as :func:`sim.sweep`'s does, its seed in the event's ``key``.
+
+    >>> import candidates as cd
+    >>> from sim.config import preset
+    >>> cfg = preset("singleflit", warmup=200, measure=1000)
+    >>> r = sweep_seeds(cd.ring(8), cfg, "uniform", [0.2, 0.4], seeds=[1, 2])
+    >>> [(x.load, round(x.accepted, 1)) for x in r.by_load()]
+    [(0.2, 0.2), (0.4, 0.4)]
+    """
     return _replicate(sweep_search(loads), topology, config, traffic_pattern, seeds, jobs, progress)
 
 
@@ -149,6 +175,14 @@ def saturation_seeds(topology, config=None, traffic_pattern="uniform", *, seeds:
                      tolerance: float = defaults.SATURATION_TOLERANCE, definition: str = "accepted",
                      resolution: float = defaults.STABLE_RESOLUTION, jobs: int = 1,
                      progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
-    """:func:`sim.saturation` once per seed of ``seeds`` (the arguments are its)."""
+    """:func:`sim.saturation` once per seed of ``seeds`` (the arguments are its).
+
+    >>> import candidates as cd
+    >>> from sim.config import preset
+    >>> cfg = preset("singleflit", warmup=200, measure=1000)
+    >>> r = saturation_seeds(cd.ring(8), cfg, "uniform", seeds=[1, 2], step=0.2)
+    >>> r.runs[0].loads, all(0.5 < s < 0.6 for s in r.saturations), r.saturation_ci95 < 0.05
+    ([0.2, 0.4, 0.6, 0.8, 1.0], True, True)
+    """
     search = saturation_search(step, max_load, tolerance, definition, resolution)
     return _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress)
