@@ -399,7 +399,17 @@ def render_report(out: str | Path) -> Path:
     first, then the Pareto figure, the ranking, the figures behind it, the
     winners drawn, and the study as TOML last. A missing directory, a
     missing or damaged ``results.json`` and an unwritable ``report.html``
-    are a one-line :class:`~synth.errors.StudyError`."""
+    are a one-line :class:`~synth.errors.StudyError`.
+
+    >>> import tempfile
+    >>> from synth import run, study_from_dict
+    >>> out = Path(tempfile.mkdtemp())
+    >>> _ = run(study_from_dict({"candidates": {"specs": ["ring:4", "complete:4"]}, "cross_check": {"top": 0}}), out)
+    >>> (out / "report.html").unlink()
+    >>> p = render_report(out)
+    >>> p == out / "report.html", "complete:4" in p.read_text()
+    (True, True)
+    """
     out = Path(out)
     d = _load(out)
     try:

@@ -65,6 +65,13 @@ class StudyResult:
     In a notebook a result shows as a table (``_repr_html_``): the answer,
     then a row per candidate; :meth:`to_dataframe` gives the rows of
     ``results.csv`` as a pandas DataFrame.
+
+    >>> from synth.study import study_from_dict
+    >>> res = run(study_from_dict({"candidates": {"specs": ["ring:4", "complete:4"]}, "cross_check": {"top": 0}}))
+    >>> [r.spec for r in res.records], res.ranking, res.pes
+    (['ring:4', 'complete:4'], ['complete:4', 'ring:4'], 4)
+    >>> res.answers[0].winner, res.answers[0].capacity, res.pareto
+    ('complete:4', (3.0, 3.0), {'cost': 'links', 'capacity': ['ring:4', 'complete:4']})
     """
 
     study: Study
