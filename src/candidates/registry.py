@@ -75,6 +75,7 @@ class Family:
         }
 
 
+#: The registry of topology families: name -> :class:`Family` (:func:`register` adds one).
 FAMILIES: dict[str, Family] = {}
 
 

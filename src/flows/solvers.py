@@ -245,6 +245,7 @@ class Solver:
 
 _OBJECTIVE_WORDS = {"concurrent": "capacity", "latency": "latency"}
 
+#: The registry of flow solvers: name -> :class:`Solver` (:func:`register_solver` adds one).
 SOLVER_REGISTRY: dict[str, Solver] = {}
 
 

@@ -110,6 +110,7 @@ NAS_CLASSES: dict[str, dict[str, dict[str, Any]]] = {
           "sp": dict(n=102, niter=400)},
 }
 
+#: The NAS kernels :func:`nas` builds skeletons of.
 NAS_KERNELS = ("cg", "mg", "ft", "is", "lu", "bt", "sp")
 
 

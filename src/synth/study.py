@@ -766,6 +766,7 @@ INTERPOSER_20_STUDY: dict[str, Any] = {
     "cross_check": {"top": 8},
 }
 
+#: The built-in studies: name -> study dict (:func:`builtin_study` validates one; ``toposynth run builtin:NAME`` runs one).
 BUILTIN_STUDIES = {"default": DEFAULT_STUDY, "bgl-midplane": BGL_MIDPLANE_STUDY, "bgl-pins": BGL_PINS_STUDY,
                    "twisted-tori": TWISTED_TORI_STUDY,
                    "5dt-vs-3d": TWIN_TORUS_STUDY, "families-1024": FAMILIES_1024_STUDY,
