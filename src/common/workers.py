@@ -9,6 +9,8 @@ import signal
 import threading
 import time
 
+from . import compiletime
+
 __all__ = ["init_worker", "watch_parent"]
 
 
@@ -41,4 +43,7 @@ def init_worker() -> None:
     # handles it (and keeps the finished results); a worker dying of it
     # would only lose the task it is running
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a notice before a first compile would come once per worker, and past the parent's --quiet: the
+    # parent announces what its workers compile
+    compiletime.set_notices(False)
     watch_parent()
