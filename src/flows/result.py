@@ -25,6 +25,9 @@ class FlowResult:
     ``utilisation[r]`` is resource r's use over its capacity under it.
     For the latency objective ``average_latency`` is the flow-weighted
     latency per unit of demand and ``latency_bound`` a certified lower bound.
+    ``seconds`` is the solver's run time; ``compile_seconds`` the time its
+    numba kernels took to compile on their first call in the process (0 once
+    compiled or loaded from numba's cache), not part of ``seconds``.
 
     In a notebook a result shows as a table (``_repr_html_``), and
     :meth:`to_dataframe` gives :meth:`to_dict` as a pandas DataFrame.
@@ -59,6 +62,7 @@ class FlowResult:
     average_latency: float | None = None
     latency_bound: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    compile_seconds: float = 0.0
 
     @property
     def certified(self) -> bool:
@@ -91,6 +95,7 @@ class FlowResult:
             "gap": self.gap,
             "status": self.status,
             "seconds": self.seconds,
+            "compile_seconds": self.compile_seconds,
             "iterations": self.iterations,
             "max_utilisation": float(self.utilisation.max()) if len(self.utilisation) else 0.0,
             "bottlenecks": [{"resource": n, "utilisation": u} for n, u in self.bottlenecks()],

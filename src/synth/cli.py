@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from common import defaults
+from common import compiletime, defaults
 from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser, ToposynthError
 from common.paths import open_out_file
 
@@ -336,7 +336,8 @@ def _print_flow(args, out: dict, results: dict) -> int:
     unit = "ns" if args.packaging else "hops"
     for name, r in results.items():
         d = r.to_dict()
-        print(f"[{name}] {d.get('method', name)}: {d['status']}  ({d['seconds']:.3g} s)")
+        print(f"[{name}] {d.get('method', name)}: {d['status']}  "
+              f"({d['seconds']:.3g} s{compiletime.compile_note(r.compile_seconds, inside=True)})")
         if d.get("capacity_from") == "latency prices":
             # the latency solver computed no capacity: the demands are routed, and its prices bound lambda
             print(f"  lambda       >= 1   (the demands are routed; capacity not computed, "
@@ -745,6 +746,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # the notice before a first compile is a progress line: not where progress lines are not wanted
+    compiletime.set_notices(not (getattr(args, "quiet", False) or getattr(args, "json", False)))
     try:
         return int(args.func(args) or 0)
     except ToposynthError as exc:
