@@ -57,6 +57,7 @@ from common import defaults
 from common.errors import check_seed
 from traffic import DEST_PERM, TrafficPattern, traffic
 
+from .compile_notice import prepare as prepare_compile
 from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
@@ -283,6 +284,8 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
     routing, _ = resolve(topo, cfg)
     check_sim_memory(topo, cfg, routing=routing)
     if jobs > 1:
+        # the workers compile without a word (common.workers): the notice is the parent's
+        prepare_compile(cfg.router)
         at: Callable[[int, float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat)
     else:
         def at(seed: int, load: float) -> SimResult:

@@ -95,6 +95,9 @@ class SimResult:
     stable: bool = True
     cpu_seconds: float = 0.0
     packet_phits: float | None = None
+    #: wall seconds the simulator's kernels spent compiling on their first call in the
+    #: process (0 once compiled or loaded from numba's cache); not in ``seconds`` nor ``cpu_seconds``
+    compile_seconds: float = 0.0
 
     @property
     def router_cycles_per_second(self) -> float:
@@ -139,6 +142,7 @@ class SimResult:
             "latency_ci95": self.latency_ci95,
             "stable": self.stable,
             "cpu_seconds": self.cpu_seconds,
+            "compile_seconds": self.compile_seconds,
             "packet_phits": self.packet_phits,
             "config": self.config.to_dict(),
         }

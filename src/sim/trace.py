@@ -534,7 +534,7 @@ def run_trace(
     cfg_run = cfg.replace(packet_length=(1, cfg.length_range[1]))
     run = driver.build(topo, cfg_run, tabs, deadlock, dests, np.zeros(T), warmup=0, measure=1 << 62, drain=0,
                        seed=seed, trace=arrays)
-    seconds, _, _ = driver.execute(run)
+    seconds, _, _, _ = driver.execute(run)
     stats, arc_phits = run.out.stats, run.out.arc_phits
     proc_finish, msg_sent, msg_done = run.trf.proc_finish, run.trf.msg_sent, run.trf.msg_done
     st = stats

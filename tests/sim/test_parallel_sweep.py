@@ -25,7 +25,7 @@ from sim.search import DEADLOCK, OK, SATURATED, UNSTABLE, LoadSearch, SearchStat
 
 SRC = str(Path(sim.__file__).resolve().parents[1])
 ENV = {**os.environ, "PYTHONPATH": SRC}
-TIMINGS = ("seconds", "cpu_seconds", "router_cycles_per_second")
+TIMINGS = ("seconds", "cpu_seconds", "compile_seconds", "router_cycles_per_second")
 
 
 def strip(d: dict) -> dict:

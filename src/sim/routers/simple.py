@@ -13,7 +13,6 @@ costs some seconds, announced on stderr.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -22,8 +21,10 @@ from typing import Any, Callable
 import numpy as np
 
 from candidates import Topology
+from common import compiletime
 from traffic import Destinations, TrafficPattern, terminal_offsets, terminal_router
 
+from ..compile_notice import announce
 from ..confidence import ci95
 from ..config import DRAIN_CHECK, SimConfig
 from ..errors import SimError
@@ -250,18 +251,20 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
 
 
 def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
-            progress: Callable[[KernelRun], None] | None = None) -> tuple[float, float, list[float]]:
+            progress: Callable[[KernelRun], None] | None = None) -> tuple[float, float, list[float], float]:
     """Advance ``run`` until it ends; returns the wall and CPU seconds it
-    took and, with ``batch = (warmup, measure, period)``, the mean latency
-    (from generation) of the measured packets delivered in every period of
-    the window (batch means for :func:`sim.confidence.ci95`).
+    took, with ``batch = (warmup, measure, period)`` the mean latency (from
+    generation) of the measured packets delivered in every period of the
+    window (batch means for :func:`sim.confidence.ci95`), and the wall
+    seconds the kernel's first call spent compiling (not in the other two).
 
     ``progress(run)`` is called after every kernel call; with it the calls
     last about :data:`PROGRESS_SECONDS` each (fewer cycles than
     :data:`CHUNK` on a large network). Where the kernel stops between calls
     changes no number (it resumes from its state)."""
-    _announce_compile(run.kernel)
-    t0, c0 = time.perf_counter(), time.process_time()
+    announce("simple", [run.kernel])
+    # the kernel's first call may compile it: that time is not the run's
+    t0, c0 = compiletime.clock(), time.process_time()
     means: list[float] = []
     bounds: list[int] = []
     if batch is not None:
@@ -292,27 +295,9 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
             progress(run)
         if done:
             break
-    return time.perf_counter() - t0, time.process_time() - c0, means
-
-
-_announced = False
-
-
-def _cold(dispatcher) -> bool:
-    """No compiled code for ``dispatcher`` in this process nor a fresh entry in its on-disk cache."""
-    if dispatcher.overloads:
-        return False
-    try:
-        return not dispatcher._cache._cache_file._load_index()
-    except (AttributeError, OSError, EOFError, ValueError):
-        return False
-
-
-def _announce_compile(kernel) -> None:
-    global _announced
-    if not _announced and _cold(kernel):
-        _announced = True
-        print("compiling the simulator (first run only) ...", file=sys.stderr, flush=True)
+    comp, comp_cpu = compiletime.compile_seconds(t0), compiletime.compile_cpu_seconds(t0)
+    return (max(0.0, time.perf_counter() - t0 - comp), max(0.0, time.process_time() - c0 - comp_cpu), means,
+            comp)
 
 
 def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, deadlock: str, dests: Destinations,
@@ -324,12 +309,13 @@ def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, 
     run = build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
                        drain=cfg.drain, seed=seed, pair_latency=pair_latency)
     hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
-    seconds, cpu, means = execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
+    seconds, cpu, means, comp = execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
     o = run.out
     res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj,
                   o.arc_phits, seconds, tabs)
     res.latency_ci95 = ci95(means)
     res.cpu_seconds = cpu
+    res.compile_seconds = comp
     res.stable = not res.deadlock and res.drained
     if pair_latency:
         with np.errstate(invalid="ignore", divide="ignore"):
