@@ -18,6 +18,12 @@ remote scheduler are the cluster's, not ours: they are left alone. Workers
 ignore SIGINT: Ctrl-C interrupts the parent, which then keeps every result
 already finished (:meth:`Executor.finished`) before it exits.
 
+A worker process on this machine also notes when it compiled numba kernels
+(:mod:`common.compiletime`), in a folder of the executor's:
+:meth:`Executor.compile_seconds` is the wall time during which this process
+or any of those workers compiled, so that a run's time can leave it out
+(the workers of a remote scheduler, on other machines, are not counted).
+
 The ``distributed`` loggers are set to ERROR unless ``verbose`` (or the
 environment variable ``TOPOSYNTH_VERBOSE=1``): a run's stderr is its
 progress lines, not cluster chatter.
@@ -29,11 +35,15 @@ import concurrent.futures
 import logging
 import os
 import re
+import shutil
+import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from common import compiletime
 from common.workers import init_worker
 
 from .errors import StudyError
@@ -99,6 +109,30 @@ class _Done:
         return self.value
 
 
+class _Timed:
+    """Picklable: ``fn(item)`` in a worker, which notes the compiles it made meanwhile
+    (:func:`common.compiletime.spans`, on the wall clock a machine's processes share) in the
+    executor's folder, one file per worker process. The task's value is ``fn``'s own; a warm cache
+    compiles nothing and writes nothing; a folder this worker cannot reach (another machine's) is
+    left alone."""
+
+    def __init__(self, fn: Callable, folder: str):
+        self.fn = fn
+        self.folder = folder
+
+    def __call__(self, item: Any) -> Any:
+        t0 = compiletime.clock()
+        value = self.fn(item)
+        spans = compiletime.spans(t0)
+        if spans:
+            try:
+                with open(os.path.join(self.folder, f"{os.getpid()}.spans"), "a", encoding="ascii") as f:
+                    f.write("".join(f"{a!r} {b!r}\n" for a, b in spans))
+            except OSError:
+                pass
+        return value
+
+
 class Executor:
     """Run ``fn(item)`` tasks on one backend, collecting results as they complete.
 
@@ -133,6 +167,8 @@ class Executor:
         self._pending: list[Any] = []  # submitted futures not yet handed out by as_completed
         self._stopping: threading.Thread | None = None  # a local cluster stopping in the background (release)
         self._stop_error: BaseException | None = None
+        self._spans_dir: str | None = None   # where workers note their compiles (_Timed)
+        self._spans: list[tuple[float, float]] = []   # read from it when the executor closes
 
     @property
     def inline(self) -> bool:
@@ -240,6 +276,10 @@ class Executor:
         self._join_stopping()
         pending, self._pending = self._pending, []
         self._queue.clear()
+        if self._spans_dir is not None:
+            self._spans = self._worker_spans()
+            shutil.rmtree(self._spans_dir, ignore_errors=True)
+            self._spans_dir = None
         if self._pool is not None:
             if abort:
                 # no f.cancel() first: loky's shutdown then fails setting its error on a cancelled
@@ -273,12 +313,34 @@ class Executor:
             self._queue.append((fn, item))
             return
         self._start()
+        if self._spans_dir is None:
+            self._spans_dir = tempfile.mkdtemp(prefix="toposynth-compiles-")
+        task = _Timed(fn, self._spans_dir)
         if self._client is not None:
             # pure=False: every call is a task of its own, never merged with an equal-looking one
-            self._pending.append(self._client.submit(fn, item, pure=False))
+            self._pending.append(self._client.submit(task, item, pure=False))
         else:
-            self._queue.append((fn, item))
+            self._queue.append((task, item))
             self._feed()
+
+    def _worker_spans(self) -> list[tuple[float, float]]:
+        out = list(self._spans)
+        if self._spans_dir is None:
+            return out
+        for name in os.listdir(self._spans_dir):
+            try:
+                with open(os.path.join(self._spans_dir, name), encoding="ascii") as f:
+                    out += [(float(a), float(b)) for a, b in (line.split() for line in f if line.strip())]
+            except (OSError, ValueError):
+                continue      # a line being written: a compile still running counts once it ends
+        return out
+
+    def compile_seconds(self, since: float) -> float:
+        """Wall seconds since ``since`` (``time.perf_counter`` of this process) during which this
+        process or a worker of this machine compiled numba kernels (compiles at once count once)."""
+        now_epoch, now = time.time(), time.perf_counter()
+        start = since + (now_epoch - now)
+        return compiletime.union_seconds(compiletime.spans(since) + self._worker_spans(), start, now_epoch)
 
     def _feed(self) -> None:
         while self._queue and len(self._pending) < self.jobs + 1:
