@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from candidates.errors import SpecError
+from common import compiletime
 from candidates.search import (
     SEARCH_VERSION,
     RestartResult,
@@ -41,6 +42,7 @@ from candidates.search import (
     search_problem,
 )
 from candidates.search import objective as objective_entry
+from candidates.search.compile_notice import announce as announce_compile
 from candidates.search.layout import Layout, max_length_allowed
 
 from .backends import Executor
@@ -178,11 +180,13 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
     folder = None if checkpoint is None else Path(checkpoint)
     if folder is not None:
         open_checkpoint(folder, manifest(problem, moves, time_limit, restarts))
-    t0 = time.perf_counter()
+    # the search's time leaves out the kernels' first compiles, here and in the workers
+    t0 = compiletime.clock()
     with Executor(backend, jobs, scheduler) as ex:
         results = run_restarts(problem, ex, restarts, moves, time_limit, folder, progress)
+    comp = ex.compile_seconds(t0)
     out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0 - comp, compile_seconds=comp)
     check_connected(out, results)
     want = problem.objective_entry.certify is not None if capacity is None else capacity
     if not want:
@@ -197,7 +201,7 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
             "random:COUNT or local:COUNT to certify, or --capacity to try)"))
     certify = (lambda topo: certify_physical(topo, packaged, demands, eps)) if packaged is not None else (
         lambda topo: certify_capacity(topo, eps))
-    return _certify(problem, out, results, moves, restarts, symmetry, certify, time.perf_counter() - t0)
+    return _certify(problem, out, results, moves, restarts, symmetry, certify, t0, ex)
 
 
 def _packaged(physical: Physical | None) -> Physical | None:
@@ -277,6 +281,8 @@ def run_restarts(problem: SearchProblem, ex: Executor, restarts: int, moves: int
             results[k] = run_restart(problem, k, moves=moves, seconds=time_limit, checkpoint=folder,
                                      progress=progress)
         return results
+    # the workers compile without a word (common.workers): the notice is this process's
+    announce_compile()
     with tempfile.TemporaryDirectory(prefix="toposynth-search-") as scratch:
         # the workers' progress files: beside the checkpoints, or in a scratch folder of this run
         pfolder = None if progress is None else (folder if folder is not None else Path(scratch))
@@ -348,13 +354,14 @@ def certify_physical(topo, physical: Physical, demands, eps: float) -> Finalist:
 
 
 def _certify(problem, out: SearchResult, results: dict[int, RestartResult], moves, restarts, symmetry,
-             certify: Callable, seconds) -> SearchOutcome:
+             certify: Callable, t0: float, ex: Executor) -> SearchOutcome:
     finalists = []
     for k in sorted(results):
         one = finish_search(problem, [results[k]], moves, 1, symmetry, 0.0)
         finalists.append(replace(certify(one.topology), restart=k))
     best = max(finalists, key=lambda f: (f.lam, -f.restart))
     # the answer is the finalist of the highest certified capacity (ties: the lower restart)
-    res = finish_search(problem, [results[k] for k in sorted(results)], moves, restarts, symmetry, seconds,
-                        chosen=best.restart)
+    comp = ex.compile_seconds(t0)
+    res = finish_search(problem, [results[k] for k in sorted(results)], moves, restarts, symmetry,
+                        time.perf_counter() - t0 - comp, chosen=best.restart, compile_seconds=comp)
     return SearchOutcome(res, tuple(finalists), best)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from candidates.errors import SpecError
+from common.compiletime import compile_note
 from common.errors import EXIT_INTERRUPTED, EXIT_OK
 from common.paths import atomic_write_text, check_out_file
 
@@ -282,7 +283,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"certified        lambda {c.lam:.6g}, upper bound {c.upper_bound:.6g} (gap {c.gap:.2g}, "
               f"{c.method}){what}")
     print(f"search           {r.moves:,} moves per restart, seed {r.seed}, objective {r.objective}: "
-          f"{r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU")
+          f"{r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU"
+          + compile_note(r.compile_seconds))
     if r.topology.spec:
         print(f"spec             {r.topology.spec}")
     if out is not None:

@@ -32,6 +32,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from common import compiletime
+
 from ..analytics.moore import moore_bound
 from ..errors import TopologyError
 from ._bits import seed_state
@@ -53,6 +55,7 @@ from ._kernels import (
     fill,
     sample_deltas,
 )
+from .compile_notice import announce as announce_compile
 from .problem import SearchProblem
 from .state import new_best, new_graph, new_log, new_work, objective_tuple, restore, snapshot
 
@@ -104,6 +107,9 @@ class RestartResult:
     links: np.ndarray = field(repr=False)
     history: tuple[tuple[float, int, int, float, float], ...] = ()
     stopped: str = "moves"
+    #: wall seconds its kernels spent compiling on their first call in the process (not in ``seconds``,
+    #: ``cpu_seconds``, the history's times nor a time budget)
+    compile_seconds: float = 0.0
 
     def better_than(self, other: "RestartResult") -> bool:
         return (self.primary, self.secondary, self.restart) < (other.primary, other.secondary, other.restart)
@@ -179,8 +185,13 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     if moves is None and seconds is None:
         raise TopologyError("a search needs a budget: moves or seconds")
     lift = problem.lift
-    start_wall = time.perf_counter()
+    announce_compile()
+    start_wall = compiletime.clock()
     start_cpu = time.process_time()
+
+    def ran(now: float) -> float:
+        """Wall seconds of this run of the restart until ``now``, its kernels' first compile left out."""
+        return now - start_wall - compiletime.compile_seconds(start_wall, now)
     ck = _Checkpoint(None if checkpoint is None else Path(checkpoint), restart)
     G = new_graph(lift, problem.caps, problem.fixed_base, problem.start_base, problem.allow)
     L = new_log()
@@ -191,7 +202,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     st = np.zeros(NST)
     B = new_best(G)
     saved = ck.load()
-    extra = {"seconds": 0.0, "cpu": 0.0, "temp0": 0.0, "free": 0.0, "use_ref": 0.0, "lat_ref": 0.0}
+    extra = {"seconds": 0.0, "cpu": 0.0, "compile": 0.0, "temp0": 0.0, "free": 0.0, "use_ref": 0.0, "lat_ref": 0.0}
     history: list[tuple[float, int, int, float, float]] = []
     if saved is not None:
         restore(saved, G, B, rs, st)
@@ -237,7 +248,7 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
     try:
         while True:
             now = time.perf_counter()
-            elapsed = extra["seconds"] + (now - start_wall)
+            elapsed = extra["seconds"] + ran(now)
             t = int(st[ST_T])
             if moves is not None and t >= moves:
                 break
@@ -264,24 +275,33 @@ def run_restart(problem: SearchProblem, restart: int, *, moves: int | None, seco
             chunk = int(min(max(100, chunk * CHUNK_SECONDS / max(took, 1e-6)), chunk * 4))
             now = time.perf_counter()
             if (st[ST_BEST + 1], st[ST_BEST]) != best_before or not history:
-                history.append((round(extra["seconds"] + now - start_wall, 3), int(st[ST_T]), int(st[ST_BEST + 2]),
+                history.append((round(extra["seconds"] + ran(now), 3), int(st[ST_T]), int(st[ST_BEST + 2]),
                                 st[ST_BEST + 3] / npairs, st[ST_BEST + 5]))
             if progress is not None and now - last_report >= progress_every:
                 last_report = now
-                progress(_progress(problem, restart, st, extra["seconds"] + now - start_wall,
+                progress(_progress(problem, restart, st, extra["seconds"] + ran(now),
                                    (int(st[ST_T]) - done_before) / max(now - anneal_wall, 1e-9), moves))
             if ck.path is not None and now - last_ck >= CHECKPOINT_SECONDS:
                 last_ck = now
-                ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, False, ""))
+                ck.save(_ck_arrays(G, B, rs, st, _spent(extra, start_wall, start_cpu), history, False, ""))
     except KeyboardInterrupt:
         # Ctrl-C between two chunks: the state is whole; keep it so that a rerun resumes from here
-        ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, False, ""))
+        ck.save(_ck_arrays(G, B, rs, st, _spent(extra, start_wall, start_cpu), history, False, ""))
         raise
-    extra_now = dict(extra)
-    extra_now["seconds"] += time.perf_counter() - start_wall
-    extra_now["cpu"] += time.process_time() - start_cpu
-    ck.save(_ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, stopped != "interrupted", stopped))
+    extra_now = _spent(extra, start_wall, start_cpu)
+    ck.save(_ck_arrays(G, B, rs, st, extra_now, history, stopped != "interrupted", stopped))
     return _result(problem, restart, st, B, extra_now, history, stopped)
+
+
+def _spent(extra: dict[str, float], start_wall: float, start_cpu: float) -> dict[str, float]:
+    """``extra`` with the wall, CPU and compile seconds of this run of the restart (since
+    ``start_wall``, ``start_cpu``) added: the first two without the compile."""
+    e = dict(extra)
+    comp = compiletime.compile_seconds(start_wall)
+    e["seconds"] += max(0.0, time.perf_counter() - start_wall - comp)
+    e["cpu"] += max(0.0, time.process_time() - start_cpu - compiletime.compile_cpu_seconds(start_wall))
+    e["compile"] = e.get("compile", 0.0) + comp
+    return e
 
 
 def _with_refs(O, extra: dict[str, float]):
@@ -291,12 +311,10 @@ def _with_refs(O, extra: dict[str, float]):
     return O
 
 
-def _ck_arrays(G, B, rs, st, extra, history, start_wall, start_cpu, done: bool, stopped: str) -> dict[str, Any]:
-    e = dict(extra)
-    e["seconds"] += time.perf_counter() - start_wall
-    e["cpu"] += time.process_time() - start_cpu
+def _ck_arrays(G, B, rs, st, extra, history, done: bool, stopped: str) -> dict[str, Any]:
+    """A checkpoint's arrays; ``extra`` with the seconds spent so far (:func:`_spent`)."""
     arrays = snapshot(G, B, rs, st)
-    arrays["meta"] = np.array(json.dumps({"extra": e, "history": history, "done": done, "stopped": stopped}))
+    arrays["meta"] = np.array(json.dumps({"extra": extra, "history": history, "done": done, "stopped": stopped}))
     return arrays
 
 
@@ -318,7 +336,7 @@ def _result(problem: SearchProblem, restart: int, st: np.ndarray, B, extra: dict
     return RestartResult(
         restart=restart, moves=int(st[ST_T]), accepted=int(st[ST_ACCEPTED]), improved=int(st[ST_IMPROVED]),
         aborted=int(st[ST_ABORTED]), invalid=int(st[ST_INVALID]), best_move=int(st[ST_BEST_T]),
-        seconds=float(extra["seconds"]), cpu_seconds=float(extra["cpu"]),
+        seconds=float(extra["seconds"]), cpu_seconds=float(extra["cpu"]), compile_seconds=float(extra.get("compile", 0.0)),
         primary=float(st[ST_BEST]), secondary=float(st[ST_BEST + 1]), diameter=int(st[ST_BEST + 2]),
         sum_distances=float(st[ST_BEST + 3]), unreachable=float(st[ST_BEST + 4]), load=float(st[ST_BEST + 5]),
         temp0=float(extra["temp0"]), links=links, history=tuple(history), stopped=stopped)

@@ -36,7 +36,9 @@ class SearchResult:
         ``throughput_bound``: links / (sum of distances), an upper bound.
     restarts : every restart's :class:`RestartResult`; ``best_restart`` the
         chosen one (the lowest energy, then the lowest index).
-    seconds, cpu_seconds : wall time of the search and CPU time of its restarts.
+    seconds, cpu_seconds : wall time of the search and CPU time of its restarts,
+        their kernels' first compile left out: that is ``compile_seconds``
+        (the wall time during which the search's processes compiled).
     split_physical : with a packaging, the traffic's scale an even split over
         all shortest paths carries within the packaging's resources (wires):
         a lower bound on the physical flow's capacity (None without one);
@@ -65,6 +67,7 @@ class SearchResult:
     stopped: str = "moves"
     split_physical: float | None = None
     split_latency: float | None = None
+    compile_seconds: float = 0.0
 
     @property
     def graph(self):
