@@ -468,7 +468,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         _print_json(res.to_dict())
         return 0
     if isinstance(res, SweepStudyResult):
-        print(f"study {study.name!r}: {len(res.variants)} variants, {res.seconds:.1f} s")
+        print(f"study {study.name!r}: {len(res.variants)} variants, {res.seconds:.1f} s"
+              f"{compiletime.compile_note(res.compile_seconds)}")
         base = study.baseline
         for v in res.summary():
             lat = "-" if v["latency"] is None else f"{v['latency']:.4g}"
@@ -483,8 +484,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             _print_answers(variant, indent="  ")
         print(f"report: {out}/report.html")
         return 0
-    print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s; "
-          f"machine: {res.pes} PEs")
+    print(f"study {study.name!r}: {len(res.records)} candidates ({res.resumed} resumed), {res.seconds:.1f} s"
+          f"{compiletime.compile_note(res.compile_seconds)}; machine: {res.pes} PEs")
     _print_answers(res)
     u = units(study)
     print(f"ranking ({res.pes} PEs; lambda in {u['capacity_short']}, latency in {u['latency_short']}):")

@@ -245,6 +245,9 @@ class CandidateRecord:
     bound: dict[str, float] | None = None
     reason: str = ""
     seconds: float = 0.0
+    #: the seconds its evaluation's kernels spent compiling on their first call in the process that
+    #: evaluated it (not part of ``seconds``; 0 once compiled or loaded from numba's cache)
+    compile_seconds: float = 0.0
     #: the study fingerprint the record was computed for (resuming reuses only matching records)
     fingerprint: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -276,6 +279,7 @@ class CandidateRecord:
         if self.reason:
             d["reason"] = self.reason
         d["seconds"] = self.seconds
+        d["compile_seconds"] = self.compile_seconds
         if self.fingerprint is not None:
             d["fingerprint"] = self.fingerprint
         d.update(self.extra)
@@ -293,7 +297,7 @@ class CandidateRecord:
             _typed(d, k, "int")
         for k in ("family", "wiring", "reason", "fingerprint"):
             _typed(d, k, "str")
-        for k in ("average_distance", "pe_average_distance", "seconds"):
+        for k in ("average_distance", "pe_average_distance", "seconds", "compile_seconds"):
             _typed(d, k, "real")
         if _typed(d, "cost", "dict") is not None:
             for k in ("routers", "pes", "radix", "ports", "links"):
@@ -314,8 +318,9 @@ class CandidateRecord:
         known["latency"] = tuple(LatencyRecord.from_dict(x) for x in known.get("latency") or ())
         if known.get("reason") is None:
             known.pop("reason", None)
-        if known.get("seconds") is None:
-            known.pop("seconds", None)
+        for k in ("seconds", "compile_seconds"):     # a record written before its field existed: 0
+            if known.get(k) is None:
+                known.pop(k, None)
         known.pop("extra", None)
         return cls(**known, extra=extra)
 
@@ -337,6 +342,7 @@ class CandidateRecord:
         if not self.spec:
             raise RecordError("the spec is empty")
         _finite("seconds", self.seconds)
+        _finite("compile seconds", self.compile_seconds)
         if self.ok and (self.capacity is None or self.cost is None):
             raise RecordError(f"status ok without its {'capacity' if self.capacity is None else 'cost'}")
         if self.capacity is not None:
@@ -379,6 +385,7 @@ def validate_simulation(d: Any, max_load: float | None = None) -> dict[str, Any]
     if status not in ("ok", "failed"):
         raise RecordError(f"simulation status {status!r} is not one of ok, failed")
     _finite("seconds", _typed(d, "seconds", "real"))
+    _finite("compile_seconds", _typed(d, "compile_seconds", "real"))
     _typed(d, "fingerprint", "str")
     if status == "failed":
         _typed(d, "reason", "str")

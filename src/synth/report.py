@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from candidates import from_spec, write_topology
+from common.compiletime import compile_note
 from common.errors import OutputPathError, ToposynthError
 from common.paths import atomic_write_text
 from common.tables import cell_text, html_table
@@ -83,7 +84,7 @@ def _write_csv(d: dict[str, Any], path: Path) -> None:
 def _csv_cell(column: str, x: Any) -> Any:
     if x is None:
         return ""
-    if column == "seconds":
+    if column in ("seconds", "compile_seconds"):
         return f"{x:.3f}"
     return int(x) if isinstance(x, bool) else x
 
@@ -457,7 +458,8 @@ def _page(d: dict[str, Any]) -> str:
     parts.append(f"<p class='meta'>Machine: {main_pes} PEs. Capacity \u03bb in {html.escape(u['capacity'])}; latency in "
                  f"{html.escape(u['latency'])}. {len(d['records'])} candidates: "
                  + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items()))
-                 + f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s. "
+                 + f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s"
+                 + compile_note(d.get("compile_seconds", 0.0)) + ". "
                  f"Fingerprint <code>{d['fingerprint']}</code>.</p>")
     winners = [a["winner"] for a in d.get("answers") or [] if a.get("winner")]
     measure = pareto.get("cost", "links")
@@ -531,6 +533,11 @@ def _page(d: dict[str, Any]) -> str:
         seeds = sm.get("seeds", 1)
         rows_s = [[x["spec"] + (" (baseline)" if x["spec"] == base else ""), x["status"], x.get("routing", ""),
                    _saturation_cell(x), len(x.get("points", [])), x.get("reason", ""), x["seconds"]] for x in simd]
+        # the simulator's first compile apart from the run times, where a run compiled it
+        compiled = any(x.get("compile_seconds", 0.0) >= 0.05 for x in simd)
+        if compiled:
+            for row, x in zip(rows_s, simd):
+                row.append(x.get("compile_seconds", 0.0))
         reps = "" if seeds == 1 else (f" Each candidate with {seeds} seeds ({sd['seed']} to {sd['seed'] + seeds - 1}): "
                                       "the saturation is their mean \u00b1 the half-width of its 95% interval "
                                       "(Student's t over the seeds); the figure draws every seed's curve.")
@@ -539,7 +546,8 @@ def _page(d: dict[str, Any]) -> str:
                      f"destination distribution) until the accepted load falls below 95% of the offered.{reps}</p>"
                      + (_img(fig, "simulation") if fig is not None else "")
                      + _table(rows_s, ["candidate", "status", "routing", "saturation (phits/cycle/PE)", "loads",
-                                       "note", "time (s)"], left=(0, 1, 2, 5)))
+                                       "note", "time (s)"] + (["compiling, first run (s)"] if compiled else []),
+                              left=(0, 1, 2, 5)))
     else:
         parts.append("<p class='note'>Simulation of the winners: not requested (set [simulation] top).</p>")
     shown = list(dict.fromkeys(ranking[:WINNERS] + winners + ([base] if base in ranking else [])))
@@ -569,7 +577,8 @@ def write_sweep_outputs(res, out: Path) -> Path:
     out = Path(out)
     summ = res.summary()
     (out / "sweep.json").write_text(json.dumps({"study": res.study.to_dict(), "summary": summ,
-                                                "seconds": res.seconds}, indent=1) + "\n", encoding="utf-8")
+                                                "seconds": res.seconds, "compile_seconds": res.compile_seconds},
+                                               indent=1) + "\n", encoding="utf-8")
     # units of the first variant: a swept pattern can change them, and each variant's own report says its own
     u = units(res.variants[0][1].study) if res.variants else units(res.study)
     scale = res.study.scales[0] if res.study.scales else None
@@ -593,7 +602,8 @@ def write_sweep_outputs(res, out: Path) -> Path:
             f"<figure>{img}<figcaption>{cap}</figcaption></figure>"
             + _table(rows, ["variant", "winner", "capacity vs baseline (certified interval)", lat_head,
                             f"best capacity \u03bb ({u['capacity_short']})"], left=(0, 1))
-            + f"<h2>Variants</h2><ul>{links}</ul><p class='meta'>{res.seconds:.1f} s.</p>"
+            + f"<h2>Variants</h2><ul>{links}</ul><p class='meta'>{res.seconds:.1f} s"
+            + compile_note(res.compile_seconds) + ".</p>"
             "<h2>The study</h2><pre id='study'>" + html.escape(_study_toml(res.study.to_dict())) + "</pre></body></html>")
     path = out / "report.html"
     atomic_write_text(path, page)

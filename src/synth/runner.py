@@ -29,17 +29,19 @@ import numpy as np
 
 import sim
 from candidates import from_spec
+from common import compiletime
 from common.errors import OutputPathError
 from common.paths import atomic_write_text
 from common.tables import cell_text, dataframe, flatten, html_records
 from sim import SimError
+from sim.compile_notice import prepare as prepare_sim_compile
 from sim.routing import with_class_vcs
 from sim.search import LoadSearch, SearchSet
 
 from . import report
 from .answer import Answer, study_answers, units
 from .backends import BACKENDS, Executor
-from .evaluate import build_problem, build_topology, evaluate
+from .evaluate import announce_compile, build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_pool
 from .record_log import open_log, prepare_out_dir, read_log
@@ -90,6 +92,9 @@ class StudyResult:
     #: ranked specs whose order against the one ranked just above is not certified (spec -> that one), every
     #: size class (:mod:`synth.ties`)
     ties: dict[str, str] = field(default_factory=dict)
+    #: wall seconds of the run during which it or a worker compiled numba kernels (a cold cache's first
+    #: run), not part of ``seconds``
+    compile_seconds: float = 0.0
 
     def record(self, spec: str) -> CandidateRecord:
         for r in self.records:
@@ -119,8 +124,8 @@ class StudyResult:
                 "records": [r.to_dict() for r in self.records], "ranking": self.ranking,
                 "classes": {str(k): v for k, v in self.classes.items()}, "pareto": self.pareto,
                 "tradeoff": self.tradeoff(), "cross_check": self.cross_check,
-                "simulation": self.simulation, "seconds": self.seconds, "resumed": self.resumed,
-                "same_network": self.same_network, "ties": self.ties}
+                "simulation": self.simulation, "seconds": self.seconds, "compile_seconds": self.compile_seconds,
+                "resumed": self.resumed, "same_network": self.same_network, "ties": self.ties}
 
     def to_dataframe(self) -> Any:
         """A pandas DataFrame with a row per candidate, ranked ones first:
@@ -139,7 +144,7 @@ class StudyResult:
         u = units(self.study)
         ok = sum(1 for r in self.records if r.ok)
         head = [f"study {self.study.name!r}: {len(self.records)} candidates, {ok} evaluated, ranked by "
-                f"{self.study.objective}; {cell_text(self.seconds)} s"]
+                f"{self.study.objective}; {cell_text(self.seconds)} s" + compiletime.compile_note(self.compile_seconds)]
         head += [f"{a.heading()}: {a.sentence(u)}" for a in self.answers]
         columns = [("rank", "rank"), ("spec", "candidate"), ("status", "status"), ("baseline", "baseline"),
                    ("size_class", "PEs"), ("cost_routers", "routers"), ("cost_links", "links"),
@@ -158,6 +163,8 @@ class SweepStudyResult:
     study: Study
     variants: list[tuple[str, StudyResult]]
     seconds: float = 0.0
+    #: as :attr:`StudyResult.compile_seconds`, over every variant
+    compile_seconds: float = 0.0
 
     def summary(self) -> list[dict[str, Any]]:
         """Per variant: the winner, its latency at the first scale, the best
@@ -177,6 +184,7 @@ class SweepStudyResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"study": self.study.to_dict(), "summary": self.summary(), "seconds": self.seconds,
+                "compile_seconds": self.compile_seconds,
                 "variants": {label: res.to_dict() for label, res in self.variants}}
 
     def to_dataframe(self) -> Any:
@@ -196,7 +204,7 @@ class SweepStudyResult:
                       ("best_capacity", f"best lambda ({u['capacity_short']})"),
                       ("capacity_gain", "winner's capacity over the baseline's (point, low, high)")])
         head = (f"study {self.study.name!r}: a sweep of {len(self.variants)} variants; "
-                f"{cell_text(self.seconds)} s")
+                f"{cell_text(self.seconds)} s" + compiletime.compile_note(self.compile_seconds))
         return html_records(rows, columns, head)
 
 
@@ -267,7 +275,8 @@ def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int,
         _write(rec.to_dict(), log)
         if progress:
             what = f"lambda {_lam(rec):.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
-            print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s)", file=sys.stderr)
+            comp = compiletime.compile_note(rec.compile_seconds, inside=True)
+            print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s{comp})", file=sys.stderr)
 
 
 def _write(d: dict[str, Any], log) -> None:
@@ -412,7 +421,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         for label, _ in variants if len(variants) > 1 else ():
             prepare_out_dir(Path(out) / label)
     if len(variants) > 1:
-        t0 = time.perf_counter()
+        t0 = compiletime.clock()
         results: list[tuple[str, StudyResult]] = []
         for label, sub in variants:
             if progress:
@@ -421,12 +430,14 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
             assert isinstance(res, StudyResult)  # a variant is one study: no sweep of its own
             results.append((label, res))
         ex.release()   # the report is written while a local dask cluster stops
-        sweep_res = SweepStudyResult(study, results, time.perf_counter() - t0)
+        comp = ex.compile_seconds(t0)
+        sweep_res = SweepStudyResult(study, results, max(0.0, time.perf_counter() - t0 - comp), comp)
         if out is not None:
             _write_outputs(report.write_sweep_outputs, sweep_res, Path(out), "each variant's records are kept in "
                            f"{Path(out)}/LABEL/records.jsonl")
         return sweep_res
-    t0 = time.perf_counter()
+    # the run's time leaves out the kernels' first compiles, here and in the workers (Executor.compile_seconds)
+    t0 = compiletime.clock()
     searched = run_study_searches(study, out, ex, progress)
     base = _canonical(study.baseline)
     pool = candidate_pool(study, searched, keep=base)
@@ -464,6 +475,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         _log(rec, fp, done, log, progress, resumed + k, len(specs))
 
     fn = _Evaluate(study)
+    if todo:
+        announce_compile(study)
     try:
         for w, wave in enumerate(waves):
             pending = [s for s in wave if s not in done]
@@ -501,11 +514,12 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
     sims = simulate_winners(study, ranking, records, out, fp, ex, progress)
     if not nested:
         ex.release()   # no more tasks: a local dask cluster stops while the results are written
-    res = StudyResult(study, records, ranking, checks, time.perf_counter() - t0, resumed, sims, pes=pes,
-                      classes=classes if len(classes) > 1 else {},
+    comp = ex.compile_seconds(t0)
+    res = StudyResult(study, records, ranking, checks, max(0.0, time.perf_counter() - t0 - comp), resumed, sims,
+                      pes=pes, classes=classes if len(classes) > 1 else {},
                       pareto=pareto(study, [r for r in records if sizes[r.spec] == pes]),
                       answers=study_answers(study, ranking, records, sims, pes, searched, exact),
-                      same_network=pool.same, ties=ties)
+                      same_network=pool.same, ties=ties, compile_seconds=comp)
     if out is not None:
         _write_outputs(report.write_outputs, res, out, f"the {len(records)} records are kept in {path}: fix it and "
                        "rerun the same command to resume (finished candidates are not evaluated again)")
@@ -583,11 +597,13 @@ def study_seeds(study: Study) -> list[int]:
     return list(range(study.seed, study.seed + study.sim_seeds))
 
 
-def _sim_record(spec: str, routing: str, runs: list, seeds: list[int], seconds: float) -> dict[str, Any]:
+def _sim_record(spec: str, routing: str, runs: list, seeds: list[int], seconds: float,
+                compile_seconds: float = 0.0) -> dict[str, Any]:
     """The simulation record of one candidate from its saturation sweeps,
     one per seed. With several seeds the saturation is their mean, with its
     95% interval (Student's t), each seed's saturation, and every seed's
-    points (each with its ``seed``)."""
+    points (each with its ``seed``). ``seconds``: the sweeps' run time;
+    ``compile_seconds``: the simulator's first compile during them, apart."""
     def pts(sw, seed=None):
         return [{"offered": p.offered, "accepted": p.accepted, "latency": p.latency, "hops": p.hops,
                  "deadlock": p.deadlock, "load": p.load, **({} if seed is None else {"seed": seed})}
@@ -595,17 +611,19 @@ def _sim_record(spec: str, routing: str, runs: list, seeds: list[int], seconds: 
 
     if len(runs) == 1:
         return {"spec": spec, "status": "ok", "saturation": runs[0].saturation, "routing": routing,
-                "points": pts(runs[0]), "seconds": seconds}
+                "points": pts(runs[0]), "seconds": seconds, "compile_seconds": compile_seconds}
     from sim.replicate import ReplicatedSweep  # deferred: scipy takes 0.24 s to import (docs/ARCHITECTURE.md)
 
     rep = ReplicatedSweep(list(seeds), list(runs))
     return {"spec": spec, "status": "ok", "saturation": rep.saturation, "saturation_ci95": rep.saturation_ci95,
             "seeds": list(seeds), "saturations": rep.saturations, "routing": routing,
-            "points": [q for sw, sd in zip(runs, seeds) for q in pts(sw, sd)], "seconds": seconds}
+            "points": [q for sw, sd in zip(runs, seeds) for q in pts(sw, sd)], "seconds": seconds,
+            "compile_seconds": compile_seconds}
 
 
-def _sim_failed(spec: str, exc: BaseException, seconds: float) -> dict[str, Any]:
-    return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}", "seconds": seconds}
+def _sim_failed(spec: str, exc: BaseException, seconds: float, compile_seconds: float = 0.0) -> dict[str, Any]:
+    return {"spec": spec, "status": "failed", "reason": f"{type(exc).__name__}: {exc}", "seconds": seconds,
+            "compile_seconds": compile_seconds}
 
 
 class _SimTicker:
@@ -642,7 +660,7 @@ class _Simulate:
         self.study, self.tick = study, tick
 
     def __call__(self, spec: str) -> dict[str, Any]:
-        t0 = time.perf_counter()
+        t0 = compiletime.clock()
         study = self.study
         try:
             topo = build_topology(spec, study)
@@ -661,22 +679,22 @@ class _Simulate:
 
             rep = sim.saturation_seeds(topo, cfg, pattern, seeds=seeds, step=study.sim_step,
                                        max_load=study.sim_max_load, progress=progress if tick else None)
-            return _sim_record(spec, cfg.routing, rep.runs, seeds, time.perf_counter() - t0)
+            return _sim_record(spec, cfg.routing, rep.runs, seeds, *compiletime.run_seconds(t0))
         except Exception as exc:  # recorded, the study goes on
-            return _sim_failed(spec, exc, time.perf_counter() - t0)
+            return _sim_failed(spec, exc, *compiletime.run_seconds(t0))
 
 
 class _SimulatePoint:
     """Picklable: one load of one candidate's saturation sweep with one seed, ``((spec, seed), load) ->
-    ((spec, seed), load, SimResult or the exception, seconds)``; the numbers of that point of
-    :class:`_Simulate`'s sweep."""
+    ((spec, seed), load, SimResult or the exception, seconds, compile seconds)``; the numbers of that
+    point of :class:`_Simulate`'s sweep, its time without the worker's first compile and that apart."""
 
     def __init__(self, study: Study):
         self.study = study
 
-    def __call__(self, item: tuple[tuple[str, int], float]) -> tuple[tuple[str, int], float, Any, float]:
+    def __call__(self, item: tuple[tuple[str, int], float]) -> tuple[tuple[str, int], float, Any, float, float]:
         (spec, seed), load = item
-        t0 = time.perf_counter()
+        t0 = compiletime.clock()
         study = self.study
         try:
             topo = _point_topology(spec, study)
@@ -684,7 +702,7 @@ class _SimulatePoint:
             r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed)
         except Exception as exc:  # the candidate's record says it; the study goes on
             r = exc
-        return (spec, seed), load, r, time.perf_counter() - t0
+        return ((spec, seed), load, r, *compiletime.run_seconds(t0))
 
 
 #: a worker's candidates of the sweeps it serves, (study fingerprint, spec) -> Topology, the last few:
@@ -722,6 +740,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
             keep(_sim_failed(spec, exc, time.perf_counter() - t0))
     ss = SearchSet({(spec, sd): search for spec in routing for sd in seeds})
     spent: dict[tuple[str, int], dict[float, float]] = {key: {} for key in ss.states}   # seconds by load
+    compiled = {spec: 0.0 for spec in routing}   # the workers' first compiles, by the candidate they ran for
     fn = _SimulatePoint(study)
 
     def fill() -> None:
@@ -731,8 +750,10 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
     fill()
     while ss.running:
         for fut in ex.as_completed():
-            key, x, r, secs = fut.result()
+            key, x, r, secs, comp = fut.result()
             spec = key[0]
+            if spec in compiled:
+                compiled[spec] += comp
             st = ss.states.get(key)
             if st is None or st.done:                       # a failed candidate's, or speculative and not needed
                 ss.add(key, x, r)
@@ -741,7 +762,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
                 keys = [(spec, sd) for sd in seeds]
                 for k in keys:
                     ss.drop(k)
-                keep(_sim_failed(spec, r, secs + sum(sum(spent.pop(k).values()) for k in keys)))
+                keep(_sim_failed(spec, r, secs + sum(sum(spent.pop(k).values()) for k in keys), compiled[spec]))
             else:
                 spent[key][x] = secs
                 ss.add(key, x, r)
@@ -749,7 +770,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
                 runs = [ss.states[(spec, sd)] for sd in seeds]
                 if st.done and all(s2.done for s2 in runs):
                     took = sum(spent[(spec, sd)][p.load] for sd, s2 in zip(seeds, runs) for p in s2.path)
-                    keep(_sim_record(spec, routing[spec], [s2.result() for s2 in runs], seeds, took))
+                    keep(_sim_record(spec, routing[spec], [s2.result() for s2 in runs], seeds, took, compiled[spec]))
             break       # new tasks first; as_completed() then sees every pending one again
         fill()
 
@@ -779,11 +800,15 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
             _keep(rec, fp, done, log)
             if progress:
                 what = f"saturation {rec['saturation']:.3g}" if rec["status"] == "ok" else rec["reason"]
-                print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s)", file=sys.stderr)
+                print(f"  simulated {rec['spec']}: {what} ({rec['seconds']:.1f} s"
+                      f"{compiletime.compile_note(rec.get('compile_seconds', 0.0), inside=True)})", file=sys.stderr)
 
     try:
         todo = [s for s in specs if s not in done]
         tick = _SimTicker(study, progress)
+        if todo:
+            # the notice is this process's: workers simulate without a word
+            prepare_sim_compile(sim.PRESETS[study.sim_preset].router)
         if ex.inline:
             _gather(ex, todo, _Simulate(study, tick), keep)
         else:

@@ -32,7 +32,8 @@ def study_columns(scales: list[float]) -> list[str]:
             + [f"cost_{c}" for c in COST_COLUMNS] + ["wiring", "lambda", "upper_bound", "gap"]
             + [f"latency@{s:g}" for s in scales] + [f"latency_bound@{s:g}" for s in scales]
             + [f"latency_solver@{s:g}" for s in scales]
-            + ["pareto_capacity", "pareto_latency", "sim_saturation", "sim_routing", "seconds", "reason"])
+            + ["pareto_capacity", "pareto_latency", "sim_saturation", "sim_routing", "seconds", "compile_seconds",
+               "reason"])
 
 
 def study_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
@@ -71,6 +72,8 @@ def study_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
         row |= {"pareto_capacity": r["spec"] in pareto.get("capacity", []),
                 "pareto_latency": r["spec"] in pareto.get("latency", []),
                 "sim_saturation": sm.get("saturation") if sm.get("status") == "ok" else None,
-                "sim_routing": sm.get("routing"), "seconds": r.get("seconds", 0), "reason": r.get("reason")}
+                "sim_routing": sm.get("routing"), "seconds": r.get("seconds", 0),
+                # records written before compile time was kept apart: their seconds include it
+                "compile_seconds": r.get("compile_seconds"), "reason": r.get("reason")}
         rows.append(row)
     return rows

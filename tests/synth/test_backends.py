@@ -44,7 +44,7 @@ def strip(records: list[dict]) -> list[dict]:
     """Records without their timings: what must not depend on the backend."""
     out = []
     for r in records:
-        r = {k: v for k, v in r.items() if k != "seconds"}
+        r = {k: v for k, v in r.items() if k not in ("seconds", "compile_seconds")}
         if "capacity" in r:
             r["capacity"] = {k: v for k, v in r["capacity"].items() if k != "seconds"}
         out.append(r)

@@ -9,7 +9,7 @@ from synth.study import study_from_dict
 
 
 def strip(sims: list[dict]) -> list[dict]:
-    return [{k: v for k, v in x.items() if k != "seconds"} for x in sims]
+    return [{k: v for k, v in x.items() if k not in ("seconds", "compile_seconds")} for x in sims]
 
 
 def test_one_winner_uses_both_workers_with_the_serial_numbers(monkeypatch):

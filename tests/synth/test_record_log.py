@@ -25,7 +25,7 @@ def strip(records):
     out = []
     for r in records:
         d = r.to_dict()
-        d.pop("seconds")
+        d.pop("seconds"), d.pop("compile_seconds")
         if "capacity" in d:
             d["capacity"] = {k: v for k, v in d["capacity"].items() if k != "seconds"}
         out.append(d)

@@ -26,7 +26,7 @@ SMALL = {
 
 def strip(records):
     records = [r.to_dict() for r in records]
-    return [{k: v for k, v in r.items() if k != "seconds"} | (
+    return [{k: v for k, v in r.items() if k not in ("seconds", "compile_seconds")} | (
         {"capacity": {k: v for k, v in r["capacity"].items() if k != "seconds"}} if "capacity" in r else {}) | (
         {"latency": [{k: v for k, v in x.items() if k != "seconds"} for x in r["latency"]]} if "latency" in r else {})
         for r in records]
