@@ -96,8 +96,11 @@ def _classes(tabs) -> tuple[np.int64, np.ndarray, np.ndarray, np.ndarray, np.nda
     if tabs.cls_kind == CLS_NONE:
         one = np.zeros(1, dtype=np.int64)
         return np.int64(CLS_NONE), np.zeros((1, 1), np.int32), np.zeros((1, 1), np.int64), one, one + 1, one
-    return (np.int64(tabs.cls_kind), np.ascontiguousarray(tabs.coords, dtype=np.int32), _i64(tabs.cls_lat),
-            _i64(tabs.cls_order), _i64(tabs.cls_shape), _i64(tabs.cls_stride))
+    # the lattice a fresh writable copy: a topology's own is read-only where another family's is not, and
+    # numba types the two apart -- the kernel compiled twice in a cold default study (about 22 s more)
+    return (np.int64(tabs.cls_kind), np.ascontiguousarray(tabs.coords, dtype=np.int32),
+            np.array(tabs.cls_lat, dtype=np.int64, order="C"), _i64(tabs.cls_order), _i64(tabs.cls_shape),
+            _i64(tabs.cls_stride))
 
 
 def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
