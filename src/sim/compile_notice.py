@@ -20,8 +20,9 @@ __all__ = ["COMPILE_SECONDS", "announce", "prepare"]
 #: (``common.compiletime.compile_cpu_seconds``, on one core the wall time of an idle
 #: machine) of one simulation in a fresh process with an empty numba cache -- numba 0.68,
 #: an AMD EPYC core, the other core busy: the simple router 22.3 (torus:4x4, preset
-#: tpds2010) and 22.9 (hypercube:5, whose routing records type differently and compile
-#: the kernel a second time), BookSim2's iq router 20.7 (torus:4x4, preset booksim)
+#: tpds2010) and 22.9 (hypercube:5), BookSim2's iq router 20.7 (torus:4x4, preset booksim).
+#: Arguments numba types apart (a read-only array where another run passes a writable
+#: one) compile the kernel again, as long again
 COMPILE_SECONDS = {"simple": 23.0, "iq": 21.0}
 
 _LABELS = {"simple": "the simulator", "iq": "the simulator's iq router"}
