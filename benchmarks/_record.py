@@ -30,6 +30,21 @@ def machine() -> str:
     )
 
 
+def commit() -> str:
+    """The tree's commit (short hash), ``+changes`` when its files differ from it; ``unknown`` outside git."""
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" +changes" if dirty else "")
+
+
 def table(headers: list[str], rows: list[list[object]]) -> str:
     def fmt(x: object) -> str:
         if isinstance(x, float):
