@@ -15,12 +15,12 @@ from common import compiletime
 
 __all__ = ["COMPILE_SECONDS", "prepare"]
 
-#: Cold compile time of each solver's kernels, seconds: the CPU time of the compiles
-#: (``common.compiletime.compile_cpu_seconds``, on one core the wall time of an idle
-#: machine) of a fresh process with an empty numba cache solving torus:4x4 with 64
-#: random demands at eps 0.05 -- numba 0.68, an AMD EPYC core, the other core busy:
-#: ptas 6.9 (capacity) and 6.8 (latency), colgen 7.1 and 6.2, deviation 8.5
-COMPILE_SECONDS = {"ptas": 7.0, "colgen": 7.0, "deviation": 9.0}
+#: Cold compile time of each solver's kernels, seconds: the compiles' time
+#: (``common.compiletime.compile_seconds``) in a fresh process with an empty numba cache
+#: solving torus:4x4 with 64 random demands at eps 0.05 -- numba 0.68, an AMD EPYC core
+#: to itself (the machine's other core busy; wall = CPU): ptas 5.5, colgen 6.1 (capacity),
+#: deviation 7.2. Under heavier load the same compiles took 6.9, 7.1 and 8.5 s of CPU
+COMPILE_SECONDS = {"ptas": 6.0, "colgen": 6.0, "deviation": 7.0}
 
 #: the kernels whose cache says whether a solver is cold: its main loop's, and the shortest
 #: paths every one of them shares (module, name)

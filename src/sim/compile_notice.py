@@ -16,14 +16,14 @@ from common import compiletime
 
 __all__ = ["COMPILE_SECONDS", "announce", "prepare"]
 
-#: Cold compile time of a router model's kernel, seconds: the CPU time of the compile
-#: (``common.compiletime.compile_cpu_seconds``, on one core the wall time of an idle
-#: machine) of one simulation in a fresh process with an empty numba cache -- numba 0.68,
-#: an AMD EPYC core, the other core busy: the simple router 22.3 (torus:4x4, preset
-#: tpds2010) and 22.9 (hypercube:5), BookSim2's iq router 20.7 (torus:4x4, preset booksim).
-#: Arguments numba types apart (a read-only array where another run passes a writable
-#: one) compile the kernel again, as long again
-COMPILE_SECONDS = {"simple": 23.0, "iq": 21.0}
+#: Cold compile time of a router model's kernel, seconds: the compile's time
+#: (``common.compiletime.compile_seconds``) in one simulation of torus:4x4 in a fresh
+#: process with an empty numba cache -- numba 0.68, an AMD EPYC core to itself (the
+#: machine's other core busy; wall = CPU): the simple router 21.0 (preset tpds2010),
+#: BookSim2's iq router 13.1 (preset booksim). Under heavier load the same compiles took
+#: 22.3 and 20.7 s of CPU. Arguments numba types apart (a read-only array where another
+#: run passes a writable one) compile the kernel again, as long again
+COMPILE_SECONDS = {"simple": 21.0, "iq": 13.0}
 
 _LABELS = {"simple": "the simulator", "iq": "the simulator's iq router"}
 

@@ -8,12 +8,12 @@ from common import compiletime
 
 __all__ = ["COMPILE_SECONDS", "announce"]
 
-#: Cold compile time of the search's kernels, seconds: the CPU time of their compiles
-#: (on one core the wall time of an idle machine) in a fresh process with an empty numba
-#: cache running `toposynth search --routers 16 --degree 3 --moves 2000` -- numba 0.68, an
-#: AMD EPYC core, the other core busy: 29.4 (fill 10.2, sample_deltas 12.7, anneal 5.1,
-#: evaluate 1.4)
-COMPILE_SECONDS = 30.0
+#: Cold compile time of the search's kernels, seconds: their compiles' time
+#: (``common.compiletime.compile_seconds``) in a fresh process with an empty numba cache
+#: searching 16 routers of degree 3 for 2000 moves -- numba 0.68, an AMD EPYC core to
+#: itself (the machine's other core busy; wall = CPU): 28.6. Under heavier load 29.4 s of
+#: CPU (fill 10.2, sample_deltas 12.7, anneal 5.1, evaluate 1.4)
+COMPILE_SECONDS = 29.0
 
 
 def announce() -> bool:
