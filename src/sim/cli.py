@@ -258,8 +258,8 @@ def run(args: argparse.Namespace) -> int:
         ("hops", f"{_fmt(r.hops)} (minimal {_fmt(r.min_hops)})"),
         ("channel utilisation", ", ".join(f"{k} {v['mean']:.3g}" for k, v in r.utilisation.items())),
         ("deadlock", f"{r.deadlock} ({r.deadlock_kind})" if r.deadlock else "no"),
-        ("cycles", f"{r.cycles} in {r.seconds:.3g} s ({r.router_cycles_per_second / 1e6:.3g} M router-cycles/s)"
-                   + compiletime.compile_note(r.compile_seconds, inside=True)),
+        ("cycles", f"{r.cycles} in {r.seconds:.3g} s ({r.router_cycles_per_second / 1e6:.3g} M router-cycles/s"
+                   f"{compiletime.compile_note(r.compile_seconds, inside=True)})"),
     ]
     cut = not r.drained and r.cycles < cfg.warmup + cfg.measure + cfg.drain
     if not r.stable and not r.deadlock and (cfg.measurement == "booksim" or cut):
