@@ -498,7 +498,7 @@ def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
         ("packet latency", f"mean {_fmt(r.latency)}"),
         ("hops", f"{_fmt(r.hops)} (minimal {_fmt(r.min_hops)})"),
         ("channel utilisation", ", ".join(f"{k} {v['mean']:.3g}" for k, v in r.utilisation.items())),
-        ("seconds", f"{r.seconds:.3g}"),
+        ("seconds", f"{r.seconds:.3g}" + compiletime.compile_note(r.compile_seconds)),
     ]
     if args.write_trace:
         rows.append(("trace written", args.write_trace))

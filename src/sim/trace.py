@@ -430,6 +430,8 @@ class TraceResult:
     seed: int
     config: SimConfig = field(repr=False)
     mapping: list[int] = field(default_factory=list, repr=False)
+    #: wall seconds the kernel's first compile took in this process (not in ``seconds``)
+    compile_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -440,7 +442,7 @@ class TraceResult:
             "message_latency": self.message_latency, "message_latency_max": self.message_latency_max,
             "hops": self.hops, "min_hops": self.min_hops, "utilisation": self.utilisation,
             "idle_cycles_skipped": self.idle_cycles_skipped, "seconds": self.seconds,
-            "conservation": self.conservation, "seed": self.seed, "mapping": list(self.mapping),
+            "compile_seconds": self.compile_seconds, "conservation": self.conservation, "seed": self.seed, "mapping": list(self.mapping),
             "config": self.config.to_dict(),
         }
 
@@ -534,7 +536,7 @@ def run_trace(
     cfg_run = cfg.replace(packet_length=(1, cfg.length_range[1]))
     run = driver.build(topo, cfg_run, tabs, deadlock, dests, np.zeros(T), warmup=0, measure=1 << 62, drain=0,
                        seed=seed, trace=arrays)
-    seconds, _, _, _ = driver.execute(run)
+    seconds, _, _, compile_seconds = driver.execute(run)
     stats, arc_phits = run.out.stats, run.out.arc_phits
     proc_finish, msg_sent, msg_done = run.trf.proc_finish, run.trf.msg_sent, run.trf.msg_done
     st = stats
@@ -576,6 +578,7 @@ def run_trace(
         utilisation=per_dim,
         idle_cycles_skipped=int(st[K.S_SKIPPED]),
         seconds=seconds,
+        compile_seconds=compile_seconds,
         conservation=bool(st[K.S_VIOLATIONS] == 0 and st[K.S_INJECTED] == st[K.S_DELIVERED] + st[K.S_IN_FLIGHT]),
         seed=seed,
         config=cfg,
