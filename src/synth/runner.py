@@ -268,7 +268,27 @@ def _interrupt_after() -> Iterator[None]:
             old(*hit[0])
 
 
-def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int, total: int) -> None:
+def _left(seconds: float) -> str:
+    """An estimate of the time left, as a person says it: '40 s', '3 min', '1.2 h'.
+
+    >>> _left(3.4), _left(38.2), _left(185), _left(6300)
+    ('3 s', '40 s', '3 min', '1.8 h')
+    """
+    if seconds < 10:
+        return f"{seconds:.0f} s"
+    if seconds < 90:
+        return f"{round(seconds, -1):.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+#: the candidates' progress lines estimate the time left once the phase has run this long (seconds)
+_ESTIMATE_AFTER = 5.0
+
+
+def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int, total: int,
+         left: float | None = None) -> None:
     rec = replace(rec, fingerprint=fp)
     with _interrupt_after():
         done[rec.spec] = rec
@@ -276,7 +296,8 @@ def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int,
         if progress:
             what = f"lambda {_lam(rec):.4g}" if rec.ok else f"{rec.status}: {rec.reason}"
             comp = compiletime.compile_note(rec.compile_seconds, inside=True)
-            print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s{comp})", file=sys.stderr)
+            eta = f"; about {_left(left)} left" if left is not None else ""
+            print(f"  [{k}/{total}] {rec.spec}: {what} ({rec.seconds:.2f} s{comp}){eta}", file=sys.stderr)
 
 
 def _write(d: dict[str, Any], log) -> None:
@@ -469,10 +490,16 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
     waves = [specs[i:i + WAVE] for i in range(0, len(specs), WAVE)] if study.prune else [specs]
     k = 0
 
+    t_eval = time.perf_counter()
+
     def keep(rec: CandidateRecord) -> None:
         nonlocal k
         k += 1
-        _log(rec, fp, done, log, progress, resumed + k, len(specs))
+        # the rate so far, compiles left out (a cold first candidate would make the estimate hours)
+        spent = time.perf_counter() - t_eval - ex.compile_seconds(t_eval)
+        rest = (len(todo) - k) * spent / k
+        left = rest if spent >= _ESTIMATE_AFTER and rest >= 1.0 else None
+        _log(rec, fp, done, log, progress, resumed + k, len(specs), left)
 
     fn = _Evaluate(study)
     if todo:

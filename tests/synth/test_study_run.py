@@ -658,3 +658,16 @@ def test_ties_are_the_neighbours_the_certificates_do_not_order():
     first = res.answers[0]
     assert (first.tied_with is not None) == (res.ranking[1] in res.ties)
     assert res.to_dict()["ties"] == res.ties
+
+
+def test_progress_lines_estimate_the_time_left(monkeypatch, capsys):
+    """Past the first seconds (here at once) a candidate's progress line says about how long the rest takes;
+    the last candidate's says nothing more is left."""
+    import synth.runner as R
+
+    monkeypatch.setattr(R, "_ESTIMATE_AFTER", 0.0)
+    run(study_from_dict({**SMALL, "cross_check": {"top": 0}}), progress=True)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("  [")]
+    assert len(lines) == 7                                  # the pool, complete:16 pruned included
+    assert any(re.search(r"\); about \d+ (s|min) left$", x) for x in lines[:-1])
+    assert not lines[-1].endswith("left")
