@@ -42,6 +42,13 @@ def test_a_cold_compile_is_announced_once_and_kept_out_of_the_time(tmp_path):
     assert d["compile_seconds"] < 0.05 and d["seconds"] >= 0.0
 
 
+def test_describe_announces_its_kernels_once(tmp_path):
+    cache = tmp_path / "numba-cache"
+    note = "compiling the analytics' kernels (first run only, about"
+    assert _cli(["describe", "ring:6"], cache).stderr.count(note) == 1
+    assert note not in _cli(["describe", "ring:6"], cache).stderr
+
+
 def test_json_and_quiet_silence_the_notices(capsys):
     try:
         main(["describe", "ring:4", "--json"])

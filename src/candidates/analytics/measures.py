@@ -37,6 +37,7 @@ from ..capabilities import capabilities, published_figures
 from ..errors import TopologyError
 from ..topology import Topology
 from ._kernels import bisection_exact, distance_histogram, ecmp_all
+from .compile_notice import announce as announce_compile
 from .equivalent import equivalent_distance, equivalent_distance_rows
 from .hops import hop_distances
 from .moore import moore_bound
@@ -842,6 +843,7 @@ def describe(topo: Topology, *, bisection_exact_limit: int = 24, equivalent: str
     (32, 4, True)
     """
     _, skip_kl = check_describe(topo, bisection_exact_limit=bisection_exact_limit, equivalent=equivalent)
+    announce_compile()
     ds = distance_stats(topo)
     deg = topo.degree
     out: dict[str, Any] = {
