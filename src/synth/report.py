@@ -256,7 +256,8 @@ def _answer_table(d: dict[str, Any], answers: list[dict[str, Any]], u: dict[str,
     for _, a in cols:
         spec = base if a is None else a.get("winner")
         c = val(a, "baseline_capacity") if a is None else a.get("capacity")
-        x = scale_of.get(spec)
+        # the factor is the traffic's, the same for every candidate of one machine: a column not simulated too
+        x = scale_of.get(spec) or next(iter(scale_of.values()), None)
         as_load.append(f"{c[0] * x['load_per_lambda']:.3g} (PE channels: ≤ {1 / x['busiest_pe']:.3g})"
                        if c and x else "")
     rows += [cap, capd, lat, latd, sat, satd, as_load]
