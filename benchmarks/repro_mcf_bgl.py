@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import json
 import re
 import sys
 import tempfile
@@ -55,6 +56,7 @@ import numpy as np
 
 from _record import RESULTS, record_subsection, table
 
+from common.paths import atomic_write_text
 from synth.evaluate import build_topology, evaluate
 from synth.runner import run
 from synth.study import BUILTIN_STUDIES, study_from_dict
@@ -101,8 +103,22 @@ PROGRESS = False
 
 
 # the script works on the records' JSON form (the interchange format it also stores and compares)
+#: where single evaluations (the torus's, outside any study run) are kept when --workdir is given, so a
+#: rerun (--record after a long run) reads them back instead of solving again
+EVAL_CACHE: Path | None = None
+
+
 def _evaluate(spec: str, study) -> dict:
-    return evaluate(spec, study).to_dict()
+    if EVAL_CACHE is None:
+        return evaluate(spec, study).to_dict()
+    key = hashlib.sha256(f"{spec}\n{study.fingerprint()}".encode()).hexdigest()[:20]
+    path = EVAL_CACHE / f"{key}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    d = evaluate(spec, study).to_dict()
+    EVAL_CACHE.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(d) + "\n")
+    return d
 
 
 def _records(res) -> list[dict]:
@@ -1058,6 +1074,8 @@ def main(argv: list[str] | None = None) -> None:
     LOAD_MODEL, PROGRESS = args.load_model, args.progress
     if args.workdir is not None and _queueing():
         args.workdir = args.workdir / "queueing"
+    global EVAL_CACHE
+    EVAL_CACHE = None if args.workdir is None else args.workdir / "evaluations"
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     valid = ("table1", "pins", "table2", "sensitivity")
     if any(p not in valid for p in parts):
