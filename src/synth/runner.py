@@ -283,8 +283,10 @@ def _left(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-#: the candidates' progress lines estimate the time left once the phase has run this long (seconds)
+#: the candidates' progress lines estimate the time left once the phase has run this long, and while at least
+#: this much is left (seconds)
 _ESTIMATE_AFTER = 5.0
+_ESTIMATE_LEFT = 1.0
 
 
 def _log(rec: CandidateRecord, fp: str, done: dict, log, progress: bool, k: int, total: int,
@@ -498,7 +500,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         # the rate so far, compiles left out (a cold first candidate would make the estimate hours)
         spent = time.perf_counter() - t_eval - ex.compile_seconds(t_eval)
         rest = (len(todo) - k) * spent / k
-        left = rest if spent >= _ESTIMATE_AFTER and rest >= 1.0 else None
+        left = rest if k < len(todo) and spent >= _ESTIMATE_AFTER and rest >= _ESTIMATE_LEFT else None
         _log(rec, fp, done, log, progress, resumed + k, len(specs), left)
 
     fn = _Evaluate(study)

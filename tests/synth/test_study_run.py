@@ -666,8 +666,9 @@ def test_progress_lines_estimate_the_time_left(monkeypatch, capsys):
     import synth.runner as R
 
     monkeypatch.setattr(R, "_ESTIMATE_AFTER", 0.0)
+    monkeypatch.setattr(R, "_ESTIMATE_LEFT", 0.0)
     run(study_from_dict({**SMALL, "cross_check": {"top": 0}}), progress=True)
     lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("  [")]
     assert len(lines) == 7                                  # the pool, complete:16 pruned included
-    assert any(re.search(r"\); about \d+ (s|min) left$", x) for x in lines[:-1])
+    assert all(re.search(r"\); about \d+ (s|min) left$", x) for x in lines[:-1])
     assert not lines[-1].endswith("left")
