@@ -31,12 +31,14 @@ from common.errors import ToposynthError
 from candidates.registry import from_spec, spec_size
 from candidates.topology import Topology
 
-__all__ = ["Machine", "Cost", "COST_MEASURES", "machine_from_table", "structural_cost", "physical_cost",
+__all__ = ["Machine", "Cost", "COST_MEASURES", "FIELDS", "machine_from_table", "structural_cost", "physical_cost",
            "check_machine", "pareto_front"]
 
 #: cost measures a study can put on the Pareto axis (``ranking.cost``): field of :class:`Cost`, unit
 COST_MEASURES = {"links": "links", "ports": "ports", "radix": "ports per router", "routers": "routers",
                  "wire_length": "m of wire", "wires": "wires", "pins": "connector pins"}
+#: the fields of a study's ``[machine]`` table
+FIELDS = ("pes", "radix", "links", "wire_length", "compare_sizes", "max_length")
 
 
 class MachineError(ToposynthError):
@@ -126,7 +128,7 @@ def machine_from_table(d: Any) -> Machine:
     """Validate the ``[machine]`` table of a study."""
     if not isinstance(d, dict):
         raise ToposynthError("study field machine: must be a table ([machine] pes = ...)")
-    valid = {"pes", "radix", "links", "wire_length", "compare_sizes", "max_length"}
+    valid = set(FIELDS)
     unknown = set(d) - valid
     if unknown:
         raise ToposynthError(f"study field machine.{sorted(unknown)[0]}: unknown field; valid fields of [machine]: "
