@@ -5,7 +5,11 @@ Build it from the repository's root (the ``docs`` extra installs the toolchain):
     python -m pip install ".[docs]"
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-Pages are Markdown (MyST), like the README and docs/ARCHITECTURE.md.
+Pages are Markdown (MyST), like the README and docs/ARCHITECTURE.md; the API reference is rendered from
+the docstrings (reST) by autodoc. The reference pages that can drift from the code are not
+written by hand: the local extension ``_ext/toposynth_docs.py`` writes them from the command line's parser,
+the registries, the study validator and the error and size modules into ``reference/generated/`` (not
+committed) when a build starts.
 """
 
 import sys
@@ -25,6 +29,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    "toposynth_docs",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
