@@ -1,6 +1,7 @@
-"""The README's printed examples are what the tool prints.
+"""The README's and the documentation's printed examples are what the tool prints.
 
-Every ``$ toposynth ...`` line of the README that is followed by output is
+Every ``$ toposynth ...`` line of the README, or of a page of the docs site
+(``docs/**/*.md``, the generated reference aside), that is followed by output is
 run (in a scratch directory; a study file the README shows just before is
 written there), and its standard output plus its error lines compared line
 by line. Allowed differences: run times (``0.39 s``), a first run's compile
@@ -16,15 +17,22 @@ import pytest
 
 from synth.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: the docs site's pages whose examples run: every Markdown page but the generated reference (made from the
+#: code, no examples) and the generated API index
+DOCS = sorted(p for p in (ROOT / "docs").rglob("*.md")
+              if "generated" not in p.relative_to(ROOT / "docs").parts and p.name != "API.md"
+              and not p.relative_to(ROOT / "docs").parts[0].startswith("_"))
 PROMPT = re.compile(r"^(\s*)\$ (toposynth .*)$")
 #: examples that take more than a few seconds run with `pytest -m slow` (the 65,536-router saturation search:
 #: about 23 minutes on 2 cores)
 SLOW = ("toposynth run studies/", "toposynth simulate pdtt:a=32", "toposynth run builtin:families-1024")
 
 
-def _examples() -> list[tuple[int, str, list[str]]]:
-    lines = README.read_text().splitlines()
+def _examples(page: Path = README) -> list[tuple[int, str, list[str]]]:
+    lines = page.read_text().splitlines()
+    name = "README" if page == README else page.relative_to(ROOT).as_posix()
     out = []
     i = 0
     while i < len(lines):
@@ -49,7 +57,7 @@ def _examples() -> list[tuple[int, str, list[str]]]:
             if command.split()[1] == "run":
                 toml = [b for b in re.findall(r"```toml\n(.*?)```", "\n".join(lines[:start]), re.S)]
                 study = toml[-1] if toml else None
-            out.append(pytest.param(start + 1, command, expected, study, id=f"README:{start + 1}",
+            out.append(pytest.param(start + 1, command, expected, study, id=f"{name}:{start + 1}",
                                     marks=[pytest.mark.slow] if command.startswith(SLOW) else []))
     return out
 
@@ -70,11 +78,11 @@ def _matches(expected: list[str], actual: list[str]) -> bool:
     return bool(actual) and _normal(expected[0]) == _normal(actual[0]) and _matches(expected[1:], actual[1:])
 
 
-EXAMPLES = _examples()
+EXAMPLES = [example for page in (README, *DOCS) for example in _examples(page)]
 
 
 def test_the_readme_has_printed_examples():
-    assert len(EXAMPLES) >= 8
+    assert len(_examples(README)) >= 8
 
 
 @pytest.mark.parametrize("line,command,expected,study", EXAMPLES)
@@ -87,4 +95,4 @@ def test_readme_example(line, command, expected, study, capsys, tmp_path, monkey
     main(argv)
     out, err = capsys.readouterr()
     actual = out.splitlines() + [x for x in err.splitlines() if x.startswith("toposynth: error")]
-    assert _matches(expected, actual), "\n".join(["README:", *expected, "tool:", *actual])
+    assert _matches(expected, actual), "\n".join(["documented:", *expected, "tool:", *actual])

@@ -1,0 +1,118 @@
+"""The documentation site (docs/): its generated reference covers the code, its pages' Python examples run, and
+it builds with Sphinx without a warning.
+
+The reference pages are written from the code when the site is built (docs/_ext/toposynth_docs.py); the
+generators run here without Sphinx, so these checks need nothing the test extra lacks. The build itself needs
+the docs extra (``pip install ".[docs]"``) and is skipped without it; .ci/run installs the extra and builds
+the site after the tests.
+"""
+
+import argparse
+import doctest
+import importlib
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import toposynth_docs  # noqa: E402  (docs/_ext: not a package of the tree)
+
+
+@pytest.fixture(scope="module")
+def pages():
+    return toposynth_docs.pages()
+
+
+def test_the_generators_examples_run():
+    result = doctest.testmod(toposynth_docs, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_every_command_and_option_is_on_the_cli_page(pages):
+    from synth.cli import build_parser
+
+    page = pages["cli.md"]
+    missing = []
+    for name, _, sub in toposynth_docs._subcommands(build_parser()):
+        if f"```{{program}} toposynth {name}\n" not in page:
+            missing.append(name)
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+                continue
+            first = action.option_strings[0] if action.option_strings else (action.metavar or action.dest)
+            if f"```{{option}} {first}" not in page:
+                missing.append(f"{name} {first}")
+    assert not missing, f"not on the generated CLI page: {missing}"
+
+
+def test_every_study_field_is_described():
+    assert toposynth_docs.check_study_fields() == []
+
+
+def test_every_study_field_is_on_its_page(pages):
+    page = pages["study-file.md"]
+    for section, fields in toposynth_docs.study_sections().items():
+        for field in fields:
+            assert f"| `{field}` |" in page, (section, field)
+
+
+def test_every_registry_entry_has_its_section(pages):
+    import sim.engine  # noqa: F401 (registers the router models)
+    from candidates import FAMILIES
+    from candidates.search.objectives import OBJECTIVES
+    from flows import SOLVER_REGISTRY
+    from sim.routers import ROUTER_REGISTRY
+    from sim.routing import ROUTING_REGISTRY
+    from traffic import PATTERNS
+
+    for page, prefix, registry in (("families.md", "family", FAMILIES), ("traffic-patterns.md", "pattern", PATTERNS),
+                                   ("routings.md", "routing", ROUTING_REGISTRY),
+                                   ("router-models.md", "router-model", ROUTER_REGISTRY),
+                                   ("solvers.md", "solver", SOLVER_REGISTRY),
+                                   ("search-objectives.md", "objective", OBJECTIVES)):
+        missing = [name for name in registry if f"({prefix}-{name})=\n" not in pages[page]]
+        assert not missing, f"{page}: no section for {missing}"
+
+
+def test_exit_codes_and_limits_are_the_codes(pages):
+    from common.errors import EXIT_CODES
+
+    for status in EXIT_CODES:
+        assert f"` | {status} |" in pages["exit-codes.md"]
+    for module, name in toposynth_docs.LIMITS:
+        assert f"- `{name}` = " in pages["size-limits.md"]
+        assert hasattr(importlib.import_module(module), name)
+
+
+def test_every_public_name_is_in_the_api_reference(pages):
+    from synth import api_index
+
+    for package in api_index.PACKAGES:
+        page = pages[f"api/{package}.rst"]
+        missing = [name for name in importlib.import_module(package).__all__ if f":: {package}.{name}\n" not in page]
+        assert not missing, f"api/{package}.rst documents no {missing}"
+
+
+def test_the_pages_python_examples_run():
+    # a `>>>` example on a page of the site runs as a doctest (the CLI examples: tests/test_readme_examples.py)
+    written = [p for p in DOCS.rglob("*.md") if "generated" not in p.parts and "_build" not in p.parts]
+    assert written
+    for page in written:
+        result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, page
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") is None,
+                    reason="the site's toolchain is the docs extra: pip install '.[docs]'")
+def test_the_site_builds_without_a_warning(tmp_path):
+    # about 10 s: the same command as .ci/run's
+    p = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS),
+                        str(tmp_path / "html")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (tmp_path / "html" / "reference" / "generated" / "cli.html").is_file()
