@@ -11,6 +11,7 @@ import argparse
 import doctest
 import importlib
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,13 +100,36 @@ def test_every_public_name_is_in_the_api_reference(pages):
         assert not missing, f"api/{package}.rst documents no {missing}"
 
 
+def _page_examples(page: Path) -> doctest.DocTest:
+    """The `>>>` examples of a Markdown page as one doctest (a page reads top to bottom like a session): the
+    fenced blocks that hold examples, every other line blanked, so a block's closing fence ends its last
+    expected output and a failure names the page's own line."""
+    lines = page.read_text().splitlines()
+    kept = [""] * len(lines)
+    for m in re.finditer(r"^```[^\n]*\n(.*?)^```", "\n".join(lines) + "\n", re.S | re.M):
+        if ">>> " in m.group(1):
+            first = "\n".join(lines).count("\n", 0, m.start(1))
+            block = m.group(1).splitlines()
+            kept[first:first + len(block)] = block
+    return doctest.DocTestParser().get_doctest("\n".join(kept) + "\n", {}, page.name, str(page), 0)
+
+
+def test_a_pages_examples_are_found_in_its_fenced_blocks(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Text.\n\n```python\n>>> x = 2\n>>> x + 1\n3\n```\n\nMore.\n\n```pycon\n>>> x * 5\n10\n```\n")
+    test = _page_examples(page)
+    assert [e.lineno for e in test.examples] == [3, 4, 11]
+    assert doctest.DocTestRunner().run(test).failed == 0
+
+
 def test_the_pages_python_examples_run():
-    # a `>>>` example on a page of the site runs as a doctest (the CLI examples: tests/test_readme_examples.py)
+    # a `>>>` example on a written page of the site runs (the CLI examples: tests/test_readme_examples.py)
     written = [p for p in DOCS.rglob("*.md") if "generated" not in p.parts and "_build" not in p.parts]
     assert written
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     for page in written:
-        result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, page
+        runner.run(_page_examples(page))
+    assert runner.summarize(verbose=False).failed == 0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") is None,
