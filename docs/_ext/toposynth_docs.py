@@ -42,7 +42,7 @@ NOTE = ("Generated from the code when the site is built (`docs/_ext/toposynth_do
         "edit the code, not this page.")
 
 #: usage lines are wrapped at this many characters (what the page's code blocks show without scrolling)
-USAGE_WIDTH = 72
+USAGE_WIDTH = 64
 
 _MD_SPECIAL = re.compile(r"([\\*_<>\[\]|#~$])")
 
@@ -186,11 +186,11 @@ def cli_page() -> str:
     out = _page("Command line", "cli",
                 f"{md(parser.description or '')} Every command prints its own help with `--help`; "
                 "the commands and options below are what that help says, gathered in one place.")
-    out += ["```text", _usage(parser), "```", "", "```{program} toposynth", "```", ""]
-    out += _options(parser)
+    out += ["```text", _usage(parser), "```", ""]
     out += ["| command | what it does |", "|---|---|"]
     out += [f"| {{ref}}`{name} <cli-{name}>` | {md(help_)} |" for name, help_, _ in subs]
-    out += [""]
+    out += ["", "```{program} toposynth", "```", ""]
+    out += _options(parser)
     for name, help_, sub in subs:
         out += [f"(cli-{name})=", "", f"## toposynth {name}", ""]
         desc = sub.description or help_
