@@ -76,7 +76,7 @@ def nothing(spec: str) -> str:
     return spec
 
 
-def run_sweep(jobs: int, specs: list[str], noop: bool) -> None:
+def run_sweep(jobs: int, specs: list[str], noop: bool, threads: bool = False) -> None:
     """The user's script (``--run N``): one JSON line with the results and the in-process times."""
     t0 = time.perf_counter()
     from joblib import Parallel, delayed
@@ -85,7 +85,8 @@ def run_sweep(jobs: int, specs: list[str], noop: bool) -> None:
     import flows  # noqa: F401
 
     t1 = time.perf_counter()
-    res = Parallel(n_jobs=jobs)(delayed(nothing if noop else evaluate)(s) for s in specs)
+    pool = Parallel(n_jobs=jobs, prefer="threads") if threads else Parallel(n_jobs=jobs)
+    res = pool(delayed(nothing if noop else evaluate)(s) for s in specs)
     t2 = time.perf_counter()
     print(json.dumps({"results": res, "import_s": t1 - t0, "sweep_s": t2 - t1}))
 
@@ -112,10 +113,12 @@ def reap(timeout: float = 30.0) -> None:
     sys.exit("bench_joblib_api: a worker process did not end")
 
 
-def one(src: str, jobs: int, env: dict, specs: list[str], noop: bool = False) -> tuple[float, float, dict]:
+def one(src: str, jobs: int, env: dict, specs: list[str], noop: bool = False,
+        threads: bool = False) -> tuple[float, float, dict]:
     """(wall s, CPU s of the run and its workers, its JSON) of one fresh run."""
     env = {**env, "PYTHONPATH": src}
-    argv = [sys.executable, __file__, "--run", str(jobs), "--specs", ",".join(specs)] + (["--noop"] if noop else [])
+    argv = ([sys.executable, __file__, "--run", str(jobs), "--specs", ",".join(specs)] + (["--noop"] if noop else [])
+            + (["--threads"] if threads else []))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(argv, env=env, capture_output=True, text=True)
@@ -183,6 +186,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", type=int, metavar="N", help=argparse.SUPPRESS)
     ap.add_argument("--noop", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--threads", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--specs", help="comma-separated spec strings (default: a dozen small candidates)")
@@ -195,7 +199,7 @@ def main() -> None:
     a = ap.parse_args()
     specs = a.specs.split(",") if a.specs else SPECS
     if a.run is not None:
-        run_sweep(a.run, specs, a.noop)
+        run_sweep(a.run, specs, a.noop, a.threads)
         return
     from _record import machine, record_subsection, table
 
@@ -204,17 +208,20 @@ def main() -> None:
     if not a.no_bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     trees = ([("A", a.src)] if a.src else []) + [("B" if a.src else "", SRC)]
-    kinds = [(t, src, jobs, False) for t, src in trees for jobs in (1, a.jobs)] + [(trees[-1][0], SRC, a.jobs, True)]
+    # (tree, its src, n_jobs, a no-op, threads): loky's processes, then the same sweep on two threads
+    kinds = ([(t, src, jobs, False, th) for t, src in trees for jobs, th in ((1, False), (a.jobs, False), (a.jobs, True))]
+             + [(trees[-1][0], SRC, a.jobs, True, False)])
 
     def name(k: tuple) -> str:
-        run = "serial" if k[2] == 1 else f"n_jobs={k[2]}" + (", a no-op (the pool alone)" if k[3] else "")
+        run = "serial" if k[2] == 1 else (f"n_jobs={k[2]}" + (", prefer=\"threads\"" if k[4] else "")
+                                          + (", a no-op (the pool alone)" if k[3] else ""))
         return (f"{k[0]} " if k[0] and not k[3] else "") + run
 
     times: dict[tuple, list[tuple[float, float, float, float]]] = {k: [] for k in kinds}
     ref = None
     for rep in range(a.repeats + 1):
         for k in kinds:
-            wall, cpu, d = one(k[1], k[2], env, specs, k[3])
+            wall, cpu, d = one(k[1], k[2], env, specs, k[3], k[4])
             if k[3]:
                 assert d["results"] == specs
             elif ref is None:
@@ -229,7 +236,7 @@ def main() -> None:
     rows = []
     for k in kinds:
         ts = times[k]
-        serial = statistics.median(x[0] for x in times[(k[0], k[1], 1, False)])
+        serial = statistics.median(x[0] for x in times[(k[0], k[1], 1, False, False)])
         w = [x[0] for x in ts]
         c = [x[1] for x in ts]
         rows.append([name(k), f"{min(w):.2f}", f"{statistics.median(w):.2f}", f"{min(c):.2f}",

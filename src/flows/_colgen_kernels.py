@@ -50,7 +50,7 @@ class PricedColumns(NamedTuple):
     col_vals: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow_i(a, need):
     if need <= len(a):
         return a
@@ -60,7 +60,7 @@ def _grow_i(a, need):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow_f(a, need):
     if need <= len(a):
         return a
@@ -70,7 +70,7 @@ def _grow_f(a, need):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def price_round(channels, groups, length, z, rel_tol, check_len, paths, select):
     """One pricing round: a shortest-path tree per group (``groups``:
     :class:`flows.groups.DemandGroups`) under channel ``length`` (``channels``:

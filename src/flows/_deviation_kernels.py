@@ -28,7 +28,7 @@ __all__ = ["all_or_nothing", "ArcCost", "Paths", "arc_flows", "extended_value", 
            "seed_paths", "shortest_path_arcs"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def all_or_nothing(channels, groups, cost, flow):
     """Route every group's demands on ``cost``-shortest paths into ``flow``
     (overwritten; indexed by the problem's channels) and return the total
@@ -77,7 +77,7 @@ class Paths(NamedTuple):
     flow: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _derivatives(cost, a, x):
     """(first, second) derivative of channel a's total cost at flow x."""
     w = cost.width[a]
@@ -93,7 +93,7 @@ def _derivatives(cost, a, x):
     return cost.lat[a] + tau * (r0 * r0 - 1.0) + h0 * (x - x0), h0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def extended_value(cost, x):
     """The extended total cost sum_a c_a(x_a) (see :class:`ArcCost`)."""
     total = 0.0
@@ -114,13 +114,13 @@ def extended_value(cost, x):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_derivatives(cost, x, out):
     for a in range(len(x)):
         out[a] = _derivatives(cost, a, x[a])[0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _path_cost(cost, x, arcs, k, j, n_arcs):
     c = 0.0
     h = 0.0
@@ -132,7 +132,7 @@ def _path_cost(cost, x, arcs, k, j, n_arcs):
     return c, h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def projection_sweep(channels, groups, cost, x, paths, length, explore):
     """One Gauss-Seidel sweep of Bertsekas and Gafni's projected Newton
     method over the demands, group by group: a shortest path under the
@@ -262,7 +262,7 @@ def projection_sweep(channels, groups, cost, x, paths, length, explore):
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def seed_paths(channels, groups, lat, paths, x):
     """Every demand on one latency-shortest path (its first slot); ``x`` the channels' flows."""
     n = len(channels.indptr) - 1
@@ -292,7 +292,7 @@ def seed_paths(channels, groups, lat, paths, x):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def arc_flows(paths, x):
     """The channels' flows ``x`` summed afresh from the paths' (no drift from the sweeps' updates)."""
     for a in range(len(x)):
@@ -305,7 +305,7 @@ def arc_flows(paths, x):
                 x[paths.arcs[k, j, i]] += f
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shortest_path_arcs(channels, groups, cost, arcs, lengths):
     """Every demand's shortest path under ``cost``: its channels into
     ``arcs[k, :lengths[k]]`` (from the demand's far end to its group's

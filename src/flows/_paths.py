@@ -30,7 +30,7 @@ class Scratch(NamedTuple):
     heap_v: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def scratch(n, m):
     """A fresh :class:`Scratch` for ``n`` routers and ``m`` channels
     (``parent`` -1, ``mark`` and ``done`` 0: stamps start at 1)."""
@@ -39,7 +39,7 @@ def scratch(n, m):
                    np.empty(m + 1, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dijkstra(channels, length, source, dist, parent, order):
     """The full shortest-path tree from ``source`` into ``dist``, ``parent``
     (-1 for the source and unreached routers) and ``order`` (see
@@ -55,7 +55,7 @@ def dijkstra(channels, length, source, dist, parent, order):
     return sssp(channels, length, source, work, none, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def arc_lengths(col_ptr, col_res, col_val, y, extra, out):
     """out[a] = sum_r R[r, a] * y[r] + extra[a]  (R in CSC form)."""
     for a in range(len(col_ptr) - 1):
@@ -65,7 +65,7 @@ def arc_lengths(col_ptr, col_res, col_val, y, extra, out):
         out[a] = s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tree_flow(order, settled, parent, arc_src, acc, flow):
     """Push ``acc`` (demand at each router) up the tree: flow on tree arcs
     (``arc_src``: each channel's tail in the tree's orientation)."""
@@ -80,7 +80,7 @@ def tree_flow(order, settled, parent, arc_src, acc, flow):
     acc[order[0]] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sssp(channels, length, source, work, targets, stamp):
     """Shortest-path tree from ``source`` under channel ``length`` (binary
     heap with lazy deletion) into ``work`` (a :class:`Scratch`): ``dist``, ``parent`` (the
@@ -164,7 +164,7 @@ def sssp(channels, length, source, work, targets, stamp):
     return settled
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def push_tree(order, settled, parent, tails, acc, flow, touched, nt):
     """:func:`tree_flow` that appends newly used arcs to ``touched[nt:]``
     (returns the new count), so callers never scan every arc."""
@@ -183,7 +183,7 @@ def push_tree(order, settled, parent, tails, acc, flow, touched, nt):
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def split_dag_flow(channels, length, order, settled, dist, acc, flow, in_ptr, in_k):
     """Route ``acc`` (amount per destination, the tree's root at
     ``order[0]``) back over *every* shortest-path arc, splitting each

@@ -60,7 +60,7 @@ class Sweeps(NamedTuple):
 CONT = 8.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _refresh(load, cap, beta, e):
     """e_r = exp(beta (u_r - max u)); returns max u."""
     umax = 0.0
@@ -73,7 +73,7 @@ def _refresh(load, cap, beta, e):
     return umax
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def potential_sweeps(pool, dem, cap, x, load, params):
     """Gauss-Seidel sweeps over the commodities minimising
     ``F(x) = sum_r exp(beta * load_r / cap_r)`` with every commodity's flow
@@ -199,7 +199,7 @@ def potential_sweeps(pool, dem, cap, x, load, params):
     return Sweeps(sweeps, gap, y, zk, beta_rel)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _evaluate(pool, dem, cap, load, beta, e, zk):
     """Fresh weights ``e``, each commodity's shortest pool path ``zk`` under
     ``y = e / cap``, and the restricted gap ``max u / (sum_k d_k zk / sum_r
@@ -224,7 +224,7 @@ def _evaluate(pool, dem, cap, load, beta, e, zk):
     return umax / lower - 1.0 if lower > 0 else np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pool_min_lengths(pool, y):
     """Each commodity's shortest pool path length under prices ``y`` (``pool``: :class:`PathPool`)."""
     k_ptr, cptr, crow, cval = pool.k_ptr, pool.cptr, pool.crow, pool.cval

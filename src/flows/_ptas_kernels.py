@@ -63,7 +63,7 @@ class PtasOutcome(NamedTuple):
     slack: float
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pool_compact(slot_start, slot_len, gcnt, pa, pv, used, need):
     """Copy the live pool columns to fresh arrays (doubled when more than
     half full); returns (pa, pv, used)."""
