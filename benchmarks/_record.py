@@ -7,6 +7,7 @@ import os
 import platform
 import re
 import sys
+import time
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -125,3 +126,27 @@ def _with_provenance(sub: str, prov: str) -> str:
     if rest.lstrip().startswith("_`"):
         return sub
     return f"{title}\n\n_{prov}_\n\n{rest.strip()}\n"
+
+
+def adopt_orphans(who: str) -> None:
+    """Become the subreaper of everything this script starts (Linux), so that
+    the CPU time of worker processes that outlive their run is reaped and
+    counted (``who``: the script, for the one-line error)."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit(f"{who}: prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
+def reap(who: str, timeout: float = 30.0) -> None:
+    """Wait for every process the last run left behind (see :func:`adopt_orphans`)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.02)
+    sys.exit(f"{who}: a worker process did not end")

@@ -51,6 +51,8 @@ import sys
 import time
 from pathlib import Path
 
+from _record import adopt_orphans, reap
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 SPECS = ["torus:4x4", "torus:8x4", "hypercube:5", "rtt:a=4", "twisted:8x4:t1=2", "mesh:8x4", "ring:32",
          "torus:4x4x2", "mesh:4x4", "rt:a=4", "torus:8x8", "hypercube:6"]
@@ -91,28 +93,6 @@ def run_sweep(jobs: int, specs: list[str], noop: bool, threads: bool = False) ->
     print(json.dumps({"results": res, "import_s": t1 - t0, "sweep_s": t2 - t1}))
 
 
-def adopt_orphans() -> None:
-    """Become the subreaper of everything this script starts (Linux), so that
-    the CPU time of loky workers that outlive their run is reaped and counted."""
-    import ctypes
-
-    PR_SET_CHILD_SUBREAPER = 36
-    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        sys.exit("bench_joblib_api: prctl(PR_SET_CHILD_SUBREAPER) failed")
-
-
-def reap(timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.02)
-    sys.exit("bench_joblib_api: a worker process did not end")
-
-
 def one(src: str, jobs: int, env: dict, specs: list[str], noop: bool = False,
         threads: bool = False) -> tuple[float, float, dict]:
     """(wall s, CPU s of the run and its workers, its JSON) of one fresh run."""
@@ -123,7 +103,7 @@ def one(src: str, jobs: int, env: dict, specs: list[str], noop: bool = False,
     t0 = time.perf_counter()
     p = subprocess.run(argv, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    reap()
+    reap('bench_joblib_api')
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit(f"bench_joblib_api: the sweep with n_jobs={jobs} failed ({p.returncode}):\n{p.stderr.strip()}")
@@ -203,7 +183,7 @@ def main() -> None:
         return
     from _record import machine, record_subsection, table
 
-    adopt_orphans()
+    adopt_orphans('bench_joblib_api')
     env = dict(os.environ)
     if not a.no_bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)

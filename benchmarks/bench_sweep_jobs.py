@@ -27,31 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-from _record import machine, table
+from _record import adopt_orphans, machine, reap, table
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 TIMINGS = ("seconds", "cpu_seconds", "router_cycles_per_second")
-
-
-def adopt_orphans() -> None:
-    """Become the subreaper of everything this script starts (Linux), so that
-    the CPU time of workers that outlive their run is reaped and counted."""
-    import ctypes
-
-    PR_SET_CHILD_SUBREAPER = 36
-    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        sys.exit("bench_sweep_jobs: prctl(PR_SET_CHILD_SUBREAPER) failed")
-
-
-def reap(timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.05)
 
 
 def run(argv: list[str], env: dict) -> tuple[float, float, dict]:
@@ -59,7 +38,7 @@ def run(argv: list[str], env: dict) -> tuple[float, float, dict]:
     t0 = time.perf_counter()
     p = subprocess.run(argv, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    reap()
+    reap('bench_sweep_jobs')
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit(f"bench_sweep_jobs: {' '.join(argv)} failed ({p.returncode}): {p.stderr.strip()}")
@@ -105,7 +84,7 @@ def main() -> None:
     ap.add_argument("--saturation", action="store_true", help="--saturation --step 0.05 instead of --sweep")
     ap.add_argument("--src", default=SRC)
     a = ap.parse_args()
-    adopt_orphans()
+    adopt_orphans('bench_sweep_jobs')
     env = {**os.environ, "PYTHONPATH": a.src}
     what = ["--saturation", "--step", "0.05"] if a.saturation else ["--sweep", "--loads", a.loads]
     base = [sys.executable, "-m", "synth.cli", "simulate", a.spec, "--preset", "tpds2010", *what,
