@@ -567,6 +567,14 @@ def _frank_wolfe(problem, ch, grp, widths, lat, x, shortest, lower, prices, eps,
 def _finish(problem, widths, cap, x, upper, lower, iterations, status, prices, paths, method, extra_model, t0,
             terminal: float = 0.0, design_widths: np.ndarray | None = None):
     total = problem.demands.total
+    if not math.isfinite(upper):
+        # no design routed the whole demand below every channel's width (a scale inside the capacity's certified
+        # bracket, where the conic master can find none): no latency to state, and the bracket says why
+        why = (f"undecided: {status}; the demand is at capacity within the certified bracket (lambda in "
+               f"[{cap.lam:.6g}, {cap.upper_bound:.6g}]), where the queueing latency grows without bound")
+        return FlowResult("deviation", "latency", cap.lam, cap.upper_bound, cap.arc_flow, cap.utilisation,
+                          problem.resource_names, time.perf_counter() - t0, status="undecided", iterations=iterations,
+                          extra={**extra_model, "message": why, "method": f"deviation ({method})"}), None
     lower = min(lower, upper)     # at the optimum the two meet up to rounding
     lat = problem.latency
     # the widths of the design whose latency is ``upper`` where the method has them

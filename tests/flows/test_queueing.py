@@ -311,3 +311,22 @@ def test_auto_hands_over_to_the_conic_master_when_allocations_do_not_settle(monk
     r = min_latency_queueing(p, QueueingModel(0.7), eps=1e-6)
     assert r.extra["method"] == "deviation (conic)"
     _within(r, ref, 1e-6)
+
+
+def test_no_design_below_the_widths_is_undecided_not_an_infinite_latency():
+    """Inside the capacity's certified bracket the conic master may find no design that routes the whole demand
+    below every width (a BG/L composition under NAS traffic at 1.0007x its feasible lambda: DualInfeasible after
+    10 masters). The solve then states no latency -- status undecided, the bracket in its message -- where it
+    returned an infinite latency marked ok, which a study's record log refused as damaged."""
+    import time
+
+    from flows import deviation as dv
+
+    t = cd.torus([4, 4])
+    p = FlowProblem.from_topology(t, Demands.uniform(t.n))
+    cap = flows.max_concurrent_flow(p, eps=0.05)
+    res, state = dv._finish(p, None, cap, cap.arc_flow, math.inf, 1.0, 10,
+                            "gap inf: the conic master stopped (DualInfeasible) after 10 masters", None, None,
+                            "conic", {}, time.perf_counter())
+    assert state is None and res.status == "undecided" and res.average_latency is None
+    assert "DualInfeasible" in res.extra["message"] and f"{cap.lam:.6g}" in res.extra["message"]
