@@ -497,10 +497,12 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
     def keep(rec: CandidateRecord) -> None:
         nonlocal k
         k += 1
-        # the rate so far, compiles left out (a cold first candidate would make the estimate hours)
-        spent = time.perf_counter() - t_eval - ex.compile_seconds(t_eval)
-        rest = (len(todo) - k) * spent / k
-        left = rest if k < len(todo) and spent >= _ESTIMATE_AFTER and rest >= _ESTIMATE_LEFT else None
+        left = None
+        if progress and k < len(todo):
+            # the rate so far, compiles left out (a cold first candidate would make the estimate hours)
+            spent = time.perf_counter() - t_eval - ex.compile_seconds(t_eval)
+            rest = (len(todo) - k) * spent / k
+            left = rest if spent >= _ESTIMATE_AFTER and rest >= _ESTIMATE_LEFT else None
         _log(rec, fp, done, log, progress, resumed + k, len(specs), left)
 
     fn = _Evaluate(study)
