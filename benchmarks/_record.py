@@ -1,4 +1,10 @@
-"""Shared by the benchmark scripts: machine facts and RESULTS.md recording."""
+"""Shared by the benchmark scripts: machine facts and recording into the results book (docs/results/*.md).
+
+A script's ``--record`` writes one section (``## title``) of a page of the book, or one part (``### title``) of
+a section. The section is replaced where it stands, on whichever page holds it; a section no page holds yet is
+added at the end of the page of its subject (:data:`PAGES`: a paper's name picks the paper's page, a prefix
+such as ``Flows`` an area's page; :data:`FALLBACK` otherwise).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,31 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+#: the results book: one Markdown page per paper reproduction and per benchmark area
+BOOK = Path(__file__).resolve().parents[1] / "docs" / "results"
+#: the paper reproductions, each on its page NAME.md: a section whose title names the paper goes there
+PAPERS = ("twisted-tori-tpds2010", "5d-twin-torus-extoll", "topology-synthesis-mcf-bgl", "rtt-mapping-concentration",
+          "equivalent-distance-irregular")
+#: where a new section goes, by the start of its title (the first match wins), after the papers
+PAGES = (
+    ("Flows", "flows.md"),
+    ("Latency under load", "flows.md"),
+    ("`toposynth` start-up", "flows.md"),
+    ("Queueing model", "queueing-model.md"),
+    ("Simulator", "simulator.md"),
+    ("The simulator", "simulator.md"),
+    ("Dragonfly", "simulator.md"),
+    ("Analytics", "candidates.md"),
+    ("Enumeration", "candidates.md"),
+    ("Synthesis", "candidates.md"),
+    ("Design flow", "design-flow.md"),
+    ("Parallel backends", "design-flow.md"),
+    ("Python API", "design-flow.md"),
+    ("The built-in study", "design-flow.md"),
+    ("First run", "design-flow.md"),
+)
+#: the page of a new section that no prefix places
+FALLBACK = "design-flow.md"
 
 
 def machine() -> str:
@@ -70,30 +100,56 @@ def command() -> str:
     return "python " + " ".join(out)
 
 
+def _section_pattern(section: str) -> re.Pattern:
+    return re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
+
+
+def page_for(section: str) -> Path:
+    """The page of the book for ``## section``: the page that holds it already, else the page of its subject."""
+    pat = _section_pattern(section)
+    for page in sorted(BOOK.glob("*.md")):
+        if pat.search(page.read_text()):
+            return page
+    for paper in PAPERS:
+        if paper in section:
+            return BOOK / f"{paper}.md"
+    for prefix, name in PAGES:
+        if section.startswith(prefix):
+            return BOOK / name
+    return BOOK / FALLBACK
+
+
+def _page_title(page: Path) -> str:
+    return page.stem.replace("-", " ").capitalize()
+
+
 def record(section: str, body: str, provenance: bool = True) -> None:
-    """Replace (or add) the section ``## section`` of RESULTS.md; its first line
-    gives the command, the date and the machine (the machine only when
-    ``provenance`` is false: the body carries commands and dates)."""
+    """Replace (or add) the section ``## section`` of the results book (:func:`page_for`); its first line
+    gives the command, the date and the machine (the machine only when ``provenance`` is false: the body
+    carries commands and dates)."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     head = f"`{command()}` — {now}; {machine()}" if provenance else f"Machine: {machine()}"
     block = f"## {section}\n\n{head}\n\n{body.strip()}\n"
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nRecorded by the scripts in this folder (`--record`).\n"
-    pat = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
+    page = page_for(section)
+    text = page.read_text() if page.exists() else f"# {_page_title(page)}\n"
+    pat = _section_pattern(section)
     if pat.search(text):
         text = pat.sub(lambda _m: block + "\n", text)
     else:
         text = text.rstrip() + "\n\n" + block
-    RESULTS.write_text(text.rstrip() + "\n")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(text.rstrip() + "\n")
 
 
 def record_subsection(section: str, title: str, body: str, legacy_title: str | None = None) -> None:
-    """Replace (or add) ``### title`` inside ``## section`` of RESULTS.md and keep
+    """Replace (or add) ``### title`` inside ``## section`` of the results book and keep
     its other subsections; each carries its own command and date. A section
     recorded earlier as one block becomes the subsection ``legacy_title``
     (with its provenance line) unless that is the one being replaced."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     block = f"### {title}\n\n_`{command()}` — {now}_\n\n{body.strip()}\n"
-    text = RESULTS.read_text() if RESULTS.exists() else ""
+    page = page_for(section)
+    text = page.read_text() if page.exists() else ""
     m = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     old = m.group(1) if m else ""
     parts = re.split(r"(?=^### )", old, flags=re.M)

@@ -111,8 +111,8 @@ def main() -> None:
                ["PEs", "3D", "5DT", "3D hops", "5DT hops", "change", "paper latency", "3D capacity", "5DT capacity",
                 "paper saturation", "s"], rows)]
     if args.no_sim:
-        out.append("Simulation: not run here; `bench_sim.py --twin --big` records the same comparison in the "
-                   "Simulator section (3D torus vs 5DT).")
+        out.append("Simulation: not run here; `bench_sim.py --twin --big` records the same comparison in its "
+                   "part '3D torus vs 5DT with the same cards, simulated' below.")
     else:
         import bench_sim
 
@@ -127,8 +127,8 @@ def main() -> None:
         "paper's +20%/+12% saturation gains there come from the routing: its 5DT routes through EXTOLL's four "
         "traffic classes, one deterministic (TS-DOR) and one adaptive class per source PE, which the simulator "
         "models as routing tsdor-adaptive. With it the 5DT saturates 27/36/65% above the 3D torus with DOR on 2 "
-        "VCs and 7/8/59% above DOR on 4 VCs (256/512/1024 PEs; `bench_sim.py --twin --big`, RESULTS section "
-        "'Simulator', subsection '3D torus vs 5DT with the same cards'): the paper's +20/+12% lies between the two "
+        "VCs and 7/8/59% above DOR on 4 VCs (256/512/1024 PEs; `bench_sim.py --twin --big`, the part "
+        "'3D torus vs 5DT with the same cards, simulated' below): the paper's +20/+12% lies between the two "
         "3D baselines (it does not say how many of the 3D torus's traffic classes carry its DOR traffic). At 1024 "
         "PEs the 3D torus's 16-node rings halve its bound and the 5DT wins clearly, as in the paper: the 3D torus "
         "with DOR on 2 VCs saturates at 37% of the injection bandwidth (paper 35%), the 5DT at 61% (paper 80%; "
