@@ -119,6 +119,12 @@ def page_for(section: str) -> Path:
     return BOOK / FALLBACK
 
 
+def recorded(section: str) -> str:
+    """The text of the page of the book that holds (or would hold) ``## section``; empty when there is none."""
+    page = page_for(section)
+    return page.read_text() if page.exists() else ""
+
+
 def _page_title(page: Path) -> str:
     return page.stem.replace("-", " ").capitalize()
 

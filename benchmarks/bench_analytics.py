@@ -2,7 +2,7 @@
 
     python benchmarks/bench_analytics.py [--quick] [--record]
 
-Target (issue 'candidates'): the distance distribution of PDTT with
+Target: the distance distribution of PDTT with
 64 x 32 x 32 nodes (65,536) in seconds, not minutes.
 """
 
@@ -26,7 +26,7 @@ def timed(fn, *args):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="write the table into the results book (docs/results/candidates.md)")
     args = ap.parse_args()
     # warm the numba cache so compile time is not counted
     t = cd.rtt(3)

@@ -5,7 +5,7 @@
 The PTAS at eps 0.05 against column generation with the potential ("mwu")
 master at tol 0.05, three interleaved runs each, minimum process CPU time,
 kernels compiled first; 4N random demands (seed 1) and uniform traffic on a
-mesh. Sets flows.solve.AUTO_PTAS_BELOW_ROUTERS (benchmarks/RESULTS.md).
+mesh. Sets flows.solve.AUTO_PTAS_BELOW_ROUTERS (docs/results/flows.md).
 """
 
 import time

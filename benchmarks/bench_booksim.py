@@ -160,7 +160,7 @@ Run
     python benchmarks/bench_booksim.py [--only ...] [--record]          # toposynth vs the recorded JSON
 
 ``--quick`` uses one seed and stops bisection at 0.0125. ``--record``
-writes the comparison into RESULTS.md (section "Simulator vs BookSim2",
+writes the comparison into the results book (docs/results/simulator.md, section "Simulator vs BookSim2",
 subsection "Latency and saturation per case"); with ``--only`` it replaces
 those cases' rows of the recorded table and keeps the others (each row
 says when it was run). toposynth compared with the recorded JSON runs
@@ -896,13 +896,13 @@ NOTES: dict[str, str] = {
 
 
 def recorded_rows() -> dict[str, list[str]]:
-    """The rows (cells as text) of the comparison table recorded in RESULTS.md,
-    by case name; empty when there is none or its columns differ from HEADERS."""
-    from _record import RESULTS
+    """The rows (cells as text) of the comparison table recorded in the results book
+    (docs/results/simulator.md), by case name; empty when there is none or its columns differ from HEADERS."""
+    from _record import recorded
 
-    if not RESULTS.exists():
-        return {}
-    m = re.search(rf"^### {re.escape(SUBSECTION)}\n(.*?)(?=^##|\Z)", RESULTS.read_text(), re.S | re.M)
+    text = recorded(SECTION)
+    sec = re.search(rf"^## {re.escape(SECTION)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    m = sec and re.search(rf"^### {re.escape(SUBSECTION)}\n(.*?)(?=^##|\Z)", sec.group(1), re.S | re.M)
     lines = [ln for ln in (m.group(1).splitlines() if m else []) if ln.startswith("|")]
     if len(lines) < 2 or [c.strip() for c in lines[0].strip("|").split("|")] != HEADERS:
         return {}
@@ -943,7 +943,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--booksim", help="path of a built BookSim2 binary (src/booksim)")
     ap.add_argument("--quick", action="store_true", help="one seed, bisection to 0.0125")
-    ap.add_argument("--record", action="store_true", help="write the comparison into RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="write the comparison into the results book (docs/results/simulator.md)")
     ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--reference-only", action="store_true",
                     help="run only BookSim2 and write benchmarks/booksim_reference.json")

@@ -61,7 +61,7 @@ def one(args: list[str], env: dict[str, str], scratch: Path) -> tuple[float, flo
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", help="comma-separated command names: " + ", ".join(n for n, _ in COMMANDS))
-    ap.add_argument("--record", action="store_true", help="write the table into RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="write the table into the results book (docs/results/design-flow.md)")
     args = ap.parse_args()
     wanted = set(args.only.split(",")) if args.only else {n for n, _ in COMMANDS}
     unknown = wanted - {n for n, _ in COMMANDS}

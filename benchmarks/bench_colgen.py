@@ -6,7 +6,7 @@
 Methods: ``colgenTOL`` (column generation, PDLP master), ``mwuTOL`` (column
 generation, the exponential-potential master), ``ptasEPS``, ``pdlp`` (the arc
 LP). A size is k (the k x k x k torus) or, above 64, the number of routers
-(a cube): issue 16's 4096-router target is
+(a cube): the 4096-router target is
 
     python benchmarks/bench_colgen.py --sizes 4096 --methods mwu0.05,mwu0.01,ptas0.05 --limit 600
 

@@ -1,4 +1,4 @@
-"""dask (a local cluster of 2 workers) against loky (--jobs 2) on one study (issue 'backends').
+"""dask (a local cluster of 2 workers) against loky (--jobs 2) on one study.
 
     python benchmarks/bench_dask.py [--repeats 3] [--candidates 200] [--prune] [--src OTHER/src]
 

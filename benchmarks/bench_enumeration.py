@@ -34,7 +34,7 @@ def consume(n: int, d: int, **options) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--record", action="store_true", help="write the tables into benchmarks/RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="write the tables into the results book (docs/results/candidates.md)")
     args = ap.parse_args()
     # compile (or load) the numba kernels outside the timings
     warm = next(iter_graphs(4, 3))

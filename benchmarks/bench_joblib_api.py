@@ -36,7 +36,7 @@ what a loky worker imports before its first task, the API's imports, the
 first LP, numba's import, the first column generation (numba's set-up and
 its kernels loaded from the disk cache) and one more evaluation, warm.
 ``--specs`` sweeps other candidates (a larger dozen shows where two workers
-start to pay); ``--record`` replaces its part of RESULTS.md.
+start to pay); ``--record`` replaces its part of the results book (docs/results/design-flow.md).
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def main() -> None:
     ap.add_argument("--startup", action="store_true", help="also time a fresh process's parts")
     ap.add_argument("--no-bytecode-cache", action="store_true",
                     help="keep PYTHONDONTWRITEBYTECODE if the environment sets it")
-    ap.add_argument("--record", action="store_true", help=f"replace this run's part of '{SECTION}' in RESULTS.md")
+    ap.add_argument("--record", action="store_true", help=f"replace this run's part of '{SECTION}' in the results book (docs/results/design-flow.md)")
     a = ap.parse_args()
     specs = a.specs.split(",") if a.specs else SPECS
     if a.run is not None:

@@ -24,14 +24,17 @@ RT/RTT like for like (``--rtt``): saturation of RT(a)/RTT(a) for a = 8 and
 per-dimension utilisation.
 
     python benchmarks/bench_sim.py            # print the tables
-    python benchmarks/bench_sim.py --record   # and record them in RESULTS.md
+    python benchmarks/bench_sim.py --record   # and record them in the results book
     python benchmarks/bench_sim.py --quick    # smaller windows
     python benchmarks/bench_sim.py --twin --record [--big]   # 3D vs 5DT (--big: also 1024 PEs)
     python benchmarks/bench_sim.py --rtt --record            # RT vs RTT, a = 8 and 16
     python benchmarks/bench_sim.py --prisms --record         # PT/PTT/PDTT, a = 4 and 8
 
-Each of the four records its own subsection of "## Simulator (sim)" in
-RESULTS.md and keeps the others.
+Each of the four records its own subsection in the results book (docs/results/) and keeps the
+others: the speed and saturation in "## Simulator (sim)" of simulator.md, --twin in
+"## Reproduction: 5d-twin-torus-extoll" of 5d-twin-torus-extoll.md, --rtt and --prisms in
+"## Reproduction: twisted-tori-tpds2010, like for like on the tpds2010 router" of
+twisted-tori-tpds2010.md.
 """
 
 from __future__ import annotations
@@ -247,7 +250,7 @@ def prisms(quick: bool, sizes: tuple[int, ...] = (4, 8)) -> tuple[str, list[list
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--record", action="store_true", help="record the tables in RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="record the tables in the results book (docs/results/)")
     ap.add_argument("--quick", action="store_true", help="shorter windows")
     ap.add_argument("--big", action="store_true", help="also the 16x8x8 prisms (a=8) / the 1024-PE tori with --twin")
     ap.add_argument("--twin", action="store_true", help="only the 3D torus vs 5DT comparison")

@@ -1,4 +1,4 @@
-"""Start-up of `toposynth` commands on small instances (issue 16: `flow` under 0.5 s).
+"""Start-up of `toposynth` commands on small instances (target: `flow` under 0.5 s).
 
     python benchmarks/bench_startup.py [--src OTHER/src] [--repeats 5]
 

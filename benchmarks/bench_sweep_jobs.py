@@ -1,4 +1,4 @@
-"""A load sweep run serially and with --jobs 2 (issue 15, parallel sweeps).
+"""A load sweep run serially and with --jobs 2 (parallel sweeps).
 
     python benchmarks/bench_sweep_jobs.py [--spec torus:16x16x16] [--loads 0.05:0.4:0.05]
         [--warmup 500] [--measure 1500] [--repeats 2] [--saturation] [--src OTHER/src]
@@ -10,7 +10,8 @@ from numba's disk cache, every point); runs are interleaved A B A B and the
 minimum of each is reported with its CPU time (the run and every process
 under it: this script is the subreaper of the workers and reaps them before
 reading RUSAGE_CHILDREN). Every run's points must be identical, timings
-aside. Prints a table; records nothing (the lead copies it to RESULTS.md).
+aside. Prints a table; records nothing (its table is copied by hand into the results book,
+docs/results/simulator.md, "Parallel sweeps without routing tables").
 
 Also measures a worker's start-up: a fresh loky pool's first point against
 the same point in a process that has run one already.

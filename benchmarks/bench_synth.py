@@ -1,4 +1,4 @@
-"""Candidates evaluated per minute by the design flow (issue 'synth').
+"""Candidates evaluated per minute by the design flow.
 
     python benchmarks/bench_synth.py [--rows K] [--jobs N] [--record]
 

@@ -48,7 +48,7 @@ from joblib import Parallel, delayed
 from _record import record_subsection, table
 
 PATTERNS = ("bitcomplement", "bitreversal", "shuffle")
-#: the paper's simulated gains of the RTT over the RT at 32x16 (percent; RESULTS "Reproduction: twisted-tori-tpds2010")
+#: the paper's simulated gains of the RTT over the RT at 32x16 (percent; docs/results/twisted-tori-tpds2010.md, "Reproduction: twisted-tori-tpds2010")
 PAPER_GAIN = {"bitcomplement": "24.3", "bitreversal": "41.1", "shuffle": "-"}
 #: the offered loads (phits/cycle/PE) and seeds of ``--paper``'s highest-accepted-load sweeps
 PAPER_LOADS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)

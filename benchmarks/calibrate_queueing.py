@@ -456,7 +456,7 @@ READING = (
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="the 8x8 torus only, one seed, five loads")
-    ap.add_argument("--record", action="store_true", help="write the section of RESULTS.md")
+    ap.add_argument("--record", action="store_true", help="write the section of the results book (docs/results/queueing-model.md)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds per load (default 5; --quick 1)")
     ap.add_argument("--only", default=None, help="comma-separated specs of NETWORKS to run")
     ap.add_argument("--router-args", default="",

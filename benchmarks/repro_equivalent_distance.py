@@ -9,7 +9,7 @@ equivalent distances predict the simulated latency of every switch pair?
 ways (see :func:`operating_point`); ``--patterns`` only the traffic-pattern study (the paper's
 20-node network under four patterns; ours on 16-switch networks, 64 hosts, since the bit
 permutations need a power-of-2 number of hosts: see :func:`pattern_study`). Each records its
-own subsection of the RESULTS.md section, and the default run records its own too, so that
+own subsection of the section in the results book (docs/results/equivalent-distance-irregular.md), and the default run records its own too, so that
 the three are kept side by side.
 
 Networks as in the paper's section 3.1: random irregular networks of 8 to 24 switches, every

@@ -24,7 +24,7 @@ add up. Loads are fractions of the uniform bound; the points of a part run in a 
 (warm-up 2,000 cycles, window 5,000, drain at most 20,000): a point past saturation stops at the drain's first
 check whose mean latency is above the 500-cycle threshold (unstable, BookSim2's rule; its accepted load is measured
 in the window and does not depend on it).
-``--record`` writes the section "Reproduction: twisted-tori-tpds2010 at 64x32x32" of RESULTS.md.
+``--record`` writes the section "Reproduction: twisted-tori-tpds2010 at 64x32x32" of the results book (docs/results/twisted-tori-tpds2010.md).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ quick mode, 30 in full mode): full mode took 18 minutes with --jobs 2 on a nearl
 machine, quick mode 77 minutes with --jobs 1 on the same machine shared by other jobs.
 ``--workdir`` keeps every study's
 records (synth.run resumes them: an interrupted run continues where it stopped). Writes a
-section of RESULTS.md with the paper's numbers beside ours, and figures/mcf_bgl_*.png.
+section of the results book (docs/results/topology-synthesis-mcf-bgl.md) with the paper's numbers beside ours, and figures/mcf_bgl_*.png.
 
 The paper does not publish its board data; ours (flows.Packaging.bluegene_l) are assumptions,
 so absolute numbers (wires, ns) cannot match its (unnamed demand units, us). What can be
@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _record import RESULTS, record_subsection, table
+from _record import recorded, record_subsection, table
 
 from common.paths import atomic_write_text
 from synth.evaluate import build_topology, evaluate
@@ -1084,7 +1084,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--record: Table I and the pins sweep are recorded together: give both or neither")
     FIGS.mkdir(exist_ok=True)
     rows_limit = 8 if args.quick else None
-    groups: list[tuple[str, list[str]]] = []  # (RESULTS.md subsection, its texts)
+    groups: list[tuple[str, list[str]]] = []  # (the book's subsection, its texts)
     t_all = time.perf_counter()
 
     def timed(label: str, t0: float) -> str:
@@ -1123,7 +1123,7 @@ def main(argv: list[str] | None = None) -> None:
             record_subsection(section, title, "\n\n".join(texts), legacy_title=PART_TITLES["table1"])
 
 
-#: the RESULTS.md subsection of each part (``--record`` replaces only the parts it ran)
+#: the results book's subsection of each part (``--record`` replaces only the parts it ran)
 PART_TITLES = {"table1": "Table I, Fig. 3 and the pins sweep (Figs. 4/5)", "table2": "Table II and Fig. 6",
                "sensitivity": "Board-data sensitivity"}
 #: ... and its suffix under the queueing load model (its own subsections: the linear model's stay as recorded)
@@ -1248,12 +1248,13 @@ def table2_notes(data: dict, rows_limit: int | None) -> str:
 
 
 def _section(quick: bool) -> str:
-    """This reproduction's section of RESULTS.md, full or quick."""
+    """This reproduction's section of the results book (docs/results/topology-synthesis-mcf-bgl.md), full or
+    quick."""
     return "Reproduction: topology-synthesis-mcf-bgl" + (" (quick)" if quick else "")
 
 
 def recorded_linear(part: str, quick: bool) -> dict:
-    """The linear model's subsection of ``part`` as recorded in RESULTS.md (in the section of the same mode):
+    """The linear model's subsection of ``part`` as recorded in the results book (in the section of the same mode):
     ``{"date": its date, "tables": [[{header: cell}, ...], ...]}``, or ``{}`` when it is not there. The queueing
     notes quote the linear model's figures from it, beside their own.
 
@@ -1261,7 +1262,7 @@ def recorded_linear(part: str, quick: bool) -> dict:
     {}
     """
     title = PART_TITLES.get(part)
-    text = RESULTS.read_text() if RESULTS.exists() and title else ""
+    text = recorded(_section(quick)) if title else ""
     sec = re.search(rf"^## {re.escape(_section(quick))}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     sub = sec and re.search(rf"^### {re.escape(title)}\n(.*?)(?=^### |\Z)", sec.group(1), re.S | re.M)
     if not sub:
@@ -1328,7 +1329,7 @@ def _curve_shape(lats: list[float | None]) -> str:
 
 def t1_notes_queueing(t1: dict | None, pins: list | None, rows_limit: int | None) -> str:
     """The notes under Table I and the pins sweep under the queueing model: the paper, the linear model (as
-    recorded in its own subsection of RESULTS.md) and this run side by side, and which load effects appear."""
+    recorded in its own subsection of the results book) and this run side by side, and which load effects appear."""
     lin = recorded_linear("table1", bool(rows_limit))
     when = f"its subsection above, recorded {lin['date']}" if lin.get("date") else "not recorded in this section"
     lt = {r["T"]: r for r in _linear_table(lin, "paper torus / best (min)")}
@@ -1468,7 +1469,7 @@ def _bracket(cell: str | None) -> float | None:
 
 def table2_notes_queueing(data: dict, rows_limit: int | None) -> str:
     """The notes under Table II and Fig. 6 under the queueing model: the paper, the linear model (as recorded in
-    its own subsection of RESULTS.md) and this run side by side, and which load effects appear."""
+    its own subsection of the results book) and this run side by side, and which load effects appear."""
     apps, fr, tab = data["apps"], data["fractions"], data["rows"]
     lin = recorded_linear("table2", bool(rows_limit))
     when = f"its subsection above, recorded {lin['date']}" if lin.get("date") else "not recorded in this section"

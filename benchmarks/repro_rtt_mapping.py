@@ -81,7 +81,7 @@ NAS_ITERS = {  # class -> kernel -> iterations (NPB's own counts are 15/4/6/10/2
 # compute study runs FT at class A
 NAS_CLASS = {"A": {"ft": "W"}}
 
-# ------------------------------------------------------------------ compute model (issue "reproduce round 2")
+# ------------------------------------------------------------------ compute model
 # The paper's traces carry the computation of NPB class A on IBM JS21 blades, replayed at its Table 2's 2 GHz
 # processor; ours need a number of simulator cycles per unit of local work of sim.nas (nonzeros for CG, keys
 # for IS, grid points for the others; see src/sim/nas.py). One simulator cycle = one 4-byte phit on a 1 Gbps
@@ -548,7 +548,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--record", action="store_true",
-                    help="record each part that ran as a subsection of RESULTS.md (other subsections are kept)")
+                    help="record each part that ran as a subsection of the results book, docs/results/rtt-mapping-concentration.md (other subsections are kept)")
     ap.add_argument("--no-nas", action="store_true", help="skip the NAS skeletons")
     ap.add_argument("--no-synthetic", action="store_true", help="skip the synthetic traffic")
     ap.add_argument("--compute", default="0", metavar="model|0|X",

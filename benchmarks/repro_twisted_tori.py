@@ -5,9 +5,10 @@
 Quick (about 10 minutes): RT/RTT(8) (16 x 8) and PT/PTT/PDTT(4) (8 x 4 x 4). Full (about an hour): the paper's
 Table 1 sizes 32 x 16 and 64 x 32 (RT/RTT, a = 16 and 32) and 32 x 16 x 16 (PT/PTT/PDTT, a = 16) under uniform
 traffic; hot-region and permutation traffic at 32 x 16, 64 x 32 (hot region) and 16 x 8 x 8; nearest-neighbour
-traffic with the twisted mapping at 32 x 16. 64 x 32 x 32 (65536 routers) is out of reach (the notes say why).
+traffic with the twisted mapping at 32 x 16. 64 x 32 x 32 (65536 routers) is
+benchmarks/repro_machine_scale.py's (the notes of this script's section predate it).
 Progress lines go to stderr (flushed), tables to stdout as each is done; ``--record`` writes the section
-"Reproduction: twisted-tori-tpds2010" (or "... (quick)") of RESULTS.md and PNGs to benchmarks/figures/.
+"Reproduction: twisted-tori-tpds2010" (or "... (quick)") of the results book (docs/results/twisted-tori-tpds2010.md) and PNGs to benchmarks/figures/.
 
 What is compared:
 1. distance properties against the closed forms (diameter, average distance, link utilisation);
@@ -237,7 +238,7 @@ def main() -> None:
     log("injection bounds (LP / PTAS)")
     rows = []
     # the exact LP (HiGHS) takes 20-100 s per 128-router network on this machine: solve it only for the
-    # 32-router RT(4)/RTT(4) (RESULTS.md history: it equals the analytic bound at 128 routers too)
+    # 32-router RT(4)/RTT(4) (an earlier recorded run: it equals the analytic bound at 128 routers too)
     lp_max, lp_2d, lp_3d = 32, [4], []
     bound_nets = [(f, a) for a in sorted(set(lp_2d + uni2 + [perm2])) for f in ("rt", "rtt")] + \
         [(f, a) for a in sorted(set(lp_3d + uni3 + [perm3])) for f in ("pt", "ptt", "pdtt")]

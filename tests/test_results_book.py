@@ -45,6 +45,7 @@ def _snapshot(folder: Path) -> dict[str, str]:
 def test_the_book_has_its_pages():
     for name in PAGES:
         assert (BOOK / name).is_file(), name
+    assert not (ROOT / "benchmarks" / "RESULTS.md").exists()     # the book replaced it
 
 
 def test_an_existing_section_is_replaced_on_its_page(book):

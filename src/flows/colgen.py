@@ -86,7 +86,7 @@ def colgen_max_concurrent_flow(problem: FlowProblem, tol: float = 1e-4, *, time_
     exponential potential over the pool's paths minimised by Gauss-Seidel
     Newton sweeps (numba), its weights the prices for pricing; on the
     4096-router torus with 16384 random demands gap 5% in 12 s CPU where
-    the first PDLP master solve alone took minutes (benchmarks/RESULTS.md).
+    the first PDLP master solve alone took minutes (docs/results/flows.md).
     ``smoothing`` is Wentges' weight on the best-bound prices when pricing
     (the mwu master halves it every round); ``warm_phases``
     multiplicative-weights phases seed the master (default 10, 3 for mwu);

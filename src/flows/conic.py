@@ -21,7 +21,7 @@ demand exactly, its spare widths shrunk where the resources need it).
 
 Where resources are shared (flexible wiring), flow deviation's Frank-Wolfe
 crawls near capacity and this converges in a handful of masters (measured:
-benchmarks/RESULTS.md); with fixed widths the projection method needs no
+docs/results/flows.md); with fixed widths the projection method needs no
 master at all.
 """
 

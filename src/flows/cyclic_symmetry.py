@@ -45,7 +45,7 @@ __all__ = ["shift_symmetry", "shift_orbits", "shift_symmetric_uniform", "SHIFT_L
 SHIFT_LP_MAX_COLUMNS = 4_000_000
 #: ``flows.solve``'s auto takes this LP for uniform traffic from this shift order up, and up to this many
 #: columns: a 512-router degree-6 lift of order 8 (196,608 columns) in 20 s where column generation
-#: certifies 1% in about a minute (benchmarks/RESULTS.md)
+#: certifies 1% in about a minute (docs/results/flows.md)
 AUTO_SHIFT_MIN_ORDER = 4
 AUTO_SHIFT_MAX_COLUMNS = 1_000_000
 

@@ -92,7 +92,7 @@ def lp_columns(problem: FlowProblem, objective: str = "concurrent") -> int:
     """How many columns :func:`build_lp_arrays` makes: one flow variable per
     (group, channel), plus lambda for ``"concurrent"``. The LP's memory and
     time grow with it (HiGHS's interior point: about 100 s at 570000
-    columns, measured in benchmarks/RESULTS.md), so callers size it first.
+    columns, measured in docs/results/flows.md), so callers size it first.
 
     >>> import candidates as cd
     >>> from flows.problem import Demands
@@ -192,7 +192,7 @@ def solve_lp(problem: FlowProblem, objective: str = "concurrent", *, time_limit:
 
     ``method`` is HiGHS's ``solver`` option: ``"ipm"`` (interior point with
     crossover, the default: 6-19x faster than simplex on these arc-flow LPs,
-    measured in benchmarks/RESULTS.md), ``"simplex"``, ``"choose"`` or
+    measured in docs/results/flows.md), ``"simplex"``, ``"choose"`` or
     ``"pdlp"`` (HiGHS's first-order primal-dual method: 2-21x faster than the
     interior point on the benchmark tori, but its primal and dual are
     feasible only to a relative tolerance of 1e-7). For ``"pdlp"`` and the

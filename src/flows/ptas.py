@@ -107,7 +107,7 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_p
     # Step size: GK's worst-case analysis wants eps/3, but every answer here
     # is certified by the primal/dual pair, and a larger multiplicative step
     # needed 10-20x fewer phases on tightly constrained instances (measured:
-    # benchmarks/RESULTS.md). GK is invariant under scaling the lengths, so
+    # docs/results/flows.md). GK is invariant under scaling the lengths, so
     # the kernel starts from y = 1/c and renormalises instead of using delta.
     # A cached tree up to 50% longer than shortest looks reckless, but on
     # the benchmark instances it was the fastest (wall time; e.g. torus

@@ -108,7 +108,7 @@ def flow_cost(n: int, arcs: int, demands: int, groups: int, *, nnz: int | None =
     if solver == "colgen":
         # column generation with the potential master at eps 0.05 (what auto
         # runs on such instances): 13 s CPU at 4096 routers with 4 demands
-        # per router, time growing as routers^1.6 (benchmarks/RESULTS.md)
+        # per router, time growing as routers^1.6 (docs/results/flows.md)
         seconds = 13.0 * (n / 4096.0) ** 1.6 * (demands / (4.0 * n))
     return FlowCost(n, arcs, demands, groups, parts, held, cols, seconds)
 

@@ -10,7 +10,7 @@ delay per unit of flow; ``"queueing"``: Kleinrock's wait on every channel,
 needs beyond the problem (the ``topology`` and a symmetry group of it:
 ``lattice`` translations, a cyclic ``shift`` of the routers), the instances
 ``auto`` hands it (:class:`Suits`: the thresholds measured in
-benchmarks/RESULTS.md) and the function that runs it. :func:`flows.solve` is
+docs/results/flows.md) and the function that runs it. :func:`flows.solve` is
 the one entry to them: it looks a name up with :func:`solver_entry` (one
 error line listing the valid names), checks the request against the entry's
 capabilities, and for ``"auto"`` walks :func:`auto_order` -- the entries
@@ -58,7 +58,7 @@ SYMMETRIES = ("lattice", "shift")
 #: the certified gap column generation runs to when eps = 0 ("exact")
 EXACT_TOL = 1e-6
 #: auto solves the arc LP exactly below this many routers: there it takes
-#: 3-20 ms (8-16 routers, 4 random demands each; benchmarks/RESULTS.md), less
+#: 3-20 ms (8-16 routers, 4 random demands each; docs/results/flows.md), less
 #: than the ~0.3 s the first numba kernel of a process costs (numba loads its
 #: typing registries) that the PTAS and column generation pay in a fresh
 #: `toposynth flow`; in-process the PTAS would be quicker (0.4-1.3 ms) but
@@ -70,7 +70,7 @@ AUTO_LP_BELOW_ROUTERS = 24
 #: generation's master has a row per demand, and on uniform traffic (n - 1 per
 #: router) a 512-router packaging instance grew past 3 GB in 6 minutes where
 #: the PTAS certifies it in seconds; measured colgen wins are at 4 per router
-#: (benchmarks/RESULTS.md)
+#: (docs/results/flows.md)
 AUTO_PTAS_ABOVE_DEMANDS_PER_ROUTER = 16
 #: the smallest eps auto hands the PTAS (below it column generation, whatever the demands)
 AUTO_PTAS_MIN_EPS = 0.02

@@ -329,8 +329,8 @@ DRAIN_CHECK = 1000
 #: Not modelled: speculative allocation, lookahead routing
 #: (``routing_delay = 0``), output speedup and output buffers, and
 #: BookSim2's other allocators and routing functions. Validated against
-#: BookSim2 by ``benchmarks/bench_booksim.py`` (RESULTS.md, "Simulator vs
-#: BookSim2").
+#: BookSim2 by ``benchmarks/bench_booksim.py`` (docs/results/simulator.md, "Simulator
+#: vs BookSim2").
 PRESETS: dict[str, SimConfig] = {
     "default": SimConfig(name="default"),
     "tpds2010": SimConfig(routing="adaptive", vcs=3, buffer_packets=4, injection_queue=8,

@@ -144,7 +144,7 @@ def _latency_at(problem, s: float, cap, study: Study, cols: int) -> dict[str, An
 
     The PTAS search certifies the minimum latency within eps in well under a
     second on most candidates, even at 98.5% of capacity (a torus with
-    random demands: 0.6 s, the LP 96 s; benchmarks/RESULTS.md), but on some it needs runs far
+    random demands: 0.6 s, the LP 96 s; docs/results/flows.md), but on some it needs runs far
     finer than eps near capacity (a BG/L midplane candidate under uniform
     wiring 1.5% below capacity ran for more than 6 minutes). So the search
     gets a phase budget of one capacity run (at least 5000 phases), and

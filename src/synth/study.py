@@ -687,7 +687,7 @@ FAMILIES_1024_STUDY: dict[str, Any] = {
         "included). The best 5 and the baseline (the 16x8x8 torus) simulated to saturation; routing auto gives "
         "each family its own: adaptive on the tori, up/down over all minimal paths on the fat tree, UGAL-L on the "
         "dragonfly, the table routing (minimal adaptive with an up*/down* escape) on the Slim Fly and the "
-        "flattened butterfly. Run times measured on a 2-core machine are in benchmarks/RESULTS.md; the "
+        "flattened butterfly. Run times measured on a 2-core machine are in docs/results/design-flow.md; the "
         "report states this run's own."),
     "seed": 1,
     # the study file studies/families-1024.toml is this study with its reasons in comments (a test keeps them equal)
@@ -717,8 +717,8 @@ BGL_SEARCH_STUDY: dict[str, Any] = {
         "restarts), 'searched-radix7' starts from the torus at the torus's radix (degree 6, 20,000 moves, 2 "
         "restarts). Each T searches its own design. Ranked by minimum latency (ns) at demand scale 0.5, capacity "
         "beside it; the winner and the baseline simulated to saturation. Run "
-        "time: about 9 minutes with --jobs 2 on an idle 2-core machine (benchmarks/RESULTS.md, 'Synthesis under "
-        "packaging')."),
+        "time: about 9 minutes with --jobs 2 on an idle 2-core machine (docs/results/candidates.md, 'Synthesis "
+        "under packaging')."),
     "seed": 1,
     "machine": {"pes": 512},
     "candidates": {

@@ -148,7 +148,7 @@ def test_colgen_mwu_master_brackets_the_arc_lp(name, p):
 
 
 def test_colgen_mwu_on_a_512_router_torus_brackets_the_recorded_optimum():
-    # the optimum 0.235467 (benchmarks/RESULTS.md, colgen with the PDLP master to gap 2.8e-6)
+    # the optimum 0.235467 (docs/results/flows.md, colgen with the PDLP master to gap 2.8e-6)
     p = FlowProblem.from_topology(cd.torus((8, 8, 8)), Demands.random(512, 2048, seed=1))
     r = colgen_max_concurrent_flow(p, tol=0.02, master="mwu")
     assert r.status == "optimal" and r.gap <= 0.02

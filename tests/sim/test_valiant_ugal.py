@@ -171,7 +171,7 @@ def test_groupshift_minimal_valiant_ugal():
     # any channel, a short queue to read congestion from: the minimal path's
     # 4 phits x 3 hops weigh no more than a Valiant path's 2-3 x 5, so the
     # direct global channel saturates while the other global channels carry
-    # less than half (RESULTS "Dragonfly routings")
+    # less than half (docs/results/simulator.md, "Dragonfly routings")
     assert 2 * dist < ugal < val
 
 

@@ -106,16 +106,16 @@ def test_load_model_reaches_every_study_and_keeps_its_own_figures(repro, monkeyp
 
 
 def test_recorded_linear_reads_the_linear_subsection_of_the_same_mode(repro, tmp_path, monkeypatch):
-    results = tmp_path / "RESULTS.md"
+    results = tmp_path / "topology-synthesis-mcf-bgl.md"
     results.write_text(
-        "# Benchmark results\n\n## Reproduction: topology-synthesis-mcf-bgl\n\nRecorded part by part.\n\n"
+        "# Topology synthesis for Blue Gene/L\n\n## Reproduction: topology-synthesis-mcf-bgl\n\nRecorded part by part.\n\n"
         "### Table I, Fig. 3 and the pins sweep (Figs. 4/5)\n\n_`python repro_mcf_bgl.py` — 2026-01-02 03:04 UTC_\n\n"
         "Table I.\n\n| T | best latency | torus latency |\n|---|---|---|\n| 2048 | 9.67 | 11.73 |\n\n"
         "Curve.\n\n| T | best latency per scale |\n|---|---|\n| 2048 | 9.67 / 9.68 / - |\n\n"
         "### Table I, Fig. 3 and the pins sweep (Figs. 4/5) under the queueing model\n\n"
         "| T | best latency |\n|---|---|\n| 2048 | 430 |\n\n"
         "## Reproduction: topology-synthesis-mcf-bgl (quick)\n\n### Table II and Fig. 6\n\n| app |\n|---|\n| BT |\n")
-    monkeypatch.setattr(repro, "RESULTS", results)
+    monkeypatch.setattr(sys.modules["_record"], "BOOK", tmp_path)     # the results book, a page of it
     lin = repro.recorded_linear("table1", False)
     assert lin["date"] == "2026-01-02 03:04 UTC" and len(lin["tables"]) == 2
     assert lin["tables"][0] == [{"T": "2048", "best latency": "9.67", "torus latency": "11.73"}]

@@ -33,7 +33,7 @@ __all__ = ["SearchProblem", "search_problem", "auto_symmetry", "AUTO_MIN_BASE", 
 #: base routers ASPL 2.7525 / 2.7539 / 2.7545 / 2.7575 / 2.7609, the plain
 #: graph in 270 s against ~20 s; (1024, 8), 3 M: 16 / 32 / 64 / 128: 3.5192 /
 #: 3.5214 / 3.5230 / 3.5252; (1024, 32), 1 M: 16 / 32 / 64: 2.1991 / 2.2065 /
-#: 2.2146 (benchmarks/RESULTS.md, "Synthesis by search", "Lifts"). 16 is the
+#: 2.2146 (docs/results/candidates.md, "Synthesis by search", "Lifts"). 16 is the
 #: smallest base measured on every pair; 8 gained a further 0.05% on the
 #: smallest pair, a difference within the spread of seeds elsewhere.
 AUTO_MIN_BASE = 16
