@@ -97,7 +97,8 @@ def main(argv=None):
     ap.add_argument("--booksim", metavar="PATH", default=os.environ.get("BOOKSIM"),
                     help="a BookSim2 binary to run alongside (default: the environment variable BOOKSIM; "
                          "without one, BookSim2's recorded figures)")
-    ap.add_argument("--cases", default=CASES, help=f"comma-separated case names of the reference file (default {CASES})")
+    ap.add_argument("--cases", default=CASES,
+                    help=f"comma-separated case names of the reference file (default {CASES})")
     args = ap.parse_args(argv)
 
     reference = json.loads(REFERENCE.read_text())

@@ -62,13 +62,14 @@ def evaluate(topo, load, eps):
 
 
 def dominates(a, b):
-    """``a`` is at least as good as ``b`` in capacity, latency and links, and better in one."""
-    inf = float("inf")
-    la = a["latency"] if a["latency"] is not None else inf
-    lb = b["latency"] if b["latency"] is not None else inf
-    at_least = a["lambda"] >= b["lambda"] and la <= lb and a["links"] <= b["links"]
-    better = a["lambda"] > b["lambda"] or la < lb or a["links"] < b["links"]
-    return at_least and better
+    """``a`` is at least as good as ``b`` in capacity, latency and links, and better in one (capacity and
+    latency compared to the digits printed: closer figures are ties within the solvers' tolerance)."""
+    def figures(r):
+        latency = round(r["latency"], 3) if r["latency"] is not None else float("inf")
+        return -round(r["lambda"], 4), latency, r["links"]      # smaller is better in each
+
+    fa, fb = figures(a), figures(b)
+    return all(x <= y for x, y in zip(fa, fb)) and fa != fb
 
 
 def pareto(rows):
