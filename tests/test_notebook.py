@@ -11,6 +11,8 @@ from nbclient import NotebookClient
 
 import synth
 
+import patience  # tests/patience.py: limits in CPU seconds, not wall-clock timeouts
+
 KERNEL = "toposynth-test"
 
 SETUP = """\
@@ -70,8 +72,8 @@ def test_a_notebook_keeps_its_backend_and_shows_results_as_tables(tmp_path, monk
                                          nbformat.v4.new_code_cell(PLOTS),
                                          nbformat.v4.new_code_cell("res"),
                                          nbformat.v4.new_code_cell("swept")])
-    # generous timeouts: the machine may be busy, and a first run compiles the simulator
-    NotebookClient(nb, timeout=600, startup_timeout=600, kernel_name=KERNEL,
+    # the backstop, not a budget: the machine may be busy, and a first run compiles the simulator
+    NotebookClient(nb, timeout=patience.BACKSTOP, startup_timeout=patience.BACKSTOP, kernel_name=KERNEL,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     backend = nb.cells[1].outputs[0]["data"]["text/plain"]
     assert "inline" in backend, backend            # ipykernel's default: what a notebook user plots with

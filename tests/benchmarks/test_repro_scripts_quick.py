@@ -5,20 +5,21 @@ prints against an independent computation or the paper's closed forms.
 """
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
+import patience  # tests/patience.py: limits in CPU seconds, not wall-clock timeouts
+
 import candidates as cd
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def _run(script: str, *args: str, timeout: int = 1800) -> str:
-    p = subprocess.run([sys.executable, script, *args], cwd=BENCH, capture_output=True, text=True, timeout=timeout)
+def _run(script: str, *args: str, cpu: int = 1800) -> str:
+    p = patience.run([sys.executable, script, *args], cpu=cpu, cwd=BENCH, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-2000:]
     return p.stdout
 

@@ -358,9 +358,9 @@ def test_speed_n24_and_n128():
         topo = Topology.from_networkx(nx.random_regular_graph(3, n, seed=7))
         equivalent_distance(Topology(4, np.array([[0, 1], [1, 2], [2, 3], [3, 0]])), "updown")  # compile
         for routing in ("minimal", "updown"):
-            t0 = time.perf_counter()
+            t0 = time.process_time()        # CPU seconds: the same on a busy machine
             E = equivalent_distance(topo, routing)
-            assert time.perf_counter() - t0 < budget, (n, routing)
+            assert time.process_time() - t0 < budget, (n, routing)
             assert np.all(np.isfinite(E))
 
 

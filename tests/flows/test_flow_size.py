@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import patience  # tests/patience.py: limits in CPU seconds, not wall-clock timeouts
 
 import candidates as cd
 import flows
@@ -90,8 +91,8 @@ print(json.dumps({"est": c.nbytes, "peak": hwm() - b0}))
                                                    ("torus:4x4x4", "uniform", "lp"),
                                                    ("torus:16x16x16", "uniform", "symmetry")])
 def test_flow_estimate_within_factor_two(spec, traffic, solver):
-    out = subprocess.run([sys.executable, "-c", _PROBE, spec, traffic, solver], capture_output=True, text=True,
-                         timeout=300, env={**os.environ, "PYTHONPATH": SRC}, check=True)
+    out = patience.run([sys.executable, "-c", _PROBE, spec, traffic, solver], cpu=300, capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": SRC}, check=True)
     r = json.loads(out.stdout)
     assert 0.5 < r["peak"] / r["est"] < 2.0, r
 

@@ -9,11 +9,12 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+import patience  # tests/patience.py: limits in CPU seconds, not wall-clock timeouts
 
 import candidates as cd
 import sim
@@ -207,45 +208,17 @@ def test_progress_lines_of_a_long_run():
     """A run of a few seconds (2 s on an idle core): cycle lines on stderr with --progress, none without (stderr is a pipe)."""
     argv = [sys.executable, "-m", "synth.cli", "simulate", "torus:16x16", "--load", "0.3", "--measure", "120000",
             "--drain", "2000"]
-    with_p = subprocess.run(argv + ["--progress", "0.2"], env=ENV, capture_output=True, text=True, timeout=120)
+    with_p = patience.run(argv + ["--progress", "0.2"], cpu=300, env=ENV, capture_output=True, text=True)
     assert with_p.returncode == 0, with_p.stderr
     lines = [x for x in with_p.stderr.splitlines() if x.startswith("toposynth: load 0.3: cycle ")]
     assert len(lines) >= 2 and "of 122000 planned (measurement), accepted 0.3" in "\n".join(lines)
-    without = subprocess.run(argv, env=ENV, capture_output=True, text=True, timeout=120)
+    without = patience.run(argv, cpu=300, env=ENV, capture_output=True, text=True)
     assert without.returncode == 0 and "cycle" not in without.stderr
     assert without.stdout == with_p.stdout.replace(_seconds_row(with_p.stdout), _seconds_row(without.stdout))
 
 
 def _seconds_row(text: str) -> str:
     return next(x for x in text.splitlines() if x.startswith("cycles "))
-
-
-def _children(pid: int) -> set[int]:
-    """Live descendants of ``pid``, from /proc."""
-    parent = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                stat = Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if stat[0] != "Z":
-                parent[int(d)] = int(stat[1])
-    out, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        for c, pp in parent.items():
-            if pp == p and c not in out:
-                out.add(c)
-                todo.append(c)
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_ctrl_c_stops_the_pool_and_keeps_the_printed_points(tmp_path):
@@ -258,22 +231,16 @@ def test_ctrl_c_stops_the_pool_and_keeps_the_printed_points(tmp_path):
         p = subprocess.Popen(argv, env=ENV, stdout=fo, stderr=fe, start_new_session=True,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        deadline = time.monotonic() + 120
-        while out.read_text().count("\n") < 3:        # the heading, the columns and one point
-            assert p.poll() is None, err.read_text()
-            assert time.monotonic() < deadline, "no point printed"
-            time.sleep(0.1)
-        kids = _children(p.pid)
+        # the heading, the columns and one point
+        patience.wait_for(lambda: out.read_text().count("\n") >= 3, "a point printed", cpu=300, proc=p)
+        kids = patience.descendants(p.pid)
         assert len(kids) >= 2                          # the workers (and loky's helper)
         os.killpg(p.pid, signal.SIGINT)                # Ctrl-C in a terminal: the whole foreground group
         assert p.wait(60) == 130
     finally:
         if p.poll() is None:
             os.kill(p.pid, signal.SIGKILL)
-    deadline = time.monotonic() + 15
-    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [k for k in kids if _alive(k)]
+    patience.wait_for(lambda: not patience.alive(kids), "the workers to end", wall=15)
     text, errs = out.read_text(), err.read_text()
     rows = text.splitlines()[2:]
     assert rows and float(rows[0].split()[0]) == pytest.approx(0.1, abs=0.01)
