@@ -24,6 +24,12 @@ A worker process on this machine also notes when it compiled numba kernels
 or any of those workers compiled, so that a run's time can leave it out
 (the workers of a remote scheduler, on other machines, are not counted).
 
+A dask cluster losing workers: dask runs the tasks of a lost worker again
+on the others; the executor says which (``notify``: one line each time). A
+cluster left with no worker at all would wait forever: after
+:data:`NO_WORKER_SECONDS` without one the executor raises :class:`NoWorkers`
+(the run keeps its records and says how to resume).
+
 The ``distributed`` loggers are set to ERROR unless ``verbose`` (or the
 environment variable ``TOPOSYNTH_VERBOSE=1``): a run's stderr is its
 progress lines, not cluster chatter.
@@ -48,12 +54,23 @@ from common.workers import init_worker
 
 from .errors import StudyError
 
-__all__ = ["Executor", "BACKENDS", "check_scheduler"]
+__all__ = ["Executor", "BACKENDS", "NoWorkers", "check_scheduler"]
 
 BACKENDS = ("loky", "dask")
 
 #: how long to wait for a remote dask scheduler before giving up (seconds)
 CONNECT_TIMEOUT = 10
+
+#: how long a dask cluster may have no worker at all, tasks waiting, before the run stops (seconds): long
+#: enough for a batch system to replace a worker it moved, short of the minute a user waits
+NO_WORKER_SECONDS = 30.0
+
+#: how often the cluster's workers are checked while tasks wait (seconds): one call to the scheduler each
+_WATCH_SECONDS = 1.0
+
+
+class NoWorkers(RuntimeError):
+    """A dask cluster has had no worker for :data:`NO_WORKER_SECONDS` while tasks waited."""
 
 #: A local cluster's housekeeping, made less frequent: the event-loop tick monitor (it only logs
 #: a blocked loop, and the logs are silenced) and the system monitor (dashboard statistics: there
@@ -147,7 +164,7 @@ class Executor:
     """
 
     def __init__(self, backend: str = "loky", jobs: int = 1, scheduler: str | None = None, *,
-                 verbose: bool | None = None):
+                 verbose: bool | None = None, notify: Callable[[str], None] | None = None):
         if backend not in BACKENDS:
             raise StudyError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -160,6 +177,7 @@ class Executor:
         self.jobs = jobs
         self.scheduler = scheduler
         self.verbose = _verbose(verbose)
+        self.notify = notify          # one-line notices (a lost dask worker), None: silent
         self._pool: Any = None        # loky executor
         self._client: Any = None      # dask Client
         self._cluster: Any = None     # dask LocalCluster (ours to close)
@@ -169,6 +187,11 @@ class Executor:
         self._stop_error: BaseException | None = None
         self._spans_dir: str | None = None   # where workers note their compiles (_Timed)
         self._spans: list[tuple[float, float]] = []   # read from it when the executor closes
+        self._labels: dict[Any, str] = {}            # a dask task's key -> what it computes, for notices
+        self._workers: set[str] | None = None        # the dask workers at the last check
+        self._processing: dict[str, set[Any]] = {}   # ... and the task keys each was running
+        self._no_worker_since: float | None = None
+        self._watched = -_WATCH_SECONDS               # time.monotonic() of the last check
 
     @property
     def inline(self) -> bool:
@@ -300,8 +323,9 @@ class Executor:
                 self._client = self._cluster = None
 
     # ----------------------------------------------------------------- tasks
-    def submit(self, fn: Callable, item: Any) -> None:
+    def submit(self, fn: Callable, item: Any, label: str | None = None) -> None:
         """Queue ``fn(item)``; its future comes out of :meth:`as_completed`.
+        ``label`` names the task in notices (a lost dask worker's tasks run again).
 
         loky gets at most ``jobs + 1`` tasks at a time (the rest wait here,
         handed over as tasks complete): a task queued inside loky when the
@@ -318,7 +342,9 @@ class Executor:
         task = _Timed(fn, self._spans_dir)
         if self._client is not None:
             # pure=False: every call is a task of its own, never merged with an equal-looking one
-            self._pending.append(self._client.submit(task, item, pure=False))
+            fut = self._client.submit(task, item, pure=False)
+            self._labels[fut.key] = label if label is not None else "a task"
+            self._pending.append(fut)
         else:
             self._queue.append((task, item))
             self._feed()
@@ -361,11 +387,7 @@ class Executor:
                 yield _Done(fn(item))
             return
         if self._client is not None:
-            from distributed import as_completed  # imported by _start already
-
-            for fut in as_completed(list(self._pending)):
-                self._pending.remove(fut)
-                yield fut
+            yield from self._dask_completed()
             return
         while self._pending:
             done, _ = concurrent.futures.wait(self._pending, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -374,6 +396,47 @@ class Executor:
                 self._feed()
                 yield fut
 
+    def _dask_completed(self) -> Iterator[Any]:
+        from distributed import as_completed  # imported by _start already
+
+        todo = as_completed(list(self._pending))
+        while not todo.is_empty():
+            batch = todo.next_batch(block=False)
+            for fut in batch:
+                self._pending.remove(fut)
+                self._labels.pop(fut.key, None)
+                yield fut
+            if not batch:
+                time.sleep(0.02)
+            if time.monotonic() - self._watched >= _WATCH_SECONDS:
+                self._watch()
+
+    def _watch(self) -> None:
+        """Compare the cluster's workers with the last check: say what a lost worker was running (dask runs it
+        again elsewhere); raise :class:`NoWorkers` once there has been none for :data:`NO_WORKER_SECONDS`."""
+        client = self._client
+        self._watched = time.monotonic()
+        workers = set(client.scheduler_info().get("workers", {}))
+        if self._workers is not None:
+            for w in sorted(self._workers - workers):
+                again = sorted({self._labels[k] for k in self._processing.get(w, ()) if k in self._labels})
+                if self.notify is not None:
+                    what = (f"its {len(again)} running task(s) run again on the other workers: {', '.join(again)}"
+                            if again else "it was running none of this run's tasks")
+                    self.notify(f"dask worker {w} lost; {what}")
+        self._workers = workers
+        self._processing = {w: set(keys) for w, keys in client.processing().items()}
+        if workers:
+            self._no_worker_since = None
+            return
+        now = time.monotonic()
+        if self._no_worker_since is None:
+            self._no_worker_since = now
+        elif now - self._no_worker_since >= NO_WORKER_SECONDS:
+            where = f"the scheduler at {self.scheduler}" if self.scheduler else "the local cluster"
+            raise NoWorkers(f"{where} has had no dask worker for {NO_WORKER_SECONDS:g} s and "
+                            f"{len(self._pending)} task(s) wait; start workers (`dask worker ADDRESS`)")
+
     def finished(self, feed: bool = False) -> list[Any]:
         """Futures already completed successfully but not yet handed out by
         :meth:`as_completed` (without waiting): what an interrupted run still
@@ -381,7 +444,11 @@ class Executor:
         places (a caller polling until :attr:`busy` is false; not while
         stopping, when a newly queued task would race loky's shutdown)."""
         if self._client is not None:
+            if time.monotonic() - self._watched >= _WATCH_SECONDS:      # a caller polling: watch the workers too
+                self._watch()
             done = [f for f in self._pending if f.status == "finished"]
+            for f in done:
+                self._labels.pop(f.key, None)
         else:
             done = [f for f in self._pending if f.done() and not f.cancelled() and f.exception() is None]
         for f in done:

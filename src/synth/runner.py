@@ -40,7 +40,7 @@ from sim.search import LoadSearch, SearchSet
 
 from . import report
 from .answer import Answer, study_answers, units
-from .backends import BACKENDS, Executor
+from .backends import BACKENDS, Executor, NoWorkers
 from .evaluate import announce_compile, build_problem, build_topology, evaluate
 from .machine import check_machine, pareto_front
 from .pool import candidate_pool
@@ -392,6 +392,11 @@ def chunk_size(n: int, slots: int, seconds: list[float]) -> int:
     return max(1, min(CHUNK_MAX, by_time, n // (2 * slots)))
 
 
+def _label(item: Any) -> str:
+    """What a task's item computes, for a notice: its candidate (an item is ``(spec, ...)``)."""
+    return str(item[0]) if isinstance(item, tuple) and item else str(item)
+
+
 def _gather(ex, items: list, fn: Callable, keep: Callable, chunk: int = 1) -> None:
     """Submit ``fn(item)`` for every item (``chunk`` items a task) and
     ``keep`` each result as its task completes; when interrupted (Ctrl-C)
@@ -400,7 +405,7 @@ def _gather(ex, items: list, fn: Callable, keep: Callable, chunk: int = 1) -> No
     batch = _Chunk(fn)
     try:
         for i in range(0, len(items), chunk):
-            ex.submit(batch, items[i:i + chunk])
+            ex.submit(batch, items[i:i + chunk], label=", ".join(_label(x) for x in items[i:i + chunk]))
         for fut in ex.as_completed():
             for r in fut.result():
                 keep(r)
@@ -431,8 +436,12 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
     (['complete:6', 'ring:6'], 5.0)
     """
     backend, jobs, scheduler = backend_settings(study, jobs, backend, scheduler)
-    with Executor(backend, jobs, scheduler, verbose=verbose) as ex:
+    with Executor(backend, jobs, scheduler, verbose=verbose, notify=_notice) as ex:
         return _run(study, out, ex, progress)
+
+
+def _notice(message: str) -> None:
+    print(f"toposynth: {message}", file=sys.stderr, flush=True)
 
 
 def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bool,
@@ -529,6 +538,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         raise
     except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
         where = f"; the {resumed + k} records in {out} are kept: rerun the same command to resume" if out else ""
+        if isinstance(exc, NoWorkers):
+            raise StudyError(f"the sweep stopped: {exc}{where}") from None
         raise StudyError(f"the sweep stopped: {type(exc).__name__}: {_first_line(exc)}{where}") from None
     finally:
         if log is not None:
@@ -776,7 +787,8 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
 
     def fill() -> None:
         for item in ss.tasks(ex.slots):
-            ex.submit(fn, item)
+            (spec, seed), load = item
+            ex.submit(fn, item, label=f"{spec} (seed {seed}) at load {load:g}")
 
     fill()
     while ss.running:
@@ -849,6 +861,8 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
         raise
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke
         where = f"; the finished ones in {out} are kept: rerun the same command to resume" if out else ""
+        if isinstance(exc, NoWorkers):
+            raise StudyError(f"the simulations stopped: {exc}{where}") from None
         raise StudyError(f"the simulations stopped: {type(exc).__name__}: {_first_line(exc)}{where}") from None
     finally:
         if log is not None:

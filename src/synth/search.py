@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -182,7 +183,7 @@ def search(routers: int, degree: int, *, objective: str = "aspl", weight: float 
         open_checkpoint(folder, manifest(problem, moves, time_limit, restarts))
     # the search's time leaves out the kernels' first compiles, here and in the workers
     t0 = compiletime.clock()
-    with Executor(backend, jobs, scheduler) as ex:
+    with Executor(backend, jobs, scheduler, notify=_notice) as ex:
         results = run_restarts(problem, ex, restarts, moves, time_limit, folder, progress)
     comp = ex.compile_seconds(t0)
     out = finish_search(problem, [results[k] for k in range(restarts)], moves, restarts, symmetry,
@@ -291,6 +292,10 @@ def run_restarts(problem: SearchProblem, ex: Executor, restarts: int, moves: int
                                       None if pfolder is None else str(pfolder)))
         _collect(ex, results, pfolder, progress)
     return results
+
+
+def _notice(message: str) -> None:
+    print(f"toposynth: {message}", file=sys.stderr, flush=True)
 
 
 def check_connected(out: SearchResult, results: dict[int, RestartResult]) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from candidates.errors import SpecError
 from common.compiletime import compile_note
-from common.errors import EXIT_INTERRUPTED, EXIT_OK
+from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from common.paths import atomic_write_text, check_out_file
 
 __all__ = ["add_subcommand", "cmd_search", "DEFAULT_MOVES"]
@@ -210,6 +210,7 @@ def _longest_link(topo, layout, physical) -> str:
 def cmd_search(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates import from_spec
+    from synth.backends import NoWorkers
     from synth.search import search
 
     if args.pes < 1:
@@ -248,6 +249,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         where = f"; rerun the same command to resume from {checkpoint}" if checkpoint else ""
         print(f"toposynth: interrupted{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except NoWorkers as exc:
+        where = f"; rerun the same command to resume from {checkpoint}" if checkpoint else ""
+        print(f"toposynth: error: the search stopped: {exc}{where}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     r = outcome.result
     topo = r.topology.with_concentration(args.pes) if args.pes != 1 else r.topology
     d = outcome.to_dict()

@@ -12,12 +12,14 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 import synth
+from patience import alive, descendants, finish, wait_for
 from candidates import iter_graph6
 from synth.backends import Executor, check_scheduler
 from synth.cli import main
@@ -49,51 +51,6 @@ def strip(records: list[dict]) -> list[dict]:
             r["capacity"] = {k: v for k, v in r["capacity"].items() if k != "seconds"}
         out.append(r)
     return out
-
-
-def _stat(pid: int) -> tuple[int, str, int] | None:
-    """(ppid, state, start time) of a process, None once it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    f = text.rsplit(")", 1)[1].split()
-    return int(f[1]), f[0], int(f[19])
-
-
-def descendants(pid: int) -> dict[int, int]:
-    """Live descendants of ``pid`` -> their start time (to tell a reused pid apart)."""
-    table = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit() and (st := _stat(int(d))) is not None and st[1] != "Z":
-            table[int(d)] = st
-    out, todo = {}, [pid]
-    while todo:
-        p = todo.pop()
-        for c, (ppid, _, start) in table.items():
-            if ppid == p and c not in out:
-                out[c] = start
-                todo.append(c)
-    return out
-
-
-def alive(procs: dict[int, int]) -> list[int]:
-    out = []
-    for pid, start in procs.items():
-        st = _stat(pid)
-        if st is not None and st[1] != "Z" and st[2] == start:
-            out.append(pid)
-    return out
-
-
-def wait_for(cond, timeout: float, what: str, proc: subprocess.Popen | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"the run ended (status {proc.returncode}) before {what}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def lines(path: Path) -> list[dict]:
@@ -282,7 +239,7 @@ def test_ctrl_c_keeps_finished_candidates_and_the_rerun_resumes(tmp_path, refere
                              stderr=err, start_new_session=True,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        wait_for(lambda: len(lines(out / "records.jsonl")) >= 3, 120, "3 records", p)
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 3, "3 records", cpu=300, proc=p)
         kids = descendants(p.pid)
         os.killpg(p.pid, signal.SIGINT)          # Ctrl-C in a terminal: the whole foreground group
         assert p.wait(60) == 130
@@ -296,7 +253,7 @@ def test_ctrl_c_keeps_finished_candidates_and_the_rerun_resumes(tmp_path, refere
                                   "to resume")
     assert 3 <= len(recs) < len(d["candidates"]["specs"])          # stopped mid-run
     assert sorted(recs) == sorted(set(recs)) and set(reported) <= set(recs) and len(reported) == len(recs)
-    wait_for(lambda: not alive(kids), 15, "the workers to end")
+    wait_for(lambda: not alive(kids), "the workers to end", wall=15)
     # the rerun (in-process, one job) evaluates only the rest, and the numbers are the uninterrupted run's
     capsys.readouterr()
     assert main(["run", str(f), "--out", str(out)]) == 0
@@ -320,13 +277,13 @@ def test_workers_end_when_the_run_is_killed(tmp_path, backend):
     kids: dict[int, int] = {}
     try:
         # busy: records are being written and both workers exist
-        wait_for(lambda: len(lines(out / "records.jsonl")) >= 1 and len(descendants(p.pid)) >= 2, 120,
-                 "two busy workers", p)
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 1 and len(descendants(p.pid)) >= 2,
+                 "two busy workers", cpu=300, proc=p)
         kids = descendants(p.pid)
         os.kill(p.pid, signal.SIGKILL)
         p.wait(10)
         t0 = time.monotonic()
-        wait_for(lambda: not alive(kids), 15, f"the {backend} workers {alive(kids)} to end")
+        wait_for(lambda: not alive(kids), f"the {backend} workers {alive(kids)} to end", wall=15)
         assert time.monotonic() - t0 < 15
     finally:
         kill_all([p.pid, *alive(kids)])
@@ -349,7 +306,8 @@ def test_a_loky_worker_killed_from_outside_stops_the_run_in_one_line(tmp_path):
                     pass
             return None
 
-        wait_for(lambda: len(lines(out / "records.jsonl")) >= 2 and worker() is not None, 120, "a busy worker", p)
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 2 and worker() is not None, "a busy worker", cpu=300,
+                 proc=p)
         os.kill(worker(), signal.SIGKILL)
         _, err = p.communicate(timeout=60)
     finally:
@@ -396,13 +354,13 @@ def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference
                                  stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         procs.append(p)
         try:
-            wait_for(lambda: len(lines(out / "records.jsonl")) >= 4, 120, "4 records", p)
+            wait_for(lambda: len(lines(out / "records.jsonl")) >= 4, "4 records", cpu=300, proc=p)
         except AssertionError as exc:   # say what the cluster was doing
             raise AssertionError(f"{exc}; " + "; ".join(f"{x.name}: {x.read_text()[-800:]!r}"
                                                         for x in sorted(logs.iterdir()))) from None
         os.kill(workers[0].pid, signal.SIGKILL)
         assert len(lines(out / "records.jsonl")) < len(d["candidates"]["specs"])        # killed mid-run
-        assert p.wait(180) == 0, (logs / "run").read_text()
+        assert finish(p, cpu=600) == 0, (logs / "run").read_text()
         assert workers[0].wait(10) == -signal.SIGKILL and workers[1].poll() is None
     finally:
         kill_all([x.pid for x in procs])
@@ -411,9 +369,82 @@ def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference
     res = json.loads((out / "results.json").read_text())
     assert res["ranking"] == ref.ranking
     assert strip(res["records"]) == strip([r.to_dict() for r in ref.records])
-    # quiet: the progress lines and nothing from the cluster
+    # quiet: the progress lines, one line for the lost worker saying what runs again, nothing from the cluster
     err = (logs / "run").read_text().splitlines()
-    assert err and all(x.startswith(("toposynth: study", "  [")) for x in err), err
+    lost = [x for x in err if x.startswith("toposynth: dask worker ")]
+    assert len(lost) == 1 and " lost; " in lost[0], err
+    again = re.search(r"its (\d+) running task\(s\) run again on the other workers: (.*)$", lost[0])
+    if again:     # the worker was killed while running a chunk of candidates: they are named
+        assert set(again.group(2).split(", ")) <= set(d["candidates"]["specs"])
+    else:
+        assert lost[0].endswith("it was running none of this run's tasks"), lost[0]
+    assert all(x.startswith(("toposynth: study", "  [")) for x in err if x not in lost), err
+
+
+def test_a_cluster_left_without_workers_stops_the_run_and_keeps_its_records(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    from synth import backends
+
+    monkeypatch.setattr(backends, "NO_WORKER_SECONDS", 2.0)
+    d = products(40)
+    f = tmp_path / "s.toml"
+    f.write_text(dumps(d))
+    out = tmp_path / "o"
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "dask"]
+    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    worker = subprocess.Popen(dask + ["worker", addr, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
+                                      "--no-dashboard"], env=ENV, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    procs.append(worker)
+
+    def kill_the_worker_after_two_records() -> None:
+        wait_for(lambda: len(lines(out / "records.jsonl")) >= 2, "2 records", cpu=300, proc=worker)
+        worker.kill()
+
+    killer = threading.Thread(target=kill_the_worker_after_two_records, daemon=True)
+    try:
+        killer.start()
+        rc = main(["run", str(f), "--out", str(out), "--scheduler", addr])
+    finally:
+        killer.join(5)
+        kill_all([x.pid for x in procs])
+        for x in procs:
+            x.wait(10)
+    err = capsys.readouterr().err.splitlines()
+    kept = len(lines(out / "records.jsonl"))
+    assert rc == 2 and 2 <= kept < len(d["candidates"]["specs"])
+    assert any(x.startswith("toposynth: dask worker ") and " lost; " in x for x in err), err
+    assert re.fullmatch(re.escape(f"toposynth: error: the sweep stopped: the scheduler at {addr} has had no dask "
+                                  "worker for 2 s and ") + r"\d+" + re.escape(
+        f" task(s) wait; start workers (`dask worker ADDRESS`); the {kept} records in {out} are kept: rerun the "
+        "same command to resume"), err[-1]), err[-1]
+
+
+def test_polling_a_cluster_without_workers_raises_no_workers(monkeypatch):
+    # the search polls (finished / raise_failed) instead of waiting in as_completed: the same watch
+    pytest.importorskip("distributed")
+    from synth import backends
+
+    monkeypatch.setattr(backends, "NO_WORKER_SECONDS", 1.0)
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    sched = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                              "--no-dashboard"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        notes: list[str] = []
+        with Executor("dask", scheduler=addr, notify=notes.append) as ex:
+            ex.submit(abs, -1, label="abs(-1)")
+            with pytest.raises(backends.NoWorkers, match=f"the scheduler at {addr} has had no dask worker for 1 s "
+                               r"and 1 task\(s\) wait"):
+                wait_for(lambda: ex.finished() == [] and False, "NoWorkers", cpu=60)
+        assert notes == []                       # no worker was ever there to lose
+    finally:
+        kill_all([sched.pid])
+        sched.wait(10)
 
 
 def test_release_stops_a_local_cluster_in_the_background_and_a_new_task_starts_another():
