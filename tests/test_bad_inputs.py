@@ -2,7 +2,7 @@
 needs), the exit status it must give and what its one message line must
 say. Exit statuses: 2 bad input (one ``toposynth: error:`` line, no
 traceback), 3 a simulation deadlocked, 4 a limit stopped the computation
-short of its certified answer (README, "Errors and exit codes").
+short of its certified answer (the docs' exit-code reference, made from common.errors.EXIT_CODES).
 
 Rows run in-process through ``synth.cli.main`` in a scratch directory; the
 few that need a process of their own (signals, killed workers) live in

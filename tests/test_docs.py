@@ -14,6 +14,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,96 @@ def test_the_site_builds_without_a_warning(tmp_path):
                         str(tmp_path / "html")], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert (tmp_path / "html" / "reference" / "generated" / "cli.html").is_file()
+
+
+# ------------------------------------------------------------ every code block runs or says it does not
+FENCE = re.compile(r"^(\s*)(`{3,})(.*)$")
+PROMPT = re.compile(r"^\s*\$ toposynth ")
+#: the README and the written pages (the generated reference and API index hold no examples)
+WRITTEN = [ROOT / "README.md"] + sorted(p for p in DOCS.rglob("*.md") if "generated" not in p.parts
+                                         and "_build" not in p.parts and p.name != "API.md")
+
+
+def _fenced(text: str):
+    """(line, info string, body lines) of every fenced block of a Markdown page."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, info, start = m.group(2), m.group(3).strip(), i
+        i += 1
+        body = []
+        while i < len(lines) and lines[i].strip() != fence:
+            body.append(lines[i])
+            i += 1
+        i += 1
+        yield start + 1, info, body
+
+
+def _block_problem(info: str, body: list[str]) -> str | None:
+    """Why a block neither runs in a test nor is marked as not run (None: it is fine).
+
+    Run: a plain block whose every ``$ toposynth`` line is followed by its output (tests/test_readme_examples.py),
+    ```python / ```pycon with ``>>>`` (doctests, above), a Python script without ``>>>`` (compiled here), ```toml
+    (a study, or a section of one, validated here). Marked as not run: ```text (output, illustrations) and
+    ```shell (commands a test cannot run: installs, cluster submissions). MyST directives are not code."""
+    from synth.study import study_from_dict
+
+    lang = info.split()[0] if info else ""
+    if lang.startswith("{"):
+        return None
+    if lang in ("text", "shell"):
+        return None
+    if lang in ("python", "pycon"):
+        if not any(x.lstrip().startswith(">>> ") for x in body):
+            compile("\n".join(body) + "\n", "<docs>", "exec")      # a script: at least it parses
+        return None
+    if lang == "toml":
+        d = tomllib.loads("\n".join(body))
+        study_from_dict(d if "candidates" in d else {"candidates": {"specs": ["ring:4"]}, **d})
+        return None
+    if lang:
+        return f"a ```{lang} block: run it in a test or mark it ```text / ```shell"
+    prompts = [k for k, x in enumerate(body) if PROMPT.match(x)]
+    if not prompts:
+        return "a plain block without a `$ toposynth` example: mark it ```text (output) or ```shell (not run)"
+    for k in prompts:
+        j = k
+        while body[j].rstrip().endswith("\\"):
+            j += 1
+        j += 1
+        while j < len(body) and body[j].strip().startswith("#"):
+            j += 1
+        if j >= len(body) or not body[j].strip() or PROMPT.match(body[j]):
+            return f"`{body[k].strip()}` shows no output: show it (the tests run it) or mark the block ```shell"
+    return None
+
+
+@pytest.mark.parametrize("page", WRITTEN, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_code_block_runs_or_is_marked_as_not_run(page):
+    bad = [f"{page.relative_to(ROOT)}:{line}: {why}" for line, info, body in _fenced(page.read_text())
+           if (why := _block_problem(info, body)) is not None]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_block_rule_tells_run_from_unmarked():
+    assert _block_problem("", ["$ toposynth describe ring:4", "topology  ring:4"]) is None
+    assert "shows no output" in _block_problem("", ["$ toposynth describe ring:4"])
+    assert "mark it" in _block_problem("", ["pip install toposynth"])
+    assert _block_problem("shell", ["pip install toposynth"]) is None
+    assert "```bash" in _block_problem("bash", ["ls"])
+    with pytest.raises(SyntaxError):
+        _block_problem("python", ["def f(:"])
+    with pytest.raises(ValueError):                        # a study field that does not exist
+        _block_problem("toml", ["[ranking]", "colour = 'red'"])
+
+
+def test_the_citation_file_names_this_version():
+    # CITATION.cff (what GitHub's "Cite this repository" reads) cites the version pyproject.toml installs
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    cff = (ROOT / "CITATION.cff").read_text()
+    assert re.search(rf'^version: "{re.escape(version)}"$', cff, re.M), version
+    assert re.search(r"^cff-version: 1\.2\.0$", cff, re.M) and "\ntitle: " in cff and "\nauthors:\n" in cff

@@ -156,7 +156,8 @@ class SimConfig:
         the Valiant one), at the first router where the two paths part.
         Positive values favour minimal routing. The queues it compares
         hold at most a VC's depth (``buffer_packets``): deeper VCs let them
-        show congestion further away (README, "The dragonfly's routings").
+        show congestion further away (docs/explanation/routing-and-ties.md,
+        "The dragonfly's routings").
     measurement : str
         ``fixed`` (``warmup``, ``measure``, ``drain``) or ``booksim``
         (BookSim2's sample periods, convergence test and latency
