@@ -5,7 +5,7 @@
 
 Instances from 32 to 512 routers (tori, twisted tori, random 3-regular
 graphs), uniform traffic and 4N random demands, unit link capacities.
-Issue 'flows' targets: at 512 routers with 2048 random demands and eps = 0.05
+The flows layer's targets: at 512 routers with 2048 random demands and eps = 0.05
 the PTAS at least 20x faster than HiGHS; a full candidate evaluation
 (capacity plus minimum latency) under 2 s on one core.
 

@@ -61,7 +61,7 @@ _runs: dict[str, subprocess.CompletedProcess] = {}
 
 
 def page_run(name: str) -> tuple[list[str], list[str]]:
-    """The page's output lines and the script's, the command run once per session."""
+    """The page's output lines and the script's, the command run once per test run."""
     command, documented = page_example(PAGES[name])
     if command not in _runs:
         _runs[command] = run_script(command)
