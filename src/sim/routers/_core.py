@@ -83,7 +83,7 @@ C_IN_FLIGHT = 2       # packets in injection queues or the network
 C_INJECTED = 3
 C_DELIVERED = 4
 C_FLITS_IN = 5        # wormhole: flits of in-flight packets not yet consumed
-C_LAST_PROGRESS = 6   # last cycle something moved
+C_LAST_PROGRESS = 6   # last cycle something moved or the network was empty
 C_DEADLOCK = 7        # 0, or the deadlock kind (1 no progress, 2 knot, 3 trace)
 C_STALL_VC = 8        # the VC of a knot
 C_PROCS_LEFT = 9      # trace: processes not finished
@@ -793,9 +793,14 @@ def watch(m, now, net, buf, ctl, stats):
     if net.check_every > 0 and now % net.check_every == 0:
         if not conserved(m, net, buf, ctl):
             stats[S_VIOLATIONS] += 1
-    if ctl[C_IN_FLIGHT] > 0 and now - ctl[C_LAST_PROGRESS] > net.watchdog:
+    if ctl[C_IN_FLIGHT] == 0:
+        # an empty network is idle, not stuck: the no-progress clock starts
+        # again with the next packet (else one packet after a quiet stretch
+        # longer than the watchdog was taken for a deadlock at once)
+        ctl[C_LAST_PROGRESS] = now
+    elif now - ctl[C_LAST_PROGRESS] > net.watchdog:
         ctl[C_DEADLOCK] = 1
-    elif ctl[C_IN_FLIGHT] > 0 and now % net.scan_every == 0:
+    elif now % net.scan_every == 0:
         if stalled(m, now, net, buf) >= 0:
             g = knot(m, net, buf)
             if g >= 0:
