@@ -22,6 +22,21 @@ __all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS", "DRAIN_CHECK"]
 ROUTINGS: dict[str, str] = {name: entry.summary for name, entry in ROUTING_REGISTRY.items()}
 
 
+#: The most cycles a run's phases (``warmup``, ``measure``, ``drain``), a
+#: trace run's ``max_cycles`` and the watchdog may span: 10^12 cycles take
+#: the fastest kernel (about 10^8 router-cycles a second on one router)
+#: some three hours, a network of a few hundred routers years, so a larger
+#: count is a typo; it also keeps every cycle sum far inside the kernels'
+#: int64 counters.
+MAX_CYCLES = 10**12
+#: The longest pipeline or channel delay, cycles: the credit wheels have a
+#: slot per cycle of delay (allocated up front), and real routers take a
+#: few cycles a stage.
+MAX_DELAY = 10**6
+#: Every other integer field ends up in an int64 array of the kernels.
+MAX_INT = 2**62
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """Router, network and measurement parameters (times in cycles).
@@ -71,6 +86,8 @@ class SimConfig:
     watchdog : int
         Cycles without any movement (or a transit packet waiting at the head
         of its VC this long) with packets in flight that count as deadlock.
+        The clock runs only while packets are in flight: an empty network is
+        idle, however long, and the first packet after it starts the count.
     updown_root : int
         Root of the up*/down* tree (``table``, ``updown``).
     check : bool
@@ -246,6 +263,7 @@ class SimConfig:
         for f in ("router_delay", "warmup", "drain"):
             if int(getattr(self, f)) < 0:
                 raise SimError(f"{f} must be a non-negative integer, got {getattr(self, f)!r}")
+        _check_ranges(self)
         if self.deadlock not in ("auto", "dateline", "bubble", "none"):
             raise SimError(f"deadlock must be auto, dateline, bubble or none, got {self.deadlock!r}")
         if self.tie_break not in ("first", "random"):
@@ -305,6 +323,31 @@ class SimConfig:
         if isinstance(self.packet_length, tuple):
             d["packet_length"] = list(self.packet_length)
         return d
+
+
+def _check_ranges(cfg: "SimConfig") -> None:
+    """The upper bounds of the integer fields (their lower bounds are
+    checked with their meaning): cycle counts at most :data:`MAX_CYCLES`,
+    delays at most :data:`MAX_DELAY`, the rest within :data:`MAX_INT`."""
+    for f in ("warmup", "measure", "drain", "watchdog", "sample_period"):
+        v = getattr(cfg, f)
+        if int(v) > MAX_CYCLES:
+            raise SimError(f"{f} must be at most {MAX_CYCLES:.0e} cycles (hours even for one router; more is beyond "
+                           f"any run), "
+                           f"got {v!r}")
+    for f in ("router_delay", "link_latency", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_delay",
+              "credit_delay"):
+        v = getattr(cfg, f)
+        if int(v) > MAX_DELAY:
+            raise SimError(f"{f} must be at most {MAX_DELAY:.0e} cycles (the credit wheel keeps a slot per cycle "
+                           f"of delay), got {v!r}")
+    for f in ("buffer_packets", "injection_queue", "source_queue", "phit_bytes", "injectors", "ejectors",
+              "buffer_flits", "updown_root", "alloc_iters", "warmup_periods", "max_samples", "ugal_threshold"):
+        v = getattr(cfg, f)
+        if abs(int(v)) > MAX_INT:
+            raise SimError(f"{f} must be at most 2^62, got {v!r}")
+    if max(cfg.length_range) > MAX_INT:
+        raise SimError(f"packet lengths must be at most 2^62 phits, got {cfg.packet_length!r}")
 
 
 #: Cycles between the drain's latency checks (BookSim2 checks every 1000 steps of its drain).
