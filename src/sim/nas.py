@@ -85,8 +85,10 @@ from typing import Any
 
 import numpy as np
 
+from common.size import check_memory, format_count
+
 from .errors import SimError
-from .trace import Trace, TraceBuilder
+from .trace import BYTES_PER_EVENT, BYTES_PER_PROCESS, Trace, TraceBuilder
 
 __all__ = ["nas", "NAS_KERNELS", "NAS_CLASSES"]
 
@@ -456,6 +458,21 @@ _GEN = {
 }
 
 
+def min_events(kernel: str, P: int, iters: int) -> int:
+    """A lower bound on the events of a skeleton (each message is a send and
+    a receive): what its size guard counts before building it. CG's steps
+    each exchange at least once (25 per outer iteration); MG, LU and BT/SP
+    at least one neighbour exchange per iteration (BT/SP: 6 faces); FT one
+    all-to-all per iteration and one more; IS two all-to-alls per iteration.
+
+    >>> min_events("ft", 8, 1) <= nas("ft", 8, "S", iterations=1).num_events
+    True
+    """
+    per_iter = {"cg": 2 * 25 * P, "mg": 2 * P, "lu": 2 * P, "bt": 12 * P, "sp": 12 * P,
+                "ft": 2 * P * (P - 1), "is": 4 * P * (P - 1)}[kernel]
+    return per_iter * (iters + 1 if kernel == "ft" else iters)
+
+
 def nas(kernel: str, processes: int, cls: str = "S", *, iterations: int | None = None, compute: float = 0.0,
         seed: int = 0) -> Trace:
     """The communication skeleton of a NAS kernel as a :class:`Trace`.
@@ -490,6 +507,11 @@ def nas(kernel: str, processes: int, cls: str = "S", *, iterations: int | None =
         raise SimError(f"iterations must be >= 1, got {iters}")
     if compute < 0:
         raise SimError(f"compute must be >= 0 cycles per unit of work, got {compute}")
+    # refused before a byte is built: at 2^20 processes an all-to-all alone has 2^41 events
+    events = min_events(kern, P, iters)
+    check_memory(f"NAS {kern.upper()} with {format_count(P)} processes and {format_count(iters)} iterations (at "
+                 f"least {format_count(events)} events)", events * BYTES_PER_EVENT + P * BYTES_PER_PROCESS,
+                 "use fewer processes or iterations")
     tr, info = gen(P, prm, iters, float(compute), int(seed))
     info = {"kernel": kern, "class": c, "iterations": iters, "compute": compute, **info}
     return Trace(tr.processes, tr.ptr, tr.kind, tr.a, tr.nbytes, tr.tag, name=f"nas-{kern}.{c}.{P}", info=info)

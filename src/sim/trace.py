@@ -68,10 +68,11 @@ import numpy as np
 
 from candidates import Topology
 from common.errors import check_seed
+from common.size import check_memory, format_count, memory_limit
 from common.textfile import read_text
 from traffic import DEST_UNIFORM, Destinations
 
-from .config import SimConfig
+from .config import MAX_CYCLES, SimConfig
 from .errors import SimError
 from .events import EV_COMPUTE, EV_RECV, EV_SEND
 from .routers import model_of
@@ -79,6 +80,18 @@ from .routers import model_of
 __all__ = ["Trace", "TraceBuilder", "TraceResult", "run_trace", "read_trace", "write_trace"]
 
 COMPUTE, SEND, RECV = EV_COMPUTE, EV_SEND, EV_RECV
+
+#: The largest compute time, message size and tag of an event, and the
+#: largest sum of a process's compute times and of a trace's bytes: the
+#: kernels add them to int64 cycle counters, which must not wrap (a wrapped
+#: sum once reported a trace complete in 19 cycles).
+MAX_TRACE_INT = 2**62
+#: Peak bytes of Python objects per event while a trace is built (measured
+#: with tracemalloc on NAS skeletons: about 165), and per byte of trace
+#: text while it is parsed (about 18): the size guards' estimates.
+BYTES_PER_EVENT = 200
+BYTES_PER_PROCESS = 120
+BYTES_PER_TEXT_BYTE = 20
 _KIND_NAMES = {COMPUTE: "compute", SEND: "send", RECV: "recv"}
 
 
@@ -95,6 +108,8 @@ class TraceBuilder:
         processes = int(processes)
         if processes < 1:
             raise SimError(f"a trace needs at least one process, got {processes}")
+        check_memory(f"a trace of {format_count(processes)} processes", processes * BYTES_PER_PROCESS,
+                     "use fewer processes")
         self.processes = processes
         self.name = name
         self._ev: list[list[tuple[int, int, int, int]]] = [[] for _ in range(processes)]
@@ -108,21 +123,21 @@ class TraceBuilder:
     def compute(self, rank: int, cycles: float) -> None:
         """``rank`` is busy for ``cycles`` cycles, rounded (zero is skipped)."""
         cycles = int(round(cycles))
-        if cycles < 0:
-            raise SimError(f"compute cycles must be >= 0, got {cycles}")
+        if not 0 <= cycles <= MAX_TRACE_INT:
+            raise SimError(f"compute cycles must be in 0..2^62, got {cycles}")
         if cycles:
             self._ev[self._rank(rank)].append((COMPUTE, cycles, 0, 0))
 
     def send(self, rank: int, dst: int, nbytes: int, tag: int = 0) -> None:
         """``rank`` sends ``nbytes`` to ``dst`` (non-blocking)."""
         nbytes = int(nbytes)
-        if nbytes < 0:
-            raise SimError(f"message size must be >= 0 bytes, got {nbytes}")
-        self._ev[self._rank(rank)].append((SEND, self._rank(dst, "destination"), nbytes, int(tag)))
+        if not 0 <= nbytes <= MAX_TRACE_INT:
+            raise SimError(f"message size must be in 0..2^62 bytes, got {nbytes}")
+        self._ev[self._rank(rank)].append((SEND, self._rank(dst, "destination"), nbytes, _tag(tag)))
 
     def recv(self, rank: int, src: int, tag: int = 0) -> None:
         """``rank`` waits for the next message from ``src`` with ``tag``."""
-        self._ev[self._rank(rank)].append((RECV, self._rank(src, "source"), 0, int(tag)))
+        self._ev[self._rank(rank)].append((RECV, self._rank(src, "source"), 0, _tag(tag)))
 
     def exchange(self, rank: int, peer: int, nbytes: int, tag: int = 0) -> None:
         """Send to ``peer`` and then wait for its message (``MPI_Sendrecv``)."""
@@ -136,6 +151,14 @@ class TraceBuilder:
         arr = np.array(flat, dtype=np.int64).reshape(-1, 4)
         return Trace(self.processes, ptr, arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), arr[:, 3].copy(),
                      name=self.name)
+
+
+def _tag(tag: int) -> int:
+    """A message tag: MPI's are non-negative; the arrays hold int64."""
+    t = int(tag)
+    if not 0 <= t <= MAX_TRACE_INT:
+        raise SimError(f"message tags must be in 0..2^62, got {t}")
+    return t
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,6 +196,31 @@ class Trace:
         peer = self.kind != COMPUTE
         if peer.any() and (self.a[peer].min() < 0 or self.a[peer].max() >= self.processes):
             raise SimError(f"a trace peer is out of range 0..{self.processes - 1}")
+        self._check_sums()
+
+    def _check_sums(self) -> None:
+        """Every process's compute cycles, and the trace's bytes, sum to at
+        most :data:`MAX_TRACE_INT`: summed in float64 (exact enough at that
+        size, and it cannot wrap as the kernels' int64 clock would)."""
+        comp = self.kind == COMPUTE
+        if comp.any():
+            if self.a[comp].min() < 0:
+                raise SimError("trace compute cycles must be >= 0")
+            per = np.bincount(self.rank_of_event()[comp], weights=self.a[comp].astype(np.float64),
+                              minlength=self.processes)
+            r = int(np.argmax(per))
+            if per[r] > MAX_TRACE_INT:
+                raise SimError(f"process {r} of the trace computes for {per[r]:.3g} cycles in all, more than the "
+                               f"simulator's cycle counter holds (2^62 = {MAX_TRACE_INT:.3g}); shorten its compute "
+                               "events")
+        send = self.kind == SEND
+        if send.any():
+            if self.nbytes[send].min() < 0:
+                raise SimError("trace message sizes must be >= 0 bytes")
+            total = float(self.nbytes[send].astype(np.float64).sum())
+            if total > MAX_TRACE_INT:
+                raise SimError(f"the trace's messages carry {total:.3g} bytes in all, more than the simulator's "
+                               f"counters hold (2^62 = {MAX_TRACE_INT:.3g}); use smaller messages")
 
     # --------------------------------------------------------------- summary
     @property
@@ -301,7 +349,10 @@ class Trace:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def from_text(cls, text: str, name: str = "trace") -> "Trace":
+    def from_text(cls, text: str, name: str = "trace", *, max_processes: int | None = None) -> "Trace":
+        """Parse the text format. ``max_processes`` (the processing elements
+        of the topology it is for) refuses a larger ``processes N`` line at
+        once, before anything of that size is built."""
         rows: list[tuple[int, int, int, int, int]] = []
         declared = None
         for ln, raw in enumerate(text.splitlines(), 1):
@@ -311,30 +362,43 @@ class Trace:
             f = line.split()
             try:
                 if f[0] == "processes":
-                    declared = int(f[1])
-                    if len(f) != 2 or declared < 1:
+                    n = int(f[1])
+                    if len(f) != 2 or n < 1:
                         raise ValueError
-                    continue
-                r, op = int(f[0]), f[1].lower()
-                if op == "compute" and len(f) == 3:
-                    rows.append((r, COMPUTE, int(f[2]), 0, 0))
-                elif op == "send" and len(f) in (4, 5):
-                    rows.append((r, SEND, int(f[2]), int(f[3]), int(f[4]) if len(f) == 5 else 0))
-                elif op == "recv" and len(f) in (3, 4):
-                    rows.append((r, RECV, int(f[2]), 0, int(f[3]) if len(f) == 4 else 0))
                 else:
-                    raise ValueError
+                    r, op = int(f[0]), f[1].lower()
+                    if op == "compute" and len(f) == 3:
+                        rows.append((r, COMPUTE, int(f[2]), 0, 0))
+                    elif op == "send" and len(f) in (4, 5):
+                        rows.append((r, SEND, int(f[2]), int(f[3]), int(f[4]) if len(f) == 5 else 0))
+                    elif op == "recv" and len(f) in (3, 4):
+                        rows.append((r, RECV, int(f[2]), 0, int(f[3]) if len(f) == 4 else 0))
+                    else:
+                        raise ValueError
             except (ValueError, IndexError):
                 raise SimError(f"trace line {ln}: expected 'RANK compute K', 'RANK send DST BYTES [TAG]', "
                                f"'RANK recv SRC [TAG]' or 'processes N', got {raw.strip()!r}") from None
-            if r < 0 or rows[-1][2] < 0 or rows[-1][3] < 0:
-                raise SimError(f"trace line {ln}: negative rank, cycles, peer or size in {raw.strip()!r}")
+            if f[0] == "processes":
+                # checked here, outside the parse's ValueError (a SimError is one), before anything of that size
+                _check_processes(n, max_processes, f"trace line {ln}: ")
+                declared = n
+                continue
+            if r < 0 or min(rows[-1][2:]) < 0:
+                raise SimError(f"trace line {ln}: negative rank, cycles, peer, size or tag in {raw.strip()!r}")
+            if max(rows[-1][2:]) > MAX_TRACE_INT:
+                raise SimError(f"trace line {ln}: cycles, size and tags must be at most 2^62 = {MAX_TRACE_INT} "
+                               f"(the simulator's int64 counters), got {raw.strip()!r}")
+            if declared is not None and max(r, rows[-1][2] if rows[-1][1] != COMPUTE else 0) >= declared:
+                raise SimError(f"trace line {ln}: the trace declares {declared} processes but names process "
+                               f"{max(r, rows[-1][2] if rows[-1][1] != COMPUTE else 0)}; processes are 0.."
+                               f"{declared - 1}")
         if not rows and declared is None:
             raise SimError("the trace has no events and no 'processes N' line")
         top = max((max(r[0], r[2] if r[1] != COMPUTE else 0) for r in rows), default=-1) + 1
         P = declared if declared is not None else top
         if top > P:
             raise SimError(f"the trace declares {P} processes but names process {top - 1}")
+        _check_processes(P, max_processes)
         b = TraceBuilder(P, name=name)
         for r, k, a, m, t in rows:
             if k == COMPUTE:
@@ -349,9 +413,29 @@ class Trace:
         Path(path).write_text(self.to_text())
 
     @classmethod
-    def read(cls, path: "str | Path") -> "Trace":
+    def read(cls, path: "str | Path", *, max_processes: int | None = None) -> "Trace":
+        """Read a trace file; one of more than the memory can parse is
+        refused before it is read (a regular file, by its size) or when the
+        bytes read pass that (a pipe or a device, such as /dev/zero)."""
         p = Path(path)
-        return cls.from_text(read_text(p, "trace", SimError), name=p.stem)
+        try:
+            size = p.stat().st_size if p.is_file() else 0
+        except OSError:
+            size = 0  # read_text says why it cannot be read
+        if size:
+            check_memory(f"trace {p} ({format_count(size)} bytes)", size * BYTES_PER_TEXT_BYTE,
+                         "use a smaller trace")
+        limit = memory_limit() / BYTES_PER_TEXT_BYTE
+        text = read_text(p, "trace", SimError, max_bytes=None if limit == float("inf") else int(limit))
+        return cls.from_text(text, name=p.stem, max_processes=max_processes)
+
+
+def _check_processes(P: int, max_processes: int | None, where: str = "") -> None:
+    """A trace of ``P`` processes fits ``max_processes`` processing elements and the memory."""
+    if max_processes is not None and P > max_processes:
+        raise SimError(f"{where}the trace has {P} processes but the topology has only {max_processes} processing "
+                       "elements; use a larger topology, concentration (:c=2) or fewer processes")
+    check_memory(f"{where}a trace of {format_count(P)} processes", P * BYTES_PER_PROCESS, "use fewer processes")
 
 
 def read_trace(path: "str | Path") -> Trace:
@@ -447,6 +531,14 @@ class TraceResult:
         }
 
 
+def check_max_cycles(max_cycles: int, what: str = "max_cycles") -> int:
+    """``max_cycles`` as an int in 1 .. :data:`~sim.config.MAX_CYCLES`, or a one-line error."""
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or not 1 <= max_cycles <= MAX_CYCLES:
+        raise SimError(f"{what} must be a positive integer of at most {MAX_CYCLES:.0e} cycles (hours even for one "
+                       f"router), got {max_cycles!r}")
+    return int(max_cycles)
+
+
 def run_trace(
     topology: Topology,
     config: "SimConfig | str | None",
@@ -494,8 +586,7 @@ def run_trace(
     topo = _check_topology(topology)
     cfg = _as_config(config)
     seed = check_seed(seed)
-    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-        raise SimError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+    max_cycles = check_max_cycles(max_cycles)
     if not isinstance(trace, Trace):
         trace = Trace.read(trace)
     T = topo.num_terminals
