@@ -16,8 +16,8 @@ import argparse
 import numbers
 from typing import NoReturn
 
-__all__ = ["ToposynthError", "OutputPathError", "check_seed", "OneLineParser", "EXIT_OK", "EXIT_BAD_INPUT",
-           "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
+__all__ = ["ToposynthError", "OutputPathError", "MAX_SEED", "check_seed", "seed_arg", "OneLineParser", "EXIT_OK",
+           "EXIT_BAD_INPUT", "EXIT_DEADLOCK", "EXIT_NOT_CERTIFIED", "EXIT_INTERRUPTED", "EXIT_CODES"]
 
 #: the result is valid (a certified answer, a finished simulation)
 EXIT_OK = 0
@@ -61,16 +61,46 @@ class OutputPathError(ToposynthError):
     directory is needed, a missing permission, ...)."""
 
 
+#: The largest seed: the simulator's kernels seed numba's generator, which
+#: takes 32 bits (a larger seed would silently repeat a smaller one's run);
+#: every command takes the same range, so a seed one accepts works in all.
+MAX_SEED = 2**32 - 1
+
+
 def check_seed(seed, what: str = "seed") -> int:
     """``seed`` as an int, or a one-line error: numpy's generators take
-    integers >= 0, and a negative one would otherwise fail deep inside a run.
+    integers >= 0, and a negative one would otherwise fail deep inside a run;
+    at most :data:`MAX_SEED`.
 
     >>> check_seed(3)
     3
+    >>> check_seed(2**32)
+    Traceback (most recent call last):
+    ...
+    common.errors.ToposynthError: seed must be an integer in 0..4294967295 (32 bits), got 4294967296
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ToposynthError(f"{what} must be an integer >= 0, got {seed!r}")
+    if seed > MAX_SEED:
+        raise ToposynthError(f"{what} must be an integer in 0..{MAX_SEED} (32 bits), got {seed!r}")
     return int(seed)
+
+
+def seed_arg(text: str) -> int:
+    """argparse ``type=`` of every ``--seed`` option: :func:`check_seed`'s
+    rule where the value is parsed, as argparse's one-line usage error.
+
+    >>> seed_arg("7")
+    7
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer in 0..{MAX_SEED}, got {text!r}") from None
+    try:
+        return check_seed(value, "")
+    except ToposynthError as exc:
+        raise argparse.ArgumentTypeError(str(exc).strip()) from None
 
 
 class OneLineParser(argparse.ArgumentParser):

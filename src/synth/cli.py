@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from common import compiletime, defaults
-from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser, ToposynthError
+from common.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser, ToposynthError,
+                           seed_arg)
 from common.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
@@ -141,6 +142,12 @@ def _print_progress(p: dict) -> None:
     print(f"toposynth: {p['seconds']:.0f} s: {done}, {what}, gap {p['gap']:.3g}", file=sys.stderr, flush=True)
 
 
+#: ``flow --scale``: the demands are multiplied by it and lambda divided by it, so a subnormal
+#: scale (1e-320) made lambda infinite and a huge one overflows the demands; 1e-30..1e30 keeps
+#: every product a normal float with room to spare for any demand and capacity
+SCALE_RANGE = (1e-30, 1e30)
+
+
 def cmd_flow(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     import numpy as np
@@ -151,8 +158,9 @@ def cmd_flow(args: argparse.Namespace) -> int:
 
     from .workload import WORKLOADS
 
-    if not 0 < args.scale < float("inf"):
-        raise flows.FlowError(f"--scale must be a finite positive number, got {args.scale}")
+    if not SCALE_RANGE[0] <= args.scale <= SCALE_RANGE[1]:
+        raise flows.FlowError(f"--scale must be a positive number in {SCALE_RANGE[0]:g}..{SCALE_RANGE[1]:g}, got "
+                              f"{args.scale:g}")
     if not 0 <= args.eps < 1:
         raise flows.FlowError(f"eps must be in [0, 1) (0 = exact), got {args.eps}")
     if args.curve is not None:
@@ -685,7 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default 20) evenly spaced up to --up-to of the capacity (implies --latency)")
     fl.add_argument("--up-to", type=float, default=0.95, metavar="F",
                     help="--curve's last point, a fraction of the capacity lambda (default 0.95)")
-    fl.add_argument("--seed", type=int, default=0, help="seed of random traffic")
+    fl.add_argument("--seed", type=seed_arg, default=0, help="seed of random traffic")
     fl.add_argument("--packaging", choices=("bgl",),
                     help="price wires with a packaging preset (bgl: Blue Gene/L compute card / node card / midplane); "
                          "flow in wires, latency in ns")

@@ -18,7 +18,7 @@ from typing import Any
 
 from candidates.errors import SpecError
 from common.compiletime import compile_note
-from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
+from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, seed_arg
 from common.paths import atomic_write_text, check_out_file
 
 __all__ = ["add_subcommand", "cmd_search", "DEFAULT_MOVES"]
@@ -47,7 +47,7 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                         "physical flow)")
     s.add_argument("--weight", type=float, default=None,
                    help="the share of latency: mix (default 0.5), physical (default 0: capacity alone)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
     s.add_argument("--moves", type=int, help=f"moves per restart (default {DEFAULT_MOVES} unless --time is given)")
     s.add_argument("--time", type=float, metavar="SECONDS",
                    help="wall time per restart: alone, the search runs on the clock (not reproducible); "
