@@ -7,7 +7,7 @@ defaults from here, so ``toposynth flow --eps``, ``[ranking] eps`` and
 
 from __future__ import annotations
 
-__all__ = ["EPS", "LOAD_STEP", "MAX_LOAD", "SATURATION_TOLERANCE", "STABLE_RESOLUTION", "QUEUEING_SERVICE",
+__all__ = ["EPS", "LOAD_STEP", "MAX_LOAD", "MAX_LOAD_POINTS", "SATURATION_TOLERANCE", "STABLE_RESOLUTION", "QUEUEING_SERVICE",
            "BGL_PACKET_NS"]
 
 #: the relative gap a certified flow solution is asked for (lambda within a factor 1 - eps of optimal)
@@ -16,6 +16,9 @@ EPS = 0.05
 LOAD_STEP = 0.05
 #: ... up to this load
 MAX_LOAD = 1.0
+#: the most loads a sweep or a saturation search may simulate (each is a run; the default sweep has
+#: 20): a zero or tiny step otherwise never reaches the top load
+MAX_LOAD_POINTS = 10_000
 #: a load point is saturated when the accepted load falls below this fraction of the offered load
 SATURATION_TOLERANCE = 0.95
 #: BookSim2's stable-load search bisects to this load resolution

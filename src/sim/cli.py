@@ -17,34 +17,53 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from common import compiletime, defaults
-from common.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK
+from common.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, MAX_SEED, seed_arg
 from common.paths import check_out_file
 
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
 #: seconds between two progress lines of a running simulation (``--progress`` without a value)
 PROGRESS_EVERY = 5.0
+#: the most seeds of ``--seeds``: each repeats a whole sweep or search (a 95% interval needs a handful)
+MAX_SEEDS = 1000
 
 
 def _loads(text: str) -> list[float]:
     from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
 
+    from .search import MAX_LOAD_POINTS  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+
     try:
         if ":" in text:
             lo, hi, step = (float(x) for x in text.split(":"))
-            out, x = [], lo
-            while x <= hi + 1e-9:
-                out.append(round(x, 10))
-                x += step
-            return out
-        return [float(x) for x in text.split(",") if x.strip()]
+        else:
+            out = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise SimError(f"--loads takes a comma list (0.1,0.2) or lo:hi:step (0.05:1:0.05), got {text!r}") from None
+    if ":" in text:
+        # counted before the list is made: a zero step never reached hi (a loop growing without end)
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo >= 0):
+            raise SimError(f"--loads lo:hi:step needs finite loads, lo >= 0, got {text!r}")
+        if not (step > 0 and math.isfinite(step)):
+            raise SimError(f"--loads lo:hi:step needs a step > 0, got {text!r}")
+        count = math.floor((hi + 1e-9 - lo) / step) + 1
+        if count > MAX_LOAD_POINTS:
+            raise SimError(f"--loads {text} has {count:.3g} loads, more than {MAX_LOAD_POINTS} (each is a "
+                           "simulation); use a larger step")
+        out, x = [], lo
+        while x <= hi + 1e-9:
+            out.append(round(x, 10))
+            x += step
+        return out
+    if len(out) > MAX_LOAD_POINTS:
+        raise SimError(f"--loads has {len(out)} loads, more than {MAX_LOAD_POINTS} (each is a simulation)")
+    return out
 
 
 def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
@@ -63,9 +82,11 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                         "of random PEs), local:COUNT[:S0,S1,...] (a share per packaging level); options as "
                         "name:key=value; the same names as `toposynth flow --traffic`; default uniform")
     s.add_argument("--load", type=float, default=0.1, help="offered load, phits/cycle/PE (default 0.1)")
-    s.add_argument("--sweep", action="store_true", help="sweep the load (see --loads) and report the saturation")
-    s.add_argument("--saturation", action="store_true",
-                   help="raise the load in --step increments until the network saturates")
+    # one search or the other: a saturation search would silently ignore --sweep's loads
+    search = s.add_mutually_exclusive_group()
+    search.add_argument("--sweep", action="store_true", help="sweep the load (see --loads) and report the saturation")
+    search.add_argument("--saturation", action="store_true",
+                        help="raise the load in --step increments until the network saturates")
     s.add_argument("--loads", default=None, help="sweep loads: 0.1,0.2,... or lo:hi:step (default 0.05:1:0.05)")
     s.add_argument("--step", type=float, default=defaults.LOAD_STEP,
                    help=f"load step of --saturation (default {defaults.LOAD_STEP:g})")
@@ -106,7 +127,7 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--watchdog", type=int, help="deadlock watchdog, cycles")
     s.add_argument("--ugal-threshold", type=int, dest="ugal_threshold",
                    help="routing ugal: minimal when q_min*H_min <= q_val*H_val + this (phits x hops; default 0)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
     s.add_argument("--seeds", type=int, default=1, metavar="N",
                    help="with --sweep/--saturation: repeat it with the seeds SEED, SEED+1, ..., SEED+N-1 and "
                         "report the mean and its 95%% interval over them (default 1)")
@@ -181,6 +202,12 @@ def run(args: argparse.Namespace) -> int:
     if seeds != 1:
         if seeds < 1:
             raise SimError(f"--seeds is how many seeds to run (>= 1), got {seeds}")
+        # the seeds' list is made below: counted first (a huge N was a MemoryError)
+        if args.seed + seeds - 1 > MAX_SEED:
+            raise SimError(f"--seed {args.seed} --seeds {seeds} goes past the largest seed {MAX_SEED}; use fewer "
+                           "seeds or a smaller --seed")
+        if seeds > MAX_SEEDS:
+            raise SimError(f"--seeds {seeds}: at most {MAX_SEEDS} seeds (each repeats the whole search)")
         if not (args.sweep or args.saturation) or getattr(args, "trace", None):
             raise SimError("--seeds repeats a --sweep or --saturation; for one load use --sweep --loads LOAD")
     topo = from_spec(args.spec)
@@ -447,8 +474,10 @@ def _check_plot_format(path: str) -> None:
         raise SimError(f"--plot {path}: unknown image format {suffix!r}; use one of {', '.join(sorted(formats))}")
 
 
-def load_trace(text: str, seed: int = 0):
-    """A trace from a file name or ``nas:KERNEL:PROCS[:CLASS[:ITERS]]``.
+def load_trace(text: str, seed: int = 0, max_processes: int | None = None):
+    """A trace from a file name or ``nas:KERNEL:PROCS[:CLASS[:ITERS]]``;
+    ``max_processes`` (the topology's processing elements) refuses a larger
+    one before it is built.
 
     >>> load_trace("nas:lu:4:S:1").info["grid"]
     '2x2'
@@ -466,17 +495,22 @@ def load_trace(text: str, seed: int = 0):
             iters = int(parts[3]) if len(parts) == 4 else None
         except ValueError:
             raise SimError(f"--trace nas:KERNEL:PROCS[:CLASS[:ITERS]] needs integers, got {text!r}") from None
+        if max_processes is not None and procs > max_processes:
+            raise SimError(f"--trace {text}: {procs} processes but the topology has only {max_processes} processing "
+                           "elements; use a larger topology, concentration (:c=2) or fewer processes")
         return nas(parts[0], procs, parts[2] if len(parts) >= 3 else "S", iterations=iters, seed=seed)
-    return Trace.read(text)
+    return Trace.read(text, max_processes=max_processes)
 
 
 def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
     from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
-    from .trace import run_trace  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .trace import check_max_cycles, run_trace
 
     if args.sweep or args.saturation or args.plot:
         raise SimError("--trace runs a workload to completion; it does not combine with --sweep, --saturation or --plot")
-    tr = load_trace(args.trace, args.seed)
+    check_max_cycles(args.max_cycles, "--max-cycles")   # before the trace is built
+    tr = load_trace(args.trace, args.seed, max_processes=topo.num_terminals)
     if args.write_trace:
         tr.write(args.write_trace)
     r = run_trace(topo, cfg, tr, seed=args.seed, max_cycles=args.max_cycles)

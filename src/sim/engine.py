@@ -66,9 +66,18 @@ from .routers import RouterModel, model_of
 from .routers import iq as _iq_model  # noqa: F401  (registers the iq router model)
 from .routers import simple as _simple_model  # registers the vct and wormhole models
 from .routing.tables import resolve_routing, table_kind
-from .search import LoadSearch, check_jobs, run_searches
+from .search import MAX_LOAD_POINTS, LoadSearch, check_jobs, check_load_points, run_searches
 
-__all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation"]
+__all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation", "MAX_LOAD_POINTS",
+           "MAX_POISSON_RATE", "check_load"]
+
+#: The most packets a cycle a Poisson source may offer on average (at the
+#: busiest terminal). A Poisson process has no ceiling of its own, but its
+#: generator draws every packet (the work of a cycle grows with the rate; at
+#: 1e308 its clock stopped advancing and the run never ended) and a terminal
+#: injects at most ``injectors`` phits a cycle, so far below this it is
+#: already beyond saturation. A Bernoulli source offers at most one.
+MAX_POISSON_RATE = 64.0
 
 HIST_BINS = _simple_model.HIST_BINS
 DEADLOCK_KINDS = _simple_model.DEADLOCK_KINDS
@@ -127,26 +136,45 @@ def simulate(
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)
     seed = check_seed(seed)
-    load = float(load)
-    lo, hi = cfg.length_range
-    if not 0.0 <= load:
-        raise SimError(f"load must be non-negative, got {load}")
+    load = _finite_load(load)
     model = model_of(cfg)
     routing, deadlock = resolve(topo, cfg, model)
     check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency, load=load)
     dests = pat.destinations(topo)
+    rate = check_load(load, cfg, dests)
+    model.check(pair_latency=pair_latency)
+    return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress)
+
+
+def _finite_load(load: float) -> float:
+    load = float(load)
+    if not (0.0 <= load < float("inf")):
+        raise SimError(f"load must be non-negative and finite (phits/cycle/PE), got {load}")
+    return load
+
+
+def check_load(load: float, cfg: SimConfig, dests) -> np.ndarray:
+    """Every terminal's arrival rate (packets a cycle) at ``load``, or a
+    one-line error naming the valid range: a Bernoulli source offers at most
+    one packet a cycle, a Poisson one at most :data:`MAX_POISSON_RATE`."""
+    load = _finite_load(load)
     mean_len = cfg.mean_packet_length
     weight = dests.weight
     if cfg.self_traffic and dests.mode == DEST_PERM:
         weight = np.ones_like(weight)  # fixed points send to themselves
     rate = load * weight / mean_len
+    busiest = float(weight.max(initial=0.0))
     if cfg.injection == "bernoulli" and rate.max(initial=0.0) > 1.0:
         raise SimError(
-            f"load {load} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal; "
-            "use --injection poisson or a lower load"
+            f"load {load:g} with {mean_len:g}-phit packets needs more than one packet per cycle at some terminal "
+            f"(Bernoulli arrivals: loads 0 to {mean_len / busiest:.4g} here); use --injection poisson or a lower load"
         )
-    model.check(pair_latency=pair_latency)
-    return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress)
+    if cfg.injection == "poisson" and rate.max(initial=0.0) > MAX_POISSON_RATE:
+        raise SimError(
+            f"load {load:g} with {mean_len:g}-phit packets means more than {MAX_POISSON_RATE:g} packets per cycle at "
+            f"some terminal, far past saturation (a terminal injects {cfg.injectors} phit(s) a cycle); Poisson "
+            f"arrivals take loads 0 to {MAX_POISSON_RATE * mean_len / busiest:.4g} here")
+    return rate
 
 
 def resolve(topo: Topology, cfg: SimConfig, model: RouterModel | None = None) -> tuple[str, str]:
@@ -206,6 +234,10 @@ def sweep_search(loads: Iterable[float] | None = None) -> LoadSearch:
     loads = [round(defaults.LOAD_STEP * i, 10) for i in range(1, steps + 1)] if loads is None else [float(x) for x in loads]
     if not loads:
         raise SimError("a sweep needs at least one load")
+    if len(loads) > MAX_LOAD_POINTS:
+        raise SimError(f"a sweep of {len(loads)} loads is more than {MAX_LOAD_POINTS} simulations; use fewer loads")
+    for x in loads:
+        _finite_load(x)   # checked before the first point runs: a bad last load would lose the others
     return LoadSearch.of_loads(loads)
 
 
@@ -254,13 +286,17 @@ def saturation_search(step: float = defaults.LOAD_STEP, max_load: float = defaul
                       tolerance: float = defaults.SATURATION_TOLERANCE, definition: str = "accepted",
                       resolution: float = defaults.STABLE_RESOLUTION) -> LoadSearch:
     """The search of :func:`saturation` with these arguments, validated."""
-    if not 0 < step <= max_load:
-        raise SimError(f"need 0 < step <= max_load, got step={step}, max_load={max_load}")
+    if not 0 < step <= max_load < float("inf"):
+        raise SimError(f"need 0 < step <= max_load (finite), got step={step}, max_load={max_load}")
+    check_load_points(step, max_load)
     if definition not in ("accepted", "stable"):
         raise SimError(f"definition must be accepted or stable, got {definition!r}")
     if definition == "stable":
         if not 0 < resolution <= step:
             raise SimError(f"need 0 < resolution <= step, got resolution={resolution}, step={step}")
+        if resolution < 1e-9:
+            # the bisection rounds its loads to 10 decimals: a finer resolution would never be reached
+            raise SimError(f"resolution must be at least 1e-9 (loads are rounded to 10 decimals), got {resolution}")
         return LoadSearch.stable(step, max_load, resolution)
     return LoadSearch.accepted(step, max_load, tolerance)
 
@@ -283,6 +319,10 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
     # checked here, once: a bad configuration is one line before any worker starts
     routing, _ = resolve(topo, cfg)
     check_sim_memory(topo, cfg, routing=routing)
+    if search.kind == "list":   # every load of a list is run: checked before the first
+        dests = pat.destinations(topo)
+        for x in search.loads:
+            check_load(x, cfg, dests)
     if jobs > 1:
         # the workers compile without a word (common.workers): the notice is the parent's
         prepare_compile(cfg.router)

@@ -37,8 +37,8 @@ from common.workers import init_worker
 from .errors import SimError
 from .results import SweepResult, sweep_result
 
-__all__ = ["OK", "SATURATED", "UNSTABLE", "DEADLOCK", "LoadSearch", "SearchState", "SearchSet", "SweepProgress",
-           "check_jobs", "run_search", "run_searches"]
+__all__ = ["OK", "SATURATED", "UNSTABLE", "DEADLOCK", "MAX_LOAD_POINTS", "check_load_points", "LoadSearch",
+           "SearchState", "SearchSet", "SweepProgress", "check_jobs", "run_search", "run_searches"]
 
 #: outcomes of one point, as the decision rules see them
 OK, SATURATED, UNSTABLE, DEADLOCK = 0, 1, 2, 3
@@ -46,6 +46,22 @@ OK, SATURATED, UNSTABLE, DEADLOCK = 0, 1, 2, 3
 #: how many decision-tree nodes :meth:`SearchState.wanted` looks at (it grows like 2^depth; a few
 #: levels cover any realistic number of workers)
 _TREE_NODES = 512
+
+
+#: The most loads a sweep or a saturation search may simulate (study files share it)
+MAX_LOAD_POINTS = defaults.MAX_LOAD_POINTS
+
+
+def check_load_points(step: float, max_load: float, what: str = "step") -> None:
+    """A search in ``step`` increments up to ``max_load`` runs at most
+    :data:`MAX_LOAD_POINTS` loads, and ``step`` moves a load rounded to 10
+    decimals (the searches' arithmetic); a one-line error otherwise."""
+    if step < 1e-9:
+        raise SimError(f"{what} must be at least 1e-9 (loads are rounded to 10 decimals), got {step:g}")
+    points = max_load / step
+    if points > MAX_LOAD_POINTS:
+        raise SimError(f"{what} {step:g} up to load {max_load:g} is {points:.3g} loads, more than {MAX_LOAD_POINTS} "
+                       f"(each is a simulation); use a step of at least {max_load / MAX_LOAD_POINTS:.3g}")
 
 
 @dataclass(frozen=True)

@@ -447,6 +447,11 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err(f"simulation.{k}", f"must be a load in (0, 4] phits/cycle/PE, got {v!r}")
     if step > max_load:
         raise _err("simulation.step", f"must not exceed simulation.max_load ({max_load})")
+    if max_load / step > defaults.MAX_LOAD_POINTS or step < 1e-9:
+        # each load is a simulation of every simulated candidate: a tiny step is millions of them
+        raise _err("simulation.step", f"{step!r} up to max_load {max_load} is {max_load / step:.3g} loads per "
+                   f"search, more than {defaults.MAX_LOAD_POINTS}; use a step of at least "
+                   f"{max(max_load / defaults.MAX_LOAD_POINTS, 1e-9):.3g}")
     from sim.routing import ROUTINGS  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
 
     sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
