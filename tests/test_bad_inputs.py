@@ -289,6 +289,11 @@ ROWS = [
         r"--seed 4294967295 --seeds 2 goes past the largest seed 4294967295"),
     Row("a trillion seeds", ["simulate", "ring:6", "--sweep", "--seeds", "1000000000000"], 2,
         r"--seeds 1000000000000 goes past the largest seed"),
+    Row("seed past 32 bits (study)", ["run", "s.toml"], 2, r"study field seed: must be an integer in 0\.\.4294967295",
+        files={"s.toml": b"seed = 4294967296\n" + SMALL}),
+    Row("study seeds past the largest seed", ["run", "s.toml"], 2,
+        r"simulation.seeds: 1000000000000 seeds from seed 1 go past the largest seed 4294967295",
+        files={"s.toml": SMALL + b"[simulation]\nseeds = 1000000000000\n"}),
     Row("measure of 1e15 cycles", ["simulate", "ring:6", "--measure", "999999999999999"], 2,
         r"measure must be at most 1e\+12 cycles .*got 999999999999999"),
     Row("warmup of 1e13 cycles", ["simulate", "ring:6", "--warmup", "10000000000000"], 2, r"warmup must be at most 1e\+12"),
@@ -377,6 +382,7 @@ def test_bad_input(row, tmp_path, capsys):
         # accepted (an input once refused or mistaken): its result on stdout says what it must, no error line
         assert not any(line.startswith("toposynth: error") for line in lines), err
         assert re.search(row.says, out), out
+    else:
         # a result was printed, and one line on stderr says why it is not a valid one
         assert out.strip()
         said = [line for line in lines if re.search(row.says, line)]

@@ -81,7 +81,7 @@ def check_seed(seed, what: str = "seed") -> int:
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ToposynthError(f"{what} must be an integer >= 0, got {seed!r}")
-    if seed > MAX_SEED:
+    if int(seed) > MAX_SEED:
         raise ToposynthError(f"{what} must be an integer in 0..{MAX_SEED} (32 bits), got {seed!r}")
     return int(seed)
 

@@ -85,7 +85,7 @@ from typing import Any
 
 from candidates import from_spec
 from common import defaults
-from common.errors import ToposynthError
+from common.errors import MAX_SEED, ToposynthError
 from common.textfile import read_text
 from sim import PRESETS
 
@@ -363,6 +363,10 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
     if not isinstance(name, str) or not name:
         raise _err("name", f"must be a non-empty string, got {name!r}")
     seed = _int(d, "seed", "", minimum=0, default=1)
+    if seed > MAX_SEED:
+        # every command's seed rule (common.errors.check_seed), where the study is read: a seed the simulator
+        # refuses would otherwise stop the run at its first simulation, after the flows
+        raise _err("seed", f"must be an integer in 0..{MAX_SEED} (32 bits), got {seed}")
     desc = d.get("description", "")
     if not isinstance(desc, str):
         raise _err("description", "must be a string")
@@ -456,6 +460,9 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
 
     sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
     sim_seeds = _int(sm, "seeds", "simulation.", minimum=1, default=1)
+    # the simulations' seeds seed .. seed + seeds - 1 (the seed itself is checked where it is read)
+    if seed + sim_seeds - 1 > MAX_SEED:
+        raise _err("simulation.seeds", f"{sim_seeds} seeds from seed {seed} go past the largest seed {MAX_SEED}")
     cost = _choice(r, "cost", "ranking.", tuple(COST_MEASURES), "links")
     latency_model = _choice(r, "latency_model", "ranking.", ("linear", "queueing"), "linear")
     service = r.get("service", defaults.BGL_PACKET_NS if packaging != "none" else defaults.QUEUEING_SERVICE)

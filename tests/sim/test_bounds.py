@@ -157,3 +157,9 @@ def test_nas_size_guard_refuses_before_building(monkeypatch):
     with pytest.raises(ToposynthError, match=r"NAS IS with 65,536 processes .* needs about"):
         nas("is", 65536, "S")
     assert np.isfinite(min_events("is", 65536, 10))
+
+
+def test_a_trace_declaring_more_processes_than_fit_is_refused_at_its_line(monkeypatch):
+    monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
+    with pytest.raises(ToposynthError, match=r"trace line 2: a trace of 1e\+11 processes needs about 12 TB"):
+        Trace.from_text("# a header\nprocesses 100000000000\n0 send 1 8\n")
