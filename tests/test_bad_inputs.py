@@ -2,7 +2,8 @@
 needs), the exit status it must give and what its one message line must
 say. Exit statuses: 2 bad input (one ``toposynth: error:`` line, no
 traceback), 3 a simulation deadlocked, 4 a limit stopped the computation
-short of its certified answer (the docs' exit-code reference, made from common.errors.EXIT_CODES).
+short of its certified answer (the docs' exit-code reference, made from common.errors.EXIT_CODES); 0
+for an input once refused or misread that must be accepted (its stdout is matched).
 
 Rows run in-process through ``synth.cli.main`` in a scratch directory; the
 few that need a process of their own (signals, killed workers) live in
