@@ -561,6 +561,14 @@ LIMITS = (
     ("flows.cyclic_symmetry", "SHIFT_LP_MAX_COLUMNS"),
     ("flows.cyclic_symmetry", "AUTO_SHIFT_MAX_COLUMNS"),
     ("synth.search", "CERTIFY_MAX_DEMANDS"),
+    ("common.errors", "MAX_SEED"),
+    ("sim.cli", "MAX_SEEDS"),
+    ("common.defaults", "MAX_LOAD_POINTS"),
+    ("sim.config", "MAX_CYCLES"),
+    ("sim.config", "MAX_DELAY"),
+    ("sim.config", "MAX_INT"),
+    ("sim.engine", "MAX_POISSON_RATE"),
+    ("sim.trace", "MAX_TRACE_INT"),
 )
 
 
