@@ -21,10 +21,11 @@ def test_one_winner_uses_both_workers_with_the_serial_numbers(monkeypatch):
     submitted: list = []
     real = Executor.submit
 
-    def submit(self, fn, item):
+    def submit(self, fn, item, label=None):
         if isinstance(fn, R._SimulatePoint):
             submitted.append((item, len([f for f in self.pending if not f.done()])))
-        return real(self, fn, item)
+            assert label == f"{item[0][0]} (seed {item[0][1]}) at load {item[1]:g}"   # what a lost worker's notice names
+        return real(self, fn, item, label)
 
     monkeypatch.setattr(Executor, "submit", submit)
     par = R.run(study_from_dict(d), jobs=2)
