@@ -8,7 +8,8 @@ The format follows the file name's ending:
 - ``.edges``, ``.edgelist``, ``.txt``, ``.el`` — one link per line,
   ``u v [class]``; ``#`` starts a comment. Nodes are integers 0..n-1, or
   any names (not both in one file), numbered in order of first appearance.
-- ``.g6`` — graph6, one graph (the first line).
+- ``.g6`` — graph6, one graph per file (a file of several is refused:
+  which one was meant is not for the reader to guess).
 """
 
 from __future__ import annotations
@@ -91,10 +92,14 @@ def read_topology(path: str | os.PathLike) -> Topology:
         elif suffix == ".json":
             t = _read_json(p, spec)
         elif suffix == ".g6":
-            first = p.read_text(encoding="ascii", errors="replace").splitlines()
-            if not first:
+            lines = [ln for ln in p.read_text(encoding="ascii", errors="replace").splitlines() if ln.strip()]
+            if not lines:
                 raise GraphFileError(f"{p}: empty graph6 file")
-            t = from_graph6(first[0], family="graph")
+            if len(lines) > 1:
+                # reading the first and ignoring the rest would evaluate a graph the user may not have meant
+                raise GraphFileError(f"{p}: holds {len(lines)} graph6 lines, a graph file is one graph; "
+                                     f"split it into one file per graph (or list them as g6:... specs)")
+            t = from_graph6(lines[0], family="graph")
         else:
             t = _read_edgelist(p, spec)
     except GraphFileError:
@@ -181,11 +186,16 @@ def _read_json(p: Path, spec: str) -> Topology:
         data = json.loads(read_text(p, "graph file", GraphFileError))
     except json.JSONDecodeError as exc:
         raise GraphFileError(f"{p}: not a JSON file ({exc})") from None
+    except RecursionError:
+        # the decoder recurses once per nesting level: no graph file nests this deep
+        raise GraphFileError(f"{p}: JSON nested too deeply to be a graph file; give a toposynth topology "
+                             f"or node-link JSON") from None
     if isinstance(data, dict) and data.get("format") == "toposynth-topology":
         return Topology.from_dict(data)
     if isinstance(data, dict) and "nodes" in data and ("links" in data or "edges" in data):
+        edges = "links" if "links" in data else "edges"
+        _check_node_link(data, edges, p)
         try:
-            edges = "links" if "links" in data else "edges"
             G = nx.node_link_graph(data, edges=edges)
         except Exception as exc:
             raise GraphFileError(f"{p}: not a node-link graph ({exc})") from None
@@ -193,6 +203,30 @@ def _read_json(p: Path, spec: str) -> Topology:
     raise GraphFileError(
         f"{p}: JSON is neither a toposynth topology (format 'toposynth-topology') nor node-link data"
     )
+
+
+def _check_node_link(data: dict, edges: str, p: Path) -> None:
+    """Every link of node-link data joins declared nodes: networkx would add
+    an undeclared endpoint as a new node, and a typo in a link would then
+    become an extra router (and usually a disconnected graph)."""
+    nodes, links = data.get("nodes"), data.get(edges)
+    if not isinstance(nodes, list) or not isinstance(links, list):
+        raise GraphFileError(f"{p}: node-link data needs lists 'nodes' and '{edges}'")
+    try:
+        declared = {n["id"] for n in nodes}
+    except (TypeError, KeyError):
+        raise GraphFileError(f"{p}: every entry of 'nodes' must be an object with an 'id'") from None
+    for k, link in enumerate(links):
+        if not isinstance(link, dict) or "source" not in link or "target" not in link:
+            raise GraphFileError(f"{p}: {edges}[{k}] must be an object with a 'source' and a 'target'")
+        for end in ("source", "target"):
+            try:
+                known = link[end] in declared
+            except TypeError:  # an unhashable id (a list, an object)
+                known = False
+            if not known:
+                raise GraphFileError(f"{p}: {edges}[{k}] {end} {link[end]!r} is not a declared node; "
+                                     f"add it to 'nodes' or correct the link")
 
 
 def _is_int(tok: str) -> bool:
