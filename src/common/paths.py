@@ -23,6 +23,7 @@ common.errors.OutputPathError: --out ... is a file; give a directory
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -37,6 +38,40 @@ def _why(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def _shown(p: Path) -> str:
+    """``p`` for a message: a name too long for the file system is too long to quote whole."""
+    text = str(p)
+    return text if len(text) <= 80 else f"{text[:40]}...{text[-20:]} ({len(text)} characters)"
+
+
+def _kind(p: Path, option: str) -> str | None:
+    """``"dir"``, ``"file"`` or None (nothing there) for ``p``. pathlib's
+    ``exists``/``is_dir`` raise on a name the file system cannot hold
+    (ENAMETOOLONG) or a path through something that is not a directory it
+    can search; those are the user's to fix, so they become one line."""
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None  # a file on the way: the mkdir below says which
+    except OSError as exc:
+        hint = (f"use shorter names (a file system allows {_name_max(p)} bytes a name)"
+                if exc.errno == errno.ENAMETOOLONG else f"choose another {option}")
+        raise OutputPathError(f"{option} {_shown(p)}: {_why(exc)}; {hint}") from None
+    return "dir" if stat.S_ISDIR(mode) else "file"
+
+
+def _name_max(p: Path) -> int:
+    """The longest file name the file system of ``p``'s nearest existing ancestor holds (255 on most)."""
+    for q in (p, *p.parents):
+        try:
+            return os.pathconf(q, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            continue
+    return 255
+
+
 def _probe(directory: Path, what: str, option: str) -> None:
     """Create and delete a file in ``directory``: the only writability test
     that tells the truth (``os.access`` says yes to root on a read-only
@@ -44,7 +79,7 @@ def _probe(directory: Path, what: str, option: str) -> None:
     try:
         fd, name = tempfile.mkstemp(prefix=".toposynth-probe-", dir=directory)
     except OSError as exc:
-        raise OutputPathError(f"cannot write to {what}: {_why(exc)}; choose another {option}") from None
+        raise OutputPathError(f"cannot write to {_shown(Path(what))}: {_why(exc)}; choose another {option}") from None
     os.close(fd)
     os.unlink(name)
 
@@ -67,19 +102,19 @@ def prepare_out_dir(path: str | os.PathLike, *, option: str = "--out", files: tu
     remove it or choose another --out
     """
     p = Path(path)
-    if p.exists() and not p.is_dir():
+    if _kind(p, option) == "file":
         raise OutputPathError(f"{option} {p} is a file; give a directory")
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputPathError(f"cannot create {p}: {_why(exc)}; choose another {option}") from None
+        raise OutputPathError(f"cannot create {_shown(p)}: {_why(exc)}; choose another {option}") from None
     _probe(p, str(p), option)
     for name in files:
-        if (p / name).is_dir():
+        if _kind(p / name, option) == "dir":
             raise OutputPathError(f"{p / name} is a directory where a file is written; "
                                   f"remove it or choose another {option}")
     for name in dirs:
-        if (p / name).exists() and not (p / name).is_dir():
+        if _kind(p / name, option) == "file":
             raise OutputPathError(f"{p / name} is a file where a directory is written; "
                                   f"remove it or choose another {option}")
     return p
@@ -100,16 +135,17 @@ def check_out_file(path: str | os.PathLike, *, option: str = "--out") -> Path:
     common.errors.OutputPathError: --plot ... is a directory; give a file name
     """
     p = Path(path)
-    if p.is_dir():
+    kind = _kind(p, option)
+    if kind == "dir":
         raise OutputPathError(f"{option} {p} is a directory; give a file name")
     parent = p.parent
-    if parent.exists() and not parent.is_dir():
+    if _kind(parent, option) == "file":
         raise OutputPathError(f"{option} {p}: {parent} is a file, not a directory; choose another {option}")
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputPathError(f"cannot create {parent}: {_why(exc)}; choose another {option}") from None
-    if p.exists():
+        raise OutputPathError(f"cannot create {_shown(parent)}: {_why(exc)}; choose another {option}") from None
+    if kind == "file":
         try:
             with p.open("ab"):
                 pass
