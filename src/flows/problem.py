@@ -52,6 +52,12 @@ class FlowError(ToposynthError):
     """
 
 
+#: the largest router index a demand file may name (no machine this size could be allocated)
+_MAX_ROUTER_INDEX = 2**31 - 1
+#: the range of a demand file's positive amounts the solvers resolve correctly
+_MIN_AMOUNT, _MAX_AMOUNT = 1e-6, 1e6
+
+
 @dataclass(frozen=True, eq=False)
 class Demands:
     """Point-to-point demands: ``amount[k]`` units from ``src[k]`` to ``dst[k]``.
@@ -223,8 +229,18 @@ class Demands:
                 raise FlowError(f"{p}:{lineno}: src and dst must be router indices and amount a number") from None
             if s < 0 or d < 0:
                 raise FlowError(f"{p}:{lineno}: router indices start at 0, got {s} -> {d}")
+            if max(s, d) > _MAX_ROUTER_INDEX:
+                # checked here: numpy's int64 would overflow on it before the topology's size is known
+                raise FlowError(f"{p}:{lineno}: router index {max(s, d)} is out of range; a demand file names "
+                                f"routers 0..n-1 of a machine of n routers")
             if not (math.isfinite(a) and a >= 0):
                 raise FlowError(f"{p}:{lineno}: amount {row[2].strip()} must be a finite number >= 0")
+            if a and not _MIN_AMOUNT <= a <= _MAX_AMOUNT:
+                # the LP's tolerances are absolute: outside this range HiGHS certifies wrong lambdas
+                # (2 amounts of 1e9 on torus:4x4: half the true lambda; 1e-9: "unbounded")
+                raise FlowError(f"{p}:{lineno}: amount {row[2].strip()} is outside [{_MIN_AMOUNT:g}, {_MAX_AMOUNT:g}], "
+                                f"where the solvers' tolerances hold; rescale the file's amounts (lambda is "
+                                f"relative to them)")
             src.append(s)
             dst.append(d)
             amt.append(a)
