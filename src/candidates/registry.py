@@ -28,7 +28,7 @@ spec whose graph alone would not fit in memory, before allocating it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from common.size import check_memory, format_count
@@ -253,12 +253,20 @@ def from_spec(spec: str) -> Topology:
         spec = head
     if conc is not None and conc < 1:
         raise SpecError(f"concentration c must be a positive integer (PEs per router), got c={conc}")
+    if conc is not None and conc > MAX_CONCENTRATION:
+        # range-checked here: the PE counts (routers x c) are int64 everywhere downstream
+        raise SpecError(f"concentration c must be at most {format_count(MAX_CONCENTRATION)} PEs per router, "
+                        f"got c={conc}")
     fam, pos, kw = _fields(spec)
     size = _size(fam, pos, kw)
     if size is not None:
-        size.check(spec)
+        if conc is not None:
+            size = replace(size, pes=size.routers * conc)
+        size.check(spec + (f":c={conc}" if conc is not None else ""))
     topo = fam.build(pos, kw)
     if conc is not None:
+        if size is None:  # a graph file or graph6 string: its routers are known only now
+            SpecSize(topo.n, topo.num_links, 0, pes=topo.n * conc).check(f"{spec}:c={conc}")
         topo = topo.with_concentration(conc)
     return topo
 
@@ -278,6 +286,10 @@ def _fields(spec: str) -> tuple[Family, list[str], dict[str, str]]:
     return fam, pos, kw
 
 
+#: the most processing elements a spec's ``:c=`` puts on one router
+MAX_CONCENTRATION = 1_000_000
+
+
 @dataclass(frozen=True)
 class SpecSize:
     """The size of a spec's topology, known before building it.
@@ -291,14 +303,20 @@ class SpecSize:
     routers: int
     links: int
     dims: int
+    #: processing elements when a concentration multiplies them (None: one per router)
+    pes: int | None = None
 
     @property
     def nbytes(self) -> float:
         per_link = 24.0 if self.dims else 40.0
-        return float(self.routers) * (64.0 + 40.0 * self.dims) + per_link * float(self.links)
+        # every traffic builder maps PEs to routers (an int64 per PE) and draws or permutes them (another):
+        # the topology stores c once per router, but no use of it stays that small
+        per_pe = 16.0 * float(self.pes) if self.pes is not None else 0.0
+        return float(self.routers) * (64.0 + 40.0 * self.dims) + per_link * float(self.links) + per_pe
 
     def describe(self) -> str:
-        return f"{format_count(self.routers)} routers, {format_count(self.links)} links"
+        pes = f", {format_count(self.pes)} PEs" if self.pes is not None else ""
+        return f"{format_count(self.routers)} routers, {format_count(self.links)} links{pes}"
 
     def check(self, spec: str) -> None:
         check_memory(f"{spec} ({self.describe()})", self.nbytes,
@@ -331,7 +349,10 @@ def spec_size(spec: str) -> SpecSize | None:
         raise SpecError("empty topology spec; try torus:8x8x8 or run `toposynth families`")
     spec = spec.strip()
     head, sep, tail = spec.rpartition(":c=")
+    conc = None
     if sep and ":" not in tail and not spec.startswith(("graph:", "g6:")):
         spec = head
+        conc = int(tail) if tail.strip().isdigit() else None
     fam, pos, kw = _fields(spec)
-    return _size(fam, pos, kw)
+    size = _size(fam, pos, kw)
+    return replace(size, pes=size.routers * conc) if size is not None and conc is not None else size
