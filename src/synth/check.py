@@ -118,6 +118,9 @@ def check_study(study: Study) -> StudyCheck:
         base = None if sub.baseline is None else (from_spec(sub.baseline).spec or sub.baseline)
         pool = candidate_pool(sub, keep=base)
         pes = check_machine(sub.machine, pool.sizes, base)
+        from .runner import check_simulation_routing  # deferred: numba takes 0.35 s to import (docs/ARCHITECTURE.md)
+
+        check_simulation_routing(sub, pool, base)
         sizes = tuple(_size(sub, spec, p, pool.topologies.get(spec)) for spec, p in pool.sizes.items())
         largest = max(sizes, key=lambda s: (s.memory_bytes, s.routers))
         out.append(VariantCheck(label or sub.name, len(sizes), pes, dict(pool.same), largest,

@@ -480,6 +480,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         print(f"toposynth: {dropped} candidate(s) left out as the same network as another "
               f"({'; '.join(k + ' = ' + ', '.join(v) for k, v in pool.same.items())})", file=sys.stderr)
     pes = check_machine(study.machine, sizes, base)
+    check_simulation_routing(study, pool, base)
     fp = study.fingerprint()
     done: dict[str, CandidateRecord] = {}
     log = None
@@ -623,6 +624,24 @@ def simulation_routing(topo, study: Study) -> str:
         return sim.resolve_routing(topo, wanted)
     except SimError:
         return sim.resolve_routing(topo, "auto")
+
+
+def check_simulation_routing(study: Study, pool, base: str | None) -> None:
+    """Refuse, before anything is evaluated, a ``simulation.routing`` that a candidate of the pool cannot
+    be simulated with: any candidate may rank among the simulated winners, and finding out there would
+    record a failed simulation after the whole evaluation (and exit 0). The registry's capabilities
+    (:func:`sim.resolve_routing`) decide; no simulation, nothing to check."""
+    if study.sim_routing == "auto" or not study.sim_top:
+        return   # auto picks each family's own routing
+    specs = list(pool.sizes) + ([base] if base is not None and base not in pool.sizes else [])
+    for spec in specs:
+        topo = pool.topologies.get(spec) or from_spec(spec)
+        try:
+            sim.resolve_routing(topo, study.sim_routing)
+        except SimError as exc:
+            raise StudyError(f"study field simulation.routing: {study.sim_routing!r} cannot simulate candidate "
+                             f"{spec}: {exc}; choose a routing every candidate supports, or 'auto' (each "
+                             f"family's own)") from None
 
 
 def simulation_config(topo, study: Study):

@@ -86,6 +86,7 @@ from typing import Any
 from candidates import from_spec
 from common import defaults
 from common.errors import MAX_SEED, ToposynthError
+from common.size import format_count, format_seconds
 from common.textfile import read_text
 from sim import PRESETS
 
@@ -99,6 +100,16 @@ __all__ = ["Study", "StudyError", "load_study", "DEFAULT_STUDY", "BUILTIN_STUDIE
 
 
 OBJECTIVES = ("capacity", "latency", "both")
+
+#: simulations repeated with at most this many seeds
+MAX_SIM_SEEDS = 1000
+#: a local dask cluster of at most this many worker processes
+MAX_WORKERS = 1024
+#: an enumerated pool of at most this many graphs (estimated before enumerating)
+MAX_ENUMERATED = 200_000
+#: the least a candidate of an enumerated pool costs: building, isomorphism and a flow solve of a graph of
+#: up to 10 nodes (measured: the 194 8-node graphs of degree <= 3 in 7.8 s on a busy 2-core machine)
+SECONDS_PER_CANDIDATE = 0.04
 
 _SECTIONS = {
     "": {"name", "seed", "description", "machine", "candidates", "traffic", "physical", "ranking", "cross_check",
@@ -216,6 +227,15 @@ class Study:
         axes += [(k, v) for k, v in self.physical.connector_pins.items() if isinstance(v, list)]
         if isinstance(self.machine.max_length, tuple):
             axes.append(("max_length", list(self.machine.max_length)))
+        for k, vals in axes:
+            # a value twice would be two variants of one label: run twice into one directory
+            seen: set[str] = set()
+            for v in vals:
+                if repr(v) in seen:
+                    where = {"pattern": "traffic.pattern", "count": "traffic.count",
+                             "max_length": "machine.max_length"}.get(k, f"physical.connector_pins.{k}")
+                    raise _err(where, f"the sweep lists {v!r} twice; give each value once")
+                seen.add(repr(v))
         if not axes:
             return [("", self)]
         out = []
@@ -392,10 +412,15 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
             raise _err("candidates.enumerate", "must be {nodes = N, max_degree = D} (optional min_degree, regular)")
         _int(en, "nodes", "candidates.enumerate.", minimum=2)
         _int(en, "max_degree", "candidates.enumerate.", minimum=1)
+        _int(en, "min_degree", "candidates.enumerate.", minimum=0)
+        if "regular" in en and not isinstance(en["regular"], bool):
+            # TOML has booleans: a number here is a mistake, not a truth value
+            raise _err("candidates.enumerate.regular", f"must be true or false, got {en['regular']!r}")
         if "nodes" not in en or "max_degree" not in en:
             raise _err("candidates.enumerate", "needs nodes and max_degree")
         if en["nodes"] > 10:
             raise _err("candidates.enumerate.nodes", f"at most 10 (the pool grows too fast beyond), got {en['nodes']}")
+        _check_enumerated_pool(en)
     hier = c.get("hierarchy")
     if hier is not None:
         hier = _hierarchy(hier)
@@ -460,6 +485,14 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
 
     sim_routing = _choice(sm, "routing", "simulation.", tuple(ROUTINGS), "auto")
     sim_seeds = _int(sm, "seeds", "simulation.", minimum=1, default=1)
+    if sim_seeds > MAX_SIM_SEEDS:
+        # every seed is a whole saturation search of every simulated candidate
+        loads = math.ceil(float(max_load) / float(step))
+        sims = max(sim_top, 1) + (baseline is not None)
+        raise _err("simulation.seeds", f"{sim_seeds:,} seeds would be about {format_count(sim_seeds * sims * loads)} "
+                                       f"simulations ({sims} candidate(s) x up to {loads} loads a seed); at most "
+                                       f"{MAX_SIM_SEEDS:,} seeds (the 95% interval narrows as 1/sqrt(seeds): "
+                                       f"30 seeds give most of it)")
     # the simulations' seeds seed .. seed + seeds - 1 (the seed itself is checked where it is read)
     if seed + sim_seeds - 1 > MAX_SEED:
         raise _err("simulation.seeds", f"{sim_seeds} seeds from seed {seed} go past the largest seed {MAX_SEED}")
@@ -499,10 +532,11 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
         dask = {}
         if "scheduler" in dk:
             dask["scheduler"] = check_scheduler(dk["scheduler"], "study field dask.scheduler")
-        workers = _int(dk, "workers", "dask.", minimum=1)
+        workers = _int(dk, "workers", "dask.", minimum=1, maximum=MAX_WORKERS,
+                       why="a local cluster starts a process per worker")
         if workers is not None:
             dask["workers"] = workers
-    return Study(name=name, seed=seed, description=desc, specs=specs, sweep=tuple(sweep), enumerate=en, hierarchy=hier,
+    study = Study(name=name, seed=seed, description=desc, specs=specs, sweep=tuple(sweep), enumerate=en, hierarchy=hier,
                  files=files, max_degree=max_degree, traffic=traffic, scales=tuple(float(s) for s in scales),
                  physical=physical, objective=objective, eps=float(eps), baseline=baseline, cross_check_top=top,
                  prune=prune, lp_limit=lp_limit, sim_top=sim_top, sim_preset=sim_preset, sim_step=float(step),
@@ -510,6 +544,28 @@ def _study_from_dict(d: dict, base: Path | None = None) -> Study:
                  cost=cost, dask=dask, search=search, latency_model=latency_model,
                  queueing_service=float(service), queueing_variability=float(variability),
                  queueing_terminals=terminals)
+    study.variants()  # a swept value given twice is refused here, with the other fields' problems
+    return study
+
+
+def _check_enumerated_pool(en: dict) -> None:
+    """Refuse an enumerated pool too large to evaluate, from the enumeration's own count estimate (what
+    `toposynth enumerate` checks) before a graph is enumerated: each graph is built, compared with the others
+    and flow-solved."""
+    from candidates.enumeration.graphs import check_enumeration  # deferred: numba (docs/ARCHITECTURE.md)
+
+    try:
+        est = check_enumeration(en["nodes"], en["max_degree"], min_degree=en.get("min_degree", 0),
+                                regular=en.get("regular", False))
+    except ToposynthError as exc:
+        raise _err("candidates.enumerate", str(exc)) from None
+    if est > MAX_ENUMERATED:
+        raise _err("candidates.enumerate",
+                   f"graphs of {en['nodes']} nodes with maximum degree {en['max_degree']} are about "
+                   f"{format_count(est)} candidates, each built, compared and flow-solved (more than "
+                   f"{format_seconds(est * SECONDS_PER_CANDIDATE)} at {SECONDS_PER_CANDIDATE * 1e3:g} ms a candidate); "
+                   f"a study enumerates at most {format_count(MAX_ENUMERATED)}: lower nodes or max_degree, "
+                   f"or add min_degree or regular = true")
 
 
 PLACEMENTS = ("canonical", "min-cutwidth", "all")

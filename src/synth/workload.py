@@ -60,12 +60,16 @@ def _err(field_: str, msg: str) -> StudyError:
     return StudyError(f"study field {field_}: {msg}")
 
 
-def _int(d: dict, key: str, where: str, *, minimum: int, default: Any = None) -> Any:
+def _int(d: dict, key: str, where: str, *, minimum: int, default: Any = None, maximum: int | None = None,
+         why: str = "") -> Any:
+    """``d[key]`` as an int in ``[minimum, maximum]``; ``why`` says what the maximum protects (the message)."""
     v = d.get(key, default)
     if v is default and key not in d:
         return default
     if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
         raise _err(f"{where}{key}", f"must be an integer >= {minimum}, got {v!r}")
+    if maximum is not None and v > maximum:
+        raise _err(f"{where}{key}", f"must be at most {maximum:,}, got {v:,}" + (f" ({why})" if why else ""))
     return v
 
 
