@@ -454,6 +454,17 @@ def _print_check(study, as_json: bool) -> int:
     return 0
 
 
+def default_out_dir(name: str) -> str:
+    """``toposynth-NAME`` in the working directory: the study's name made one path component (a
+    separator or a ``..`` in a name must not put the output anywhere else).
+
+    >>> default_out_dir("x/../../escaped"), default_out_dir("bgl midplane")
+    ('toposynth-x-..-..-escaped', 'toposynth-bgl midplane')
+    """
+    safe = "".join("-" if c in "/\\\0" or ord(c) < 32 else c for c in name)
+    return f"toposynth-{safe}"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .answer import units
@@ -468,7 +479,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         study = load_study(args.study)
     if args.check:
         return _print_check(study, args.json)
-    out = args.out or f"toposynth-{study.name}"
+    out = args.out or default_out_dir(study.name)
     res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet,
               verbose=args.verbose or None)
     _check_something_ranked(res, out)

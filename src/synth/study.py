@@ -251,7 +251,9 @@ class Study:
                 else:
                     pins[k] = v
             label = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                             for (k, _), v in zip(axes, combo)).replace(":", "-")
+                             for (k, _), v in zip(axes, combo))
+            # the label names the variant's directory under --out: one path component, whatever the values
+            label = "".join("-" if c in ":/\\\0" else c for c in label)
             out.append((label, replace(self, traffic=replace(self.traffic, **changes),
                                        physical=replace(self.physical, connector_pins=pins), machine=machine,
                                        name=f"{self.name} [{label}]")))
