@@ -110,6 +110,12 @@ def _table(rows: list[list[Any]], head: list[str], left: tuple[int, ...] = (0, 1
     return html_table(head, rows, left=left, row_class=row_class)
 
 
+def _e(x: Any) -> str:
+    """Any value as HTML text: every value written into a page is escaped, whichever file it came
+    from (a results.json is a file anyone may have edited)."""
+    return html.escape(str(x))
+
+
 def _pct(x: float) -> str:
     return f"{x * 100:+.1f}%"
 
@@ -338,7 +344,7 @@ def _ranking_table(d: dict[str, Any], ranked: list[str], u: dict[str, str], pare
                     + (["\u03bb, latency" if len(fronts) == 2 else "\u03bb" if fronts == ["capacity"] else
                         ", ".join(fronts)] if pareto.get("capacity") is not None else [])
                     + ([f"with rank {pos[ties[spec]]}" if spec in ties else ""] if ties else []))
-    note = "" if show_routers else f"<p class='note'>Every candidate has {by[ranked[0]].get('routers')} routers.</p>"
+    note = "" if show_routers else f"<p class='note'>Every candidate has {_e(by[ranked[0]].get('routers'))} routers.</p>"
     return note + _table(rows, head, row_class=lambda k: "base" if ranked[k] == base else None)
 
 
@@ -419,7 +425,7 @@ def render_report(out: str | Path) -> Path:
     d = _load(out)
     try:
         page = _page(d)
-    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         # _load checks the records and the parts it can; this is the rest of a hand-edited file
         raise StudyError(f"{out / 'results.json'} is damaged ({type(exc).__name__}: {exc}); {_RERUN}") from None
     return _write_page(out, page)
@@ -456,12 +462,12 @@ def _page(d: dict[str, Any]) -> str:
              f"<title>toposynth study {html.escape(sd['name'])}</title><style>{_CSS}</style></head><body>",
              f"<h1>Study {html.escape(sd['name'])}</h1><p>{html.escape(sd['description'])}</p>"]
     parts.append(_answer_section(d, u))
-    parts.append(f"<p class='meta'>Machine: {main_pes} PEs. Capacity \u03bb in {html.escape(u['capacity'])}; latency in "
-                 f"{html.escape(u['latency'])}. {len(d['records'])} candidates: "
-                 + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items()))
-                 + f"; {d.get('resumed', 0)} taken from an earlier run; {d['seconds']:.1f} s"
-                 + compile_note(d.get("compile_seconds", 0.0)) + ". "
-                 f"Fingerprint <code>{d['fingerprint']}</code>.</p>")
+    parts.append(f"<p class='meta'>Machine: {_e(main_pes)} PEs. Capacity \u03bb in {_e(u['capacity'])}; latency in "
+                 f"{_e(u['latency'])}. {len(d['records'])} candidates: "
+                 + ", ".join(f"{v} {_e(k)}" for k, v in sorted(statuses.items()))
+                 + f"; {_e(d.get('resumed', 0))} taken from an earlier run; {d['seconds']:.1f} s"
+                 + _e(compile_note(d.get("compile_seconds", 0.0))) + ". "
+                 f"Fingerprint <code>{_e(d['fingerprint'])}</code>.</p>")
     winners = [a["winner"] for a in d.get("answers") or [] if a.get("winner")]
     measure = pareto.get("cost", "links")
     unit = _cost_unit(measure)
@@ -471,7 +477,7 @@ def _page(d: dict[str, Any]) -> str:
         if pareto else None
     if fig is not None:
         parts.append("<h2>Performance against cost</h2><figure>" + _img(fig, "pareto") +
-                     f"<figcaption>Every ranked candidate of the {main_pes}-PE machine against the study's cost "
+                     f"<figcaption>Every ranked candidate of the {_e(main_pes)}-PE machine against the study's cost "
                      f"measure ({html.escape(pareto['cost'])}, <code>ranking.cost</code>). Blue: the Pareto front "
                      "(no other candidate is at least as good for no more cost); red square: the baseline; star: "
                      "the winner (violet: the best at the baseline's cost). A name set apart from its point is joined to it "
@@ -488,7 +494,7 @@ def _page(d: dict[str, Any]) -> str:
                  "(the exact LP's λ, where the cross-check solved it, narrows an interval to its point).</p>")
     for pes, ranked in classes:
         if len(classes) > 1:
-            parts.append(f"<h3>{pes} PEs" + (" (the machine)" if pes == main_pes else " (another size, ranked apart)")
+            parts.append(f"<h3>{_e(pes)} PEs" + (" (the machine)" if pes == main_pes else " (another size, ranked apart)")
                          + "</h3>")
         if ranked:
             parts.append(_ranking_table(d, ranked, u, pareto if pes == main_pes else {}))
@@ -539,7 +545,7 @@ def _page(d: dict[str, Any]) -> str:
         if compiled:
             for row, x in zip(rows_s, simd):
                 row.append(x.get("compile_seconds", 0.0))
-        reps = "" if seeds == 1 else (f" Each candidate with {seeds} seeds ({sd['seed']} to {sd['seed'] + seeds - 1}): "
+        reps = "" if seeds == 1 else (f" Each candidate with {_e(seeds)} seeds ({_e(sd['seed'])} to {_e(sd['seed'] + seeds - 1)}): "
                                       "the saturation is their mean \u00b1 the half-width of its 95% interval "
                                       "(Student's t over the seeds); the figure draws every seed's curve.")
         parts.append(f"<h2>Simulation of the winners</h2><p>Cycle-level simulation (preset {html.escape(sm['preset'])}, "
@@ -600,11 +606,11 @@ def write_sweep_outputs(res, out: Path) -> Path:
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>toposynth sweep "
             f"{html.escape(res.study.name)}</title><style>{_CSS}</style></head><body>"
             f"<h1>{'Physical sweep' if pins else 'Sweep'}: {html.escape(res.study.name)}</h1><p>{html.escape(res.study.description)}</p>"
-            f"<figure>{img}<figcaption>{cap}</figcaption></figure>"
+            f"<figure>{img}<figcaption>{_e(cap)}</figcaption></figure>"
             + _table(rows, ["variant", "winner", "capacity vs baseline (certified interval)", lat_head,
                             f"best capacity \u03bb ({u['capacity_short']})"], left=(0, 1))
             + f"<h2>Variants</h2><ul>{links}</ul><p class='meta'>{res.seconds:.1f} s"
-            + compile_note(res.compile_seconds) + ".</p>"
+            + _e(compile_note(res.compile_seconds)) + ".</p>"
             "<h2>The study</h2><pre id='study'>" + html.escape(_study_toml(res.study.to_dict())) + "</pre></body></html>")
     path = out / "report.html"
     atomic_write_text(path, page)
