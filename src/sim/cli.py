@@ -512,7 +512,11 @@ def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
     check_max_cycles(args.max_cycles, "--max-cycles")   # before the trace is built
     tr = load_trace(args.trace, args.seed, max_processes=topo.num_terminals)
     if args.write_trace:
-        tr.write(args.write_trace)
+        try:
+            tr.write(args.write_trace)
+        except OSError as exc:  # checked writable up front; a full disk shows only now
+            raise SimError(f"cannot write --write-trace {args.write_trace}: {exc.strerror or exc}; make room or "
+                           f"choose another file") from None
     r = run_trace(topo, cfg, tr, seed=args.seed, max_cycles=args.max_cycles)
     status = EXIT_DEADLOCK if r.deadlock else (EXIT_OK if r.completed else EXIT_NOT_CERTIFIED)
     if args.json:

@@ -410,9 +410,22 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         for g in graphs:
             out.write(g + "\n")
             count += 1
-    finally:
         if args.out:
             out.close()
+    except OSError as exc:
+        if not args.out:
+            raise
+        # a full disk mid-way (at a write, or at the close that flushes the last lines)
+        from common.errors import OutputPathError
+
+        raise OutputPathError(f"cannot write to {args.out}: {exc.strerror or exc}; make room and run the "
+                              f"command again (the file is incomplete)") from None
+    finally:
+        if args.out and not out.closed:
+            try:
+                out.close()
+            except OSError:
+                pass  # the write's error above is the one to report
     if args.out:
         print(f"wrote {count} graphs to {args.out}", file=sys.stderr)
     return 0

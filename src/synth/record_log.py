@@ -256,14 +256,16 @@ def _repair(path: Path, kept: list[bytes], rejected: list[SetAside]) -> None:
 
 class RecordLog:
     """A log opened for appending: :meth:`append` writes one record and
-    makes it durable at once (flush + fsync), so an interrupted run loses
-    nothing finished."""
+    makes it durable at once (fsync), so an interrupted run loses nothing
+    finished. Unbuffered: a record that cannot be written (a full disk) is
+    cut off again, so the log holds whole records only and a rerun resumes
+    from it; nothing is left in a buffer for ``close`` to fail on."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         try:
             while True:
-                self._f = self.path.open("a", encoding="utf-8")
+                self._f = self.path.open("ab", buffering=0)
                 _lock(self._f, exclusive=False, wait=True)
                 # a repair may have replaced the file between open and lock: then open the new one
                 if os.fstat(self._f.fileno()).st_ino == os.stat(self.path).st_ino:
@@ -274,15 +276,34 @@ class RecordLog:
                 with self.path.open("rb") as r:
                     r.seek(size - 1)
                     if r.read(1) != b"\n":
-                        self._f.write("\n")  # never glue a record to a line cut short
+                        self._write(b"\n")  # never glue a record to a line cut short
+        except OutputPathError:
+            raise
         except OSError as exc:
             raise OutputPathError(f"cannot write to {self.path}: {exc.strerror or exc}; "
                                   "choose another --out") from None
 
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` whole and sync it, or cut the log back to where it was and raise
+        :class:`~common.errors.OutputPathError` (ENOSPC, EDQUOT, EIO: the records before it are whole)."""
+        fd = self._f.fileno()
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass  # a partial last line is set aside (quietly) by the next read, as after a crash
+            raise OutputPathError(f"cannot write to {self.path}: {exc.strerror or exc}; the records before it are "
+                                  "kept: make room (or fix the directory) and rerun the same command to resume") \
+                from None
+
     def append(self, d: dict[str, Any]) -> None:
-        self._f.write(json.dumps(d) + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        self._write((json.dumps(d) + "\n").encode("utf-8"))
 
     def close(self) -> None:
         self._f.close()   # releases the lock

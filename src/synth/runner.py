@@ -535,8 +535,8 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
             seconds = [done[s].seconds for s in specs[: w * WAVE] if s in done][-4 * WAVE:]
             chunk = 1 if ex.inline else chunk_size(len(pending), ex.slots, seconds)
             _gather(ex, [(s, best.get(sizes[s])) for s in pending], fn, keep, chunk)
-    except (StudyError, KeyboardInterrupt):
-        raise
+    except (StudyError, OutputPathError, KeyboardInterrupt):
+        raise   # a log that cannot be written says so in its own line
     except Exception as exc:  # evaluate() never raises: this is the parallel machinery (a killed worker, ...)
         where = f"; the {resumed + k} records in {out} are kept: rerun the same command to resume" if out else ""
         if isinstance(exc, NoWorkers):
@@ -876,8 +876,8 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
         else:
             # the loads are the tasks: a study with fewer winners than workers still uses them all
             _simulate_points(study, todo, ex, keep, tick)
-    except (StudyError, KeyboardInterrupt):
-        raise
+    except (StudyError, OutputPathError, KeyboardInterrupt):
+        raise   # a log that cannot be written says so in its own line
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke
         where = f"; the finished ones in {out} are kept: rerun the same command to resume" if out else ""
         if isinstance(exc, NoWorkers):

@@ -18,7 +18,7 @@ from typing import Any
 
 from candidates.errors import SpecError
 from common.compiletime import compile_note
-from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, seed_arg
+from common.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, OutputPathError, seed_arg
 from common.paths import atomic_write_text, check_out_file
 
 __all__ = ["add_subcommand", "cmd_search", "DEFAULT_MOVES"]
@@ -128,9 +128,13 @@ def _write_graph(topo, path: Path, provenance: dict[str, Any]) -> None:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from candidates import write_topology
 
-    write_topology(topo, path)
-    if path.suffix.lower() == ".g6":
-        atomic_write_text(path.with_name(path.name + ".json"), json.dumps(provenance, indent=1) + "\n")
+    try:
+        write_topology(topo, path)
+        if path.suffix.lower() == ".g6":
+            atomic_write_text(path.with_name(path.name + ".json"), json.dumps(provenance, indent=1) + "\n")
+    except OSError as exc:  # checked writable up front; a full disk shows only now
+        raise OutputPathError(f"cannot write --out {path}: {exc.strerror or exc}; make room or choose another "
+                              f"--out, then rerun the same command (its checkpoint keeps the search's result)") from None
 
 
 def _placement(args: argparse.Namespace, start=None):
