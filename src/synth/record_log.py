@@ -22,6 +22,10 @@ and a rerun resumes from them. This module owns those logs:
   Removing it also matters for the next append, which would otherwise be
   glued to the partial line and lost with it (an appender also starts with
   a newline when the log does not end in one).
+- Two different records of one candidate (two runs that disagree, an
+  edited log) are both set aside, the conflict named in the warning line,
+  and the candidate evaluated again: the last one must not silently decide
+  the ranking. The same record twice (timings aside) is kept once.
 - Two runs may share a directory. An open :class:`RecordLog` holds a shared
   ``flock`` on the log; the rewrite needs the exclusive lock and is skipped
   while another run has the log open (replacing the file under it would
@@ -108,8 +112,9 @@ class SetAside:
 @dataclass
 class LogContents:
     """What :func:`read_log` found: the records of the fingerprint (by spec;
-    the last one of a spec wins), the lines set aside, and how many lines
-    of other fingerprints were kept."""
+    a record repeated is kept once, two different records of one spec are
+    both set aside), the lines set aside, and how many lines of other
+    fingerprints were kept."""
 
     path: Path
     records: dict[str, Any] = field(default_factory=dict)
@@ -126,9 +131,14 @@ class LogContents:
         if not loud:
             return None
         n = len(loud)
-        shown = "; ".join(f"line {x.line}: {x.reason}" for x in loud[:_SHOWN])
-        if n > _SHOWN:
-            shown += f"; and {n - _SHOWN} more"
+        # lines of one reason (the two records of a conflict) together
+        by_reason: dict[str, list[int]] = {}
+        for x in loud:
+            by_reason.setdefault(x.reason, []).append(x.line)
+        shown = "; ".join(("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines)) + f": {reason}"
+                          for reason, lines in list(by_reason.items())[:_SHOWN])
+        if len(by_reason) > _SHOWN:
+            shown += f"; and {sum(len(v) for v in list(by_reason.values())[_SHOWN:])} more"
         rec, it = ("record", "it") if n == 1 else ("records", "they")
         where = (f"set aside in {rejected_path(self.path).name}" if self.repaired
                  else "ignored (another run has the log open; a later run sets them aside)")
@@ -216,12 +226,24 @@ def _lock(f, *, exclusive: bool, wait: bool) -> bool:
     return True
 
 
+def _result(obj: Any) -> Any:
+    """A record without its timings (keys ending in ``seconds``): two runs of one candidate differ there only."""
+    if isinstance(obj, dict):
+        return {k: _result(v) for k, v in obj.items() if not k.endswith("seconds")}
+    if isinstance(obj, list):
+        return [_result(v) for v in obj]
+    return obj
+
+
 def _parse(data: bytes, fingerprint: str, parse: Callable[[dict], Any], out: LogContents) -> None:
     lines = data.split(b"\n")
     cut = not data.endswith(b"\n")   # the last element is a partial line (or b"" for an empty file)
     if not cut:
         lines.pop()
-    kept = out.kept
+    kept: list[bytes | None] = []
+    # spec -> (index in kept, line number, the record without timings) of its first record
+    first: dict[str, tuple[int, int, Any]] = {}
+    conflicted: dict[str, int] = {}   # spec -> the line number of its first record
     for i, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -229,11 +251,32 @@ def _parse(data: bytes, fingerprint: str, parse: Callable[[dict], Any], out: Log
         if kind == "bad":
             out.set_aside.append(SetAside(i, a, raw.decode("utf-8", "surrogateescape"), b))
             continue
-        kept.append(raw)
         if kind == "other":
+            kept.append(raw)
             out.others += 1
-        else:
-            out.records[a] = b
+            continue
+        result = _result(json.loads(raw))
+        if a in conflicted or (a in first and first[a][2] != result):
+            # two different records of one candidate (two runs that disagree, an edit): which one is right
+            # the log cannot tell, and the last one would silently decide the ranking -- trust neither,
+            # set both aside and recompute the candidate
+            if a not in conflicted:
+                k, line, _ = first[a]
+                conflicted[a] = line
+                out.set_aside.append(SetAside(line, f"two different records of {a}, neither trusted",
+                                              kept[k].decode("utf-8", "surrogateescape")))
+                kept[k] = None
+                del out.records[a]
+            out.set_aside.append(SetAside(i, f"two different records of {a}, neither trusted",
+                                          raw.decode("utf-8", "surrogateescape")))
+            continue
+        if a in first:
+            continue   # the same record again (two runs of one directory both finished it): once is enough
+        first[a] = (len(kept), i, result)
+        kept.append(raw)
+        out.records[a] = b
+    out.kept[:] = [x for x in kept if x is not None]
+    out.set_aside.sort(key=lambda x: x.line)
 
 
 def _repair(path: Path, kept: list[bytes], rejected: list[SetAside]) -> None:
@@ -272,13 +315,14 @@ class RecordLog:
                     break
                 self._f.close()
             size = os.fstat(self._f.fileno()).st_size
+            # never glue a record to a line cut short: a newline before the first record (written with it,
+            # so the cut line stays the log's last, set aside quietly, until a record follows)
+            self._lead = b""
             if size:
                 with self.path.open("rb") as r:
                     r.seek(size - 1)
                     if r.read(1) != b"\n":
-                        self._write(b"\n")  # never glue a record to a line cut short
-        except OutputPathError:
-            raise
+                        self._lead = b"\n"
         except OSError as exc:
             raise OutputPathError(f"cannot write to {self.path}: {exc.strerror or exc}; "
                                   "choose another --out") from None
@@ -303,7 +347,8 @@ class RecordLog:
                 from None
 
     def append(self, d: dict[str, Any]) -> None:
-        self._write((json.dumps(d) + "\n").encode("utf-8"))
+        self._write(self._lead + (json.dumps(d) + "\n").encode("utf-8"))
+        self._lead = b""
 
     def close(self) -> None:
         self._f.close()   # releases the lock
