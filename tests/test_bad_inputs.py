@@ -33,6 +33,28 @@ GRAPHML_DIRECTED_BOTH_WAYS = (
 SMALL = b"[candidates]\nspecs = ['ring:8', 'complete:8']\n"
 
 
+def _conflicting_log() -> tuple[bytes, bytes]:
+    """A study and a record log holding two different records of one candidate (pruned records: no flow
+    solved to write them), in the study's fingerprint."""
+    import json
+    import tomllib
+
+    from synth.study import study_from_dict
+
+    study = SMALL + b"max_degree = 2\n"
+    fp = study_from_dict(tomllib.loads(study.decode())).fingerprint()
+    rec = {"spec": "complete:8", "status": "pruned", "routers": 8, "pes": 8, "links": 28, "max_degree": 7,
+           "radix": 8, "family": "complete", "wiring": None,
+           "cost": {"routers": 8, "pes": 8, "radix": 8, "ports": 64, "links": 28, "wire_length": None, "wires": None,
+                    "pins": None, "cables": None, "longest_link": None},
+           "reason": "router degree 7 > max_degree 2", "seconds": 0.001, "compile_seconds": 0, "fingerprint": fp}
+    other = {**rec, "reason": "router degree 6 > max_degree 2"}
+    return study, (json.dumps(rec) + "\n" + json.dumps(other) + "\n").encode()
+
+
+CONFLICT_STUDY, CONFLICT_LOG = _conflicting_log()
+
+
 @dataclass
 class Row:
     id: str
@@ -335,6 +357,81 @@ ROWS = [
         r"--scale must be a positive number in 1e-30\.\.1e\+30, got 9.99989e-321"),
     Row("huge flow scale", ["flow", "ring:6", "--scale", "1e31"], 2, r"--scale must be a positive number in .*got 1e\+31"),
     Row("NaN flow scale", ["flow", "ring:6", "--scale", "nan"], 2, r"--scale must be a positive number in .*got nan"),
+    # ---- hostile files, studies and outputs: numbers out of range, deep or inconsistent files, output paths
+    Row("demand router index beyond int64", ["flow", "torus:4x4", "--demands", "d.csv"], 2,
+        r"d.csv:2: router index 99999999999999999999999 is out of range",
+        files={"d.csv": b"src,dst,amount\n0,99999999999999999999999,1\n"}),
+    Row("demand amount beyond the solvers' range", ["flow", "torus:4x4", "--demands", "d.csv"], 2,
+        r"d.csv:2: amount 99999999999999999999999999 is outside \[1e-06, 1e\+06\], where the solvers' tolerances hold",
+        files={"d.csv": b"src,dst,amount\n0,1,99999999999999999999999999\n"}),
+    Row("demand amount below the solvers' range", ["flow", "torus:4x4", "--demands", "d.csv"], 2,
+        r"d.csv:3: amount 1e-300 is outside", files={"d.csv": b"src,dst,amount\n0,1,1\n2,5,1e-300\n"}),
+    Row("concentration of 1e11", ["describe", "torus:4x4:c=99999999999"], 2,
+        r"concentration c must be at most 1,000,000 PEs per router, got c=99999999999"),
+    Row("concentration beyond int64", ["flow", "torus:4x4:c=99999999999999999999", "--traffic", "random:100"], 2,
+        r"concentration c must be at most 1,000,000 PEs per router"),
+    Row("PEs counted in the size", ["describe", "torus:100x100x10:c=10000"], 2,
+        r"torus:100x100x10:c=10000 \(100,000 routers, 300,000 links, 1e\+09 PEs\) needs about 16 GB"),
+    Row("PEs of a graph file counted", ["describe", "graph:p.txt:c=1000000"], 2,
+        r"graph:p.txt:c=1000000 \(100 routers, 99 links, 100,000,000 PEs\) needs about 1.6 GB",
+        files={"p.txt": "".join(f"{i} {i + 1}\n" for i in range(99)).encode()}),
+    Row("deeply nested JSON graph", ["describe", "graph:deep.json"], 2,
+        r"deep.json: JSON nested too deeply to be a graph file", files={"deep.json": b"[" * 100_000 + b"]" * 100_000}),
+    Row("run --out name too long", ["run", "s.toml", "--out", "a" * 300], 2,
+        r"--out a{40}\.\.\.a{20} \(300 characters\): File name too long; use shorter names", files={"s.toml": SMALL}),
+    Row("run --out path too long", ["run", "s.toml", "--out", "x/" + "a" * 300 + "/y"], 2,
+        r"cannot create x/a+\.\.\.a+/y \(304 characters\): File name too long", files={"s.toml": SMALL}),
+    Row("enumerate --out name too long", ["enumerate", "--nodes", "4", "--max-degree", "2", "--out", "a" * 300], 2,
+        r"--out a+\.\.\.a+ \(300 characters\): File name too long"),
+    Row("plot name too long", ["simulate", "torus:4x4", "--sweep", "--loads", "0.1", "--plot", "a" * 300 + ".png"], 2,
+        r"--plot a+\.\.\.a+\.png \(304 characters\): File name too long"),
+    Row("enumerate onto a full disk", ["enumerate", "--nodes", "4", "--max-degree", "2", "--out", "/dev/full"], 2,
+        r"cannot write to /dev/full: No space left on device; make room"),
+    Row("trace onto a full disk", ["simulate", "torus:4x4", "--trace", "nas:cg:16:S:1", "--write-trace", "/dev/full"],
+        2, r"cannot write --write-trace /dev/full: No space left on device"),
+    Row("study enumerating 11.7 M graphs", ["run", "s.toml", "--check"], 2,
+        r"candidates.enumerate: graphs of 10 nodes with maximum degree 9 are about 11,716,571 candidates, each built, "
+        r"compared and flow-solved \(more than .* at 40 ms a candidate\); a study enumerates at most 200,000",
+        files={"s.toml": b"[candidates]\nenumerate = {nodes = 10, max_degree = 9}\n"}),
+    Row("study of 1e8 seeds", ["run", "s.toml", "--check"], 2,
+        r"simulation.seeds: 100,000,000 seeds would be about 2e\+09 simulations \(1 candidate\(s\) x up to 20 loads a "
+        r"seed\); at most 1,000 seeds", files={"s.toml": SMALL + b"[simulation]\ntop = 1\nseeds = 100000000\n"}),
+    Row("study seed beyond 63 bits", ["run", "s.toml", "--check"], 2,
+        r"study field seed: must be at most 4,611,686,018,427,387,904, got 100,000,000,000,000,000,000,000",
+        files={"s.toml": b"seed = 100000000000000000000000\n" + SMALL}),
+    Row("study of 1e8 dask workers", ["run", "s.toml", "--check"], 2,
+        r"dask.workers: must be at most 1,024, got 100,000,000 \(a local cluster starts a process per worker\)",
+        files={"s.toml": SMALL + b"[dask]\nworkers = 100000000\n"}),
+    Row("node-link link to an undeclared node", ["describe", "graph:g.json"], 2,
+        r"g.json: links\[2\] target 7 is not a declared node; add it to 'nodes'",
+        files={"g.json": b'{"directed": false, "multigraph": false, "graph": {}, "nodes": [{"id": 0}, {"id": 1}, '
+                         b'{"id": 2}], "links": [{"source": 0, "target": 1}, {"source": 1, "target": 2}, '
+                         b'{"source": 2, "target": 7}]}'}),
+    Row("graph6 file of two graphs", ["describe", "graph:two.g6"], 2,
+        r"two.g6: holds 2 graph6 lines, a graph file is one graph", files={"two.g6": b"Cw\nC~\n"}),
+    Row("regular = 5", ["run", "s.toml", "--check"], 2, r"candidates.enumerate.regular: must be true or false, got 5",
+        files={"s.toml": b"[candidates]\nenumerate = {nodes = 6, max_degree = 3, regular = 5}\n"}),
+    Row("routing the family cannot use", ["run", "s.toml", "--out", "o"], 2,
+        r"simulation.routing: 'dor' cannot simulate candidate complete:8: routing 'dor' needs routing records",
+        files={"s.toml": SMALL + b"[simulation]\ntop = 2\nrouting = 'dor'\n"}),
+    Row("routing the family cannot use (check)", ["run", "s.toml", "--check"], 2,
+        r"simulation.routing: 'dor' cannot simulate candidate complete:8",
+        files={"s.toml": SMALL + b"[simulation]\ntop = 2\nrouting = 'dor'\n"}),
+    Row("the same traffic variant twice", ["run", "s.toml", "--out", "o"], 2,
+        r"traffic.pattern: the sweep lists 'uniform' twice; give each value once",
+        files={"s.toml": SMALL + b"[traffic]\npattern = ['uniform', 'tornado', 'uniform']\n"}),
+    Row("the same count twice", ["run", "s.toml", "--check"], 2, r"traffic.count: the sweep lists 8 twice",
+        files={"s.toml": SMALL + b"[traffic]\npattern = 'random'\ncount = [8, 16, 8]\n"}),
+    Row("a study named to escape the directory", ["run", "s.toml"], 0,
+        r"toposynth: study 'x/\.\./\.\./escaped': 2 candidates, 0 already done, 2 to evaluate",
+        files={"s.toml": b"name = 'x/../../escaped'\n" + SMALL}),
+    Row("a large sparse flow says its time up front", ["flow", "torus:40x40x40", "--traffic", "random:100", "--solver",
+                                                        "ptas", "--max-phases", "1"], 4,
+        r"toposynth: large problem: 64,000 routers, 100 demands in 100 source groups; roughly 90 s or more"),
+    Row("two different records of one candidate", ["run", "s.toml", "--out", "o"], 0,
+        r"o/records.jsonl: 2 damaged or invalid records set aside in records.rejected.jsonl \(lines 1, 2: two "
+        r"different records of complete:8, neither trusted\); they will be recomputed",
+        files={"s.toml": CONFLICT_STUDY, "o/records.jsonl": CONFLICT_LOG}),
 ]
 
 
