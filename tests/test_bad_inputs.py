@@ -402,6 +402,18 @@ ROWS = [
     Row("study of 1e8 dask workers", ["run", "s.toml", "--check"], 2,
         r"dask.workers: must be at most 1,024, got 100,000,000 \(a local cluster starts a process per worker\)",
         files={"s.toml": SMALL + b"[dask]\nworkers = 100000000\n"}),
+    Row("run with 1e8 jobs", ["run", "s.toml", "--jobs", "100000000"], 2,
+        r"--jobs 100,000,000 \(100,000,000 worker processes, about 150 MB each\) needs about 15 PB", files={"s.toml": SMALL}),
+    Row("simulate with 1e8 jobs", ["simulate", "torus:4x4", "--sweep", "--loads", "0.1,0.2", "--jobs", "100000000"], 2,
+        r"jobs 100,000,000 \(100,000,000 worker processes, about 150 MB each\) needs about 15 PB"),
+    Row("search of 1e15 moves", ["search", "--routers", "16", "--degree", "3", "--moves", "1000000000000000"], 2,
+        r"--moves: 1,000,000,000,000,000 moves a restart would take about 127 years at 250,000 moves/s"),
+    Row("search of 1e11 restarts", ["search", "--routers", "16", "--degree", "3", "--restarts", "100000000000"], 2,
+        r"--restarts: 100,000,000,000 restarts: at most 10,000"),
+    Row("study search of 1e15 moves", ["run", "s.toml", "--check"], 2,
+        r"candidates.search\[0\].moves: 1,000,000,000,000,000 moves a restart would take about 127 years",
+        files={"s.toml": b"[machine]\npes = 8\n" + SMALL
+               + b"search = [{label = 's', degree = 3, moves = 1000000000000000}]\n"}),
     Row("node-link link to an undeclared node", ["describe", "graph:g.json"], 2,
         r"g.json: links\[2\] target 7 is not a declared node; add it to 'nodes'",
         files={"g.json": b'{"directed": false, "multigraph": false, "graph": {}, "nodes": [{"id": 0}, {"id": 1}, '

@@ -8,7 +8,7 @@ defaults from here, so ``toposynth flow --eps``, ``[ranking] eps`` and
 from __future__ import annotations
 
 __all__ = ["EPS", "LOAD_STEP", "MAX_LOAD", "MAX_LOAD_POINTS", "SATURATION_TOLERANCE", "STABLE_RESOLUTION", "QUEUEING_SERVICE",
-           "BGL_PACKET_NS"]
+           "BGL_PACKET_NS", "SEARCH_MAX_MOVES", "SEARCH_MAX_RESTARTS", "SEARCH_MOVES_PER_SECOND"]
 
 #: the relative gap a certified flow solution is asked for (lambda within a factor 1 - eps of optimal)
 EPS = 0.05
@@ -30,3 +30,11 @@ QUEUEING_SERVICE = 1.0
 #: one wire, 256 * 8 bits at 1.4 Gb/s (the torus links' bit rate: Adiga et al., "Blue Gene/L torus
 #: interconnection network", IBM J. Res. & Dev. 49(2/3), 2005), in ns
 BGL_PACKET_NS = 256 * 8 / 1.4
+#: a topology search's budget, for the command and a study's [candidates] search alike: moves a
+#: restart ...
+SEARCH_MAX_MOVES = 10**11
+#: ... and restarts (each a task, a result and a checkpoint kept until the search ends)
+SEARCH_MAX_RESTARTS = 10_000
+#: the rate the limits are stated at: 64 routers of degree 4, one core (measured: 250,000 moves/s;
+#: larger graphs are slower)
+SEARCH_MOVES_PER_SECOND = 250_000.0

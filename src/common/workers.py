@@ -10,8 +10,23 @@ import threading
 import time
 
 from . import compiletime
+from .size import check_memory
 
-__all__ = ["init_worker", "watch_parent"]
+__all__ = ["init_worker", "watch_parent", "check_workers", "WORKER_BYTES"]
+
+#: the memory of one worker process: the imports of an evaluation (numpy, scipy, numba, the flow
+#: solvers; measured 110 MB) and room for its kernels and its task
+WORKER_BYTES = 150e6
+
+
+def check_workers(jobs: int, option: str = "--jobs") -> None:
+    """Refuse (one line, :class:`common.size.SizeError`) more local worker processes than this machine's
+    memory holds, before any is started: a pool of 10^8 processes would not fail, it would take the
+    machine down."""
+    if jobs > 1:
+        cores = os.cpu_count() or 1
+        check_memory(f"{option} {jobs:,} ({jobs:,} worker processes, about {WORKER_BYTES / 1e6:.0f} MB each)",
+                     jobs * WORKER_BYTES, f"use fewer jobs (this machine has {cores} cores)")
 
 
 def watch_parent(period: float = 1.0) -> threading.Thread:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from common import defaults
-from common.workers import init_worker
+from common.workers import check_workers, init_worker
 
 from .errors import SimError
 from .results import SweepResult, sweep_result
@@ -337,6 +337,7 @@ def check_jobs(jobs: Any, where: str = "jobs") -> int:
             return max(1, len(os.sched_getaffinity(0)))
         except AttributeError:  # not Linux
             return max(1, os.cpu_count() or 1)
+    check_workers(jobs, where)   # before a pool of them is started
     return jobs
 
 

@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from common import compiletime
-from common.workers import init_worker
+from common.workers import check_workers, init_worker
 
 from .errors import StudyError
 
@@ -173,6 +173,8 @@ class Executor:
             if backend != "dask":
                 raise StudyError("a dask scheduler address needs the dask backend (--backend dask)")
             scheduler = check_scheduler(scheduler)
+        else:
+            check_workers(jobs)   # processes of this machine: loky's, or a local dask cluster's
         self.backend = backend
         self.jobs = jobs
         self.scheduler = scheduler

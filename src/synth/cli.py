@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from common import compiletime, defaults
-from common.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser, ToposynthError,
-                           seed_arg)
+from common.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, OneLineParser,
+                           OutputPathError, ToposynthError, seed_arg)
 from common.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
@@ -416,8 +416,6 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         if not args.out:
             raise
         # a full disk mid-way (at a write, or at the close that flushes the last lines)
-        from common.errors import OutputPathError
-
         raise OutputPathError(f"cannot write to {args.out}: {exc.strerror or exc}; make room and run the "
                               f"command again (the file is incomplete)") from None
     finally:

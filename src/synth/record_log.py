@@ -241,8 +241,8 @@ def _parse(data: bytes, fingerprint: str, parse: Callable[[dict], Any], out: Log
     if not cut:
         lines.pop()
     kept: list[bytes | None] = []
-    # spec -> (index in kept, line number, the record without timings) of its first record
-    first: dict[str, tuple[int, int, Any]] = {}
+    # spec -> (index in kept, line number, the record without timings, its line) of its first record
+    first: dict[str, tuple[int, int, Any, bytes]] = {}
     conflicted: dict[str, int] = {}   # spec -> the line number of its first record
     for i, raw in enumerate(lines, 1):
         if not raw.strip():
@@ -261,10 +261,10 @@ def _parse(data: bytes, fingerprint: str, parse: Callable[[dict], Any], out: Log
             # the log cannot tell, and the last one would silently decide the ranking -- trust neither,
             # set both aside and recompute the candidate
             if a not in conflicted:
-                k, line, _ = first[a]
+                k, line, _, text = first[a]
                 conflicted[a] = line
                 out.set_aside.append(SetAside(line, f"two different records of {a}, neither trusted",
-                                              kept[k].decode("utf-8", "surrogateescape")))
+                                              text.decode("utf-8", "surrogateescape")))
                 kept[k] = None
                 del out.records[a]
             out.set_aside.append(SetAside(i, f"two different records of {a}, neither trusted",
@@ -272,7 +272,7 @@ def _parse(data: bytes, fingerprint: str, parse: Callable[[dict], Any], out: Log
             continue
         if a in first:
             continue   # the same record again (two runs of one directory both finished it): once is enough
-        first[a] = (len(kept), i, result)
+        first[a] = (len(kept), i, result, raw)
         kept.append(raw)
         out.records[a] = b
     out.kept[:] = [x for x in kept if x is not None]

@@ -228,6 +228,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise SpecError(f"--jobs must be at least 1, got {args.jobs}")
     moves = args.moves if args.moves is not None or args.time is not None else DEFAULT_MOVES
+    from .study_search import check_search_budget  # the study's search entries take the same budget
+
+    check_search_budget(moves, args.restarts, lambda key, msg: SpecError(f"--{key}: {msg}"))
     out = check_out_file(args.out) if args.out else None
     if out is not None and out.suffix.lower() not in (".graphml", ".g6", ".json", ".edges"):
         raise SpecError(f"--out {args.out}: the graph is written as .graphml, .g6, .json or .edges")

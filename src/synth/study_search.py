@@ -41,19 +41,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from candidates import from_spec, mesh, read_topology, write_topology
 from candidates.search import OBJECTIVES
 from candidates.search.layout import Layout, box_layout, grid_layout
+from common.defaults import SEARCH_MAX_MOVES, SEARCH_MAX_RESTARTS, SEARCH_MOVES_PER_SECOND
+from common.size import format_seconds
 from common import compiletime
 from common.errors import ToposynthError
 
 from .errors import StudyError
 
-__all__ = ["search_entries", "run_study_searches", "SEARCH_ENTRY_FIELDS"]
+__all__ = ["search_entries", "run_study_searches", "SEARCH_ENTRY_FIELDS", "check_search_budget"]
 
 SEARCH_ENTRY_FIELDS = ("label", "routers", "degree", "objective", "weight", "moves", "time", "seed", "restarts",
                        "symmetry", "regular", "start", "fixed", "temperature", "grid", "max_length", "metric")
@@ -61,6 +63,17 @@ SEARCH_ENTRY_FIELDS = ("label", "routers", "degree", "objective", "weight", "mov
 
 def _err(k: int, key: str, msg: str) -> StudyError:
     return StudyError(f"study field candidates.search[{k}].{key}: {msg}")
+
+
+def check_search_budget(moves: int | None, restarts: int, error: Callable[[str, str], Exception]) -> None:
+    """Refuse a search budget beyond what a machine can do (``error(field, message)`` makes the error):
+    the search would not fail, it would run for years or hold a result per restart."""
+    if moves is not None and moves > SEARCH_MAX_MOVES:
+        raise error("moves", f"{moves:,} moves a restart would take about {format_seconds(moves / SEARCH_MOVES_PER_SECOND)} "
+                             f"at {SEARCH_MOVES_PER_SECOND:,.0f} moves/s; at most {SEARCH_MAX_MOVES:,} (or give time)")
+    if restarts > SEARCH_MAX_RESTARTS:
+        raise error("restarts", f"{restarts:,} restarts: at most {SEARCH_MAX_RESTARTS:,} (each keeps a result and "
+                                f"a checkpoint until the search ends)")
 
 
 def search_entries(raw: Any, *, pes: int | None, radix: int | None, packaging: str, seed: int) -> tuple[dict, ...]:
@@ -107,10 +120,11 @@ def search_entries(raw: Any, *, pes: int | None, radix: int | None, packaging: s
                 raise _err(k, "weight", f"must be a number in [0, 1] (the share of latency), got {w!r}")
             d["weight"] = float(w)
         d["moves"] = integer("moves", None if "time" in e else 100_000)
+        d["restarts"] = integer("restarts", 1)
+        check_search_budget(d["moves"], d["restarts"], lambda key, msg: _err(k, key, msg))
         if "time" in e:
             d["time"] = _number(e, "time", k, 0.0, None)
         d["seed"] = integer("seed", seed, 0)
-        d["restarts"] = integer("restarts", 1)
         sym = e.get("symmetry", 1 if (packaging != "none" or "grid" in e) else "auto")
         if sym != "auto":
             sym = integer("symmetry", 1)
