@@ -131,6 +131,16 @@ def test_a_repeated_record_is_kept_once_and_conflicting_ones_are_recomputed(tmp_
     assert len(ring_lines) == 1 and ring_lines[0]["capacity"]["lambda"] == pytest.approx(ring["capacity"]["lambda"])
 
 
+def test_a_record_line_nested_too_deeply_is_set_aside(tmp_path):
+    from synth.record_log import read_log
+
+    path = tmp_path / "records.jsonl"
+    path.write_text('{"spec": "a", "fingerprint": "f"}\n' + "[" * 100_000 + "]" * 100_000 + "\n")
+    log = read_log(path, "f", lambda d: d, warn=False)
+    assert sorted(log.records) == ["a"]
+    assert [(x.line, x.reason) for x in log.set_aside] == [(2, "JSON nested too deeply to be a record")]
+
+
 # ---------------------------------------------------------------- report
 def test_every_value_of_an_edited_results_file_is_escaped_in_the_report(tmp_path):
     from synth.report import render_report

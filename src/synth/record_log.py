@@ -162,6 +162,8 @@ def _judge(raw: bytes, last_cut: bool, fingerprint: str, parse: Callable[[dict],
         if last_cut:
             return "bad", "cut short (the run was interrupted while writing it)", True
         return "bad", "not JSON", False
+    except RecursionError:  # the decoder recurses once per nesting level: no record nests this deep
+        return "bad", "JSON nested too deeply to be a record", False
     if not isinstance(obj, dict):
         return "bad", f"not a record (a JSON {type(obj).__name__})", False
     fp = obj.get("fingerprint")

@@ -140,6 +140,8 @@ def _load(out: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else f"not JSON: {exc}"
         raise StudyError(f"cannot read {path} ({why}); {_RERUN}") from None
+    except RecursionError:  # the decoder recurses once per nesting level: no results nest this deep
+        raise StudyError(f"cannot read {path} (JSON nested too deeply to be results); {_RERUN}") from None
     try:
         _check_results(d)
         study_from_dict(prune(d["study"]))

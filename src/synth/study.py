@@ -630,6 +630,9 @@ def load_study(path: str | Path) -> Study:
         d = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StudyError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib recurses once per nesting level of an array or inline table: no study nests this deep
+        raise StudyError(f"study file {str(path)!r} nests arrays or tables too deeply to be a study") from None
     return study_from_dict(d, path.parent)
 
 

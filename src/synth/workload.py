@@ -515,6 +515,8 @@ def physical_from_options(packaging: str | None, wiring: str = "flexible", block
             doc = tomllib.loads(read_text(Path(packaging), "packaging file", errors))
         except tomllib.TOMLDecodeError as exc:
             raise errors(f"--packaging {packaging}: not valid TOML: {exc}") from None
+        except RecursionError:  # tomllib recurses once per nesting level
+            raise errors(f"--packaging {packaging}: nests arrays or tables too deeply to be a packaging") from None
         table = dict(doc.get("physical", doc))
         table.setdefault("packaging", "custom")
         table["connector_pins"] = {**table.get("connector_pins", {}), **pins}
