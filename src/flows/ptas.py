@@ -97,6 +97,8 @@ def max_concurrent_flow(problem: FlowProblem, eps: float = DEFAULT_EPS, *, max_p
         raise FlowError(f"eps must be in (0, 1), got {eps}")
     if isinstance(max_phases, bool) or not isinstance(max_phases, (int, np.integer)) or max_phases < 1:
         raise FlowError(f"max_phases must be a positive integer, got {max_phases!r}")
+    if max_phases > 2**62:   # the kernel counts phases in int64
+        raise FlowError(f"max_phases must be at most 2**62 (a phase budget no run reaches), got {max_phases:,}")
     t0 = time.perf_counter()
     G = grouped(problem)
     # pre-scale so that lambda* >= 1: shortest-path routing is feasible at 1/congestion

@@ -206,8 +206,9 @@ def run(args: argparse.Namespace) -> int:
         if args.seed + seeds - 1 > MAX_SEED:
             raise SimError(f"--seed {args.seed} --seeds {seeds} goes past the largest seed {MAX_SEED}; use fewer "
                            "seeds or a smaller --seed")
-        if seeds > MAX_SEEDS:
-            raise SimError(f"--seeds {seeds}: at most {MAX_SEEDS} seeds (each repeats the whole search)")
+        if seeds > MAX_SEEDS:   # every seed is a whole sweep
+            raise SimError(f"--seeds {seeds:,} would repeat the sweep {seeds:,} times; at most {MAX_SEEDS:,} "
+                           f"(the 95% interval narrows as 1/sqrt(seeds): 30 give most of it)")
         if not (args.sweep or args.saturation) or getattr(args, "trace", None):
             raise SimError("--seeds repeats a --sweep or --saturation; for one load use --sweep --loads LOAD")
     topo = from_spec(args.spec)

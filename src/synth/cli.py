@@ -25,6 +25,8 @@ from common.errors import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED,
 from common.paths import open_out_file
 
 DEFAULT_SPEC = "rtt:a=8"
+#: flow --curve: at most this many points (each a latency solve)
+MAX_CURVE_POINTS = 1000
 
 
 def _print_json(obj: Any) -> None:
@@ -166,6 +168,9 @@ def cmd_flow(args: argparse.Namespace) -> int:
     if args.curve is not None:
         if args.curve < 1:
             raise flows.FlowError(f"--curve takes the number of points, at least 1, got {args.curve}")
+        if args.curve > MAX_CURVE_POINTS:   # every point is a latency solve of its own
+            raise flows.FlowError(f"--curve {args.curve:,} would be {args.curve:,} latency solves; at most "
+                                  f"{MAX_CURVE_POINTS:,} points")
         if not 0 < args.up_to < 1:
             raise flows.FlowError(f"--up-to must be a fraction of the capacity in (0, 1), got {args.up_to}")
         if args.solver not in ("auto", "deviation") and args.load_model == "queueing":

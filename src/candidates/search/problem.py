@@ -141,6 +141,10 @@ def search_problem(routers: int, degree: int, *, objective: str = "aspl", weight
                         "(regular=False)")
     if d == 1 and n > 2:
         raise SpecError(f"{n} routers of degree 1 cannot be connected; use degree 2 or more")
+    # the least any search of n routers holds (its neighbour lists), checked before the symmetry is
+    # chosen: choosing it factors n, which for an absurd n takes longer than refusing it
+    check_memory(f"a search of {format_count(n)} routers of degree {d}", 8.0 * n * d,
+                 "search fewer routers or a lower degree")
     fixed_links = np.zeros((0, 2), dtype=np.int64)
     if fixed is not None:
         fixed_links = _fixed_links(fixed, n)
