@@ -100,6 +100,8 @@ __all__ = ["Study", "StudyError", "load_study", "DEFAULT_STUDY", "BUILTIN_STUDIE
 
 
 OBJECTIVES = ("capacity", "latency", "both")
+#: the study field of each swept axis (the others: physical.connector_pins.LEVEL)
+_WHERE = {"pattern": "traffic.pattern", "count": "traffic.count", "max_length": "machine.max_length"}
 
 #: simulations repeated with at most this many seeds
 MAX_SIM_SEEDS = 1000
@@ -232,8 +234,7 @@ class Study:
             seen: set[str] = set()
             for v in vals:
                 if repr(v) in seen:
-                    where = {"pattern": "traffic.pattern", "count": "traffic.count",
-                             "max_length": "machine.max_length"}.get(k, f"physical.connector_pins.{k}")
+                    where = _WHERE.get(k, f"physical.connector_pins.{k}")
                     raise _err(where, f"the sweep lists {v!r} twice; give each value once")
                 seen.add(repr(v))
         if not axes:
@@ -254,6 +255,11 @@ class Study:
                              for (k, _), v in zip(axes, combo))
             # the label names the variant's directory under --out: one path component, whatever the values
             label = "".join("-" if c in ":/\\\0" else c for c in label)
+            if any(label == x for x, _ in out):
+                # two values that differ only where a directory name cannot (a:b and a-b)
+                raise StudyError(f"study field {_WHERE.get(axes[0][0], 'physical.connector_pins.' + axes[0][0])}: "
+                                 f"two swept combinations are both variant {label!r} (one directory); "
+                                 f"give values that differ in more than ':', '/' or '\\'")
             out.append((label, replace(self, traffic=replace(self.traffic, **changes),
                                        physical=replace(self.physical, connector_pins=pins), machine=machine,
                                        name=f"{self.name} [{label}]")))

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from synth import runner as R
 from synth.backends import Executor
+from synth.errors import StudyError
 from synth.study import study_from_dict
 
 
@@ -44,6 +47,12 @@ def test_failed_candidate_and_several_winners(monkeypatch):
          "traffic": {"pattern": "random", "count": 48},
          "ranking": {"objective": "capacity", "baseline": "ring:16"}, "cross_check": {"top": 0},
          "simulation": {"top": 2, "preset": "tpds2010", "step": 0.25, "max_load": 1.0, "routing": "dor"}}
+    # a run refuses this study up front (dor cannot simulate complete:16) ...
+    with pytest.raises(StudyError, match=r"simulation.routing: 'dor' cannot simulate candidate complete:16"):
+        R.run(study_from_dict(d), jobs=1)
+    # ... but a simulation that fails anyway must still be kept as a failed record, serial or parallel:
+    # with the up-front check off, the complete graph's dor fails inside the simulations
+    monkeypatch.setattr(R, "check_simulation_routing", lambda *a: None)
     serial = R.run(study_from_dict(d), jobs=1)
     par = R.run(study_from_dict(d), jobs=2)
     assert strip(par.simulation) == strip(serial.simulation)
