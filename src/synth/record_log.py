@@ -334,14 +334,20 @@ class RecordLog:
         :class:`~common.errors.OutputPathError` (ENOSPC, EDQUOT, EIO: the records before it are whole)."""
         fd = self._f.fileno()
         start = os.fstat(fd).st_size
+        written = 0
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                k = os.write(fd, view)
+                written += k
+                view = view[k:]
             os.fsync(fd)
         except OSError as exc:
             try:
-                os.ftruncate(fd, start)
+                # only this record's bytes, and only when they are the log's tail: another run sharing
+                # the log may have appended after them, and its record must stay
+                if written and os.fstat(fd).st_size == start + written:
+                    os.ftruncate(fd, start)
             except OSError:
                 pass  # a partial last line is set aside (quietly) by the next read, as after a crash
             raise OutputPathError(f"cannot write to {self.path}: {exc.strerror or exc}; the records before it are "
