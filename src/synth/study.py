@@ -239,7 +239,7 @@ class Study:
                 seen.add(repr(v))
         if not axes:
             return [("", self)]
-        out = []
+        out: list[tuple[str, Study]] = []
         for combo in itertools.product(*(vals for _, vals in axes)):
             pins = dict(self.physical.connector_pins)
             changes: dict[str, Any] = {}
