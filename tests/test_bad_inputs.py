@@ -315,8 +315,8 @@ ROWS = [
     Row("seed past 32 bits (study)", ["run", "s.toml"], 2, r"study field seed: must be an integer in 0\.\.4294967295",
         files={"s.toml": b"seed = 4294967296\n" + SMALL}),
     Row("study seeds past the largest seed", ["run", "s.toml"], 2,
-        r"simulation.seeds: 1000000000000 seeds from seed 1 go past the largest seed 4294967295",
-        files={"s.toml": SMALL + b"[simulation]\nseeds = 1000000000000\n"}),
+        r"simulation.seeds: 500 seeds from seed 4294967000 go past the largest seed 4294967295",
+        files={"s.toml": b"seed = 4294967000\n" + SMALL + b"[simulation]\nseeds = 500\n"}),
     Row("measure of 1e15 cycles", ["simulate", "ring:6", "--measure", "999999999999999"], 2,
         r"measure must be at most 1e\+12 cycles .*got 999999999999999"),
     Row("warmup of 1e13 cycles", ["simulate", "ring:6", "--warmup", "10000000000000"], 2, r"warmup must be at most 1e\+12"),
@@ -401,7 +401,7 @@ ROWS = [
         r"simulation.seeds: 100,000,000 seeds would be about 2e\+09 simulations \(1 candidate\(s\) x up to 20 loads a "
         r"seed\); at most 1,000 seeds", files={"s.toml": SMALL + b"[simulation]\ntop = 1\nseeds = 100000000\n"}),
     Row("study seed beyond 63 bits", ["run", "s.toml", "--check"], 2,
-        r"study field seed: must be at most 4,611,686,018,427,387,904, got 100,000,000,000,000,000,000,000",
+        r"study field seed: must be an integer in 0\.\.4294967295 \(32 bits\), got 100000000000000000000000",
         files={"s.toml": b"seed = 100000000000000000000000\n" + SMALL}),
     Row("study of 1e8 dask workers", ["run", "s.toml", "--check"], 2,
         r"dask.workers: must be at most 1,024, got 100,000,000 \(a local cluster starts a process per worker\)",
@@ -419,18 +419,18 @@ ROWS = [
         files={"s.toml": b"[machine]\npes = 8\n" + SMALL
                + b"search = [{label = 's', degree = 3, moves = 1000000000000000}]\n"}),
     Row("simulate seed beyond int64", ["simulate", "torus:4x4", "--seed", "1000000000000000000000000000000", "--load", "0.05"], 2,
-        r"seed must be at most 2\*\*63 - 1, got 1000000000000000000000000000000"),
+        r"argument --seed: must be an integer in 0\.\.4294967295 \(32 bits\), got 1000000000000000000000000000000"),
     Row("flow seed beyond int64", ["flow", "torus:4x4", "--seed", "1000000000000000000000000000000"], 2,
-        r"the seed \(--seed\) must be at most 2\*\*63 - 1"),
+        r"argument --seed: must be an integer in 0\.\.4294967295 \(32 bits\), got 1000000000000000000000000000000"),
     Row("warmup of 1e30 cycles", ["simulate", "torus:4x4", "--warmup", "1000000000000000000000000000000"], 2,
-        r"warmup must be at most 2\*\*40 = 1,099,511,627,776, got 1,000,000,"),
-    Row("watchdog of 1e30 cycles", ["simulate", "torus:4x4", "--watchdog", "1000000000000000000000000000000"], 2, r"watchdog must be at most 2\*\*40"),
+        r"warmup must be at most 1e\+12 cycles .*got 1000000000000000000000000000000"),
+    Row("watchdog of 1e30 cycles", ["simulate", "torus:4x4", "--watchdog", "1000000000000000000000000000000"], 2, r"watchdog must be at most 1e\+12 cycles"),
     Row("packet of 1e30 flits", ["simulate", "torus:4x4", "--packet", "1000000000000000000000000000000"], 2,
-        r"packet lengths must be at most 2\*\*40 = 1,099,511,627,776 flits"),
+        r"packet lengths must be at most 2\^62 phits, got 1000000000000000000000000000000"),
     Row("max-cycles of 1e22", ["simulate", "torus:4x4", "--trace", "nas:cg:16:S:1", "--max-cycles", "1" + "0" * 22], 2,
-        r"max_cycles must be at most 2\*\*40"),
+        r"--max-cycles must be a positive integer of at most 1e\+12 cycles"),
     Row("simulate 1e30 seeds", ["simulate", "torus:4x4", "--saturation", "--seeds", "1000000000000000000000000000000"], 2,
-        r"--seeds 1,000,000,.* would repeat the sweep .* times; at most 1,000"),
+        r"--seeds 1000000000000000000000000000000 goes past the largest seed 4294967295"),
     Row("phase budget of 1e30", ["flow", "torus:4x4", "--solver", "ptas", "--max-phases", "1000000000000000000000000000000"], 2,
         r"max_phases must be at most 2\*\*62"),
     Row("curve of 1e30 points", ["flow", "torus:4x4", "--curve", "1000000000000000000000000000000"], 2,
@@ -512,9 +512,10 @@ def test_bad_input(row, tmp_path, capsys):
         assert out == ""
         assert re.search(row.says, lines[0]), lines[0]
     elif row.rc == 0:
-        # accepted (an input once refused or mistaken): its result on stdout says what it must, no error line
+        # accepted (an input once refused or mistaken): its result (stdout) or its note (stderr) says what it
+        # must, no error line
         assert not any(line.startswith("toposynth: error") for line in lines), err
-        assert re.search(row.says, out), out
+        assert re.search(row.says, out) or re.search(row.says, err), out + err
     else:
         # a result was printed, and one line on stderr says why it is not a valid one
         assert out.strip()
