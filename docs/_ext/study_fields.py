@@ -10,7 +10,8 @@ and this table does not describe, and a description of a field the validator doe
 #: section ("" for the top level) -> field -> what it means (Markdown)
 FIELDS: dict[str, dict[str, str]] = {
     "": {
-        "name": "the study's name: the default output directory is `toposynth-NAME`",
+        "name": "the study's name: the default output directory is `toposynth-NAME` (one folder of the working "
+                "directory: `/`, `\\`, NUL and control characters in the name become `-`)",
         "seed": "seed of everything random in the study (random traffic, searches, simulations)",
         "description": "free text shown in the report",
         "machine": "the `[machine]` section: the machine every candidate must make, and budgets",

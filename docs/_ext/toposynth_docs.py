@@ -569,12 +569,20 @@ LIMITS = (
     ("sim.config", "MAX_INT"),
     ("sim.engine", "MAX_POISSON_RATE"),
     ("sim.trace", "MAX_TRACE_INT"),
+    ("synth.study", "MAX_SIM_SEEDS"),
+    ("synth.study", "MAX_ENUMERATED"),
+    ("synth.study", "MAX_WORKERS"),
+    ("common.defaults", "SEARCH_MAX_MOVES"),
+    ("common.defaults", "SEARCH_MAX_RESTARTS"),
+    ("candidates.registry", "MAX_CONCENTRATION"),
+    ("synth.cli", "MAX_CURVE_POINTS"),
+    ("common.workers", "WORKER_BYTES"),
 )
 
 
 def _number(value: Any) -> str:
     if isinstance(value, float) and value >= 1e6:
-        return f"{value:.0e}".replace("e+", "e")
+        return f"{value:.3g}".replace("e+", "e")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{value:,g}" if isinstance(value, float) else f"{value:,}"
     return str(value)

@@ -21,7 +21,8 @@ __all__ = ["ToposynthError", "OutputPathError", "MAX_SEED", "check_seed", "seed_
 
 #: the result is valid (a certified answer, a finished simulation)
 EXIT_OK = 0
-#: bad input: one ``toposynth: error:`` line says what is wrong and how to fix it
+#: bad input, or an output that cannot be written (a full disk, a name too long) or a cluster left without
+#: workers: one ``toposynth: error:`` line says what is wrong and how to fix it; what was computed is kept
 EXIT_BAD_INPUT = 2
 #: a simulation deadlocked: its latency and throughput are not measurements
 EXIT_DEADLOCK = 3
