@@ -325,6 +325,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _dask(args: list[str], log=None) -> subprocess.Popen:
+    """``python -m dask ARGS`` (a scheduler or a worker) in a session of its own, its output into ``log``."""
+    out = log if log is not None else subprocess.DEVNULL
+    return subprocess.Popen([sys.executable, "-m", "dask", *args], env=ENV, stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _scheduler(port: int) -> list[str]:
+    return ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
+
+
+def _worker(addr: str) -> list[str]:
+    # no nanny: killing the worker process is losing the worker (a nanny would restart it)
+    return ["worker", addr, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny", "--no-dashboard"]
+
+
 def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference):
     pytest.importorskip("distributed")
     d, ref = reference
@@ -333,22 +349,19 @@ def test_dask_cluster_losing_a_worker_gives_the_loky_numbers(tmp_path, reference
     out = tmp_path / "o"
     port = _free_port()
     addr = f"tcp://127.0.0.1:{port}"
-    dask = [sys.executable, "-m", "dask"]
     logs = tmp_path / "logs"
     logs.mkdir()
     procs: list[subprocess.Popen] = []
 
     def start(name: str, args: list[str]) -> subprocess.Popen:
         with (logs / name).open("w") as log:
-            p = subprocess.Popen(dask + args, env=ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            p = _dask(args, log)
         procs.append(p)
         return p
 
     try:
-        start("scheduler", ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"])
-        # no nanny: killing the worker process is losing the worker (a nanny would restart it)
-        workers = [start(f"worker{i}", ["worker", addr, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-                                        "--no-dashboard", "--name", f"w{i}"]) for i in range(2)]
+        start("scheduler", _scheduler(port))
+        workers = [start(f"worker{i}", _worker(addr) + ["--name", f"w{i}"]) for i in range(2)]
         with (logs / "run").open("w") as log:
             p = subprocess.Popen(cli("run", str(f), "--out", str(out), "--scheduler", addr), env=ENV,
                                  stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
@@ -392,12 +405,8 @@ def test_a_cluster_left_without_workers_stops_the_run_and_keeps_its_records(tmp_
     out = tmp_path / "o"
     port = _free_port()
     addr = f"tcp://127.0.0.1:{port}"
-    dask = [sys.executable, "-m", "dask"]
-    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
-    worker = subprocess.Popen(dask + ["worker", addr, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-                                      "--no-dashboard"], env=ENV, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    procs = [_dask(_scheduler(port))]
+    worker = _dask(_worker(addr))
     procs.append(worker)
 
     def kill_the_worker_after_two_records() -> None:
@@ -431,9 +440,7 @@ def test_polling_a_cluster_without_workers_raises_no_workers(monkeypatch):
     monkeypatch.setattr(backends, "NO_WORKER_SECONDS", 1.0)
     port = _free_port()
     addr = f"tcp://127.0.0.1:{port}"
-    sched = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                              "--no-dashboard"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+    sched = _dask(_scheduler(port))
     try:
         notes: list[str] = []
         with Executor("dask", scheduler=addr, notify=notes.append) as ex:
