@@ -117,12 +117,15 @@ def _verbose(verbose: bool | None) -> bool:
 
 
 class _Done:
-    """A finished in-process task, shaped like a future."""
+    """A finished task whose value (or exception) is here, shaped like a future."""
 
-    def __init__(self, value: Any):
+    def __init__(self, value: Any = None, error: BaseException | None = None):
         self.value = value
+        self.error = error
 
     def result(self) -> Any:
+        if self.error is not None:
+            raise self.error
         return self.value
 
 
@@ -405,13 +408,26 @@ class Executor:
         while not todo.is_empty():
             batch = todo.next_batch(block=False)
             for fut in batch:
+                done = self._fetch(fut)
                 self._pending.remove(fut)
                 self._labels.pop(fut.key, None)
-                yield fut
+                yield done
             if not batch:
                 time.sleep(0.02)
             if time.monotonic() - self._watched >= _WATCH_SECONDS:
                 self._watch()
+
+    def _fetch(self, fut: Any) -> _Done:
+        """A completed dask future's value, brought here. Its data lives on the worker that computed it: a
+        worker lost meanwhile makes dask compute it again, and with no worker left that would wait forever,
+        so the wait is in slices, the cluster watched between them (:class:`NoWorkers` ends it)."""
+        while True:
+            try:
+                return _Done(fut.result(timeout=_WATCH_SECONDS))
+            except TimeoutError:
+                self._watch()
+            except Exception as exc:     # the task's own exception: raised where the caller asks for it
+                return _Done(error=exc)
 
     def _watch(self) -> None:
         """Compare the cluster's workers with the last check: say what a lost worker was running (dask runs it
@@ -446,13 +462,17 @@ class Executor:
         places (a caller polling until :attr:`busy` is false; not while
         stopping, when a newly queued task would race loky's shutdown)."""
         if self._client is not None:
-            if time.monotonic() - self._watched >= _WATCH_SECONDS:      # a caller polling: watch the workers too
-                self._watch()
-            done = [f for f in self._pending if f.status == "finished"]
-            for f in done:
+            done = []
+            for f in [f for f in self._pending if f.status == "finished"]:
+                try:
+                    # its data may have been on a lost worker: kept only if it is still there
+                    done.append(_Done(f.result(timeout=_WATCH_SECONDS)))
+                except Exception:
+                    continue
+                self._pending.remove(f)
                 self._labels.pop(f.key, None)
-        else:
-            done = [f for f in self._pending if f.done() and not f.cancelled() and f.exception() is None]
+            return done
+        done = [f for f in self._pending if f.done() and not f.cancelled() and f.exception() is None]
         for f in done:
             self._pending.remove(f)
         if feed and self._client is None and not self.inline:
@@ -465,7 +485,10 @@ class Executor:
         return bool(self._pending) or bool(self._queue)
 
     def raise_failed(self) -> None:
-        """Raise the exception of a submitted task that failed, if any (polling with :meth:`finished`)."""
+        """Raise the exception of a submitted task that failed, if any (polling with :meth:`finished`), or
+        :class:`NoWorkers` for a dask cluster left without workers (a polling caller's watch)."""
+        if self._client is not None and time.monotonic() - self._watched >= _WATCH_SECONDS:
+            self._watch()
         for f in self._pending:
             if self._client is not None:
                 if f.status == "error":

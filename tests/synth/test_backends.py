@@ -433,7 +433,7 @@ def test_a_cluster_left_without_workers_stops_the_run_and_keeps_its_records(tmp_
 
 
 def test_polling_a_cluster_without_workers_raises_no_workers(monkeypatch):
-    # the search polls (finished / raise_failed) instead of waiting in as_completed: the same watch
+    # the search polls (finished, then raise_failed) instead of waiting in as_completed: raise_failed watches
     pytest.importorskip("distributed")
     from synth import backends
 
@@ -447,11 +447,46 @@ def test_polling_a_cluster_without_workers_raises_no_workers(monkeypatch):
             ex.submit(abs, -1, label="abs(-1)")
             with pytest.raises(backends.NoWorkers, match=f"the scheduler at {addr} has had no dask worker for 1 s "
                                r"and 1 task\(s\) wait"):
-                wait_for(lambda: ex.finished() == [] and False, "NoWorkers", cpu=60)
+                wait_for(lambda: ex.finished() == [] and ex.raise_failed() and False, "NoWorkers", cpu=60)
         assert notes == []                       # no worker was ever there to lose
     finally:
         kill_all([sched.pid])
         sched.wait(10)
+
+
+def test_a_result_lost_with_the_last_worker_does_not_wait_forever(monkeypatch):
+    # a finished task's value lives on its worker until fetched: killed between the two, dask would compute it
+    # again, and with no worker left, fetching it used to block for ever
+    pytest.importorskip("distributed")
+    from synth import backends
+
+    monkeypatch.setattr(backends, "NO_WORKER_SECONDS", 1.0)
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    procs = [_dask(_scheduler(port))]
+    try:
+        worker = _dask(_worker(addr))
+        procs.append(worker)
+        with Executor("dask", scheduler=addr) as ex:
+            for x in (1, 2):
+                ex.submit(abs, -x)
+            first, second = ex.pending
+            wait_for(lambda: first.status == second.status == "finished", "the tasks to finish", cpu=120,
+                     proc=worker)
+            results = ex.as_completed()
+            done = next(results)                     # handed out: its value came with it
+            worker.kill()
+            worker.wait(10)
+            # a value already here needs no worker (it used to be fetched from the dead one, for ever) ...
+            got = concurrent.futures.ThreadPoolExecutor(1).submit(done.result).result(timeout=60)
+            assert got in (1, 2)
+            # ... and the other one, lost with the worker, ends in NoWorkers, not in a wait without end
+            with pytest.raises(backends.NoWorkers):
+                list(results)
+    finally:
+        kill_all([x.pid for x in procs])
+        for x in procs:
+            x.wait(10)
 
 
 def test_release_stops_a_local_cluster_in_the_background_and_a_new_task_starts_another():
