@@ -8,7 +8,7 @@ as in a fresh CI venv; ``--warm``: the cache of the machine), beside ``--burners
 (``while True: pass`` at the same priority), which make a loaded machine of a quiet one: at ``--burners 8``
 on 2 cores the suite gets about a fifth of the CPU. Reported: the suite's wall and CPU seconds (the pytest
 process and every process it started, by ``wait4``), its outcome line, and the machine's load average
-sampled every 10 s while it ran. ``--record`` adds the row to the results book's "Test suite" section (one
+sampled every 10 s while it ran. ``--log FILE`` keeps pytest's output (failures are printed either way). ``--record`` adds the row to the results book's "Test suite" section (one
 subsection per burner count and cache state, so idle and loaded runs sit side by side).
 """
 
@@ -42,6 +42,7 @@ def main() -> int:
     ap.add_argument("--burners", type=int, default=0, help="CPU-bound processes run beside the suite (default 0)")
     ap.add_argument("--warm", action="store_true", help="use the machine's numba cache instead of an empty one")
     ap.add_argument("--record", action="store_true", help="add the row to the results book (docs/results/)")
+    ap.add_argument("--log", type=Path, help="pytest's whole output, written as it runs (default: a temporary file)")
     ap.add_argument("pytest_args", nargs="*", help="arguments for pytest after `--` (default: none, the README's)")
     args = ap.parse_args()
     if not 0 <= args.burners <= 64:
@@ -64,9 +65,12 @@ def main() -> int:
             sampler.start()
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.monotonic()
-            p = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args],
-                                 cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            out, _ = p.communicate()
+            log = args.log if args.log is not None else Path(tmp) / "pytest.log"
+            with log.open("w") as f:
+                p = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+                                      *args.pytest_args], cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT)
+                p.wait()
+            out = log.read_text()
             wall = time.monotonic() - t0
             # pytest and every process it reaped; the burners are not reaped yet, so not counted
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,6 +81,7 @@ def main() -> int:
             for b in burners:
                 b.wait()
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    failed = [x for x in out.splitlines() if x.startswith(("FAILED ", "ERROR "))]
     m = SUMMARY.search(out)
     outcome = m.group(1) if m else out.strip().splitlines()[-1][:120]
     cache = "warm" if args.warm else "cold"
@@ -86,7 +91,7 @@ def main() -> int:
     headers = ["burners", "numba cache", "wall min", "CPU min", "mean load (1 min)", "pytest", "status"]
     text = table(headers, [row])
     note = f"Commit {commit()}; {machine()}."
-    print(text + "\n\n" + note)
+    print("\n".join(failed + [text, "", note]))
     if args.record:
         record_subsection(SECTION, f"{args.burners} burners, {cache} cache", text + "\n\n" + note)
     return 0 if p.returncode == 0 else 1
