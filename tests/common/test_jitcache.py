@@ -4,6 +4,7 @@ Each step runs in a fresh interpreter (numba keeps compiled code in-process),
 on a throwaway package whose kernel returns a constant from a helper module.
 """
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -35,21 +36,28 @@ def _package(root: Path, value: int, refresh: bool) -> None:
     (pkg / "kern.py").write_text(KERNEL.format(refresh=line))
 
 
-def _run(root: Path) -> int:
+def _run(root: Path, cache: Path | None) -> int:
+    # the cache where the user puts it: next to the sources by default, or under NUMBA_CACHE_DIR
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
     out = subprocess.run([sys.executable, "-c", "from jcpkg.kern import kernel; print(kernel())"], cwd=root,
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env=env)
     return int(out.stdout.split()[-1])
 
 
+@pytest.mark.parametrize("relocated", [False, True], ids=["next to the sources", "NUMBA_CACHE_DIR"])
 @pytest.mark.parametrize("refresh", [False, True])
-def test_a_changed_helper_reaches_the_cached_kernel(tmp_path, refresh):
+def test_a_changed_helper_reaches_the_cached_kernel(tmp_path, refresh, relocated):
+    cache = tmp_path / "numba-cache" if relocated else None
+    where = cache if relocated else tmp_path / "jcpkg" / "__pycache__"
     _package(tmp_path, 1, refresh)
-    assert _run(tmp_path) == 1
-    assert list((tmp_path / "jcpkg" / "__pycache__").glob("kern.kernel-*.nbi"))
+    assert _run(tmp_path, cache) == 1
+    assert list(where.rglob("kern.kernel-*.nbi"))
     _package(tmp_path, 2, refresh)       # kern.py itself is unchanged
     # without the refresh numba loads the kernel compiled from the old helper:
     # the stale result this module exists to prevent
-    assert _run(tmp_path) == (2 if refresh else 1)
+    assert _run(tmp_path, cache) == (2 if refresh else 1)
     if refresh:
-        assert (tmp_path / "jcpkg" / "__pycache__" / "kern.deps.sha256").exists()
-        assert _run(tmp_path) == 2       # and the fresh code is cached again
+        assert list(where.rglob("kern.deps.sha256"))
+        assert _run(tmp_path, cache) == 2       # and the fresh code is cached again
