@@ -699,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "lp (HiGHS interior point, exact); pdlp (HiGHS PDLP, bound re-priced); "
                          "symmetry (uniform traffic, exactly, by the topology's symmetry); deviation (flow deviation: "
                          "the latency under --load-model queueing, auto's choice there); both (ptas beside lp)")
-    fl.add_argument("--max-phases", type=int, default=100000, metavar="N",
+    fl.add_argument("--max-phases", type=_phase_budget, default=100000, metavar="N",
                     help="PTAS phase budget (default 100000); a run it stops above eps exits with status 4")
     fl.add_argument("--latency", action="store_true", help="minimum average latency at the given demand (one per hop; ns with --packaging)")
     fl.add_argument("--load-model", choices=("linear", "queueing"), default="linear",
@@ -777,6 +777,17 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--json", action="store_true", help="print JSON")
     f.set_defaults(func=cmd_families)
     return p
+
+
+def _phase_budget(text: str) -> int:
+    """``--max-phases``, checked where it is parsed: a budget the chosen solver ignores is still a typo to say."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if not 1 <= n <= 2**62:      # the PTAS counts phases in int64
+        raise argparse.ArgumentTypeError(f"must be an integer in 1..2**62, got {text}")
+    return n
 
 
 def main(argv: Sequence[str] | None = None) -> int:
