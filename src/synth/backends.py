@@ -69,6 +69,18 @@ NO_WORKER_SECONDS = 30.0
 _WATCH_SECONDS = 1.0
 
 
+def _handed_over(futures: list[Any], limit: float = 30.0) -> None:
+    """Wait until loky's manager thread has taken every one of ``futures`` into its call queue (each is
+    then running or done). A task submitted a moment before ``shutdown(kill_workers=True)`` and not yet
+    taken makes that thread fail with a KeyError traceback on stderr (it drops the task's record, then
+    looks it up); on a busy machine the moment is long. The call queue holds ``2 * jobs + 1`` tasks and
+    at most ``jobs + 1`` are ever submitted, so the wait is that thread's next turn; ``limit`` (seconds)
+    bounds it all the same."""
+    end = time.monotonic() + limit
+    while any(not (f.running() or f.done()) for f in futures) and time.monotonic() < end:
+        time.sleep(0.005)
+
+
 class NoWorkers(RuntimeError):
     """A dask cluster has had no worker for :data:`NO_WORKER_SECONDS` while tasks waited."""
 
@@ -312,6 +324,7 @@ class Executor:
             if abort:
                 # no f.cancel() first: loky's shutdown then fails setting its error on a cancelled
                 # future; wait=False races with its manager thread
+                _handed_over(pending)
                 self._pool.shutdown(wait=True, kill_workers=True)
             else:
                 for f in pending:

@@ -141,6 +141,37 @@ def test_a_killed_loky_worker_breaks_the_pool_and_finished_results_are_kept():
         assert got == [7]
 
 
+_SLOW_MANAGER = """
+import sys, time
+from joblib.externals.loky import process_executor as pe
+from synth.backends import Executor
+
+woken = pe._ExecutorManagerThread.wait_result_broken_or_wakeup
+def late(self):                      # loky's manager thread, slow to take up new work as on a busy machine
+    out = woken(self)
+    time.sleep(0.2)
+    return out
+pe._ExecutorManagerThread.wait_result_broken_or_wakeup = late
+
+for _ in range(3):
+    ex = Executor("loky", jobs=2)
+    for i in range(5):
+        ex.submit(abs, -i)
+    for fut in ex.as_completed():    # the next task is handed to loky as this one is handed out
+        break
+    ex.close(abort=True)             # as a full disk or Ctrl-C stops the run at once
+print("closed")
+"""
+
+
+def test_an_abort_just_after_a_hand_over_is_silent():
+    """loky's manager thread fails with a KeyError traceback when the pool is shut down with
+    ``kill_workers`` before it has taken a newly submitted task; the executor waits for that first.
+    The thread is slowed down here so that the abort always comes in that moment."""
+    r = subprocess.run([sys.executable, "-c", _SLOW_MANAGER], capture_output=True, text=True, env=ENV)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "closed\n", "")
+
+
 def test_executor_rejects_bad_settings():
     with pytest.raises(StudyError, match="unknown backend 'mpi'"):
         Executor("mpi")
