@@ -48,6 +48,12 @@ def test_the_book_has_its_pages():
     assert not (ROOT / "benchmarks" / "RESULTS.md").exists()     # the book replaced it
 
 
+def test_no_page_sends_the_reader_to_the_old_results_file():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "benchmarks").glob("*.py")),
+             *sorted((ROOT / "examples").glob("*.py"))]
+    assert [str(p.relative_to(ROOT)) for p in pages if "RESULTS.md" in p.read_text()] == []
+
+
 def test_an_existing_section_is_replaced_on_its_page(book):
     before = _snapshot(book)
     section = "Flows: PTAS vs HiGHS"
