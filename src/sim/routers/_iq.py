@@ -179,6 +179,7 @@ Net = namedtuple("Net", [
     "rt0",                                 # the first column of the route set in a row of buf.vcr
     "pf",                                  # 1: prefetch (the state is larger than the caches)
     "dcp",                                 # 1: packets carry their destination's coordinates (K_DC)
+    "seed",                                # the run's seed (the routes' tie draws, _booksim.tie_draw)
 ])
 
 Buf = namedtuple("Buf", [
@@ -235,8 +236,7 @@ def _head_front(g, u, now_min, net, buf):
     for an output VC from ``max(now_min, its arrival) + routing_delay``. Its
     route is computed after the injection or the router visit that brought
     it there (:func:`_route_pending`): no allocation can need it earlier,
-    routes draw random numbers in the order the heads got there, and one
-    call site keeps the compiled kernel small."""
+    and one call site keeps the compiled kernel small."""
     h = buf.vcr[g, F_HEAD]
     arr = buf.vcr[g, F_FB + 3 * (h) + 2]
     start = arr if arr > now_min else now_min
@@ -252,8 +252,8 @@ def _head_front(g, u, now_min, net, buf):
 
 @njit(**HELPER)
 def _route_pending(net, buf):
-    """Route the heads that reached the front of their VC (in the order
-    they got there: routes draw random numbers), prefetching what the
+    """Route the heads that reached the front of their VC (their tie
+    draws depend on the packet, not on this order), prefetching what the
     routes of the next few read (their VC rows and routers' coordinates,
     then their packets, then the destinations' coordinates when packets do
     not carry them)."""

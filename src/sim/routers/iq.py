@@ -12,7 +12,7 @@ lattices (``dim_order_torus`` / ``dim_order_mesh``): dimensions in
 BookSim2's order (its dimension 0 is the fastest-varying digit of the node
 number, toposynth's last coordinate, so node ``i`` is node ``i`` in both),
 the VC class fixed on entering a wrapped dimension, the k/2 tie broken at
-random.
+random (a hash of the seed, the packet and its hop).
 
 Two measurement methods (``SimConfig.measurement``):
 
@@ -313,6 +313,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.int64(Q.F_FB + 3 * B),
         np.int64(NIP * V * z["vc_cols"] * 4 > PREFETCH_ABOVE),
         np.int64(D <= L.NK - Q.K_DC),
+        np.int64(seed),
     )
     del new_ip, new_op, r_ip, r_op
     NVC, NOV = NIP * V, NOP * V

@@ -11,7 +11,7 @@ the registry's entries with an ``iq_code``
   the VCs split into two classes fixed on entering the dimension
   (:func:`dor_next`, with BookSim2's dateline convention: class 1 for a
   packet that crosses the dateline going +, and for one that does NOT cross
-  it going -), the k/2 tie broken at random;
+  it going -), the k/2 tie broken at random (:func:`tie_draw`);
 - ``min_adapt``: ``min_adapt_torus`` / ``min_adapt_mesh``: DOR escape VCs
   and every productive direction on the others (of equal priority, only
   the first survives BookSim2's ``std::set`` unless ``output_set="all"``);
@@ -30,13 +30,31 @@ import numpy as np
 from numba import njit
 
 from .._jit import HELPER
-from ..routers._iq_layout import F_IP, F_RTN, K_DC, K_DIM, K_DIR, K_DR, K_DST, K_INTM, K_PH, K_VPH, P_INJ
+from ..routers._iq_layout import F_IP, F_RTN, K_DC, K_DIM, K_DIR, K_DR, K_DST, K_HOPS, K_INTM, K_PH, K_TINJ, K_VPH, P_INJ
 from .registry import ROUTING_REGISTRY
 
 # BookSim2's routing functions (the registry's ``iq_code``)
 RT_DOR = ROUTING_REGISTRY["dor"].iq_code                # dim_order_torus / dim_order_mesh
 RT_MIN_ADAPT = ROUTING_REGISTRY["min_adapt"].iq_code    # min_adapt_mesh / min_adapt_torus
 RT_VALIANT = ROUTING_REGISTRY["valiant"].iq_code        # valiant_mesh / valiant_torus
+
+
+@njit(**HELPER)
+def tie_draw(seed, p, t_inj, hop):
+    """0 or 1, each with probability 1/2: the k/2 tie of packet ``p``
+    (injected at ``t_inj``) at its ``hop``-th router. A hash of the run's
+    seed and these, not a draw from a generator: the routers of one cycle
+    route their heads in any order (on several threads) and still draw the
+    same. A packet number is reused only after its packet left, so (number,
+    injection cycle) names one packet of the run (splitmix64's finaliser
+    spreads the key over the bits)."""
+    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
+    z ^= (np.uint64(p) << np.uint64(32)) | (np.uint64(t_inj) & np.uint64(0xFFFFFFFF))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z ^= np.uint64(hop) * np.uint64(0x94D049BB133111EB)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return np.int64(z >> np.uint64(63))
 
 
 @njit(**HELPER)
@@ -82,7 +100,9 @@ def dor_next(p, u, tr, turning, net, buf):
         if net.wrap[k] != 0:
             K = net.shape[k]
             dist2 = K - 2 * ((dst - cur + K) % K)
-            d = 0 if (dist2 > 0 or (dist2 == 0 and np.random.randint(0, 2) == 1)) else 1
+            d = 0 if dist2 > 0 else 1
+            if dist2 == 0:
+                d = 1 - tie_draw(net.seed, p, buf.pkr[p, K_TINJ], buf.pkr[p, K_HOPS])
             if d == 0:
                 buf.pkr[p, K_PH] = 1 if cur > dst else 0
             else:
