@@ -14,9 +14,11 @@ whose body holds most of the kernel (the simple router's run loops) is an
 compiled on its own (every compiled function optimises and emits again
 the whole body LLVM inlined into it, so each such level cost seconds on a
 cold start). ``error_model="numpy"`` drops the division-by-zero checks (no
-divisor can be zero here).
+divisor can be zero here). :data:`KERNEL_PAR` is a kernel whose ``prange``
+loops run on numba's threads.
 """
 
 KERNEL = dict(cache=True, _nrt=False, error_model="numpy")
+KERNEL_PAR = dict(KERNEL, parallel=True)
 HELPER = dict(_nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
 INLINED = dict(HELPER, inline="always")

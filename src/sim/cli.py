@@ -140,6 +140,9 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=1,
                    help="with --sweep/--saturation: simulate this many loads (of every seed) at once in worker "
                         "processes (0: every core; default 1); the numbers are the serial run's")
+    s.add_argument("--threads", type=int, default=1,
+                   help="threads of each simulation (router iq: its routers split among them; the numbers do not "
+                        "depend on it; default 1)")
     s.add_argument("--progress", nargs="?", type=float, const=PROGRESS_EVERY, default=None, metavar="SECONDS",
                    help="progress lines on stderr even when it is not a terminal: the loads running, and a "
                         "running simulation's cycles and accepted load every SECONDS (default 5)")
@@ -268,7 +271,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"plot written to {args.plot}")
         _say_deadlock(stuck)
         return status
-    r = simulate(topo, cfg, pat, args.load, seed=args.seed, progress=None if show is None else _RunProgress(show))
+    hook = None if show is None else _RunProgress(show, topo.n)
+    r = simulate(topo, cfg, pat, args.load, seed=args.seed, progress=hook, threads=args.threads)
     status = EXIT_DEADLOCK if r.deadlock else EXIT_OK
     if args.json:
         _print_json(r.to_dict(channels=args.channels))
@@ -313,12 +317,12 @@ def _run_sweeps(args: argparse.Namespace, topo, cfg, pat, table: "_Table", seeds
     if len(seeds) == 1:
         if args.saturation:
             return saturation(topo, cfg, pat, step=args.step, seed=seeds[0], definition=args.definition,
-                              jobs=args.jobs, progress=table)
-        return sweep(topo, cfg, pat, loads, seed=seeds[0], jobs=args.jobs, progress=table)
+                              jobs=args.jobs, progress=table, threads=args.threads)
+        return sweep(topo, cfg, pat, loads, seed=seeds[0], jobs=args.jobs, progress=table, threads=args.threads)
     if args.saturation:
         return saturation_seeds(topo, cfg, pat, seeds=seeds, step=args.step, definition=args.definition,
-                                jobs=args.jobs, progress=table)
-    return sweep_seeds(topo, cfg, pat, loads, seeds=seeds, jobs=args.jobs, progress=table)
+                                jobs=args.jobs, progress=table, threads=args.threads)
+    return sweep_seeds(topo, cfg, pat, loads, seeds=seeds, jobs=args.jobs, progress=table, threads=args.threads)
 
 
 def _print_seed_summary(res, saturation_search: bool) -> None:
@@ -355,20 +359,28 @@ def _show_progress(args: argparse.Namespace) -> float | None:
 
 
 class _RunProgress:
-    """A line on stderr every ``every`` seconds of a running simulation."""
+    """A line on stderr every ``every`` seconds of a running simulation, with
+    its speed since the previous line (router-cycles per second, given the
+    ``routers``)."""
 
-    def __init__(self, every: float = PROGRESS_EVERY) -> None:
+    def __init__(self, every: float = PROGRESS_EVERY, routers: int | None = None) -> None:
         self.last = 0.0
+        self.last_cycles = 0
         self.every = every
+        self.routers = routers
 
     def __call__(self, p) -> None:
         # the first line after `every` too: a run that ends sooner prints none
         if p.elapsed - self.last < self.every:
             return
-        self.last = p.elapsed
+        speed = ""
+        if self.routers and p.elapsed > self.last and p.cycles >= self.last_cycles:
+            rate = (p.cycles - self.last_cycles) * self.routers / (p.elapsed - self.last)
+            speed = f", {rate / 1e6:.3g} M router-cycles/s"
+        self.last, self.last_cycles = p.elapsed, p.cycles
         acc = "" if p.accepted is None else f", accepted {p.accepted:.4g}"
         print(f"toposynth: load {p.load:g}: cycle {p.cycles} of {p.planned} planned ({p.phase}){acc}, "
-              f"{p.elapsed:.0f} s", file=sys.stderr, flush=True)
+              f"{p.elapsed:.0f} s{speed}", file=sys.stderr, flush=True)
 
 
 class _Table:
@@ -382,7 +394,8 @@ class _Table:
         self.print_rows, self.show, self.jobs, self.seed_column = print_rows, show, jobs, seed_column
         self.points: list = []
         self.running: tuple = ()
-        self.run_progress = _RunProgress(show or PROGRESS_EVERY)
+        self.routers = topo.n
+        self.run_progress = _RunProgress(show or PROGRESS_EVERY, topo.n)
 
     def __call__(self, ev) -> None:
         from .search import SweepProgress  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
@@ -404,7 +417,7 @@ class _Table:
                       f"{_fmt(p.latency_percentiles['p99']):>7} {_fmt(p.hops):>6} {str(p.deadlock):>8}", flush=True)
         if ev.running != self.running:
             self.running = ev.running
-            self.run_progress = _RunProgress(self.show or PROGRESS_EVERY)
+            self.run_progress = _RunProgress(self.show or PROGRESS_EVERY, self.routers)
             # a point event's running set is the one before new loads start: said by the next event
             if self.show is not None and ev.point is None and ev.running and self.jobs != 1:
                 what = (", ".join(f"{x:g} (seed {k})" for k, x in sorted(ev.tasks, key=lambda t: (t[1], t[0])))
@@ -506,11 +519,15 @@ def load_trace(text: str, seed: int = 0, max_processes: int | None = None):
 def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
     from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
+    from .routers.iq import check_threads
     from .trace import check_max_cycles, run_trace
 
     if args.sweep or args.saturation or args.plot:
         raise SimError("--trace runs a workload to completion; it does not combine with --sweep, --saturation or --plot")
     check_max_cycles(args.max_cycles, "--max-cycles")   # before the trace is built
+    if check_threads(args.threads) > 1:
+        print(f"toposynth: note: a trace runs on one thread (--threads {args.threads} applies to synthetic traffic "
+              "on router iq)", file=sys.stderr)
     tr = load_trace(args.trace, args.seed, max_processes=topo.num_terminals)
     if args.write_trace:
         try:

@@ -47,6 +47,7 @@ over its length.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from typing import Any, Callable, Iterable, Sequence
 
@@ -63,7 +64,7 @@ from .errors import SimError
 from .memory import check_sim_memory
 from .results import SimProgress, SimResult, SweepResult
 from .routers import RouterModel, model_of
-from .routers import iq as _iq_model  # noqa: F401  (registers the iq router model)
+from .routers import iq as _iq_model  # registers the iq router model
 from .routers import simple as _simple_model  # registers the vct and wormhole models
 from .routing.tables import resolve_routing, table_kind
 from .search import MAX_LOAD_POINTS, LoadSearch, check_jobs, check_load_points, run_searches
@@ -109,6 +110,7 @@ def simulate(
     seed: int = 0,
     pair_latency: bool = False,
     progress: Callable[[SimProgress], None] | None = None,
+    threads: int = 1,
 ) -> SimResult:
     """Simulate ``topology`` under a traffic pattern at ``load``.
 
@@ -126,6 +128,8 @@ def simulate(
         destination router) pair (:attr:`SimResult.pair_latency`)
     progress : called with a :class:`SimProgress` about once a second
         between batches of cycles (the numbers do not depend on it)
+    threads : threads of the one simulation (``router="iq"``; the numbers
+        do not depend on it); the simple router runs on one and says so
 
     >>> import candidates as cd
     >>> r = simulate(cd.torus((4, 4)), "singleflit", "uniform", 0.2, seed=3)
@@ -136,13 +140,20 @@ def simulate(
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)
     seed = check_seed(seed)
+    threads = _iq_model.check_threads(threads)
     load = _finite_load(load)
     model = model_of(cfg)
     routing, deadlock = resolve(topo, cfg, model)
-    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency, load=load)
+    check_sim_memory(topo, cfg, routing=routing, pair_latency=pair_latency, load=load, threads=threads)
     dests = pat.destinations(topo)
     rate = check_load(load, cfg, dests)
     model.check(pair_latency=pair_latency)
+    if model.router == "iq":
+        return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress,
+                              threads=threads)
+    if threads > 1:
+        print(f"toposynth: note: router {cfg.router} runs on one thread (threads={threads} applies to router iq)",
+              file=sys.stderr)
     return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress)
 
 
@@ -211,6 +222,7 @@ def sweep(
     seed: int = 0,
     jobs: int = 1,
     progress: Callable[[Any], None] | None = None,
+    threads: int = 1,
 ) -> SweepResult:
     """Simulate at every load (default 0.05, 0.10, ..., 1.0).
 
@@ -218,14 +230,15 @@ def sweep(
     are the serial run's, whatever ``jobs``. ``progress``: called with a
     :class:`~sim.search.SweepProgress` when the running loads change and
     when a point is finished (in load order), and -- serially -- with each
-    point's :class:`SimProgress` while it runs.
+    point's :class:`SimProgress` while it runs. ``threads``: of each
+    simulation (:func:`simulate`).
 
     >>> import candidates as cd
     >>> s = sweep(cd.ring(8), "singleflit", "uniform", [0.1, 0.2], seed=1)
     >>> [round(p.accepted, 1) for p in s.points], s.saturation == max(p.accepted for p in s.points)
     ([0.1, 0.2], True)
     """
-    return _run_search(sweep_search(loads), topology, config, traffic_pattern, seed, jobs, progress)
+    return _run_search(sweep_search(loads), topology, config, traffic_pattern, seed, jobs, progress, threads)
 
 
 def sweep_search(loads: Iterable[float] | None = None) -> LoadSearch:
@@ -254,6 +267,7 @@ def saturation(
     resolution: float = defaults.STABLE_RESOLUTION,
     jobs: int = 1,
     progress: Callable[[Any], None] | None = None,
+    threads: int = 1,
 ) -> SweepResult:
     """Raise the load by ``step`` until the network saturates.
 
@@ -270,8 +284,8 @@ def saturation(
 
     ``jobs`` > 1 runs the next ``jobs`` loads of the search at once in a
     loky pool (0 = every core), speculatively: the result is the serial
-    run's, the points it would not have run are discarded. ``progress``:
-    as for :func:`sweep`.
+    run's, the points it would not have run are discarded. ``progress``
+    and ``threads``: as for :func:`sweep`.
 
     >>> import candidates as cd
     >>> s = saturation(cd.ring(8), "singleflit", "uniform", step=0.1, seed=1)
@@ -279,7 +293,7 @@ def saturation(
     True
     """
     search = saturation_search(step, max_load, tolerance, definition, resolution)
-    return _run_search(search, topology, config, traffic_pattern, seed, jobs, progress)
+    return _run_search(search, topology, config, traffic_pattern, seed, jobs, progress, threads)
 
 
 def saturation_search(step: float = defaults.LOAD_STEP, max_load: float = defaults.MAX_LOAD,
@@ -301,17 +315,19 @@ def saturation_search(step: float = defaults.LOAD_STEP, max_load: float = defaul
     return LoadSearch.accepted(step, max_load, tolerance)
 
 
-def _run_search(search: LoadSearch, topology, config, traffic_pattern, seed, jobs, progress) -> SweepResult:
-    runs = run_seeds(search, topology, config, traffic_pattern, [seed], jobs, progress)
+def _run_search(search: LoadSearch, topology, config, traffic_pattern, seed, jobs, progress, threads) -> SweepResult:
+    runs = run_seeds(search, topology, config, traffic_pattern, [seed], jobs, progress, threads)
     return next(iter(runs.values()))
 
 
 def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequence[int], jobs: int = 1,
-              progress: Callable[[Any], None] | None = None) -> dict[int, SweepResult]:
+              progress: Callable[[Any], None] | None = None, threads: int = 1) -> dict[int, SweepResult]:
     """``search`` once per seed (the loads of all of them in one pool with
-    ``jobs > 1``): each seed's :class:`SweepResult`, its serial run's, by
-    the validated seed, in the order given."""
+    ``jobs > 1``, each simulation on ``threads`` threads): each seed's
+    :class:`SweepResult`, its serial run's, by the validated seed, in the
+    order given."""
     jobs = check_jobs(jobs)
+    threads = _iq_model.check_threads(threads)
     topo = _check_topology(topology)
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)
@@ -326,10 +342,10 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
     if jobs > 1:
         # the workers compile without a word (common.workers): the notice is the parent's
         prepare_compile(cfg.router)
-        at: Callable[[int, float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat)
+        at: Callable[[int, float], SimResult] = _SimulateAt(uuid.uuid4().hex, topo, cfg, pat, threads)
     else:
         def at(seed: int, load: float) -> SimResult:
-            return simulate(topo, cfg, pat, load, seed=seed, progress=progress)
+            return simulate(topo, cfg, pat, load, seed=seed, progress=progress, threads=threads)
     return run_searches({s: search for s in seeds}, at, jobs, progress)
 
 
@@ -352,8 +368,8 @@ class _SimulateAt:
     unpickled copy of the topology; the routing tables a worker built for an earlier point are found
     by the topology's fingerprint (:mod:`sim.cache`), not rebuilt (a 4096-router torus: seconds a point)."""
 
-    def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern):
-        self.token, self.topo, self.cfg, self.pat = token, topo, cfg, pat
+    def __init__(self, token: str, topo: Topology, cfg: SimConfig, pat: TrafficPattern, threads: int = 1):
+        self.token, self.topo, self.cfg, self.pat, self.threads = token, topo, cfg, pat, threads
 
     def __call__(self, seed: int, load: float) -> SimResult:
-        return simulate(self.topo, self.cfg, self.pat, load, seed=seed)
+        return simulate(self.topo, self.cfg, self.pat, load, seed=seed, threads=self.threads)

@@ -102,7 +102,7 @@ def _wrapped_dims(topo: Topology) -> list[bool]:
     return out
 
 
-def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[str, Any]:
+def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None, threads: int = 1) -> dict[str, Any]:
     """Array sizes of BookSim2's router model (``router="iq"``) on ``topo``
     and its bytes by part, before anything is allocated.
 
@@ -114,7 +114,9 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     terminal); ``load=None`` sizes it for ``pool_max``. A run whose traffic
     needs more (past saturation) grows it, each growth checked against the
     memory limit. Bernoulli source queues start at 16 packets a terminal and
-    grow the same way (Poisson ones at ``source_queue``).
+    grow the same way (Poisson ones at ``source_queue``). ``threads``
+    partitions adds a latency histogram each and, from two on, the outboxes
+    of a cycle's flits and credits between partitions.
 
     >>> import candidates as cd
     >>> z = iq_sizes(cd.from_spec("torus:4x4"), preset("booksim"), 0.1)
@@ -142,6 +144,9 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
     queue_cols = cfg.source_queue if cfg.injection == "poisson" else min(cfg.source_queue, 16)
     W = _pow2_at_least(cfg.sw_alloc_delay + cfg.st_delay + 2 * link + cfg.credit_delay + 6 + 2)
     WW = _pow2_at_least(cfg.sw_alloc_delay + cfg.st_delay + link + cfg.routing_delay + cfg.vc_alloc_delay + 2 + 2)
+    P = max(1, min(int(threads), n))
+    # a cycle's flits (5 int32) and credits (2 int64) from each partition to each other, double buffered
+    boxes = 2.0 * P * P * (-(-(NIP + NOP) // P)) * 36 if P > 1 else 0.0
     parts = {
         # per port a row of 8 int32 (+ its place in router order, int64, while building), per arc its
         # flit count (int64), per router 3 + 2D int32 (one: its place in a cycle's visit list), per terminal
@@ -150,20 +155,21 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None) -> dict[
         # per VC its row and 5 int32 (ready cycle, pending list of 2, wanted output VCs); per output VC a
         # row of 4 int32
         "buffers": NVC * (4.0 * vc_cols + 20) + NOV * 16.0,
-        "wheel": W * (NOP * 4.0 + 8) + WW * ((n + 63) // 64) * 8.0,
+        "wheel": W * (NOP * 4.0 + 16 * P) + P * WW * ((n + 63) // 64) * 8.0 + boxes,
         "packets": pool * 68.0,            # a 64-byte row and a place in the free stack
         "queues": T * (queue_cols * 8.0 + 80),
-        "stats": (1 << 16) * 8.0 + A * 8.0,
+        "stats": P * (1 << 16) * 8.0 + A * 8.0,
     }
     return {"B": B, "link": link, "NVC": NVC, "NOV": NOV, "R": R, "pool": pool, "pool_max": pool_max,
             "queue_cols": queue_cols, "vc_cols": vc_cols, "W": W, "WW": WW, "parts": parts}
 
 
 def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, routing: str | None = None,
-                    pair_latency: bool = False, load: float | None = None) -> SimMemory:
+                    pair_latency: bool = False, load: float | None = None, threads: int = 1) -> SimMemory:
     """Peak memory of simulating ``topo`` under ``config`` (a SimConfig or a
     preset name), without building anything of size n x n; ``load`` sizes
-    the packet pool of ``router="iq"`` (see :func:`iq_sizes`).
+    the packet pool of ``router="iq"`` and ``threads`` its partitions (see
+    :func:`iq_sizes`).
 
     Dimension order needs no (n, n) table; shortest-path tables take 40
     bytes per router pair:
@@ -179,7 +185,7 @@ def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, ro
     r = resolve_routing(topo, routing or cfg.routing, cfg.router)
     if cfg.router != "iq":
         return _simple_router(topo, cfg, r, pair_latency)
-    parts = dict(iq_sizes(topo, cfg, load)["parts"])
+    parts = dict(iq_sizes(topo, cfg, load, threads)["parts"])
     return SimMemory(topo.n, r, parts, sum(parts.values()))
 
 
@@ -238,10 +244,10 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
 
 
 def check_sim_memory(topo: Topology, config: SimConfig | str | None = None, *, routing: str | None = None,
-                     pair_latency: bool = False, load: float | None = None) -> SimMemory:
+                     pair_latency: bool = False, load: float | None = None, threads: int = 1) -> SimMemory:
     """Refuse (:class:`common.size.SizeError`, one line) a simulation
     whose estimate exceeds the memory limit; return the estimate."""
-    m = memory_estimate(topo, config, routing=routing, pair_latency=pair_latency, load=load)
+    m = memory_estimate(topo, config, routing=routing, pair_latency=pair_latency, load=load, threads=threads)
     name = topo.spec or topo.family
     cfg = config if isinstance(config, SimConfig) else preset(config or "default")
     if cfg.router == "iq":

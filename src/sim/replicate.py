@@ -149,16 +149,17 @@ class ReplicatedSweep:
         return html_records([s.to_dict() for s in self.by_load()], _COLUMNS, head)
 
 
-def _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress) -> ReplicatedSweep:
-    runs = run_seeds(search, topology, config, traffic_pattern, seeds, jobs, progress)   # validates the seeds
+def _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress, threads=1) -> ReplicatedSweep:
+    runs = run_seeds(search, topology, config, traffic_pattern, seeds, jobs, progress, threads)   # validates the seeds
     return ReplicatedSweep(list(runs), list(runs.values()))
 
 
 def sweep_seeds(topology, config=None, traffic_pattern="uniform", loads: Iterable[float] | None = None, *,
                 seeds: Sequence[int], jobs: int = 1,
-                progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
+                progress: Callable[[Any], None] | None = None, threads: int = 1) -> ReplicatedSweep:
     """:func:`sim.sweep` once per seed of ``seeds``. ``progress`` gets each
-    point as :func:`sim.sweep`'s does, its seed in the event's ``key``.
+    point as :func:`sim.sweep`'s does, its seed in the event's ``key``;
+    ``threads``: of each simulation.
 
     >>> import candidates as cd
     >>> from sim.config import preset
@@ -167,14 +168,14 @@ def sweep_seeds(topology, config=None, traffic_pattern="uniform", loads: Iterabl
     >>> [(x.load, round(x.accepted, 1)) for x in r.by_load()]
     [(0.2, 0.2), (0.4, 0.4)]
     """
-    return _replicate(sweep_search(loads), topology, config, traffic_pattern, seeds, jobs, progress)
+    return _replicate(sweep_search(loads), topology, config, traffic_pattern, seeds, jobs, progress, threads)
 
 
 def saturation_seeds(topology, config=None, traffic_pattern="uniform", *, seeds: Sequence[int],
                      step: float = defaults.LOAD_STEP, max_load: float = defaults.MAX_LOAD,
                      tolerance: float = defaults.SATURATION_TOLERANCE, definition: str = "accepted",
                      resolution: float = defaults.STABLE_RESOLUTION, jobs: int = 1,
-                     progress: Callable[[Any], None] | None = None) -> ReplicatedSweep:
+                     progress: Callable[[Any], None] | None = None, threads: int = 1) -> ReplicatedSweep:
     """:func:`sim.saturation` once per seed of ``seeds`` (the arguments are its).
 
     >>> import candidates as cd
@@ -185,4 +186,4 @@ def saturation_seeds(topology, config=None, traffic_pattern="uniform", *, seeds:
     ([0.2, 0.4, 0.6, 0.8, 1.0], True, True)
     """
     search = saturation_search(step, max_load, tolerance, definition, resolution)
-    return _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress)
+    return _replicate(search, topology, config, traffic_pattern, seeds, jobs, progress, threads)

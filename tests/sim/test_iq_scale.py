@@ -42,8 +42,16 @@ def test_estimate_closed_form_torus_4x4():
     assert z["parts"]["buffers"] == NVC * (48 * 4 + 20) + NOV * 16
     # a packet's row of 12 int32 padded to a 64-byte line, and its place in the free stack
     assert z["parts"]["packets"] == 61 * 68
-    # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14)
-    assert z["W"] == 16 and z["parts"]["wheel"] == 16 * (NOP * 4 + 8) + z["WW"] * 1 * 8
+    # wheel: a power of two above the longest credit delay (sa + st + 2 link + cd + 8 = 14); a slot holds a
+    # credit per output port (the links' and ejections' in one wheel, the injection buffers' in another, each
+    # with its int64 count)
+    assert z["W"] == 16 and z["parts"]["wheel"] == 16 * (NOP * 4 + 16) + z["WW"] * 1 * 8
+    # two partitions: a count per wheel each, a bitmap of routers to visit each, and the outboxes of a cycle's
+    # flits (5 int32) and credits (2 int64) from each to the other, double buffered
+    z2 = iq_sizes(t, _cfg(), 0.1, threads=2)
+    box = 2 * 2 * 2 * ((NIP + NOP + 1) // 2) * 36
+    assert z2["parts"]["wheel"] == 16 * (NOP * 4 + 32) + 2 * z["WW"] * 1 * 8 + box
+    assert z2["parts"]["stats"] - z["parts"]["stats"] == (1 << 16) * 8
     m = memory_estimate(t, _cfg(), load=0.1)
     assert m.nbytes == sum(z["parts"].values())
     # without a load the pool is sized for a full network

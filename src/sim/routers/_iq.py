@@ -53,7 +53,7 @@ from collections import namedtuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, prange, types
 from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
@@ -61,7 +61,7 @@ from numba.extending import intrinsic
 from common.jitcache import refresh_kernel_cache
 
 from .. import events
-from .._jit import HELPER, KERNEL
+from .._jit import HELPER, KERNEL, KERNEL_PAR
 from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
 from . import _core, _iq_layout
@@ -99,6 +99,7 @@ from ._iq_layout import (
     P_SAAPTR,
     P_SWRR,
     P_UP,
+    P_UROUTER,
     Q_ARC,
     Q_DIM,
     Q_DOWN,
@@ -180,11 +181,27 @@ Net = namedtuple("Net", [
     "pf",                                  # 1: prefetch (the state is larger than the caches)
     "dcp",                                 # 1: packets carry their destination's coordinates (K_DC)
     "seed",                                # the run's seed (the routes' tie draws, _booksim.tie_draw)
+    "pbound", "tbound",                    # partition q: routers pbound[q] .. pbound[q + 1] - 1, their terminals
 ])
 
+# Partitions. The routers are split into P contiguous ranges (P = the
+# threads), each visited by one thread in a cycle's parallel phase. Every
+# effect of a visit on another router is for a later cycle, so the visits of
+# one cycle are independent once what they share is split: the fields of
+# Buf marked "per partition" have a leading axis of P, and a partition sees
+# its own slice (:func:`_view`); a flit or a credit for another partition's
+# router goes into an outbox its owner empties at the start of the next
+# cycle's phase (``fo``/``co``, double buffered by the cycle's parity: the
+# sender fills one while the owner empties the other). The global fields
+# (``free``, ``nfree``, Acc's ``v``) are merged at the barrier, in partition
+# order, which is router order: the numbers do not depend on P.
 Buf = namedtuple("Buf", [
     "vcr", "at", "ovr",
-    "wh_cnt", "wh_o", "wake", "pkr", "free", "nfree",
+    "wh_cnt", "wh_o",                      # per partition: the credit wheel of its routers' output VCs
+    "wi_cnt", "wi_o",                      # per partition: credits of its terminals' injection buffers
+    "wake",                                # per partition: routers to visit, a bit each, by cycle slot
+    "pkr", "free", "nfree",
+    # per partition from here to visit (but ``want``, a row per input VC): a visit's scratch, the heads to route
     "sc_key", "sc_win", "sc_in", "sreq", "omask", "gmask", "touched", "req_g", "req_o", "req_li", "req_lo",
     "sc_mark",                             # VC allocation: the visit that last requested a local output VC
     "rdy", "nrdy",                         # ring of the next visits' ready input VCs (R_*), and their counts
@@ -192,6 +209,11 @@ Buf = namedtuple("Buf", [
     "freed",                               # the output VCs a visit's tails freed
     "pend", "npend",                       # heads to route: (input VC, its router)
     "visit",                               # the routers woken for the current cycle, in router order
+    "freed_p", "nfreed_p",                 # per partition: the packets its terminals read out this cycle
+    "fo", "fo_n",                          # [parity, sender, owner]: flits for the owner's input VCs
+    "co", "co_n",                          # [parity, sender, owner]: credits (cycle, output VC) for the owner
+    "moved",                               # per partition: flits moved this cycle
+    "me",                                  # per partition: (partition, first router, last router + 1)
 ])
 
 Trf = namedtuple("Trf", [
@@ -200,7 +222,10 @@ Trf = namedtuple("Trf", [
     "cap", "full",                         # the source queues' capacity; full[0] = 1: a row of src_t is full below it
 ])
 
-Acc = namedtuple("Acc", ["v", "arc_flits", "hist"])
+# ``v``: the statistics (A_*); ``pv``: a partition's changes to them in the
+# current cycle (integers, so summing them in any order is exact), merged
+# into ``v`` at the barrier; ``hist``: the latency histogram, per partition.
+Acc = namedtuple("Acc", ["v", "arc_flits", "hist", "pv"])
 
 
 # =========================================================================
@@ -221,13 +246,38 @@ def _sa_ready(g, t, u, net, buf):
 
 
 @njit(**HELPER)
-def _credit_later(t, o, buf):
-    """Output VC ``o`` gets one credit back at cycle ``t``."""
-    W = buf.wh_cnt.shape[0]
+def _wheel(t, o, cnt, wo):
+    """Output VC ``o`` gets one credit back at cycle ``t`` (a wheel of
+    ``cnt.shape[0]`` cycles)."""
+    W = cnt.shape[0]
     s = t & (W - 1)
-    c = buf.wh_cnt[s]
-    buf.wh_o[s, c] = o
-    buf.wh_cnt[s] = c + 1
+    c = cnt[s]
+    wo[s, c] = o
+    cnt[s] = c + 1
+
+
+@njit(**HELPER)
+def _owner(u, net):
+    """The partition of router ``u``."""
+    q = 0
+    while net.pbound[q + 1] <= u:
+        q += 1
+    return q
+
+
+@njit(**HELPER)
+def _credit_later(t, o, u, net, buf):
+    """Output VC ``o`` (of a link port of router ``u``) gets one credit back
+    at cycle ``t``: into the wheel of ``u``'s partition, through the outbox
+    if that is another one."""
+    if buf.me[1] <= u < buf.me[2]:
+        _wheel(t, o, buf.wh_cnt, buf.wh_o)
+    else:
+        q = _owner(u, net)
+        k = buf.co_n[q]
+        buf.co[q, k, 0] = t
+        buf.co[q, k, 1] = o
+        buf.co_n[q] = k + 1
 
 
 @njit(**HELPER)
@@ -344,15 +394,15 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
 
 
 @njit(**HELPER)
-def _inject(now, net, buf, trf, acc, phase, drain_t):
-    """Every terminal sends at most one flit into its injection port; a head
-    takes the first idle injection VC with a credit, round robin from the
-    last one used (the traffic manager's rule)."""
+def _inject(t0, t1, now, net, buf, trf, acc, phase, drain_t):
+    """Terminals ``t0 .. t1 - 1`` send at most one flit each into their
+    injection port; a head takes the first idle injection VC with a credit,
+    round robin from the last one used (the traffic manager's rule)."""
     V = net.V
     A = net.A
     T = net.T
     a = acc.v
-    for t in range(T):
+    for t in range(t0, t1):
         p = trf.inj_p[t]
         if p < 0:
             if trf.src_cnt[t] == 0:
@@ -731,9 +781,10 @@ def _move(g, u, t_out, net, buf, acc, phase):
     # the credit of the freed slot goes upstream
     up = net.ipr[ip, P_UP]
     if net.ipr[ip, P_INJ] == 0:
-        _credit_later(t_out + net.ipr[ip, P_LAT] + 1 + net.credit_delay, up * V + v, buf)
+        _credit_later(t_out + net.ipr[ip, P_LAT] + 1 + net.credit_delay, up * V + v, net.ipr[ip, P_UROUTER], net,
+                      buf)
     else:
-        _credit_later(t_out + net.ipr[ip, P_LAT] + 1, up * V + v, buf)
+        _wheel(t_out + net.ipr[ip, P_LAT] + 1, up * V + v, buf.wi_cnt, buf.wi_o)
     o = buf.vcr[g, F_OUT]
     op = buf.ovr[o, O_PORT]
     buf.ovr[o, O_CRED] -= 1
@@ -748,11 +799,27 @@ def _move(g, u, t_out, net, buf, acc, phase):
             buf.pkr[p, K_HOPS] += 1
         if phase < 2:
             acc.arc_flits[net.opr[op, Q_ARC]] += 1
-        _push(down * V + o - op * V, net.opr[op, Q_DROUTER], p, fi, t_send + net.opr[op, Q_LAT] + 1, net, buf)
+        d = down * V + o - op * V
+        ud = net.opr[op, Q_DROUTER]
+        arr = t_send + net.opr[op, Q_LAT] + 1
+        if buf.me[1] <= ud < buf.me[2]:
+            _push(d, ud, p, fi, arr, net, buf)
+        else:
+            # another partition's router: its owner pushes the flit at the start of the next cycle's
+            # phase; the flit arrives later, and what a visit of this cycle does is the same with it
+            # in the ring or not (a push changes the VC's state only when the ring was empty)
+            q = _owner(ud, net)
+            k = buf.fo_n[q]
+            buf.fo[q, k, 0] = d
+            buf.fo[q, k, 1] = ud
+            buf.fo[q, k, 2] = p
+            buf.fo[q, k, 3] = fi
+            buf.fo[q, k, 4] = arr
+            buf.fo_n[q] = k + 1
     else:
         t_read = t_send + net.opr[op, Q_LAT] + 1
         _eject(p, fi, t_read, net, buf, acc, phase)
-        _credit_later(t_read + net.opr[op, Q_LAT] + 1, o, buf)
+        _wheel(t_read + net.opr[op, Q_LAT] + 1, o, buf.wh_cnt, buf.wh_o)
     if tail:
         if buf.vcr[g, F_CNT] > 0:
             _head_front(g, u, t_out + 1, net, buf)
@@ -895,7 +962,7 @@ def _routers(now, net, buf, acc, phase):
     slot = now & (W - 1)
     visit = buf.visit
     m = 0
-    for w in range(buf.wake.shape[1]):
+    for w in range(buf.me[1] >> 6, (buf.me[2] + 63) >> 6):
         bits = buf.wake[slot, w]
         buf.wake[slot, w] = 0
         while bits != 0:
@@ -929,48 +996,177 @@ def _routers(now, net, buf, acc, phase):
     return moved
 
 
+@njit(**HELPER)
+def _credits(now, net, buf, cnt, wo):
+    """The credits of wheel ``cnt``/``wo`` due at ``now``: a VC that waited
+    for one asks for the switch again (the order of a cycle's credits does
+    not matter: each adds one, and only the first of an empty VC wakes)."""
+    W = cnt.shape[0]
+    slot = now & (W - 1)
+    nc = cnt[slot]
+    for e in range(nc):
+        if net.pf != 0 and e + PF_CREDIT < nc:
+            _prefetch(buf.ovr, wo[slot, e + PF_CREDIT], 0)
+        o = wo[slot, e]
+        c = buf.ovr[o, O_CRED]
+        buf.ovr[o, O_CRED] = c + 1
+        if c == 0:                  # a VC may have waited for this credit
+            op = buf.ovr[o, O_PORT]
+            g = buf.ovr[o, O_OWNER]
+            if op < net.A + net.T and g >= 0 and buf.at[g] == NO_CREDIT:
+                buf.at[g] = now
+            _wake(net.opr[op, Q_ROUTER], now, buf)
+    cnt[slot] = 0
+
+
+@njit(**HELPER)
+def _view(q, now, buf, free, nfree):
+    """Partition ``q``'s view of the state: its slices of the per-partition
+    fields, the outboxes it fills this cycle, and ``free``/``nfree`` as the
+    stack its terminals' packets go to (the global one in the serial part,
+    where packets are taken; its own list in the parallel phase)."""
+    par = now & 1
+    return Buf(
+        buf.vcr, buf.at, buf.ovr, buf.wh_cnt[q], buf.wh_o[q], buf.wi_cnt[q], buf.wi_o[q], buf.wake[q],
+        buf.pkr, free, nfree,
+        buf.sc_key[q], buf.sc_win[q], buf.sc_in[q], buf.sreq[q], buf.omask[q], buf.gmask[q], buf.touched[q],
+        buf.req_g[q], buf.req_o[q], buf.req_li[q], buf.req_lo[q], buf.sc_mark[q], buf.rdy[q], buf.nrdy[q],
+        buf.want, buf.freed[q], buf.pend[q], buf.npend[q], buf.visit[q],
+        buf.freed_p, buf.nfreed_p, buf.fo[par, q], buf.fo_n[par, q], buf.co[par, q], buf.co_n[par, q],
+        buf.moved, buf.me[q],
+    )
+
+
+@njit(**HELPER)
+def _serial_part(now, net, buf, trf, acc, phase, drain_t):
+    """The serial part of cycle ``now``: the credits of the injection
+    buffers, the sources' arrivals and the injections (in terminal order:
+    they draw from the one generator)."""
+    P = net.pbound.shape[0] - 1
+    a = Acc(acc.v, acc.arc_flits, acc.hist[0], acc.pv)
+    for q in range(P):
+        b = _view(q, now, buf, buf.free, buf.nfree)
+        _credits(now, net, b, b.wi_cnt, b.wi_o)
+    # the source queues' packets are BookSim2's: none is measured before it is taken (_take)
+    generate(now, phase < 2, trf, acc.v, GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW))
+    for q in range(P):
+        b = _view(q, now, buf, buf.free, buf.nfree)
+        _inject(net.tbound[q], net.tbound[q + 1], now, net, b, trf, a, phase, drain_t)
+
+
+@njit(**HELPER)
+def _phase(q, now, net, buf, acc, phase):
+    """Partition ``q``'s part of cycle ``now``: the flits and credits the
+    others sent it in the previous cycle (in partition order, each in send
+    order: a VC's ring gets its flits in time order), its credits due, then
+    its routers' visits. Touches only its own routers and slices."""
+    P = net.pbound.shape[0] - 1
+    b = _view(q, now, buf, buf.freed_p[q], buf.nfreed_p[q])
+    a = Acc(acc.pv[q], acc.arc_flits, acc.hist[q], acc.pv)
+    par = (now + 1) & 1
+    for s in range(P):
+        if s == q:
+            continue
+        for k in range(buf.fo_n[par, s, q]):
+            f = buf.fo[par, s, q, k]
+            _push(np.int64(f[0]), np.int64(f[1]), np.int64(f[2]), np.int64(f[3]), np.int64(f[4]), net, b)
+        buf.fo_n[par, s, q] = 0
+        for k in range(buf.co_n[par, s, q]):
+            _wheel(buf.co[par, s, q, k, 0], buf.co[par, s, q, k, 1], b.wh_cnt, b.wh_o)
+        buf.co_n[par, s, q] = 0
+    _credits(now, net, b, b.wh_cnt, b.wh_o)
+    buf.moved[q] = _routers(now, net, b, a, phase)
+
+
+@njit(**HELPER)
+def _barrier(now, net, buf, acc, ctl):
+    """After the parallel phase: the partitions' freed packets onto the free
+    stack and their statistics into ``acc.v``, in partition order (router
+    order, as one thread would have done it); the watchdog. True if it fired."""
+    P = net.pbound.shape[0] - 1
+    moved = 0
+    nf = buf.nfree[0]
+    for q in range(P):
+        moved += buf.moved[q]
+        for k in range(buf.nfreed_p[q, 0]):
+            buf.free[nf] = buf.freed_p[q, k]
+            nf += 1
+        buf.nfreed_p[q, 0] = 0
+    buf.nfree[0] = nf
+    a = acc.v
+    for f in range(NACC):
+        if f == A_PLAT_MAX:
+            for q in range(P):
+                if acc.pv[q, f] > a[f]:
+                    a[f] = acc.pv[q, f]
+                acc.pv[q, f] = 0.0
+        else:
+            d = 0.0
+            for q in range(P):
+                d += acc.pv[q, f]
+                acc.pv[q, f] = 0.0
+            a[f] += d
+    if moved > 0 or a[A_INFL_FLITS] == 0:
+        ctl[C_PROGRESS] = now
+    elif now - ctl[C_PROGRESS] > net.watchdog:
+        ctl[C_DEADLOCK] = 1
+        return True
+    return False
+
+
+@njit(**HELPER)
+def _must_grow(buf, trf, ctl):
+    """A terminal may take a packet (or generate one) it has no room for."""
+    return buf.nfree[0] < ctl[C_POOL_LOW] or trf.full[0] != 0
+
+
 @njit(**KERNEL)
 def run(net, buf, trf, acc, ctl, until):
-    """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock).
-    Returns the number of cycles simulated. Every helper has one call site
-    (a head's route is computed in one place, :func:`_routers`), so LLVM's
-    inlining stays small and compiling takes seconds."""
+    """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock)
+    on one thread, the partitions one after the other. Returns the number of
+    cycles simulated. Every helper has one call site per kernel (a head's
+    route is computed in one place, :func:`_routers`), so LLVM's inlining
+    stays small and compiling takes seconds."""
     now = ctl[C_NOW]
     start = now
     phase = ctl[C_PHASE]
     drain_t = ctl[C_DRAIN_T]
-    W = buf.wh_cnt.shape[0]
-    a = acc.v
+    P = net.pbound.shape[0] - 1
     while now < until:
-        if buf.nfree[0] < ctl[C_POOL_LOW] or trf.full[0] != 0:
-            ctl[C_GROW] = 1             # a terminal may take a packet (or generate one) it has no room for
+        if _must_grow(buf, trf, ctl):
+            ctl[C_GROW] = 1
             break
-        slot = now & (W - 1)
-        nc = buf.wh_cnt[slot]
-        for e in range(nc):
-            if net.pf != 0 and e + PF_CREDIT < nc:
-                _prefetch(buf.ovr, buf.wh_o[slot, e + PF_CREDIT], 0)
-            o = buf.wh_o[slot, e]
-            c = buf.ovr[o, O_CRED]
-            buf.ovr[o, O_CRED] = c + 1
-            if c == 0:                  # a VC may have waited for this credit
-                op = buf.ovr[o, O_PORT]
-                g = buf.ovr[o, O_OWNER]
-                if op < net.A + net.T and g >= 0 and buf.at[g] == NO_CREDIT:
-                    buf.at[g] = now
-                _wake(net.opr[op, Q_ROUTER], now, buf)
-        buf.wh_cnt[slot] = 0
-        # the source queues' packets are BookSim2's: none is measured before it is taken (_take)
-        generate(now, phase < 2, trf, a, GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW))
-        _inject(now, net, buf, trf, acc, phase, drain_t)
-        moved = _routers(now, net, buf, acc, phase)
-        if moved > 0 or a[A_INFL_FLITS] == 0:
-            ctl[C_PROGRESS] = now
-        elif now - ctl[C_PROGRESS] > net.watchdog:
-            ctl[C_DEADLOCK] = 1
-            now += 1
-            break
+        _serial_part(now, net, buf, trf, acc, phase, drain_t)
+        for q in range(P):
+            _phase(q, now, net, buf, acc, phase)
+        stop = _barrier(now, net, buf, acc, ctl)
         now += 1
+        if stop:
+            break
+    ctl[C_NOW] = now
+    return now - start
+
+
+@njit(**KERNEL_PAR)
+def run_par(net, buf, trf, acc, ctl, until):
+    """:func:`run` with the partitions' phases on numba's threads (one
+    partition a thread): the same numbers."""
+    now = ctl[C_NOW]
+    start = now
+    phase = ctl[C_PHASE]
+    drain_t = ctl[C_DRAIN_T]
+    P = net.pbound.shape[0] - 1
+    while now < until:
+        if _must_grow(buf, trf, ctl):
+            ctl[C_GROW] = 1
+            break
+        _serial_part(now, net, buf, trf, acc, phase, drain_t)
+        for q in prange(P):
+            _phase(q, now, net, buf, acc, phase)
+        stop = _barrier(now, net, buf, acc, ctl)
+        now += 1
+        if stop:
+            break
     ctl[C_NOW] = now
     return now - start
 

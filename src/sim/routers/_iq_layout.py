@@ -48,6 +48,7 @@ P_UP = 2           # the output port upstream
 P_INJ = 3          # 1: a terminal's injection port
 P_SAAPTR = 4       # switch allocator: accept pointer
 P_SWRR = 5         # the VC after the last one that won the switch
+P_UROUTER = 6      # the router upstream (a terminal's injection port: its router)
 Q_ROUTER = 0
 Q_LAT = 1
 Q_DOWN = 2         # the input port downstream (-1: an ejection port)

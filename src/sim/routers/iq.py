@@ -14,6 +14,9 @@ number, toposynth's last coordinate, so node ``i`` is node ``i`` in both),
 the VC class fixed on entering a wrapped dimension, the k/2 tie broken at
 random (a hash of the seed, the packet and its hop).
 
+``threads`` splits the routers among threads (:func:`partitions`, the
+kernel's ``run_par``); the numbers are the same on any number of them.
+
 Two measurement methods (``SimConfig.measurement``):
 
 - ``fixed``: warm up ``warmup`` cycles, measure the packets the terminals
@@ -46,6 +49,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+import numba
 import numpy as np
 
 from candidates import Topology
@@ -88,10 +92,11 @@ PROGRESS_SECONDS = 1.0
 class IQRun:
     """The state of one run of the IQ router model (numba named tuples)."""
 
-    def __init__(self, net, buf, trf, acc, ctl, topo: Topology):
+    def __init__(self, net, buf, trf, acc, ctl, topo: Topology, threads: int = 1):
         self.net, self.buf, self.trf, self.acc, self.ctl = net, buf, trf, acc, ctl
         self.topo = topo
         self.pool_max = 0
+        self.threads = threads
 
     @property
     def now(self) -> int:
@@ -102,7 +107,12 @@ class IQRun:
             raise SimError(f"router iq counts cycles in int32 and cannot run to cycle {until:,}; keep warm-up, "
                            f"measurement and drain below {MAX_CYCLE:,} cycles")
         while True:
-            Q.run(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
+            if self.threads > 1:
+                # more partitions than numba's threads (tests on a small machine) share them
+                numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+                Q.run_par(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
+            else:
+                Q.run(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
             if not self.ctl[Q.C_GROW]:
                 return
             self.ctl[Q.C_GROW] = 0
@@ -243,12 +253,31 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     return r_ip, r_ip_ptr, r_op, r_op_ptr
 
 
+def check_threads(threads: int) -> int:
+    """``threads`` if numba can run that many threads here, else a one-line error."""
+    top = numba.config.NUMBA_NUM_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
+        raise SimError(f"threads must be an integer from 1 to {top} (numba's threads on this machine), "
+                       f"got {threads!r}")
+    return int(threads)
+
+
+def partitions(n: int, threads: int) -> np.ndarray:
+    """The first router of each of ``threads`` contiguous router ranges of
+    (nearly) equal size, and ``n``: slabs along the slowest coordinate of a
+    lattice. Never more ranges than routers."""
+    P = max(1, min(threads, n))
+    return np.array([(q * n) // P for q in range(P + 1)], dtype=np.int64)
+
+
 def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int,
-          load: float | None = None) -> IQRun:
+          load: float | None = None, threads: int = 1) -> IQRun:
     """The model's state for one run (allocated before any cycle runs; the
     packet pool and the source queues sized for ``load`` as
     :func:`sim.memory.iq_sizes` says, grown by the run if its traffic needs
-    more). Indices and cycles are int32: :data:`MAX_CYCLE` bounds a run."""
+    more). Indices and cycles are int32: :data:`MAX_CYCLE` bounds a run.
+    ``threads`` partitions the routers (:func:`partitions`); the numbers do
+    not depend on it."""
     code = ROUTING_CODES.get(routing)
     if code is None:
         raise SimError(f"router iq supports routings {', '.join(ROUTING_CODES)} (BookSim2's dim_order, "
@@ -261,7 +290,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
                        f"{topo!r} has links that shift other coordinates (twisted wraparound): use --router simple")
     out_op, arc_dir, wrap = _lattice_arcs(topo)
     z = iq_sizes(topo, cfg, load)
-    B, P, PMAX, QCOLS, R = z["B"], z["pool"], z["pool_max"], z["queue_cols"], z["R"]
+    B, PP, PMAX, QCOLS, R = z["B"], z["pool"], z["pool_max"], z["queue_cols"], z["R"]
     if PMAX >= 2**31 or z["NOV"] >= 2**31 // 2:
         raise SimError(f"router iq numbers packets and channels in int32; {topo!r} with {V} VCs of {B} flits "
                        "needs more: use fewer VCs or smaller buffers")
@@ -274,6 +303,9 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     r_ip, r_ip_ptr, r_op, r_op_ptr = _lattice_ports(topo, arc_dir, dim_order)
     term_r = terminal_router(topo)
     NIP, NOP = A + T, A + 2 * T
+    pbound = partitions(n, threads)
+    P = len(pbound) - 1
+    tbound = np.searchsorted(term_r, pbound).astype(np.int64)   # terminals are numbered in router order
     i32 = np.int32
     max_ni = int(np.diff(r_ip_ptr).max())
     max_no = int(np.diff(r_op_ptr).max())
@@ -291,6 +323,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     ipr[:, Q.P_LAT] = np.concatenate([np.full(A, link), np.ones(T)])[r_ip]
     ipr[:, Q.P_UP] = new_op[np.concatenate([np.arange(A), A + T + np.arange(T)])][r_ip]
     ipr[:, Q.P_INJ] = r_ip >= A
+    ipr[:, L.P_UROUTER] = np.concatenate([topo.arc_src, term_r])[r_ip]
     opr = _lined((NOP, L.NPORT), i32)
     old_op = np.concatenate([r_op, np.arange(A + T, NOP)])
     opr[:, Q.Q_ROUTER] = np.concatenate([topo.arc_src, term_r, term_r])[old_op]
@@ -313,12 +346,20 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.int64(Q.F_FB + 3 * B),
         np.int64(NIP * V * z["vc_cols"] * 4 > PREFETCH_ABOVE),
         np.int64(D <= L.NK - Q.K_DC),
-        np.int64(seed),
+        np.int64(seed), pbound, tbound,
     )
     del new_ip, new_op, r_ip, r_op
     NVC, NOV = NIP * V, NOP * V
     W, WW = z["W"], z["WW"]
     never = np.int32(Q.NEVER)
+    # per partition: its routers, ports, VCs and terminals (the sizes of its slices)
+    ip_q = np.diff(r_ip_ptr[pbound])
+    op_q = np.diff(r_op_ptr[pbound])
+    t_q = np.diff(tbound)
+    n_q = int(np.diff(pbound).max())
+    vc_q = int(ip_q.max()) * V
+    # a cycle's flits (credits) from one partition to another: at most one per output (input) port
+    box = int(max(op_q.max(), ip_q.max())) if P > 1 else 0
     vcr = _lined((NVC, z["vc_cols"]), i32)
     vcr[:, Q.F_STATE] = Q.VS_IDLE
     vcr[:, Q.F_IP] = np.arange(NVC) // V
@@ -326,24 +367,33 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     ovr[:, Q.O_OWNER] = -1
     ovr[:, Q.O_CRED] = B
     ovr[:, Q.O_PORT] = np.arange(NOV) // V
-    pkr = _lined((P, L.NK), i32)
+    pkr = _lined((PP, L.NK), i32)
     pkr[:, Q.K_INTM] = -1
+    nreq = max_ni * V * R * V
+    # a partition's counters written on every hop (npend, nfreed_p, Acc.pv) get a 64-byte row or more each: one
+    # line shared by two threads would bounce between their cores
     buf = Q.Buf(
         vcr, np.full(NVC, never, i32), ovr,
-        # credits due in one cycle: at most one per input port (a cycle's moves) and one per ejection port
-        np.zeros(W, np.int64), np.zeros((W, NOP), i32),
-        np.zeros((WW, (n + 63) // 64), np.uint64),
-        pkr, np.arange(P - 1, -1, -1, dtype=i32), np.array([P], dtype=np.int64),
-        np.zeros(max_no * V + max_ni * V, np.int64), np.zeros(max_no * V, np.int64),
-        np.zeros(max(max_ni * V, max_ni), np.int64), np.zeros((max_ni, max_no), np.int64),
-        np.zeros(max_no, np.uint64), np.zeros(max_ni, np.uint64), np.zeros(max_no, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.zeros(max_ni * V * R * V, np.int64), np.zeros(max_ni * V * R * V, np.int64),
-        np.full(max_no * V, -1, np.int64),
-        np.zeros((Q.RING, 3, max_ni * V), np.int64), np.zeros((Q.RING, 3), np.int64),
-        np.zeros((NVC, 2), i32), np.zeros(max_ni, np.int64),
-        np.zeros((NVC, 2), i32), np.zeros(1, np.int64),
-        np.zeros(n, i32),
+        # credits due in one cycle: at most one per output port (its channel's flits, one a cycle)
+        np.zeros((P, W), np.int64), np.zeros((P, W, int(op_q.max())), i32),
+        np.zeros((P, W), np.int64), np.zeros((P, W, max(int(t_q.max()), 1)), i32),
+        np.zeros((P, WW, (n + 63) // 64), np.uint64),
+        pkr, np.arange(PP - 1, -1, -1, dtype=i32), np.array([PP], dtype=np.int64),
+        np.zeros((P, max_no * V + max_ni * V), np.int64), np.zeros((P, max_no * V), np.int64),
+        np.zeros((P, max(max_ni * V, max_ni)), np.int64), np.zeros((P, max_ni, max_no), np.int64),
+        np.zeros((P, max_no), np.uint64), np.zeros((P, max_ni), np.uint64), np.zeros((P, max_no), np.int64),
+        np.zeros((P, nreq), np.int64), np.zeros((P, nreq), np.int64),
+        np.zeros((P, nreq), np.int64), np.zeros((P, nreq), np.int64),
+        np.full((P, max_no * V), -1, np.int64),
+        np.zeros((P, Q.RING, 3, max_ni * V), np.int64), np.zeros((P, Q.RING, 3), np.int64),
+        np.zeros((NVC, 2), i32), np.zeros((P, max_ni), np.int64),
+        np.zeros((P, vc_q, 2), i32), np.zeros((P, 8), np.int64),
+        np.zeros((P, n_q), i32),
+        # a cycle's packets read out: at most one per terminal
+        np.zeros((P, max(int(t_q.max()), 1)), i32), np.zeros((P, 8), np.int64),
+        np.zeros((2, P, P, box, 5), i32), np.zeros((2, P, P), np.int64),
+        np.zeros((2, P, P, box, 2), np.int64), np.zeros((2, P, P), np.int64),
+        np.zeros(P, np.int64), np.stack([np.arange(P), pbound[:-1], pbound[1:]], axis=1).astype(np.int64),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
@@ -358,11 +408,12 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         next_gen, np.full(T, -1, np.int64), np.zeros(T, np.int64), np.full(T, -1, np.int64),
         np.full(T, -1, np.int64), np.int64(cfg.source_queue), np.zeros(1, np.int64),
     )
-    acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros(HIST_BINS + 1, np.int64))
+    acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
+                np.zeros((P, 32), np.float64))
     ctl = np.zeros(Q.NCTL, np.int64)
-    ctl[Q.C_POOL_LOW] = T if P < PMAX else 0
+    ctl[Q.C_POOL_LOW] = T if PP < PMAX else 0
     Q.seed_and_start(np.int64(seed), trf)
-    run = IQRun(net, buf, trf, acc, ctl, topo)
+    run = IQRun(net, buf, trf, acc, ctl, topo, threads)
     run.pool_max = PMAX
     return run
 
@@ -499,7 +550,7 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
         "delivered": int(v[Q.A_DELIVERED]),
         "in_flight": int(v[Q.A_TAKEN] - v[Q.A_DELIVERED]),
         "arc_flits": arc_flits,
-        "hist": run.acc.hist.copy(),
+        "hist": run.acc.hist.sum(axis=0),
         "batches": len(batches),
     })
     return figures
@@ -507,14 +558,16 @@ def measure(run: IQRun, cfg: SimConfig, progress=None) -> dict[str, Any]:
 
 def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, deadlock: str, dests: Destinations,
              rate: np.ndarray, load: float, seed: int, pair_latency: bool,
-             progress: Callable[[SimProgress], None] | None) -> SimResult:
+             progress: Callable[[SimProgress], None] | None, threads: int = 1) -> SimResult:
     """One synthetic-traffic run of the iq router (its model's entry:
-    :func:`sim.engine.simulate` validated it; ``deadlock`` is BookSim2's own)."""
+    :func:`sim.engine.simulate` validated it; ``deadlock`` is BookSim2's own)
+    on ``threads`` threads (the same numbers on any number)."""
+    threads = check_threads(threads)
     hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
-    announce("iq", [Q.run, Q.seed_and_start])
+    announce("iq", [Q.run_par if threads > 1 else Q.run, Q.seed_and_start])
     t0 = compiletime.clock()
-    res = _result(topo, cfg, pat, routing, load, seed, measure(build(topo, cfg, routing, dests, rate, seed, load), cfg,
-                                                               hook))
+    run = build(topo, cfg, routing, dests, rate, seed, load, threads)
+    res = _result(topo, cfg, pat, routing, load, seed, measure(run, cfg, hook))
     # the kernels compile in build (the generator's start) and in the run: both kept out of the run's seconds
     res.compile_seconds = compiletime.compile_seconds(t0)
     return res
