@@ -20,12 +20,16 @@ are part of the behaviour too).
     python benchmarks/check_sim_identity.py --out ref.json            # record
     python benchmarks/check_sim_identity.py --out new.json --compare ref.json --jobs 2
     python benchmarks/check_sim_identity.py --list                    # the configurations
+    python benchmarks/check_sim_identity.py --iq --out iq1.json                  # the iq configurations only
+    python benchmarks/check_sim_identity.py --iq --threads 2 --compare iq1.json  # the same on 2 threads
 
 It runs the ``sim`` that Python imports (set ``PYTHONPATH`` to choose a checkout's ``src``).
 
 ``--compare REF`` prints every configuration whose fields differ from
 REF's (and the fields) and exits 1 if any does; configurations present on
-one side only also count as differences.
+one side only also count as differences. ``--threads N`` runs the iq
+configurations on N threads each (the other router runs on one): their
+numbers must not change.
 """
 
 from __future__ import annotations
@@ -281,23 +285,26 @@ def _project_error() -> type:
     return ToposynthError
 
 
-def run_one(c: dict[str, Any]) -> tuple[str, Any]:
+def run_one(c: dict[str, Any], threads: int = 1) -> tuple[str, Any]:
     import sim
 
     topo = topology(c["topo"])
     cfg = sim.SimConfig(**c["cfg"])
+    # older checkouts have no threads argument: it is passed only when asked for
+    th = {"threads": threads} if threads != 1 and cfg.router == "iq" else {}
     try:
         if c["kind"] == "trace":
             r = sim.run_trace(topo, cfg, make_trace(c["traffic"], topo.num_terminals), seed=c["seed"])
         else:
             pat = pattern(c["traffic"], topo.num_terminals)
             if c["kind"] == "simulate":
-                r = sim.simulate(topo, cfg, pat, c["load"], seed=c["seed"], pair_latency=c.get("pair_latency", False))
+                r = sim.simulate(topo, cfg, pat, c["load"], seed=c["seed"], pair_latency=c.get("pair_latency", False),
+                                 **th)
             elif c["kind"] == "sweep":
-                r = sim.sweep(topo, cfg, pat, c["loads"], seed=c["seed"])
+                r = sim.sweep(topo, cfg, pat, c["loads"], seed=c["seed"], **th)
             else:
                 r = sim.saturation(topo, cfg, pat, step=c["step"], seed=c["seed"], definition=c["definition"],
-                                   resolution=c.get("resolution", 0.005))
+                                   resolution=c.get("resolution", 0.005), **th)
     except _project_error() as e:
         return c["key"], {"error": str(e)}
     return c["key"], _plain(r)
@@ -324,8 +331,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", help="a reference JSON file: print the configurations that differ, exit 1 if any")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (joblib)")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
+    ap.add_argument("--threads", type=int, default=1, help="threads of each router iq simulation (default 1)")
+    ap.add_argument("--iq", action="store_true", help="only the configurations of router iq")
     args = ap.parse_args(argv)
     confs = configurations()
+    if args.iq:
+        confs = [c for c in confs if c["cfg"].get("router") == "iq"]
     if args.list:
         for c in confs:
             print(c["key"])
@@ -335,9 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs > 1:
         from joblib import Parallel, delayed
 
-        pairs = Parallel(n_jobs=args.jobs, batch_size=8)(delayed(run_one)(c) for c in confs)
+        pairs = Parallel(n_jobs=args.jobs, batch_size=8)(delayed(run_one)(c, args.threads) for c in confs)
     else:
-        pairs = [run_one(c) for c in confs]
+        pairs = [run_one(c, args.threads) for c in confs]
     res = dict(pairs)
     errors = sum(1 for v in res.values() if isinstance(v, dict) and "error" in v)
     print(f"{len(res)} configurations ({len(res) - errors} runs, {errors} refusals) in "
