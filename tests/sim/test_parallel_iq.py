@@ -7,7 +7,6 @@ import dataclasses
 import json
 import math
 
-import numba
 import numpy as np
 import pytest
 
@@ -53,7 +52,7 @@ def _sim(t, cfg, pattern, load, seed, threads):
     """``simulate(..., threads=threads)``; past the threads numba has here
     (a machine of 2 cores), the same run with that many partitions sharing
     them (what ``simulate`` does, without its check of the thread count)."""
-    if threads <= numba.config.NUMBA_NUM_THREADS:
+    if threads <= iq.max_threads():
         return simulate(t, cfg, pattern, load, seed=seed, threads=threads)
     pat = traffic(pattern)
     routing, _ = resolve(t, cfg)

@@ -109,7 +109,7 @@ class IQRun:
         while True:
             if self.threads > 1:
                 # more partitions than numba's threads (tests on a small machine) share them
-                numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+                numba.set_num_threads(min(self.threads, max_threads()))
                 Q.run_par(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
             else:
                 Q.run(self.net, self.buf, self.trf, self.acc, self.ctl, np.int64(until))
@@ -253,9 +253,15 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     return r_ip, r_ip_ptr, r_op, r_op_ptr
 
 
+def max_threads() -> int:
+    """The most threads numba runs here (``NUMBA_NUM_THREADS``: the cores unless set; numba's
+    config module sets its names at import, where mypy does not see them)."""
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
 def check_threads(threads: int) -> int:
     """``threads`` if numba can run that many threads here, else a one-line error."""
-    top = numba.config.NUMBA_NUM_THREADS
+    top = max_threads()
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
         raise SimError(f"threads must be an integer from 1 to {top} (numba's threads on this machine), "
                        f"got {threads!r}")
