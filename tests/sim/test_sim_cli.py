@@ -106,3 +106,18 @@ def test_sweep_names_its_unstable_points(capsys):
                                      "arrived before the drain stopped")
     _, text, _ = run(capsys, *args, "--latency-threshold", "inf", "--drain", "100000")
     assert "unstable" not in text
+
+
+def test_progress_line_shows_router_cycles_per_second(capsys):
+    """Each line gives the speed since the previous one: routers x cycles / seconds."""
+    from sim.cli import _RunProgress
+    from sim.results import SimProgress
+
+    hook = _RunProgress(1.0, routers=512)
+    hook(SimProgress(0.1, 400, 5000, "warm-up", None, 0.5))          # before the first second: no line
+    hook(SimProgress(0.1, 2000, 5000, "measurement", 0.1, 2.0))
+    hook(SimProgress(0.1, 4000, 5000, "measurement", 0.1, 4.4))
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].endswith(f", 2 s, {2000 * 512 / 2.0 / 1e6:.3g} M router-cycles/s")
+    assert lines[1].endswith(f", 4 s, {2000 * 512 / 2.4 / 1e6:.3g} M router-cycles/s")
