@@ -458,6 +458,7 @@ def router_models_page() -> str:
     entries = [(m.name, m.summary,
                 [("selected by", f"`--router {m.router}`" + (f" `--switching {m.switching}`" if m.switching else "")),
                  ("per-pair latencies", _yes(m.pair_latency)), ("trace-driven workloads", _yes(m.traces)),
+                 ("one simulation on several threads", _yes(m.threads)),
                  ("deadlock avoidance", md(m.fixed_deadlock) if m.fixed_deadlock else "as `--deadlock` chooses"),
                  ("routings", ", ".join(f"{{ref}}`{r} <routing-{r}>`" for r in m.routings)),
                  *[(f"refuses {code(r)}", md(why)) for r, why in m.refuses.items()]])

@@ -519,7 +519,7 @@ def load_trace(text: str, seed: int = 0, max_processes: int | None = None):
 def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
     from .errors import SimError  # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
     # per command: the parser starts without it (docs/ARCHITECTURE.md, Start-up)
-    from .routers.iq import check_threads
+    from .threads import check_threads
     from .trace import check_max_cycles, run_trace
 
     if args.sweep or args.saturation or args.plot:

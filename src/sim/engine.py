@@ -63,11 +63,12 @@ from .config import SimConfig, preset
 from .errors import SimError
 from .memory import check_sim_memory
 from .results import SimProgress, SimResult, SweepResult
-from .routers import RouterModel, model_of
-from .routers import iq as _iq_model  # registers the iq router model
+from .routers import ROUTER_REGISTRY, RouterModel, model_of
+from .routers import iq as _iq_model  # noqa: F401  (registers the iq router model)
 from .routers import simple as _simple_model  # registers the vct and wormhole models
 from .routing.tables import resolve_routing, table_kind
 from .search import MAX_LOAD_POINTS, LoadSearch, check_jobs, check_load_points, run_searches
+from .threads import check_threads
 
 __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation", "MAX_LOAD_POINTS",
            "MAX_POISSON_RATE", "check_load"]
@@ -140,7 +141,7 @@ def simulate(
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)
     seed = check_seed(seed)
-    threads = _iq_model.check_threads(threads)
+    threads = check_threads(threads)
     load = _finite_load(load)
     model = model_of(cfg)
     routing, deadlock = resolve(topo, cfg, model)
@@ -148,11 +149,12 @@ def simulate(
     dests = pat.destinations(topo)
     rate = check_load(load, cfg, dests)
     model.check(pair_latency=pair_latency)
-    if model.router == "iq":
+    if model.threads:
         return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress,
                               threads=threads)
     if threads > 1:
-        print(f"toposynth: note: router {cfg.router} runs on one thread (threads={threads} applies to router iq)",
+        more = ", ".join(m.name for m in ROUTER_REGISTRY.values() if m.threads)
+        print(f"toposynth: note: router model {model.name} runs on one thread (threads={threads} applies to {more})",
               file=sys.stderr)
     return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress)
 
@@ -327,7 +329,7 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
     :class:`SweepResult`, its serial run's, by the validated seed, in the
     order given."""
     jobs = check_jobs(jobs)
-    threads = _iq_model.check_threads(threads)
+    threads = check_threads(threads)
     topo = _check_topology(topology)
     cfg = _as_config(config)
     pat = traffic(traffic_pattern)

@@ -17,6 +17,7 @@ from sim.cli import main
 from sim.engine import check_load, resolve
 from sim.routers import iq
 from sim.routers.iq import partitions
+from sim.threads import max_threads
 from traffic import traffic
 
 TIMINGS = {"seconds", "cpu_seconds", "compile_seconds"}
@@ -52,7 +53,7 @@ def _sim(t, cfg, pattern, load, seed, threads):
     """``simulate(..., threads=threads)``; past the threads numba has here
     (a machine of 2 cores), the same run with that many partitions sharing
     them (what ``simulate`` does, without its check of the thread count)."""
-    if threads <= iq.max_threads():
+    if threads <= max_threads():
         return simulate(t, cfg, pattern, load, seed=seed, threads=threads)
     pat = traffic(pattern)
     routing, _ = resolve(t, cfg)

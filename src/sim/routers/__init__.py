@@ -59,6 +59,9 @@ class RouterModel:
     pair_latency : it records per-pair latencies (``simulate(...,
         pair_latency=True)``).
     traces : it runs trace-driven workloads (:func:`sim.run_trace`).
+    threads : it runs one simulation on several threads (``simulate(...,
+        threads=N)``, its ``simulate`` taking ``threads=``), with the same
+        numbers whatever N; the others run on one.
     fixed_deadlock : the deadlock avoidance its routings fix (the iq
         router: BookSim2's dateline VC classes), or None: chosen from
         ``SimConfig.deadlock`` by :func:`sim.engine.resolve`.
@@ -78,6 +81,7 @@ class RouterModel:
     simulate: Callable[..., Any] = field(compare=False, repr=False)
     fixed_deadlock: str | None = None
     refuses: dict[str, str] = field(default_factory=dict, compare=False)
+    threads: bool = False
 
     def __post_init__(self) -> None:
         if self.router not in ROUTER_MODELS:

@@ -64,6 +64,7 @@ from ..errors import SimError
 from ..memory import iq_sizes
 from ..results import SimProgress, SimResult, per_dimension, percentiles
 from ..routing.registry import ROUTING_REGISTRY
+from ..threads import check_threads, max_threads
 from . import RouterModel, register_router_model
 from . import _iq as Q
 from . import _iq_layout as L
@@ -251,21 +252,6 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     r_ip_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(dst, minlength=n), out=r_ip_ptr[1:])
     return r_ip, r_ip_ptr, r_op, r_op_ptr
-
-
-def max_threads() -> int:
-    """The most threads numba runs here (``NUMBA_NUM_THREADS``: the cores unless set; numba's
-    config module sets its names at import, where mypy does not see them)."""
-    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-
-
-def check_threads(threads: int) -> int:
-    """``threads`` if numba can run that many threads here, else a one-line error."""
-    top = max_threads()
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
-        raise SimError(f"threads must be an integer from 1 to {top} (numba's threads on this machine), "
-                       f"got {threads!r}")
-    return int(threads)
 
 
 def partitions(n: int, threads: int) -> np.ndarray:
@@ -620,4 +606,4 @@ def _result(topo, cfg, pat, routing, load, seed, f: dict) -> SimResult:
 register_router_model(RouterModel(
     "iq", "BookSim2's input-queued VC router: routing, VC and switch allocation (iSLIP) and switch traversal as "
     "pipeline stages, flit by flit", "iq", None, pair_latency=False, traces=False, simulate=simulate,
-    fixed_deadlock="dateline"))
+    fixed_deadlock="dateline", threads=True))
