@@ -61,7 +61,7 @@ from numba.extending import intrinsic
 from common.jitcache import refresh_kernel_cache
 
 from .. import events
-from .._jit import HELPER, KERNEL, KERNEL_PAR
+from .._jit import HELPER, INLINED, KERNEL, KERNEL_PAR
 from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
 from . import _core, _iq_layout
@@ -1120,37 +1120,14 @@ def _must_grow(buf, trf, ctl):
     return buf.nfree[0] < ctl[C_POOL_LOW] or trf.full[0] != 0
 
 
-@njit(**KERNEL)
-def run(net, buf, trf, acc, ctl, until):
-    """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock)
-    on one thread, the partitions one after the other. Returns the number of
-    cycles simulated. Every helper has one call site per kernel (a head's
-    route is computed in one place, :func:`_routers`), so LLVM's inlining
-    stays small and compiling takes seconds."""
-    now = ctl[C_NOW]
-    start = now
-    phase = ctl[C_PHASE]
-    drain_t = ctl[C_DRAIN_T]
-    P = net.pbound.shape[0] - 1
-    while now < until:
-        if _must_grow(buf, trf, ctl):
-            ctl[C_GROW] = 1
-            break
-        _serial_part(now, net, buf, trf, acc, phase, drain_t)
-        for q in range(P):
-            _phase(q, now, net, buf, acc, phase)
-        stop = _barrier(now, net, buf, acc, ctl)
-        now += 1
-        if stop:
-            break
-    ctl[C_NOW] = now
-    return now - start
-
-
-@njit(**KERNEL_PAR)
-def run_par(net, buf, trf, acc, ctl, until):
-    """:func:`run` with the partitions' phases on numba's threads (one
-    partition a thread): the same numbers."""
+@njit(**INLINED)
+def _cycles(net, buf, trf, acc, ctl, until):
+    """Simulate cycles ``ctl[C_NOW] .. until - 1`` (stops early on deadlock);
+    the number of cycles simulated. The partitions' phases are a ``prange``:
+    on numba's threads in :func:`run_par`, one after the other in
+    :func:`run` (numba runs a ``prange`` as a ``range`` in a kernel compiled
+    without ``parallel``); inlined into both before typing, so the loop is
+    written once."""
     now = ctl[C_NOW]
     start = now
     phase = ctl[C_PHASE]
@@ -1169,6 +1146,23 @@ def run_par(net, buf, trf, acc, ctl, until):
             break
     ctl[C_NOW] = now
     return now - start
+
+
+@njit(**KERNEL)
+def run(net, buf, trf, acc, ctl, until):
+    """Simulate cycles ``ctl[C_NOW] .. until - 1`` on one thread, the
+    partitions one after the other (:func:`_cycles`). Every helper has one
+    call site per kernel (a head's route is computed in one place,
+    :func:`_routers`), so LLVM's inlining stays small and compiling takes
+    seconds."""
+    return _cycles(net, buf, trf, acc, ctl, until)
+
+
+@njit(**KERNEL_PAR)
+def run_par(net, buf, trf, acc, ctl, until):
+    """:func:`run` with the partitions' phases on numba's threads (one
+    partition a thread): the same numbers."""
+    return _cycles(net, buf, trf, acc, ctl, until)
 
 
 @njit(**KERNEL)
