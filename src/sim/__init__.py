@@ -42,6 +42,7 @@ _LAZY = {
     'saturation': 'engine',
     'simulate': 'engine',
     'sweep': 'engine',
+    'router_model': 'engine',
     'ReplicatedSweep': 'replicate',
     'LoadSummary': 'replicate',
     'saturation_seeds': 'replicate',
@@ -64,7 +65,7 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
     "simulate", "sweep", "saturation", "sweep_seeds", "saturation_seeds", "ReplicatedSweep", "LoadSummary",
-    "memory_estimate", "SimMemory",
+    "memory_estimate", "SimMemory", "router_model",
     "SimConfig", "SimResult", "SweepResult", "SimError",
     "PRESETS", "preset",
     "ROUTINGS", "resolve_routing",

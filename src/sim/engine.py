@@ -70,7 +70,7 @@ from .routing.tables import resolve_routing, table_kind
 from .search import MAX_LOAD_POINTS, LoadSearch, check_jobs, check_load_points, run_searches
 from .threads import check_threads
 
-__all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation", "MAX_LOAD_POINTS",
+__all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation", "router_model", "MAX_LOAD_POINTS",
            "MAX_POISSON_RATE", "check_load"]
 
 #: The most packets a cycle a Poisson source may offer on average (at the
@@ -94,6 +94,16 @@ def _as_config(config: "SimConfig | str | None") -> SimConfig:
     if not isinstance(config, SimConfig):
         raise SimError(f"config must be a SimConfig or a preset name, got {type(config).__name__}")
     return config
+
+
+def router_model(config: "SimConfig | str | None") -> RouterModel:
+    """The router model a configuration (a :class:`SimConfig` or a preset
+    name) runs on, with its capabilities.
+
+    >>> router_model("booksim").name, router_model("booksim").threads, router_model("tpds2010").threads
+    ('iq', True, False)
+    """
+    return model_of(_as_config(config))
 
 
 def _check_topology(topo: Any) -> Topology:

@@ -7,12 +7,14 @@ numbers never depend on the thread count.
 
 from __future__ import annotations
 
+import os
+
 import numba
 import numpy as np
 
 from .errors import SimError
 
-__all__ = ["check_threads", "max_threads"]
+__all__ = ["check_threads", "max_threads", "usable_cores", "default_threads"]
 
 
 def max_threads() -> int:
@@ -32,3 +34,22 @@ def check_threads(threads: int) -> int:
         raise SimError(f"threads must be an integer from 1 to {top} (numba's threads on this machine), "
                        f"got {threads!r}")
     return int(threads)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one: a batch job's
+    allocation, ``taskset``), else the machine's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # macOS, Windows: no affinity call
+        return os.cpu_count() or 1
+
+
+def default_threads(workers: int = 1) -> int:
+    """The threads of each simulation when ``workers`` simulations run at once here (a study's
+    worker processes): the usable cores shared among them, at least one, at most numba's threads.
+
+    >>> default_threads(10**6)
+    1
+    """
+    return max(1, min(max_threads(), usable_cores() // max(1, int(workers))))

@@ -484,7 +484,7 @@ def default_out_dir(name: str) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     # per command: the parser starts without it (docs/ARCHITECTURE.md)
     from .answer import units
-    from .runner import SweepStudyResult, run
+    from .runner import SweepStudyResult, run, simulation_threads
     from .study import builtin_study, load_study
 
     if args.study is None:
@@ -494,10 +494,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         study = load_study(args.study)
     if args.check:
+        if args.threads is not None:
+            simulation_threads(study, args.threads, 1)    # a bad --threads is a bad command line, checked or not
         return _print_check(study, args.json)
     out = args.out or default_out_dir(study.name)
     res = run(study, out, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=not args.quiet,
-              verbose=args.verbose or None)
+              verbose=args.verbose or None, threads=args.threads)
     _check_something_ranked(res, out)
     if args.json:
         _print_json(res.to_dict())
@@ -740,6 +742,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="output directory (default toposynth-STUDYNAME); reruns resume")
     r.add_argument("--jobs", type=int, help="parallel evaluations: loky processes, or the workers of a local "
                                             "dask cluster (default 1, or the study's dask.workers)")
+    r.add_argument("--threads", type=int,
+                   help="threads of each simulation of the winners (router iq; the numbers do not depend on it; "
+                        "default: the cores shared among the --jobs workers, 1 on a remote dask cluster)")
     r.add_argument("--backend", choices=("loky", "dask"),
                    help="loky (default) or dask (the default with --scheduler or a [dask] section in the study)")
     r.add_argument("--scheduler", metavar="ADDR",

@@ -35,8 +35,10 @@ from common.paths import atomic_write_text
 from common.tables import cell_text, dataframe, flatten, html_records
 from sim import SimError
 from sim.compile_notice import prepare as prepare_sim_compile
+from sim.routers import ROUTER_REGISTRY
 from sim.routing import with_class_vcs
 from sim.search import LoadSearch, SearchSet
+from sim.threads import check_threads, default_threads
 
 from . import report
 from .answer import Answer, study_answers, units
@@ -417,8 +419,8 @@ def _gather(ex, items: list, fn: Callable, keep: Callable, chunk: int = 1) -> No
 
 
 def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None = None, backend: str | None = None,
-        scheduler: str | None = None, progress: bool = False,
-        verbose: bool | None = None) -> "StudyResult | SweepStudyResult":
+        scheduler: str | None = None, progress: bool = False, verbose: bool | None = None,
+        threads: int | None = None) -> "StudyResult | SweepStudyResult":
     """Run a study; with ``out``, write and resume ``out/records.jsonl``
     and write the results and the report there. A study that sweeps pin
     counts runs each variant into ``out/LABEL`` and returns a
@@ -427,6 +429,8 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
     ``jobs``, ``backend``, ``scheduler``: where the evaluations run (see
     :func:`backend_settings` and :mod:`synth.backends`); one pool or
     cluster serves the whole run. ``verbose``: let the dask loggers through.
+    ``threads``: of each simulation (:func:`simulation_threads`); the numbers
+    do not depend on it.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6", "complete:6"]},
@@ -436,8 +440,36 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
     (['complete:6', 'ring:6'], 5.0)
     """
     backend, jobs, scheduler = backend_settings(study, jobs, backend, scheduler)
+    threads = simulation_threads(study, threads, jobs, local=scheduler is None)
     with Executor(backend, jobs, scheduler, verbose=verbose, notify=_notice) as ex:
-        return _run(study, out, ex, progress)
+        return _run(study, out, ex, progress, threads=threads)
+
+
+def simulation_threads(study: Study, threads: int | None, workers: int, local: bool = True) -> int:
+    """The threads of each of a study's simulations: ``threads`` when given
+    (checked against this machine), else the usable cores shared among the
+    run's ``workers`` when they are ``local`` (one on a remote cluster,
+    whose machines are not known here); one for a router model that runs
+    on one thread (with a note when more were asked for). Only how the
+    simulations are computed: the numbers, and so the study's records, do
+    not depend on it.
+
+    >>> from synth.study import study_from_dict
+    >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "simulation": {"top": 1, "preset": "tpds2010"}})
+    >>> simulation_threads(s, None, 1)     # tpds2010's router model runs on one thread
+    1
+    """
+    if threads is not None:
+        threads = check_threads(threads)
+    model = sim.router_model(study.sim_preset)
+    if not model.threads:
+        if threads is not None and threads > 1 and study.sim_top > 0:
+            _notice(f"note: router model {model.name} (preset {study.sim_preset}) runs on one thread "
+                    f"(--threads {threads} applies to {', '.join(m.name for m in ROUTER_REGISTRY.values() if m.threads)})")
+        return 1
+    if threads is not None:
+        return threads
+    return default_threads(workers) if local else 1
 
 
 def _notice(message: str) -> None:
@@ -445,7 +477,7 @@ def _notice(message: str) -> None:
 
 
 def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bool,
-         nested: bool = False) -> "StudyResult | SweepStudyResult":
+         nested: bool = False, threads: int = 1) -> "StudyResult | SweepStudyResult":
     variants = study.variants()
     if out is not None:
         # before any work: a directory that cannot take the results refuses the run now
@@ -458,7 +490,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
         for label, sub in variants:
             if progress:
                 print(f"toposynth: variant {label}", file=sys.stderr)
-            res = _run(sub, None if out is None else Path(out) / label, ex, progress, True)
+            res = _run(sub, None if out is None else Path(out) / label, ex, progress, True, threads)
             assert isinstance(res, StudyResult)  # a variant is one study: no sweep of its own
             results.append((label, res))
         ex.release()   # the report is written while a local dask cluster stops
@@ -554,7 +586,7 @@ def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bo
     exact = {c["spec"]: c["lp_lambda"] for c in checks if c.get("lp_lambda") is not None}
     ties = {k: v for ranked in classes.values() for k, v in tied_with_above(study.objective, ranked, records,
                                                                              exact).items()}
-    sims = simulate_winners(study, ranking, records, out, fp, ex, progress)
+    sims = simulate_winners(study, ranking, records, out, fp, ex, progress, threads)
     if not nested:
         ex.release()   # no more tasks: a local dask cluster stops while the results are written
     comp = ex.compile_seconds(t0)
@@ -717,8 +749,8 @@ class _Simulate:
     """Picklable: the saturation sweeps of one candidate under the study's traffic, one per seed (in this
     process only with a ``tick``: the progress lines are printed where they happen)."""
 
-    def __init__(self, study: Study, tick: "_SimTicker | None" = None):
-        self.study, self.tick = study, tick
+    def __init__(self, study: Study, tick: "_SimTicker | None" = None, threads: int = 1):
+        self.study, self.tick, self.threads = study, tick, threads
 
     def __call__(self, spec: str) -> dict[str, Any]:
         t0 = compiletime.clock()
@@ -739,7 +771,8 @@ class _Simulate:
                     tick(spec, -1, p.load, None, min(1.0, p.cycles / p.planned))
 
             rep = sim.saturation_seeds(topo, cfg, pattern, seeds=seeds, step=study.sim_step,
-                                       max_load=study.sim_max_load, progress=progress if tick else None)
+                                       max_load=study.sim_max_load, progress=progress if tick else None,
+                                       threads=self.threads)
             return _sim_record(spec, cfg.routing, rep.runs, seeds, *compiletime.run_seconds(t0))
         except Exception as exc:  # recorded, the study goes on
             return _sim_failed(spec, exc, *compiletime.run_seconds(t0))
@@ -750,8 +783,8 @@ class _SimulatePoint:
     ((spec, seed), load, SimResult or the exception, seconds, compile seconds)``; the numbers of that
     point of :class:`_Simulate`'s sweep, its time without the worker's first compile and that apart."""
 
-    def __init__(self, study: Study):
-        self.study = study
+    def __init__(self, study: Study, threads: int = 1):
+        self.study, self.threads = study, threads
 
     def __call__(self, item: tuple[tuple[str, int], float]) -> tuple[tuple[str, int], float, Any, float, float]:
         (spec, seed), load = item
@@ -760,7 +793,7 @@ class _SimulatePoint:
         try:
             topo = _point_topology(spec, study)
             cfg = simulation_config(topo, study)
-            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed)
+            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed, threads=self.threads)
         except Exception as exc:  # the candidate's record says it; the study goes on
             r = exc
         return ((spec, seed), load, r, *compiletime.run_seconds(t0))
@@ -782,7 +815,8 @@ def _point_topology(spec: str, study: Study):
     return topo
 
 
-def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable, tick: _SimTicker) -> None:
+def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable, tick: _SimTicker,
+                     threads: int = 1) -> None:
     """The saturation sweeps of ``specs`` (one per seed) with their loads as
     the tasks of ``ex``, scheduled by :class:`sim.search.SearchSet` (every
     sweep's next load first, then speculative ones on the workers left
@@ -802,7 +836,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
     ss = SearchSet({(spec, sd): search for spec in routing for sd in seeds})
     spent: dict[tuple[str, int], dict[float, float]] = {key: {} for key in ss.states}   # seconds by load
     compiled = {spec: 0.0 for spec in routing}   # the workers' first compiles, by the candidate they ran for
-    fn = _SimulatePoint(study)
+    fn = _SimulatePoint(study, threads)
 
     def fill() -> None:
         for item in ss.tasks(ex.slots):
@@ -838,7 +872,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
 
 
 def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRecord], out: Path | None, fp: str,
-                     ex: Executor, progress: bool) -> list[dict[str, Any]]:
+                     ex: Executor, progress: bool, threads: int = 1) -> list[dict[str, Any]]:
     """Saturation sweeps of the top ``simulation.top`` candidates and the
     baseline on the run's executor ``ex``, resumable through ``out/simulation.jsonl``."""
     if study.sim_top == 0:
@@ -872,10 +906,10 @@ def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRe
             # the notice is this process's: workers simulate without a word
             prepare_sim_compile(sim.PRESETS[study.sim_preset].router)
         if ex.inline:
-            _gather(ex, todo, _Simulate(study, tick), keep)
+            _gather(ex, todo, _Simulate(study, tick, threads), keep)
         else:
             # the loads are the tasks: a study with fewer winners than workers still uses them all
-            _simulate_points(study, todo, ex, keep, tick)
+            _simulate_points(study, todo, ex, keep, tick, threads)
     except (StudyError, OutputPathError, KeyboardInterrupt):
         raise   # a log that cannot be written says so in its own line
     except Exception as exc:  # _Simulate never raises: the parallel machinery broke
