@@ -8,11 +8,13 @@ each), every run built afresh with the same seed. It prints router-cycles
 per second of wall time and the CPU seconds (every thread's), the speed-up
 and the serial fraction it implies by Amdahl's law (``f = 2 / S - 1`` for a
 speed-up ``S`` on 2 threads), and what that fraction predicts for 16 and 64
-cores (``1 / (f + (1 - f) / p)``). The two runs of a pair must end in the
+cores (``1 / (f + (1 - f) / p)``). The small tori (4,096 routers down to 64) show
+where the speed-up stops: a cycle's work shrinks with the network, the cost of
+the threads' hand-over at every cycle does not. The two runs of a pair must end in the
 same state (statistics, channel loads): the script stops if they do not.
 
-    python benchmarks/bench_sim_threads.py                 # 64x32x32 and 32x32x32
-    python benchmarks/bench_sim_threads.py --quick         # 32x32x32 only, fewer cycles
+    python benchmarks/bench_sim_threads.py                 # 64x32x32 down to 8x8
+    python benchmarks/bench_sim_threads.py --quick         # 32x32x32 down to 8x8, fewer cycles
     python benchmarks/bench_sim_threads.py --record        # and record the table in the results book
 
 ``--record`` writes "Simulator: one simulation on several threads" in
@@ -81,13 +83,13 @@ def case(spec: str, warm: int, cycles: int, reps: int) -> list[object]:
     def amdahl(p: int) -> float:
         return 1.0 / (f + (1.0 - f) / p)
 
-    return [spec, cycles, f"{speed[0]:.3g}", f"{best[1][1]:.3g}", f"{speed[1]:.3g}", f"{best[2][1]:.3g}",
+    return [spec, n, cycles, f"{speed[0]:.3g}", f"{best[1][1]:.3g}", f"{speed[1]:.3g}", f"{best[2][1]:.3g}",
             f"{s:.2f}", f"{f:.2f}", f"{amdahl(16):.1f}", f"{amdahl(64):.1f}"]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="the 32x32x32 torus only, fewer cycles")
+    ap.add_argument("--quick", action="store_true", help="without the 64x32x32 torus, fewer cycles")
     ap.add_argument("--reps", type=int, default=2, help="pairs of runs (1 then 2 threads) per case (default 2)")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
     args = ap.parse_args(argv)
@@ -96,10 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_sim_threads: the 1-minute load average is {busy:.2f} (above {BUSY}): not recording timings "
               "of a busy machine; run it on a quiet one", file=sys.stderr)
         return 2
+    q = 3 if args.quick else 1
     cases = [("torus:32x32x32", 300, 1000 if args.quick else 3000)]
     if not args.quick:
-        cases.append(("torus:64x32x32", 300, 2000))
-    headers = ["torus", "cycles timed", "1 thread: M router-cycles/s", "CPU s", "2 threads: M router-cycles/s",
+        cases.insert(0, ("torus:64x32x32", 300, 2000))
+    # about the same router-cycles each (a few seconds on one thread): where the speed-up stops
+    cases += [("torus:16x16x16", 300, 24000 // q), ("torus:8x8x8", 300, 200000 // q), ("torus:8x8", 300, 1600000 // q)]
+    headers = ["torus", "routers", "cycles timed", "1 thread: M router-cycles/s", "CPU s", "2 threads: M router-cycles/s",
                "CPU s", "speed-up", "serial fraction (Amdahl)", "predicted on 16 cores", "on 64 cores"]
     rows = [case(spec, warm, cycles, args.reps) for spec, warm, cycles in cases]
     text = table(headers, rows)

@@ -394,7 +394,19 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
 
 
 @njit(**HELPER)
-def _inject(t0, t1, now, net, buf, trf, acc, phase, drain_t):
+def _take_all(now, net, buf, trf, acc, phase, drain_t):
+    """Every terminal with no packet being injected takes the next of its
+    source queue, in terminal order (they draw from the one generator and
+    the one free stack); their flits go in :func:`_inject`."""
+    for t in range(net.T):
+        if trf.inj_p[t] < 0 and trf.src_cnt[t] > 0:
+            trf.inj_p[t] = _take(t, now, net, buf, trf, acc, phase, drain_t)
+            trf.inj_f[t] = 0
+            trf.inj_vc[t] = -1
+
+
+@njit(**HELPER)
+def _inject(t0, t1, now, net, buf, trf, acc, phase):
     """Terminals ``t0 .. t1 - 1`` send at most one flit each into their
     injection port; a head takes the first idle injection VC with a credit,
     round robin from the last one used (the traffic manager's rule)."""
@@ -405,12 +417,7 @@ def _inject(t0, t1, now, net, buf, trf, acc, phase, drain_t):
     for t in range(t0, t1):
         p = trf.inj_p[t]
         if p < 0:
-            if trf.src_cnt[t] == 0:
-                continue
-            p = _take(t, now, net, buf, trf, acc, phase, drain_t)
-            trf.inj_p[t] = p
-            trf.inj_f[t] = 0
-            trf.inj_vc[t] = -1
+            continue
         base = (A + T + t) * V
         if trf.inj_vc[t] < 0:
             lvc = trf.inj_lvc[t]
@@ -1039,30 +1046,30 @@ def _view(q, now, buf, free, nfree):
 
 @njit(**HELPER)
 def _serial_part(now, net, buf, trf, acc, phase, drain_t):
-    """The serial part of cycle ``now``: the credits of the injection
-    buffers, the sources' arrivals and the injections (in terminal order:
-    they draw from the one generator)."""
-    P = net.pbound.shape[0] - 1
-    a = Acc(acc.v, acc.arc_flits, acc.hist[0], acc.pv)
-    for q in range(P):
-        b = _view(q, now, buf, buf.free, buf.nfree)
-        _credits(now, net, b, b.wi_cnt, b.wi_o)
+    """The serial part of cycle ``now``: the sources' arrivals and the
+    packets the terminals take (in terminal order: they draw from the one
+    generator and the one free stack)."""
     # the source queues' packets are BookSim2's: none is measured before it is taken (_take)
     generate(now, phase < 2, trf, acc.v, GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW))
-    for q in range(P):
-        b = _view(q, now, buf, buf.free, buf.nfree)
-        _inject(net.tbound[q], net.tbound[q + 1], now, net, b, trf, a, phase, drain_t)
+    _take_all(now, net, buf, trf, Acc(acc.v, acc.arc_flits, acc.hist[0], acc.pv), phase, drain_t)
 
 
 @njit(**HELPER)
-def _phase(q, now, net, buf, acc, phase):
-    """Partition ``q``'s part of cycle ``now``: the flits and credits the
+def _phase(q, now, net, buf, trf, acc, phase):
+    """Partition ``q``'s part of cycle ``now``: its injection buffers'
+    credits due and its terminals' flits into their injection ports (the
+    packets were taken in the serial part), the flits and credits the
     others sent it in the previous cycle (in partition order, each in send
     order: a VC's ring gets its flits in time order), its credits due, then
-    its routers' visits. Touches only its own routers and slices."""
+    its routers' visits. Touches only its own routers, terminals and
+    slices (the order of the injections and the arrivals does not matter:
+    they fill different VCs, and wake bits and pending heads do not
+    depend on order)."""
     P = net.pbound.shape[0] - 1
     b = _view(q, now, buf, buf.freed_p[q], buf.nfreed_p[q])
     a = Acc(acc.pv[q], acc.arc_flits, acc.hist[q], acc.pv)
+    _credits(now, net, b, b.wi_cnt, b.wi_o)
+    _inject(net.tbound[q], net.tbound[q + 1], now, net, b, trf, a, phase)
     par = (now + 1) & 1
     for s in range(P):
         if s == q:
@@ -1139,7 +1146,7 @@ def _cycles(net, buf, trf, acc, ctl, until):
             break
         _serial_part(now, net, buf, trf, acc, phase, drain_t)
         for q in prange(P):
-            _phase(q, now, net, buf, acc, phase)
+            _phase(q, now, net, buf, trf, acc, phase)
         stop = _barrier(now, net, buf, acc, ctl)
         now += 1
         if stop:
