@@ -220,7 +220,20 @@ Trf = namedtuple("Trf", [
     "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
     "src_t", "src_l", "src_head", "src_cnt", "next_gen", "inj_p", "inj_f", "inj_vc", "inj_lvc",
     "cap", "full",                         # the source queues' capacity; full[0] = 1: a row of src_t is full below it
+    "stage",                               # a terminal's packet taken, its row not yet written (G_*)
 ])
+
+# the columns of trf.stage: what the serial part decided of a packet a
+# terminal took (its draws), written into the packet's row by the terminal's
+# range in its parallel phase -- the row's cache lines then stay with the
+# thread that injects and routes the packet
+G_DST = 0
+G_TGEN = 1
+G_LEN = 2
+G_INTM = 3
+G_REC = 4
+NSTAGE = 5
+INJ_STAGED = -2    # trf.inj_vc: the packet's row is still in trf.stage
 
 # ``v``: the statistics (A_*); ``pv``: a partition's changes to them in the
 # current cycle (integers, so summing them in any order is exact), merged
@@ -353,7 +366,8 @@ def _push(g, u, p, fi, arr, net, buf):
 @njit(**HELPER)
 def _take(t, now, net, buf, trf, acc, phase, drain_t):
     """Terminal ``t`` takes the packet at the head of its source queue (BookSim2
-    generates it then: destination drawn, measured if taken while running)."""
+    generates it then: destination drawn, measured if taken while running);
+    its row is written by :func:`_packet_row`."""
     h = trf.src_head[t]
     cap = trf.src_t.shape[1]
     tg = trf.src_t[t, h]
@@ -363,27 +377,14 @@ def _take(t, now, net, buf, trf, acc, phase, drain_t):
     nf = buf.nfree[0] - 1
     p = buf.free[nf]
     buf.nfree[0] = nf
-    d = draw_dest(t, net.T, trf, net.self_ok != 0)
-    u = net.term_router[t]
-    buf.pkr[p, K_DST] = d
-    dr = net.term_router[d]
-    buf.pkr[p, K_DR] = dr
-    if net.dcp != 0:
-        for k in range(net.D):
-            buf.pkr[p, K_DC + k] = net.coords[dr, k]
-    buf.pkr[p, K_LEN] = L
-    buf.pkr[p, K_SRC] = u
-    buf.pkr[p, K_TGEN] = tg
-    buf.pkr[p, K_TINJ] = -1
-    buf.pkr[p, K_HOPS] = 0
-    buf.pkr[p, K_DIM] = -1
-    buf.pkr[p, K_PH] = 0
-    buf.pkr[p, K_DIR] = 0
-    buf.pkr[p, K_VPH] = 0
+    st = trf.stage
+    st[t, G_DST] = draw_dest(t, net.T, trf, net.self_ok != 0)
+    st[t, G_TGEN] = tg
+    st[t, G_LEN] = L
     if net.routing == RT_VALIANT:
-        buf.pkr[p, K_INTM] = net.term_router[np.random.randint(0, net.T)]
+        st[t, G_INTM] = net.term_router[np.random.randint(0, net.T)]
     rec = phase == 1 or (phase == 2 and tg < drain_t)
-    buf.pkr[p, K_REC] = 1 if rec else 0
+    st[t, G_REC] = 1 if rec else 0
     a = acc.v
     if rec:
         a[A_TAG_TAKEN] += 1
@@ -402,7 +403,32 @@ def _take_all(now, net, buf, trf, acc, phase, drain_t):
         if trf.inj_p[t] < 0 and trf.src_cnt[t] > 0:
             trf.inj_p[t] = _take(t, now, net, buf, trf, acc, phase, drain_t)
             trf.inj_f[t] = 0
-            trf.inj_vc[t] = -1
+            trf.inj_vc[t] = INJ_STAGED
+
+
+@njit(**HELPER)
+def _packet_row(t, p, net, buf, trf):
+    """The row of packet ``p`` that terminal ``t`` took (:func:`_take`)."""
+    st = trf.stage
+    d = st[t, G_DST]
+    buf.pkr[p, K_DST] = d
+    dr = net.term_router[d]
+    buf.pkr[p, K_DR] = dr
+    if net.dcp != 0:
+        for k in range(net.D):
+            buf.pkr[p, K_DC + k] = net.coords[dr, k]
+    buf.pkr[p, K_LEN] = st[t, G_LEN]
+    buf.pkr[p, K_SRC] = net.term_router[t]
+    buf.pkr[p, K_TGEN] = st[t, G_TGEN]
+    buf.pkr[p, K_TINJ] = -1
+    buf.pkr[p, K_HOPS] = 0
+    buf.pkr[p, K_DIM] = -1
+    buf.pkr[p, K_PH] = 0
+    buf.pkr[p, K_DIR] = 0
+    buf.pkr[p, K_VPH] = 0
+    if net.routing == RT_VALIANT:
+        buf.pkr[p, K_INTM] = st[t, G_INTM]
+    buf.pkr[p, K_REC] = st[t, G_REC]
 
 
 @njit(**HELPER)
@@ -418,6 +444,9 @@ def _inject(t0, t1, now, net, buf, trf, acc, phase):
         p = trf.inj_p[t]
         if p < 0:
             continue
+        if trf.inj_vc[t] == INJ_STAGED:
+            _packet_row(t, p, net, buf, trf)
+            trf.inj_vc[t] = -1
         base = (A + T + t) * V
         if trf.inj_vc[t] < 0:
             lvc = trf.inj_lvc[t]

@@ -399,6 +399,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros((T, QCOLS), i32), np.zeros((T, QCOLS), i32), np.zeros(T, np.int64), np.zeros(T, np.int64),
         next_gen, np.full(T, -1, np.int64), np.zeros(T, np.int64), np.full(T, -1, np.int64),
         np.full(T, -1, np.int64), np.int64(cfg.source_queue), np.zeros(1, np.int64),
+        np.zeros((T, Q.NSTAGE), i32),
     )
     acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
                 np.zeros((P, 32), np.float64))
