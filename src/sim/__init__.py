@@ -43,6 +43,8 @@ _LAZY = {
     'simulate': 'engine',
     'sweep': 'engine',
     'router_model': 'engine',
+    'max_offered_load': 'engine',
+    'within_injection': 'engine',
     'ReplicatedSweep': 'replicate',
     'LoadSummary': 'replicate',
     'saturation_seeds': 'replicate',
@@ -65,7 +67,7 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 __all__ = [
     "simulate", "sweep", "saturation", "sweep_seeds", "saturation_seeds", "ReplicatedSweep", "LoadSummary",
-    "memory_estimate", "SimMemory", "router_model",
+    "memory_estimate", "SimMemory", "router_model", "max_offered_load", "within_injection",
     "SimConfig", "SimResult", "SweepResult", "SimError",
     "PRESETS", "preset",
     "ROUTINGS", "resolve_routing",

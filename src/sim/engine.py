@@ -47,6 +47,7 @@ over its length.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import uuid
 from typing import Any, Callable, Iterable, Sequence
@@ -71,7 +72,7 @@ from .search import MAX_LOAD_POINTS, LoadSearch, check_jobs, check_load_points, 
 from .threads import check_threads
 
 __all__ = ["SimResult", "SweepResult", "SimProgress", "simulate", "sweep", "saturation", "router_model", "MAX_LOAD_POINTS",
-           "MAX_POISSON_RATE", "check_load"]
+           "MAX_POISSON_RATE", "check_load", "max_offered_load", "within_injection"]
 
 #: The most packets a cycle a Poisson source may offer on average (at the
 #: busiest terminal). A Poisson process has no ceiling of its own, but its
@@ -351,6 +352,8 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
         dests = pat.destinations(topo)
         for x in search.loads:
             check_load(x, cfg, dests)
+    else:
+        search = within_injection(search, topo, cfg, pat)
     if jobs > 1:
         # the workers compile without a word (common.workers): the notice is the parent's
         prepare_compile(cfg.router)
@@ -359,6 +362,52 @@ def run_seeds(search: LoadSearch, topology, config, traffic_pattern, seeds: Sequ
         def at(seed: int, load: float) -> SimResult:
             return simulate(topo, cfg, pat, load, seed=seed, progress=progress, threads=threads)
     return run_searches({s: search for s in seeds}, at, jobs, progress)
+
+
+def max_offered_load(topology: Topology, config: "SimConfig | str | None", traffic_pattern) -> float:
+    """The highest load the configuration's sources can offer under this
+    traffic (phits/cycle/PE): a Bernoulli source at most one packet a
+    cycle, a Poisson one at most :data:`MAX_POISSON_RATE`, at the terminal
+    that sends the most (:func:`check_load`'s range).
+
+    >>> import candidates as cd
+    >>> max_offered_load(cd.ring(8), "singleflit", "uniform")
+    1.0
+    """
+    cfg = _as_config(config)
+    dests = traffic(traffic_pattern).destinations(_check_topology(topology))
+    weight = dests.weight
+    if cfg.self_traffic and dests.mode == DEST_PERM:
+        weight = np.ones_like(weight)
+    busiest = float(weight.max(initial=0.0))
+    if busiest <= 0.0:
+        return float("inf")
+    per = 1.0 if cfg.injection == "bernoulli" else MAX_POISSON_RATE
+    return per * cfg.mean_packet_length / busiest
+
+
+def within_injection(search: LoadSearch, topology: Topology, config, traffic_pattern) -> LoadSearch:
+    """A search that raises the load (a saturation search) stopped at the
+    highest load the sources can offer (:func:`max_offered_load`): past it
+    there is nothing to simulate, and a network that has not saturated by
+    then is limited by its injection, which the result's highest accepted
+    load then says. A search that cannot reach its first load is a
+    one-line error.
+
+    >>> import candidates as cd
+    >>> from sim.search import LoadSearch
+    >>> cfg = preset("booksim", packet_length=1)
+    >>> s = within_injection(LoadSearch.accepted(0.25, 4.0), cd.ring(8), cfg, "uniform")
+    >>> round(s.max_load, 9)                 # one 1-flit packet a cycle: load 1
+    1.0
+    """
+    top = max_offered_load(topology, config, traffic_pattern)
+    if search.kind == "list" or search.max_load <= top:
+        return search
+    if search.step > top:
+        raise SimError(f"the search's first load {search.step:g} is more than these sources can offer ({top:.4g} "
+                       f"phits/cycle/PE); use a smaller step")
+    return dataclasses.replace(search, max_load=top * (1.0 - 1e-12))
 
 
 def check_seeds(seeds: Iterable[int]) -> list[int]:

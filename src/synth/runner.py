@@ -827,13 +827,19 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
     search = LoadSearch.accepted(study.sim_step, study.sim_max_load)   # the search of sim.saturation
     seeds = study_seeds(study)
     routing: dict[str, str] = {}
+    searches: dict[str, LoadSearch] = {}
     for spec in specs:
         t0 = time.perf_counter()
         try:
-            routing[spec] = simulation_routing(build_topology(spec, study), study)
+            topo = build_topology(spec, study)
+            way = simulation_routing(topo, study)
+            # as sim.saturation does: no load past what the candidate's sources can offer
+            searches[spec] = sim.within_injection(search, topo, simulation_config(topo, study),
+                                                  study.traffic.sim_pattern(topo))
+            routing[spec] = way
         except Exception as exc:
             keep(_sim_failed(spec, exc, time.perf_counter() - t0))
-    ss = SearchSet({(spec, sd): search for spec in routing for sd in seeds})
+    ss = SearchSet({(spec, sd): searches[spec] for spec in routing for sd in seeds})
     spent: dict[tuple[str, int], dict[float, float]] = {key: {} for key in ss.states}   # seconds by load
     compiled = {spec: 0.0 for spec in routing}   # the workers' first compiles, by the candidate they ran for
     fn = _SimulatePoint(study, threads)

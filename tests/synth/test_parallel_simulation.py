@@ -153,3 +153,22 @@ def test_capacity_as_a_simulated_load():
     got = np.bincount(dem.dst, weights=dem.amount, minlength=16)
     assert rec["load_per_lambda"] == 3.0
     assert rec["busiest_pe"] == max(sent.max(), got.max()) / 3.0
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_search_stops_at_what_the_sources_can_offer(jobs):
+    # 1-flit packets under random demands: the busiest source offers one packet a cycle at a load below 1, and
+    # the search used to run into it (a one-line refusal that failed the candidate's record)
+    d = {"candidates": {"specs": ["torus:4x4", "ring:16"]}, "traffic": {"pattern": "random", "count": 48},
+         "ranking": {"objective": "capacity"}, "cross_check": {"top": 0},
+         "simulation": {"top": 1, "preset": "booksim", "step": 0.2, "max_load": 1.0}}
+    res = R.run(study_from_dict(d), jobs=jobs)
+    (rec,) = res.simulation
+    assert rec["status"] == "ok", rec.get("reason")
+    import candidates as cd
+    import sim
+
+    topo = cd.from_spec(rec["spec"])
+    top = sim.max_offered_load(topo, "booksim", study_from_dict(d).traffic.sim_pattern(topo))
+    assert top < 1.0 and max(p["load"] for p in rec["points"]) <= top
+    assert rec["saturation"] == max(p["accepted"] for p in rec["points"])
