@@ -183,9 +183,7 @@ def check_load(load: float, cfg: SimConfig, dests) -> np.ndarray:
     one packet a cycle, a Poisson one at most :data:`MAX_POISSON_RATE`."""
     load = _finite_load(load)
     mean_len = cfg.mean_packet_length
-    weight = dests.weight
-    if cfg.self_traffic and dests.mode == DEST_PERM:
-        weight = np.ones_like(weight)  # fixed points send to themselves
+    weight = _source_weights(cfg, dests)
     rate = load * weight / mean_len
     busiest = float(weight.max(initial=0.0))
     if cfg.injection == "bernoulli" and rate.max(initial=0.0) > 1.0:
@@ -199,6 +197,13 @@ def check_load(load: float, cfg: SimConfig, dests) -> np.ndarray:
             f"some terminal, far past saturation (a terminal injects {cfg.injectors} phit(s) a cycle); Poisson "
             f"arrivals take loads 0 to {MAX_POISSON_RATE * mean_len / busiest:.4g} here")
     return rate
+
+
+def _source_weights(cfg: SimConfig, dests) -> np.ndarray:
+    """Each terminal's share of the load (its arrival rate at load 1, in packets of the mean length)."""
+    if cfg.self_traffic and dests.mode == DEST_PERM:
+        return np.ones_like(dests.weight)  # fixed points send to themselves
+    return dests.weight
 
 
 def resolve(topo: Topology, cfg: SimConfig, model: RouterModel | None = None) -> tuple[str, str]:
@@ -376,10 +381,7 @@ def max_offered_load(topology: Topology, config: "SimConfig | str | None", traff
     """
     cfg = _as_config(config)
     dests = traffic(traffic_pattern).destinations(_check_topology(topology))
-    weight = dests.weight
-    if cfg.self_traffic and dests.mode == DEST_PERM:
-        weight = np.ones_like(weight)
-    busiest = float(weight.max(initial=0.0))
+    busiest = float(_source_weights(cfg, dests).max(initial=0.0))
     if busiest <= 0.0:
         return float("inf")
     per = 1.0 if cfg.injection == "bernoulli" else MAX_POISSON_RATE

@@ -461,9 +461,11 @@ def simulation_threads(study: Study, threads: int | None, workers: int, local: b
     """
     if threads is not None:
         threads = check_threads(threads)
+    if study.sim_top == 0:
+        return 1    # nothing simulated: the simulator's modules stay unloaded
     model = sim.router_model(study.sim_preset)
     if not model.threads:
-        if threads is not None and threads > 1 and study.sim_top > 0:
+        if threads is not None and threads > 1:
             _notice(f"note: router model {model.name} (preset {study.sim_preset}) runs on one thread "
                     f"(--threads {threads} applies to {', '.join(m.name for m in ROUTER_REGISTRY.values() if m.threads)})")
         return 1
