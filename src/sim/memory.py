@@ -217,9 +217,9 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     Q, NEJ = T * cfg.injectors, T * cfg.ejectors
     P = NVC * slots + Q * cfg.injection_queue + 1
     parts: dict[str, float] = {}
-    # packet pool: 8 int32 (one the valiant / ugal intermediate router), 1 int8, 4 int64 fields, the record
-    # (int16 x D) and the free stack (int32)
-    parts["packets"] = P * (8 * 4 + 1 + 4 * 8 + 2 * D + 4)
+    # packet pool: 8 int32 (one the valiant / ugal intermediate router), 1 int8, 5 int64 fields (one the
+    # serial number), the record (int16 x D) and the free stack (int32)
+    parts["packets"] = P * (8 * 4 + 1 + 5 * 8 + 2 * D + 4)
     # input VCs: the packet ring (int32 per slot; wormhole: flit index and ready cycle per flit), the
     # head, count, since, credit (and owner, output), the deadlock scan's flags, the VC's router
     parts["vcs"] = NVC * (4 * slots + (12 * cap + 12 if wormhole else 0) + 41)

@@ -163,12 +163,12 @@ def test_min_hops_are_graph_distances(spec, routing):
 
 
 def test_record_routing_refused_in_one_line(monkeypatch):
-    """64x32x32 under a 1 GB limit: the simple router's estimate (~1.5 GB at
+    """64x32x32 under a 1 GB limit: the simple router's estimate (~1.6 GB at
     tpds2010) is refused before anything is built."""
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
     t = cd.from_spec("torus:64x32x32")
     with pytest.raises(SizeError, match=r"^simulating torus:64x32x32 \(65,536 routers, adaptive routing: tables by "
-                                        r"difference class\) needs about 1\.5 GB but the memory limit is 1\.0 GB"):
+                                        r"difference class\) needs about 1\.6 GB but the memory limit is 1\.0 GB"):
         simulate(t, "tpds2010", "uniform", 0.1)
     assert not sim_cache.holds(t, "tables")
 

@@ -112,17 +112,20 @@ Net = namedtuple("Net", [
     # router configuration
     "mode", "deadlock", "transit_priority", "router_delay", "link_latency", "bubble",
     "cap", "slots", "inj_cap", "n_inj", "n_ej", "watchdog", "check_every", "scan_every",
+    # the run's seed (the routers' counter-based draws, :func:`sim.routing._simple.keep_tied`)
+    "seed",
 ])
 
 #: the fields of ``buf``; each switching mode names its own class of them
 #: (``_vct.Buf``, ``_wormhole.Buf``): the class says which mode a run's
 #: kernel is compiled for (:mod:`sim.routers._switching`)
 BUF_FIELDS = (
-    # packet pool (ids recycled through the free stack ``free[:ctl[C_NFREE]]``)
+    # packet pool (ids recycled through the free stack ``free[:ctl[C_NFREE]]``; pk_num: the packet's
+    # serial number, the packets created before it, which names it in the routers' draws)
     # (pk_rem: the remaining record; twin tori: the node offset to the destination; pk_mid: the
     # intermediate router of valiant / ugal while the packet heads for it, else -1)
     "pk_dst", "pk_len", "pk_src", "pk_hops", "pk_min", "pk_state", "pk_ring", "pk_esc", "pk_tgen", "pk_tinj",
-    "pk_ready", "pk_rem", "pk_msg", "pk_mid", "free",
+    "pk_ready", "pk_rem", "pk_msg", "pk_mid", "pk_num", "free",
     # input VCs: rings of packets (VCT) or flits (wormhole: packet, flit index, cycle it may leave)
     "vc_pk", "vc_fi", "vc_rdy", "vc_head", "vc_cnt", "vc_since", "vc_out", "credit", "owner",
     # VCT: cycles input ports, output channels, injection queues and ejectors are busy until
@@ -324,10 +327,11 @@ def enqueue(q, p, u, buf):
 
 
 @njit(**HELPER)
-def new_packet(p, u, d, L, tgen, now, net, buf):
-    """Fill packet ``p`` (from router ``u`` to terminal ``d``) as it enters an
+def new_packet(p, num, u, d, L, tgen, now, net, buf):
+    """Fill packet ``p``, the run's ``num``-th (from router ``u`` to terminal ``d``), as it enters an
     injection queue, and start its route (:func:`sim.routing._simple.start_route`)."""
     ur = net.term_router[d]
+    buf.pk_num[p] = num
     buf.pk_tgen[p] = tgen
     buf.pk_len[p] = L
     buf.pk_dst[p] = d
@@ -360,7 +364,7 @@ def inject_synthetic(now, in_window, net, buf, trf, ctl, stats):
             trf.src_cnt[t] -= 1
             d = draw_dest(t, net.T, trf, False)
             u = net.term_router[t]
-            new_packet(p, u, d, trf.src_l[t, h], trf.src_t[t, h], now, net, buf)
+            new_packet(p, ctl[C_INJECTED], u, d, trf.src_l[t, h], trf.src_t[t, h], now, net, buf)
             enqueue(q, p, u, buf)
             ctl[C_IN_FLIGHT] += 1
             ctl[C_INJECTED] += 1
@@ -469,7 +473,7 @@ def packetize(now, net, buf, trf, ctl, stats):
             ctl[C_NFREE] = nf
             buf.pk_msg[p] = m
             u = net.term_router[t]
-            new_packet(p, u, trf.msg_dst[m], L, trf.msg_sent[m], now, net, buf)
+            new_packet(p, ctl[C_INJECTED], u, trf.msg_dst[m], L, trf.msg_sent[m], now, net, buf)
             enqueue(q, p, u, buf)
             ctl[C_IN_FLIGHT] += 1
             ctl[C_INJECTED] += 1
@@ -596,8 +600,8 @@ NOT_NOW = -1
 
 
 @njit(**HELPER)
-def choose(rank, nc, now, net, buf):
-    """The best of the ``nc`` routing candidates (:func:`candidates`) by
+def choose(rank, p, nc, now, net, buf):
+    """The best of packet ``p``'s ``nc`` routing candidates (:func:`candidates`) by
     ``rank(ci, now, net, buf)`` (the switching mode's: a key, the higher
     the better, or :data:`NO_ROOM` / :data:`NOT_NOW`): tier 0 first, the
     escape tier only when no tier-0 candidate has room (a busy one is worth
@@ -609,6 +613,7 @@ def choose(rank, nc, now, net, buf):
     room = False
     spread = spreads_ties(net)
     ties = 0
+    draws = 0
     for tier in range(2):
         if tier == 1 and room:
             break
@@ -627,7 +632,8 @@ def choose(rank, nc, now, net, buf):
                 ties = 1
             elif spread and k == best_k:
                 ties += 1
-                if keep_tied(ties):
+                draws += 1
+                if keep_tied(p, ties, draws, net, buf):
                     best = ci
         if best >= 0:
             best_t = tier

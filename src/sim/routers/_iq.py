@@ -60,7 +60,7 @@ from numba.extending import intrinsic
 
 from common.jitcache import refresh_kernel_cache
 
-from .. import events
+from .. import _draw, events
 from .._jit import HELPER, INLINED, KERNEL, KERNEL_PAR
 from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
@@ -1230,4 +1230,4 @@ def seed_and_start(seed, trf):
 
 # numba checks only this file's source for freshness: the helpers and
 # constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_core, _iq_layout, _booksim, _simple, registry, events))
+refresh_kernel_cache(sys.modules[__name__], (_core, _iq_layout, _booksim, _simple, registry, events, _draw))

@@ -166,7 +166,7 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
     V = net.V
     L = buf.pk_len[p]
     nc = candidates(p, u, dr, L, net, buf)
-    best, tier = choose(_rank, nc, now, net, buf)
+    best, tier = choose(_rank, p, nc, now, net, buf)
     esc = tier == 1
     if best < 0:
         free_at = NEVER

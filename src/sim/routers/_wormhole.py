@@ -155,7 +155,7 @@ def _vc_alloc(p, u, now, net, buf):
         buf.ej_own[ej] = p
         return NVC + ej
     nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
-    best, best_t = choose(_rank, nc, now, net, buf)
+    best, best_t = choose(_rank, p, nc, now, net, buf)
     if best < 0:
         return -1
     a = buf.cand_a[best]

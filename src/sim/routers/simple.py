@@ -121,7 +121,7 @@ def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
     return cfg.vcs // max(hops, 1)
 
 
-def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, slots: int):
+def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, slots: int, seed: int):
     n = topo.n
     in_arcs = np.argsort(topo.arc_dst, kind="stable").astype(np.int64)
     in_indptr = np.zeros(n + 1, dtype=np.int64)
@@ -147,7 +147,7 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),
         np.int64(cap), np.int64(slots), np.int64(cfg.injection_queue), np.int64(cfg.injectors),
         np.int64(cfg.ejectors), np.int64(cfg.watchdog), np.int64(1 if cfg.check else 0),
-        np.int64(max(cfg.watchdog // 4, 1)),
+        np.int64(max(cfg.watchdog // 4, 1)), np.int64(seed),
     )
 
 
@@ -174,7 +174,7 @@ def _buf(net, mode, wormhole: bool, W: int):
     NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
     return mode.Buf(
         z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
-        np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.full(P, -1, np.int32),
+        np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.full(P, -1, np.int32), z64(P),
         np.arange(P - 1, -1, -1, dtype=np.int32),
         np.zeros((NVC, slots), np.int32), np.zeros((only(w_on, NVC), only(w_on, cap)), np.int32),
         np.zeros((only(w_on, NVC), only(w_on, cap)), np.int64),
@@ -237,7 +237,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
         kernel = _vct
         cap, slots = _vct.buffer_sizes(cfg)
     V = tabs.vcs if tabs.tw_next is not None else cfg.vcs
-    net = _net(topo, cfg, tabs, dl_code, V, cap, slots)
+    net = _net(topo, cfg, tabs, dl_code, V, cap, slots, seed)
     buf = _buf(net, kernel, wormhole, kernel.wheel_size(cfg))
     trf = _trf(cfg, topo.num_terminals, dests, rate, warmup, measure, drain, trace)
     n = topo.n

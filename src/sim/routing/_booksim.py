@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._draw import mix
 from .._jit import HELPER
 from ..routers._iq_layout import F_IP, F_RTN, K_DC, K_DIM, K_DIR, K_DR, K_DST, K_HOPS, K_INTM, K_PH, K_TINJ, K_VPH, P_INJ
 from .registry import ROUTING_REGISTRY
@@ -47,14 +48,9 @@ def tie_draw(seed, p, t_inj, hop):
     route their heads in any order (on several threads) and still draw the
     same. A packet number is reused only after its packet left, so (number,
     injection cycle) names one packet of the run (splitmix64's finaliser
-    spreads the key over the bits)."""
-    z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
-    z ^= (np.uint64(p) << np.uint64(32)) | (np.uint64(t_inj) & np.uint64(0xFFFFFFFF))
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z ^= np.uint64(hop) * np.uint64(0x94D049BB133111EB)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return np.int64(z >> np.uint64(63))
+    spreads the key over the bits: :func:`sim._draw.mix`)."""
+    key = (np.uint64(p) << np.uint64(32)) | (np.uint64(t_inj) & np.uint64(0xFFFFFFFF))
+    return np.int64(mix(seed, key, hop) >> np.uint64(63))
 
 
 @njit(**HELPER)

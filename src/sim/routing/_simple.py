@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._draw import below
 from .._jit import HELPER
 from .registry import ROUTING_REGISTRY
 from .tables import CLS_DIFF, CLS_LATTICE, CLS_TWIN
@@ -163,10 +164,17 @@ def spreads_ties(net):
 
 
 @njit(**HELPER)
-def keep_tied(ties):
-    """Reservoir sampling: the ``ties``-th equally good candidate replaces the
-    one kept with probability 1 / ties, so each is chosen with 1 / ties."""
-    return np.random.randint(0, ties) == 0
+def keep_tied(p, ties, draw, net, buf):
+    """Reservoir sampling: the ``ties``-th equally good candidate of packet
+    ``p`` replaces the one kept with probability 1 / ties, so each is chosen
+    with 1 / ties. The draw is the ``draw``-th of the decision at the
+    packet's current hop, a hash of the run's seed, the packet's serial
+    number and these (:func:`sim._draw.below`), not the generator's next
+    number: the routers of a cycle may be visited in any order (on several
+    threads) and draw the same. A packet blocked here draws the same again
+    at its next attempt, which leaves each choice uniform."""
+    word = (np.int64(buf.pk_hops[p]) << np.int64(32)) | np.int64(draw)
+    return below(net.seed, buf.pk_num[p], word, ties) == 0
 
 
 @njit(**HELPER)
