@@ -26,7 +26,7 @@ the run checks every growth against the memory limit.
 >>> import candidates as cd
 >>> m = memory_estimate(cd.from_spec("torus:64x32x32"), "tpds2010")
 >>> m.routing, round(m.nbytes / 1e9, 1), m.per_pair
-('adaptive', 1.5, 0.0)
+('adaptive', 1.6, 0.0)
 >>> memory_estimate(cd.from_spec("torus:8x8x8"), "default", routing="table").per_pair
 40.0
 """
