@@ -140,8 +140,9 @@ def simulate(
         destination router) pair (:attr:`SimResult.pair_latency`)
     progress : called with a :class:`SimProgress` about once a second
         between batches of cycles (the numbers do not depend on it)
-    threads : threads of the one simulation (``router="iq"``; the numbers
-        do not depend on it); the simple router runs on one and says so
+    threads : threads of the one simulation (``router="iq"`` and the
+        simple router's ``switching="vct"``; the numbers do not depend on
+        it); wormhole runs on one and says so
 
     >>> import candidates as cd
     >>> r = simulate(cd.torus((4, 4)), "singleflit", "uniform", 0.2, seed=3)

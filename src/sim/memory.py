@@ -168,8 +168,9 @@ def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, ro
                     pair_latency: bool = False, load: float | None = None, threads: int = 1) -> SimMemory:
     """Peak memory of simulating ``topo`` under ``config`` (a SimConfig or a
     preset name), without building anything of size n x n; ``load`` sizes
-    the packet pool of ``router="iq"`` and ``threads`` its partitions (see
-    :func:`iq_sizes`).
+    the packet pool of ``router="iq"``, and ``threads`` the partitions of
+    router iq (see :func:`iq_sizes`) and the ranges of the simple router's
+    VCT.
 
     Dimension order needs no (n, n) table; shortest-path tables take 40
     bytes per router pair:
@@ -184,7 +185,7 @@ def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, ro
     cfg = config if isinstance(config, SimConfig) else preset(config or "default")
     r = resolve_routing(topo, routing or cfg.routing, cfg.router)
     if cfg.router != "iq":
-        return _simple_router(topo, cfg, r, pair_latency)
+        return _simple_router(topo, cfg, r, pair_latency, threads)
     parts = dict(iq_sizes(topo, cfg, load, threads)["parts"])
     return SimMemory(topo.n, r, parts, sum(parts.values()))
 
@@ -195,9 +196,10 @@ def memory_estimate(topo: Topology, config: SimConfig | str | None = None, *, ro
 TABLE_PAIR_BYTES = 40.0
 
 
-def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -> SimMemory:
+def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool, threads: int = 1) -> SimMemory:
     """What :func:`sim.routers.simple.build` allocates for the simple router (its
-    arrays, term by term) plus the topology and the routing tables."""
+    arrays, term by term) plus the topology and the routing tables; VCT on
+    ``threads`` ranges of routers."""
     n, A, T = float(topo.n), float(topo.num_arcs), float(topo.num_terminals)
     D = max(topo.ndim, 1)
     lo, hi = cfg.length_range
@@ -215,6 +217,7 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
         W = 1 << int(hi + cfg.link_latency + 1).bit_length()
     NVC = A * V
     Q, NEJ = T * cfg.injectors, T * cfg.ejectors
+    R = 1.0 if wormhole else float(max(1, min(int(threads), topo.n)))
     P = NVC * slots + Q * cfg.injection_queue + 1
     parts: dict[str, float] = {}
     # packet pool: 8 int32 (one the valiant / ugal intermediate router), 1 int8, 5 int64 fields (one the
@@ -223,8 +226,12 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     # input VCs: the packet ring (int32 per slot; wormhole: flit index and ready cycle per flit), the
     # head, count, since, credit (and owner, output), the deadlock scan's flags, the VC's router
     parts["vcs"] = NVC * (4 * slots + (12 * cap + 12 if wormhole else 0) + 41)
-    # the credit wheel (per slot one entry per channel and ejector), per-channel and per-router state
-    parts["wheel"] = W * ((A * 8 + 4) if wormhole else (A + T) * 12)
+    # the credit wheel (per slot one entry per channel and injection queue, split among the ranges), the
+    # packets a range sends to another's input VCs (double buffered, as many a cycle as channels between
+    # them: a range's own about A / R) and the ranges' candidates, freed packets and run-state
+    parts["wheel"] = W * ((A * 8 + 4) if wormhole else (A + Q) * 12 + R * 4)
+    if not wormhole:
+        parts["ranges"] = 2 * R * R * (-(-A // R)) * 16 + R * (4 * (2 * 64 * V + 2) * 8 + NEJ * 4 + 16 * 8 + 48)
     parts["channels"] = A * (6 * 8 + 8 + 8 + 16 + 8) + n * (4 * 8 + 8)
     # terminals: source queue (int64 cycle, int32 length per packet), injection queues, ejectors
     parts["terminals"] = (T * (cfg.source_queue * 12 + 48) + Q * (cfg.injection_queue * 4 + 36)
@@ -232,7 +239,7 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool) -
     # topology (links, coordinates, CSR) and O(n D) tables: out-arcs, coordinates, records and ties
     parts["topology"] = A * 40 + n * D * 8 + n * 16
     parts["tables"] = n * D * (16 + 4 + 2 * 4) + n * 8
-    parts["histograms"] = 2.0 * ((1 << 16) + 1) * 8
+    parts["histograms"] = R * (2.0 * ((1 << 16) + 1) * 8 + 31 * 8)
     per_pair = 0.0
     if kind == "masks":
         per_pair = TABLE_PAIR_BYTES

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import SimError
 
-__all__ = ["check_threads", "max_threads", "usable_cores", "default_threads"]
+__all__ = ["check_threads", "max_threads", "usable_cores", "default_threads", "partitions"]
 
 
 def max_threads() -> int:
@@ -53,3 +53,15 @@ def default_threads(workers: int = 1) -> int:
     1
     """
     return max(1, min(max_threads(), usable_cores() // max(1, int(workers))))
+
+
+def partitions(n: int, threads: int) -> np.ndarray:
+    """The first router of each of ``threads`` contiguous router ranges of
+    (nearly) equal size, and ``n``: slabs along the slowest coordinate of a
+    lattice. Never more ranges than routers.
+
+    >>> partitions(64, 3).tolist()
+    [0, 21, 42, 64]
+    """
+    P = max(1, min(threads, n))
+    return np.array([(q * n) // P for q in range(P + 1)], dtype=np.int64)

@@ -121,17 +121,6 @@ def test_threads_refused_in_one_line(bad):
         simulate(cd.torus((4, 4)), _short(), "uniform", 0.1, threads=bad)
 
 
-def test_simple_router_runs_on_one_thread_and_says_so(capsys):
-    t = cd.torus((4, 4))
-    cfg = sim.preset("singleflit", warmup=100, measure=500)
-    one = simulate(t, cfg, "uniform", 0.2, seed=1)
-    assert capsys.readouterr().err == ""
-    two = simulate(t, cfg, "uniform", 0.2, seed=1, threads=2)
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "runs on one thread" in err
-    _assert_same(one, two)
-
-
 def test_cli_threads(capsys):
     args = ["simulate", "torus:8x8", "--preset", "booksim", "--measurement", "fixed", "--warmup", "200",
             "--measure", "1000", "--load", "0.1", "--seed", "3", "--json"]

@@ -38,7 +38,7 @@ def test_any_graph_is_deadlock_free_and_conserves_packets(t, routing, vcs, lengt
         if routing == "table" and r.escape_fraction == 0:
             # escape_fraction counts the hops taken inside the measurement window, hops a measured packet's
             # whole route: one that left the window for the drain may still have taken an escape (up*/down*)
-            # hop there (a 12-router graph with parallel links, seed 411: one hop in 3,826 more than minimal)
+            # hop there (a 12-router graph with parallel links, seed 1589: one hop in 3,846 more than minimal)
             assert r.hops == pytest.approx(r.min_hops, rel=1e-3)
 
 
@@ -49,7 +49,7 @@ def test_an_escape_hop_after_the_window_is_not_in_the_escape_fraction():
     t = cd.Topology(12, np.array(links), terminals=np.full(12, 1))
     cfg = sim.SimConfig(routing="table", vcs=2, packet_length=(1, 8), warmup=200, measure=1500, drain=3000,
                         watchdog=1500, check=True, transit_priority=True)
-    r = sim.simulate(t, cfg, "uniform", 0.49042839084083784, seed=411)
+    r = sim.simulate(t, cfg, "uniform", 0.49042839084083784, seed=1589)
     assert r.escape_fraction == 0 and r.hops > r.min_hops
     assert r.hops == pytest.approx(r.min_hops, rel=1e-3)
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
 
@@ -114,6 +114,8 @@ Net = namedtuple("Net", [
     "cap", "slots", "inj_cap", "n_inj", "n_ej", "watchdog", "check_every", "scan_every",
     # the run's seed (the routers' counter-based draws, :func:`sim.routing._simple.keep_tied`)
     "seed",
+    # ranges of routers (one a thread): range q is routers pbound[q] .. pbound[q + 1] - 1; r_part[u] = u's range
+    "pbound", "r_part",
 ])
 
 #: the fields of ``buf``; each switching mode names its own class of them
@@ -140,6 +142,10 @@ BUF_FIELDS = (
     "r_cnt", "rr", "rr_t", "wake",
     # scratch: routing candidates, deadlock scan
     "cand_a", "cand_v", "cand_n", "cand_t", "live", "pend",
+    # per range of routers (VCT; 1-element dummies in wormhole): candidates (cand_a, _v, _n, _t), the
+    # run-state changes of its phase (C_*), the packets it freed, and the packets it sent to a router's
+    # input VC, [parity of the cycle, sender, owner] -> (VC, packet), with their counts
+    "pcand", "pctl", "freed", "ob", "ob_n",
 )
 
 Trf = namedtuple("Trf", [
@@ -154,7 +160,10 @@ Trf = namedtuple("Trf", [
     "max_cycles", "pc", "busy", "issued", "sq_head", "ph_left", "msg_got", "proc_finish", "msg_sent", "msg_done",
 ])
 
-Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", "pair_sum", "pair_cnt"])
+#: ``hist_gen``/``hist_inj`` hold a row per range of routers (summed by the driver); ``pstats`` the
+#: statistics a range's phase changed, merged into ``stats`` after every cycle (VCT; wormhole writes
+#: ``stats`` directly)
+Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", "pair_sum", "pair_cnt", "pstats"])
 
 #: What differs between the switching modes (:mod:`sim.routers._vct`,
 #: :mod:`sim.routers._wormhole`): the run loops and the deadlock watchdog
@@ -166,9 +175,13 @@ Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", 
 #: - ``credits(now, net, buf)``: the credits due at ``now`` come back;
 #: - ``flush(now, net, buf)``: every credit in flight comes back now (trace
 #:   mode, network empty);
-#: - ``routers(now, in_window, net, buf, trf, ctl, out)``: one cycle of
-#:   every router that holds something;
+#: - ``barrier(now, net, buf, ctl, out)``: after the routers' phase
+#:   (:func:`phase`, a range of routers at a time), what the ranges changed
+#:   of the run-state, the statistics and the free stack, merged in range
+#:   order;
 #: - ``held(net, buf)``: what the buffers hold (packets, or flits);
+#: - ``pending(net, buf, pend)``: adds to ``pend[g]`` what the credits in
+#:   flight will give input VC ``g`` (phits, or flits);
 #: - ``flits``: the buffers hold flits (wormhole: a credit is one flit's
 #:   room, the run-state counts the flits in flight in ``C_FLITS_IN``, a
 #:   VC's head may leave at ``vc_rdy`` and waits only on the output it
@@ -179,7 +192,17 @@ Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", 
 #:
 #: The flag is data, not functions, because every member a mode passes is
 #: one more function numba compiles on a cold start.
-Switching = namedtuple("Switching", ["credits", "flush", "routers", "held", "flits"])
+Switching = namedtuple("Switching", ["credits", "flush", "barrier", "held", "pending", "flits"])
+
+
+def phase(q, now, in_window, net, buf, trf, ctl, out):
+    """One cycle of the routers of range ``q`` (routers ``net.pbound[q] ..
+    net.pbound[q + 1] - 1``) that hold something: the switching mode's
+    (:mod:`sim.routers._switching` gives it for the type of ``buf``). A
+    global function rather than a member of :data:`Switching`: it is called
+    in the run loops' ``prange``, whose body numba compiles apart, and a
+    function carried in a tuple does not reach it."""
+    raise TypeError("phase() runs inside the simulator's kernels only")
 
 
 # =========================================================================
@@ -754,10 +777,7 @@ def knot(m, net, buf):
     for g in range(NVC):
         pend[g] = 0
         live[g] = buf.vc_cnt[g] == 0
-    for s in range(buf.wh_cnt.shape[0]):
-        for e in range(buf.wh_cnt[s]):
-            if buf.wh_idx[s, e] >= 0:
-                pend[buf.wh_idx[s, e]] += 1 if m.flits else buf.wh_amt[s, e]
+    m.pending(net, buf, pend)
     changed = True
     while changed:
         changed = False
@@ -821,8 +841,14 @@ def watch(m, now, net, buf, ctl, stats):
 # =========================================================================
 @njit(**INLINED)
 def _cycle_end(m, now, in_window, net, buf, trf, ctl, out):
-    """The routers' cycle ``now`` and the checks; whether the run ends after it."""
-    m.routers(now, in_window, net, buf, trf, ctl, out)
+    """The routers' cycle ``now`` and the checks; whether the run ends after it. The ranges' phases are a
+    ``prange``: on numba's threads in a kernel compiled with ``parallel``, one after the other otherwise
+    (numba runs a ``prange`` as a ``range`` there); this helper is inlined before typing, so the loop is
+    written once for both."""
+    P = net.pbound.shape[0] - 1
+    for q in prange(P):
+        phase(q, now, in_window, net, buf, trf, ctl, out)
+    m.barrier(now, net, buf, ctl, out)
     watch(m, now, net, buf, ctl, out.stats)
     return ctl[C_DEADLOCK] != 0 or finished(now + 1, trf, ctl, out.stats)
 

@@ -30,6 +30,43 @@ output channels and ejectors they wait for), and whatever can free them
 sooner -- a packet reaching the head of an empty VC or injection queue, a
 credit coming back -- lowers ``wake``. With 16-phit packets most routers
 sleep most cycles.
+
+Ranges of routers. The routers are split into P contiguous ranges of
+router index (P = the threads, :func:`sim.threads.partitions`: slabs of a
+lattice; any graph, with a worse cut), and a cycle is a serial part (the
+credits due, from every range's wheel; generation, destinations and
+injection, which draw from the run's one generator in terminal order), a
+phase per range (:func:`phase`, a ``prange`` in the run loops: each range
+visits its routers in router order) and a barrier (:func:`_barrier`: the
+ranges' freed packets, run-state and statistics merged in range order,
+which is router order). A visit reads and writes only its router's state
+-- its input VCs and ports, its output channels and the credits it holds
+of the VCs downstream (UGAL's queue estimate reads those too), its
+injection queues and ejectors, its pointers and ``wake`` -- and the
+packets it holds. Its effects on other routers:
+
+- a packet sent downstream is eligible there ``link_latency +
+  router_delay >= 1`` cycles later (``link_latency >= 1``), so nothing
+  there can use it in the cycle it is sent: it goes into an outbox
+  (``ob``, double buffered by the cycle's parity) and joins its VC at the
+  start of the owner range's next phase (:func:`_arrive`). Every packet
+  goes this way, also to a router of the sender's own range, so where the
+  ranges are cut changes nothing. A VC has one upstream router, which
+  sends at most one packet a cycle on each channel, so the order of a
+  phase's arrivals does not matter. This is what one thread does too:
+  before, a router visited after its upstream neighbour in the same cycle
+  already held the packet sent to it (it was visited, and its round-robin
+  pointers moved, a cycle earlier than one visited before), which made the
+  numbers depend on router order; every VCT run's numbers changed with it;
+- a credit comes back ``L + link_latency >= 2`` cycles after its packet
+  left, into the sending range's wheel, read in the next serial parts (a
+  credit adds and a wake only lowers: their order does not matter);
+- the statistics, the run-state counters and the free stack: per range
+  (``pstats``, ``pctl``, ``freed``), merged at the barrier.
+
+The random draws of a visit (ties kept at random) are hashes of the packet,
+not the generator's (:func:`sim.routing._simple.keep_tied`). So the numbers
+are the same on any number of threads.
 """
 
 from __future__ import annotations
@@ -43,13 +80,21 @@ from .._jit import HELPER
 from ..routing._simple import advance_route, candidates, route_target
 from ._core import (
     BUF_FIELDS,
+    C_DELIVERED,
+    C_IN_FLIGHT,
     C_LAST_PROGRESS,
+    C_MSGS_OUT,
+    C_NFREE,
     NO_ROOM,
     NOT_NOW,
+    NSTATS,
     S_ACC_PACKETS,
     S_ACC_PHITS,
     S_ESC_HOPS,
+    S_MAX_LAT_GEN,
+    S_MAX_LAT_INJ,
     S_WIN_HOPS,
+    Out,
     Switching,
     arbitration,
     choose,
@@ -57,7 +102,7 @@ from ._core import (
     next_input,
 )
 
-__all__ = ["Buf", "VCTBuf", "buffer_sizes", "wheel_size", "switching"]
+__all__ = ["Buf", "VCTBuf", "buffer_sizes", "wheel_size", "switching", "phase"]
 
 #: this mode's buffers (the fields of :data:`sim.routers._core.BUF_FIELDS`)
 VCTBuf = namedtuple("VCTBuf", BUF_FIELDS)
@@ -90,17 +135,19 @@ def wheel_size(cfg) -> int:
 # =========================================================================
 @njit(**HELPER)
 def _credit_slot(s, now, net, buf):
-    """The credits of wheel slot ``s`` come back; the routers they free wake."""
-    for e in range(buf.wh_cnt[s]):
-        idx = buf.wh_idx[s, e]
-        if idx >= 0:
-            buf.credit[idx] += buf.wh_amt[s, e]
-            u = net.vc_router[idx]
-            if buf.wake[u] > now:
-                buf.wake[u] = now
-        else:
-            buf.inj_free[-idx - 1] += 1
-    buf.wh_cnt[s] = 0
+    """The credits of slot ``s`` of every range's wheel come back; the
+    routers they free wake (in any order: each adds, and a wake only lowers)."""
+    for q in range(buf.wh_cnt.shape[0]):
+        for e in range(buf.wh_cnt[q, s]):
+            idx = buf.wh_idx[q, s, e]
+            if idx >= 0:
+                buf.credit[idx] += buf.wh_amt[q, s, e]
+                u = net.vc_router[idx]
+                if buf.wake[u] > now:
+                    buf.wake[u] = now
+            else:
+                buf.inj_free[-idx - 1] += 1
+        buf.wh_cnt[q, s] = 0
 
 
 @njit(**HELPER)
@@ -186,22 +233,32 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
             out.stats[S_ESC_HOPS] += 1
     advance_route(p, a, v, esc, net, buf)
     buf.pk_hops[p] += 1
-    ready = now + net.link_latency + net.router_delay
-    buf.pk_ready[p] = ready
-    w = net.arc_dst[a]
-    g2 = a * V + v
-    if buf.vc_cnt[g2] == 0:
-        buf.vc_since[g2] = now
-        if ready < buf.wake[w]:
-            buf.wake[w] = ready
-    k2 = buf.vc_head[g2] + buf.vc_cnt[g2]
-    if k2 >= net.slots:
-        k2 -= net.slots
-    buf.vc_pk[g2, k2] = p
-    buf.vc_cnt[g2] += 1
+    buf.pk_ready[p] = now + net.link_latency + net.router_delay
+    # into the downstream input VC at the start of the next cycle's phase, by its range (_arrive)
+    o = net.r_part[net.arc_dst[a]]
+    k = buf.ob_n[o]
+    buf.ob[o, k, 0] = a * V + v
+    buf.ob[o, k, 1] = p
+    buf.ob_n[o] = k + 1
     buf.r_cnt[u] -= 1
-    buf.r_cnt[w] += 1
     return 0
+
+
+@njit(**HELPER)
+def _arrive(g, p, sent, net, buf):
+    """Packet ``p``, sent at cycle ``sent``, joins input VC ``g``; its
+    router wakes when the packet is eligible if it is the VC's head."""
+    w = net.arc_dst[g // net.V]
+    if buf.vc_cnt[g] == 0:
+        buf.vc_since[g] = sent
+        if buf.pk_ready[p] < buf.wake[w]:
+            buf.wake[w] = buf.pk_ready[p]
+    k = buf.vc_head[g] + buf.vc_cnt[g]
+    if k >= net.slots:
+        k -= net.slots
+    buf.vc_pk[g, k] = p
+    buf.vc_cnt[g] += 1
+    buf.r_cnt[w] += 1
 
 
 @njit(**HELPER)
@@ -270,32 +327,118 @@ def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
 # =========================================================================
 @njit(**HELPER)
 def _credits(now, net, buf):
-    _credit_slot(now & (buf.wh_cnt.shape[0] - 1), now, net, buf)
+    _credit_slot(now & (buf.wh_cnt.shape[1] - 1), now, net, buf)
 
 
 @njit(**HELPER)
 def _flush_credits(now, net, buf):
     """Trace mode, network empty: every credit in flight comes back now."""
-    for s in range(buf.wh_cnt.shape[0]):
+    for s in range(buf.wh_cnt.shape[1]):
         _credit_slot(s, now, net, buf)
 
 
 @njit(**HELPER)
-def _routers(now, in_window, net, buf, trf, ctl, out):
-    """One cycle of every router that holds something."""
+def _view(q, par, free, buf):
+    """Range ``q``'s view of the buffers in a cycle of parity ``par``: its
+    credit wheel, candidates, ``free`` as the free stack and the outboxes
+    it fills; the rest is shared (each router's state is touched only by
+    its range)."""
+    pc = buf.pcand[q]
+    return Buf(
+        buf.pk_dst, buf.pk_len, buf.pk_src, buf.pk_hops, buf.pk_min, buf.pk_state, buf.pk_ring, buf.pk_esc,
+        buf.pk_tgen, buf.pk_tinj, buf.pk_ready, buf.pk_rem, buf.pk_msg, buf.pk_mid, buf.pk_num, free,
+        buf.vc_pk, buf.vc_fi, buf.vc_rdy, buf.vc_head, buf.vc_cnt, buf.vc_since, buf.vc_out, buf.credit, buf.owner,
+        buf.in_busy, buf.out_busy, buf.inj_busy, buf.ej_busy,
+        buf.in_used, buf.out_used, buf.ej_used, buf.ej_own,
+        buf.inj_buf, buf.inj_head, buf.inj_cnt, buf.inj_free, buf.inj_sent, buf.inj_out,
+        buf.wh_cnt[q], buf.wh_idx[q], buf.wh_amt[q],
+        buf.r_cnt, buf.rr, buf.rr_t, buf.wake,
+        pc[0], pc[1], pc[2], pc[3], buf.live, buf.pend,
+        buf.pcand, buf.pctl, buf.freed, buf.ob[par, q], buf.ob_n[par, q],
+    )
+
+
+@njit(**HELPER)
+def phase(q, now, in_window, net, buf, trf, ctl, out):
+    """Range ``q``'s part of cycle ``now``: the packets sent to its routers
+    in the previous cycle join their input VCs (sender by sender, each in
+    send order; a VC has one sender, so the order changes nothing), then
+    every router of the range that holds something is visited, in router
+    order. Its run-state changes go to ``pctl[q]``, its freed packets to
+    ``freed[q]``, its statistics to ``pstats[q]`` (merged by
+    :func:`_barrier`) and its histogram rows; one range alone writes the
+    run-state, the free stack and the statistics themselves (the same
+    numbers, without the merge's cost every cycle)."""
+    P = net.pbound.shape[0] - 1
+    par = now & 1
+    prev = 1 - par
+    for s in range(P):
+        for k in range(buf.ob_n[prev, s, q]):
+            _arrive(buf.ob[prev, s, q, k, 0], buf.ob[prev, s, q, k, 1], now - 1, net, buf)
+        buf.ob_n[prev, s, q] = 0
+    one = P == 1
+    b = _view(q, par, buf.free if one else buf.freed[q], buf)
+    o = Out(out.stats if one else out.pstats[q], out.hist_gen[q], out.hist_inj[q], out.arc_phits, out.pairs,
+            out.pair_sum, out.pair_cnt, out.pstats)
+    c = ctl if one else buf.pctl[q]
     vst = now % net.V     # the VC every port starts its round robin from
-    for u in range(net.n):
+    for u in range(net.pbound[q], net.pbound[q + 1]):
         if buf.r_cnt[u] != 0:
-            _router(u, now, vst, in_window, net, buf, trf, ctl, out)
+            _router(u, now, vst, in_window, net, b, trf, c, o)
+
+
+@njit(**HELPER)
+def _barrier(now, net, buf, ctl, out):
+    """After the ranges' phases: their run-state changes, freed packets
+    (onto the free stack) and statistics, in range order -- router order,
+    as one range would have made them."""
+    P = net.pbound.shape[0] - 1
+    if P == 1:
+        return
+    nf = ctl[C_NFREE]
+    for q in range(P):
+        c = buf.pctl[q]
+        ctl[C_DELIVERED] += c[C_DELIVERED]
+        ctl[C_IN_FLIGHT] += c[C_IN_FLIGHT]
+        ctl[C_MSGS_OUT] += c[C_MSGS_OUT]
+        if c[C_LAST_PROGRESS] > ctl[C_LAST_PROGRESS]:
+            ctl[C_LAST_PROGRESS] = c[C_LAST_PROGRESS]
+        for k in range(c[C_NFREE]):
+            buf.free[nf] = buf.freed[q, k]
+            nf += 1
+        c[C_DELIVERED] = 0
+        c[C_IN_FLIGHT] = 0
+        c[C_MSGS_OUT] = 0
+        c[C_NFREE] = 0
+    ctl[C_NFREE] = nf
+    st = out.stats
+    for f in range(NSTATS):
+        for q in range(P):
+            x = out.pstats[q, f]
+            if f == S_MAX_LAT_GEN or f == S_MAX_LAT_INJ:
+                if x > st[f]:
+                    st[f] = x
+            else:
+                st[f] += x
+            out.pstats[q, f] = 0
 
 
 @njit(**HELPER)
 def _held(net, buf):
-    """Packets in the input VCs and injection queues."""
-    return buf.vc_cnt.sum() + buf.inj_cnt.sum()
+    """Packets in the input VCs and injection queues, and those on their way to an input VC."""
+    return buf.vc_cnt.sum() + buf.inj_cnt.sum() + buf.ob_n.sum()
+
+
+@njit(**HELPER)
+def _pending(net, buf, pend):
+    for q in range(buf.wh_cnt.shape[0]):
+        for s in range(buf.wh_cnt.shape[1]):
+            for e in range(buf.wh_cnt[q, s]):
+                if buf.wh_idx[q, s, e] >= 0:
+                    pend[buf.wh_idx[q, s, e]] += buf.wh_amt[q, s, e]
 
 
 @njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _routers, _held, False)
+    return Switching(_credits, _flush_credits, _barrier, _held, _pending, False)

@@ -63,6 +63,7 @@ from ._core import (
     S_ACC_PHITS,
     S_ESC_HOPS,
     S_WIN_HOPS,
+    Out,
     Switching,
     arbitration,
     choose,
@@ -70,7 +71,7 @@ from ._core import (
     next_input,
 )
 
-__all__ = ["Buf", "WormholeBuf", "buffer_sizes", "wheel_size", "switching", "BUBBLE_NEEDS_VCT"]
+__all__ = ["Buf", "WormholeBuf", "buffer_sizes", "wheel_size", "switching", "phase", "BUBBLE_NEEDS_VCT"]
 
 #: this mode's buffers (the fields of :data:`sim.routers._core.BUF_FIELDS`)
 WormholeBuf = namedtuple("WormholeBuf", BUF_FIELDS)
@@ -313,11 +314,28 @@ def _flush_credits(now, net, buf):
 
 
 @njit(**HELPER)
-def _routers(now, in_window, net, buf, trf, ctl, out):
-    """One cycle of every router that holds something."""
+def phase(q, now, in_window, net, buf, trf, ctl, out):
+    """One cycle of every router that holds something (wormhole runs its
+    routers as one range, ``q = 0``, writing the run-state and statistics
+    directly)."""
+    o = Out(out.stats, out.hist_gen[0], out.hist_inj[0], out.arc_phits, out.pairs, out.pair_sum, out.pair_cnt,
+            out.pstats)
     for u in range(net.n):
         if buf.r_cnt[u] != 0:
-            _router(u, now, in_window, net, buf, trf, ctl, out)
+            _router(u, now, in_window, net, buf, trf, ctl, o)
+
+
+@njit(**HELPER)
+def _barrier(now, net, buf, ctl, out):
+    """Nothing to merge: the one range wrote the run-state and statistics itself."""
+
+
+@njit(**HELPER)
+def _pending(net, buf, pend):
+    for s in range(buf.wh_cnt.shape[0]):
+        for e in range(buf.wh_cnt[s]):
+            if buf.wh_idx[s, e] >= 0:
+                pend[buf.wh_idx[s, e]] += 1
 
 
 @njit(**HELPER)
@@ -337,4 +355,4 @@ def _held(net, buf):
 @njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _routers, _held, True)
+    return Switching(_credits, _flush_credits, _barrier, _held, _pending, True)

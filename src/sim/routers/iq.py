@@ -14,7 +14,7 @@ number, toposynth's last coordinate, so node ``i`` is node ``i`` in both),
 the VC class fixed on entering a wrapped dimension, the k/2 tie broken at
 random (a hash of the seed, the packet and its hop).
 
-``threads`` splits the routers among threads (:func:`partitions`, the
+``threads`` splits the routers among threads (:func:`sim.threads.partitions`, the
 kernel's ``run_par``); the numbers are the same on any number of them.
 
 Two measurement methods (``SimConfig.measurement``):
@@ -64,7 +64,7 @@ from ..errors import SimError
 from ..memory import iq_sizes
 from ..results import SimProgress, SimResult, per_dimension, percentiles
 from ..routing.registry import ROUTING_REGISTRY
-from ..threads import check_threads, max_threads
+from ..threads import check_threads, max_threads, partitions
 from . import RouterModel, register_router_model
 from . import _iq as Q
 from . import _iq_layout as L
@@ -254,21 +254,13 @@ def _lattice_ports(topo: Topology, arc_dir: np.ndarray, dim_order: np.ndarray):
     return r_ip, r_ip_ptr, r_op, r_op_ptr
 
 
-def partitions(n: int, threads: int) -> np.ndarray:
-    """The first router of each of ``threads`` contiguous router ranges of
-    (nearly) equal size, and ``n``: slabs along the slowest coordinate of a
-    lattice. Never more ranges than routers."""
-    P = max(1, min(threads, n))
-    return np.array([(q * n) // P for q in range(P + 1)], dtype=np.int64)
-
-
 def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rate: np.ndarray, seed: int,
           load: float | None = None, threads: int = 1) -> IQRun:
     """The model's state for one run (allocated before any cycle runs; the
     packet pool and the source queues sized for ``load`` as
     :func:`sim.memory.iq_sizes` says, grown by the run if its traffic needs
     more). Indices and cycles are int32: :data:`MAX_CYCLE` bounds a run.
-    ``threads`` partitions the routers (:func:`partitions`); the numbers do
+    ``threads`` partitions the routers (:func:`sim.threads.partitions`); the numbers do
     not depend on it."""
     code = ROUTING_CODES.get(routing)
     if code is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Sequence
 
+import numba
 import numpy as np
 
 from candidates import Topology
@@ -29,6 +30,7 @@ from ..confidence import ci95
 from ..config import DRAIN_CHECK, SimConfig
 from ..errors import SimError
 from ..results import SimProgress, SimResult, per_dimension, percentiles
+from ..threads import max_threads, partitions
 from ..routing import _simple as R
 from ..routing.tables import CLS_NONE, build_tables, table_kind, with_ties
 from . import RouterModel, _switching, _vct, _wormhole, register_router_model
@@ -75,6 +77,7 @@ class KernelRun:
     out: Any
     ctl: np.ndarray
     kernel: Any
+    threads: int = 1
 
 
 def _i64(x) -> np.ndarray:
@@ -121,8 +124,10 @@ def _distance_width(topo: Topology, tabs, cfg: SimConfig) -> int:
     return cfg.vcs // max(hops, 1)
 
 
-def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, slots: int, seed: int):
+def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, slots: int, seed: int,
+         pbound: np.ndarray):
     n = topo.n
+    r_part = np.repeat(np.arange(len(pbound) - 1, dtype=np.int64), np.diff(pbound))
     in_arcs = np.argsort(topo.arc_dst, kind="stable").astype(np.int64)
     in_indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(topo.arc_dst, minlength=n), out=in_indptr[1:])
@@ -147,14 +152,29 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),
         np.int64(cap), np.int64(slots), np.int64(cfg.injection_queue), np.int64(cfg.injectors),
         np.int64(cfg.ejectors), np.int64(cfg.watchdog), np.int64(1 if cfg.check else 0),
-        np.int64(max(cfg.watchdog // 4, 1)), np.int64(seed),
+        np.int64(max(cfg.watchdog // 4, 1)), np.int64(seed), _i64(pbound), r_part,
     )
+
+
+def _ranges(net, wormhole: bool) -> tuple[int, int, int]:
+    """Per range of routers (VCT): the most credit-wheel entries a slot can take (one per input port and
+    injection queue of its routers), and the most packets a range sends another (or itself) in one cycle
+    (one per channel between them); wormhole: 1 and 1."""
+    P = len(net.pbound) - 1
+    if wormhole:
+        return P, 1, 1
+    part = net.r_part
+    per_router = np.diff(net.in_indptr) + np.diff(net.term_indptr) * int(net.n_inj)
+    E = int(np.bincount(part, weights=per_router, minlength=P).max())
+    C = int(np.bincount(part[net.arc_src] * P + part[net.arc_dst], minlength=P * P).max()) if net.A else 0
+    return P, max(E, 1), max(C, 1)
 
 
 def _buf(net, mode, wormhole: bool, W: int):
     """Buffers, packets and router state, empty (the fields of the other
     switching mode are 1-element dummies)."""
     A, T, V, D = int(net.A), int(net.T), int(net.V), int(net.D)
+    R, E, C = _ranges(net, wormhole)
     NVC = A * V
     cap, slots, inj_cap = int(net.cap), int(net.slots), int(net.inj_cap)
     Q = T * int(net.n_inj)
@@ -185,10 +205,13 @@ def _buf(net, mode, wormhole: bool, W: int):
         np.full(only(w_on, NEJ), -1, np.int64), np.full(only(w_on, NEJ), -1, np.int32),
         np.zeros((Q, inj_cap), np.int32), z32(Q), z32(Q), np.full(Q, inj_cap, np.int32), z32(only(w_on, Q)),
         np.full(only(w_on, Q), -1, np.int64),
-        z32(W), np.zeros((W, max(A, 1) if wormhole else A + T), np.int64),
-        np.zeros((W, 1 if wormhole else A + T), np.int32),
+        *((z32(W), np.zeros((W, max(A, 1)), np.int64), np.zeros((W, 1), np.int32)) if wormhole else
+          (np.zeros((R, W), np.int32), np.zeros((R, W, E), np.int64), np.zeros((R, W, E), np.int32))),
         z64(int(net.n)), z64(int(net.n)), z64(int(net.n)), z64(int(net.n)),
         z64(NC), z64(NC), z64(NC), z64(NC), np.zeros(NVC, np.bool_), z64(NVC),
+        np.zeros((R, 4, only(v_on, NC)), np.int64), np.zeros((R, K.NCTL), np.int64),
+        np.zeros((R, only(v_on, max(NEJ, 1))), np.int32), np.zeros((2, R, R, C, 2), np.int64),
+        np.zeros((2, R, R), np.int64),
     )
 
 
@@ -224,9 +247,11 @@ def _trf(cfg: SimConfig, T: int, dests: Destinations, rate: np.ndarray, warmup: 
 
 def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinations, rate: np.ndarray, *,
           warmup: int, measure: int, drain: int, seed: int, trace: TraceArrays | None = None,
-          pair_latency: bool = False) -> KernelRun:
+          pair_latency: bool = False, threads: int = 1) -> KernelRun:
     """The state of one run, allocated before any cycle runs (the kernel
-    seeds its generator and draws the first arrivals when it starts)."""
+    seeds its generator and draws the first arrivals when it starts).
+    ``threads`` splits the routers into as many ranges (VCT, synthetic
+    traffic; :func:`sim.threads.partitions`): the numbers do not depend on it."""
     dl_code = _DL_CODES[deadlock]
     wormhole = cfg.switching == "wormhole"
     kernel: ModuleType  # the switching mode's kernel module
@@ -237,20 +262,25 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
         kernel = _vct
         cap, slots = _vct.buffer_sizes(cfg)
     V = tabs.vcs if tabs.tw_next is not None else cfg.vcs
-    net = _net(topo, cfg, tabs, dl_code, V, cap, slots, seed)
+    if wormhole or trace is not None:
+        threads = 1
+    net = _net(topo, cfg, tabs, dl_code, V, cap, slots, seed, partitions(topo.n, threads))
     buf = _buf(net, kernel, wormhole, kernel.wheel_size(cfg))
     trf = _trf(cfg, topo.num_terminals, dests, rate, warmup, measure, drain, trace)
     n = topo.n
     pairs = (n, n) if pair_latency else (1, 1)
-    out = K.Out(np.zeros(K.NSTATS, np.int64), np.zeros(HIST_BINS + 1, np.int64), np.zeros(HIST_BINS + 1, np.int64),
-                np.zeros(topo.num_arcs, np.int64), np.int64(1 if pair_latency else 0), np.zeros(pairs, np.int64),
-                np.zeros(pairs, np.int64))
+    P = len(net.pbound) - 1
+    out = K.Out(np.zeros(K.NSTATS, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
+                np.zeros((P, HIST_BINS + 1), np.int64), np.zeros(topo.num_arcs, np.int64),
+                np.int64(1 if pair_latency else 0), np.zeros(pairs, np.int64), np.zeros(pairs, np.int64),
+                np.zeros((P, K.NSTATS), np.int64))
     ctl = np.zeros(K.NCTL, np.int64)
     ctl[K.C_NFREE] = buf.free.shape[0]
     ctl[K.C_STALL_VC] = -1
     ctl[K.C_PROCS_LEFT] = len(trf.tr_term)
     ctl[K.C_SEED] = seed
-    return KernelRun(net, buf, trf, out, ctl, _switching.run if trace is None else _switching.run_trace)
+    kernel = _switching.run_trace if trace is not None else _switching.run_par if P > 1 else _switching.run
+    return KernelRun(net, buf, trf, out, ctl, kernel, threads)
 
 
 def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
@@ -285,6 +315,9 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
         if k < len(bounds):
             until = min(until, bounds[k])
         t = time.perf_counter()
+        if run.threads > 1:
+            # more ranges than numba's threads (tests on a small machine) share them
+            numba.set_num_threads(min(run.threads, max_threads()))
         done = run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(until))
         if k < len(bounds) and run.ctl[K.C_NOW] >= bounds[k]:
             k += 1
@@ -306,17 +339,18 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
 
 def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, deadlock: str, dests: Destinations,
              rate: np.ndarray, load: float, seed: int, pair_latency: bool,
-             progress: Callable[[SimProgress], None] | None) -> SimResult:
+             progress: Callable[[SimProgress], None] | None, threads: int = 1) -> SimResult:
     """One synthetic-traffic run of the simple router (the ``vct`` and
-    ``wormhole`` models' entry: :func:`sim.engine.simulate` validated it)."""
+    ``wormhole`` models' entry: :func:`sim.engine.simulate` validated it),
+    VCT on ``threads`` threads (the same numbers on any number)."""
     tabs = tables_for(topo, cfg, routing)
     run = build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
-                       drain=cfg.drain, seed=seed, pair_latency=pair_latency)
+                drain=cfg.drain, seed=seed, pair_latency=pair_latency, threads=threads)
     hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
     seconds, cpu, means, comp = execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period), progress=hook)
     o = run.out
-    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen, o.hist_inj,
-                  o.arc_phits, seconds, tabs)
+    res = _result(topo, cfg, pat, routing_label(routing, deadlock), load, seed, o.stats, o.hist_gen.sum(axis=0),
+                  o.hist_inj.sum(axis=0), o.arc_phits, seconds, tabs)
     res.latency_ci95 = ci95(means)
     res.cpu_seconds = cpu
     res.compile_seconds = comp
@@ -409,7 +443,7 @@ def _result(topo, cfg, pat, routing, load, seed, st, hist_gen, hist_inj, arc_phi
 
 for _entry in (
     RouterModel("vct", "the simple router with virtual cut-through: a packet moves as a unit, into a VC with room "
-                "for all of it", "simple", "vct", pair_latency=True, traces=True, simulate=simulate),
+                "for all of it", "simple", "vct", pair_latency=True, traces=True, simulate=simulate, threads=True),
     RouterModel("wormhole", "the simple router with wormhole switching: flit by flit, an output VC held from header "
                 "to tail", "simple", "wormhole", pair_latency=True, traces=True, simulate=simulate,
                 refuses={"tsdor-adaptive": "routing tsdor-adaptive models EXTOLL's virtual cut-through router: use "
