@@ -22,14 +22,16 @@ are part of the behaviour too).
     python benchmarks/check_sim_identity.py --list                    # the configurations
     python benchmarks/check_sim_identity.py --iq --out iq1.json                  # the iq configurations only
     python benchmarks/check_sim_identity.py --iq --threads 2 --compare iq1.json  # the same on 2 threads
+    python benchmarks/check_sim_identity.py --vct --out vct1.json                # the simple router's VCT only
+    python benchmarks/check_sim_identity.py --vct --threads 2 --compare vct1.json
 
 It runs the ``sim`` that Python imports (set ``PYTHONPATH`` to choose a checkout's ``src``).
 
 ``--compare REF`` prints every configuration whose fields differ from
 REF's (and the fields) and exits 1 if any does; configurations present on
 one side only also count as differences. ``--threads N`` runs the iq
-configurations on N threads each (the other router runs on one): their
-numbers must not change.
+configurations and the simple router's VCT ones (but traces) on N threads
+each (wormhole and traces run on one): their numbers must not change.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from typing import Any
 import numpy as np
 
 # wall-clock figures: they change from run to run
-TIMINGS = {"seconds", "cpu_seconds", "router_cycles_per_second"}
+TIMINGS = {"seconds", "cpu_seconds", "compile_seconds", "router_cycles_per_second"}
 
 SHORT = dict(warmup=100, measure=400, drain=1500)
 
@@ -285,13 +287,19 @@ def _project_error() -> type:
     return ToposynthError
 
 
+def _vct(c: dict[str, Any]) -> bool:
+    """A configuration of the simple router with virtual cut-through."""
+    return c["cfg"].get("router", "simple") == "simple" and c["cfg"].get("switching", "vct") == "vct"
+
+
 def run_one(c: dict[str, Any], threads: int = 1) -> tuple[str, Any]:
     import sim
 
     topo = topology(c["topo"])
     cfg = sim.SimConfig(**c["cfg"])
     # older checkouts have no threads argument: it is passed only when asked for
-    th = {"threads": threads} if threads != 1 and cfg.router == "iq" else {}
+    on_threads = cfg.router == "iq" or (_vct(c) and c["kind"] != "trace")
+    th = {"threads": threads} if threads != 1 and on_threads else {}
     try:
         if c["kind"] == "trace":
             r = sim.run_trace(topo, cfg, make_trace(c["traffic"], topo.num_terminals), seed=c["seed"])
@@ -310,8 +318,18 @@ def run_one(c: dict[str, Any], threads: int = 1) -> tuple[str, Any]:
     return c["key"], _plain(r)
 
 
+def _untimed(x: Any) -> Any:
+    """A written result without the timings (a reference written before compile_seconds counted as one has it)."""
+    if isinstance(x, dict):
+        return {k: _untimed(v) for k, v in x.items() if k not in TIMINGS}
+    if isinstance(x, list):
+        return [_untimed(v) for v in x]
+    return x
+
+
 def compare(new: dict[str, Any], ref: dict[str, Any]) -> list[str]:
     """One line per configuration that differs (and the fields that do)."""
+    new, ref = _untimed(new), _untimed(ref)
     lines = []
     for key in sorted(set(new) | set(ref)):
         if key not in ref:
@@ -331,12 +349,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", help="a reference JSON file: print the configurations that differ, exit 1 if any")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (joblib)")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
-    ap.add_argument("--threads", type=int, default=1, help="threads of each router iq simulation (default 1)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of each simulation of router iq or of the simple router's VCT (default 1)")
     ap.add_argument("--iq", action="store_true", help="only the configurations of router iq")
+    ap.add_argument("--vct", action="store_true", help="only the configurations of the simple router's VCT")
     args = ap.parse_args(argv)
     confs = configurations()
-    if args.iq:
-        confs = [c for c in confs if c["cfg"].get("router") == "iq"]
+    if args.iq or args.vct:
+        confs = [c for c in confs if (args.iq and c["cfg"].get("router") == "iq") or (args.vct and _vct(c))]
     if args.list:
         for c in confs:
             print(c["key"])
