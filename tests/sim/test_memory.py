@@ -16,6 +16,9 @@ import candidates as cd
 from sim import cache as sim_cache
 import sim
 from common.size import SizeError
+from sim.engine import check_load, resolve
+from sim.routers import simple
+from traffic import traffic
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -66,3 +69,28 @@ def test_refused_before_tables(monkeypatch):
         sim.simulate(t, sim.SimConfig(routing="updown"), "uniform", 0.1)
     assert not sim_cache.holds(t, "tables")
     assert sim.memory_estimate(t).nbytes < 0.5e9
+
+
+@pytest.mark.parametrize("spec", ["pdtt:a=4", "torus:8x8x8"])
+def test_ranges_of_routers_counted(spec):
+    """The simple router's VCT on 1, 2 and 3 ranges of routers: the per-range arrays build() allocates (the
+    candidates, run-state and freed packets, the outboxes, the latency histograms and statistics) and the
+    credit wheels split among the ranges, against the estimate's parts for them (within 2%)."""
+    t = cd.from_spec(spec)
+    cfg = sim.preset("tpds2010")
+    routing, deadlock = resolve(t, cfg)
+    dests = traffic("uniform").destinations(t)
+    rate = check_load(0.1, cfg, dests)
+    tabs = simple.tables_for(t, cfg, routing)
+    sizes = []
+    for threads in (1, 2, 3):
+        run = simple.build(t, cfg, tabs, deadlock, dests, rate, warmup=10, measure=10, drain=10, seed=1,
+                           threads=threads)
+        b, o = run.buf, run.out
+        ranges = sum(a.nbytes for a in (b.pcand, b.pctl, b.freed, b.ob, b.ob_n, o.hist_gen, o.hist_inj, o.pstats))
+        wheel = sum(a.nbytes for a in (b.wh_cnt, b.wh_idx, b.wh_amt))
+        m = sim.memory_estimate(t, cfg, threads=threads)
+        assert ranges == pytest.approx(m.parts["ranges"] + m.parts["histograms"], rel=0.02)
+        assert wheel == pytest.approx(m.parts["wheel"], rel=0.02)
+        sizes.append(m.nbytes)
+    assert sizes[0] < sizes[1] < sizes[2]
