@@ -101,8 +101,10 @@ def router_model(config: "SimConfig | str | None") -> RouterModel:
     """The router model a configuration (a :class:`SimConfig` or a preset
     name) runs on, with its capabilities.
 
-    >>> router_model("booksim").name, router_model("booksim").threads, router_model("tpds2010").threads
-    ('iq', True, False)
+    >>> router_model("booksim").name, router_model("tpds2010").threads
+    ('iq', True)
+    >>> router_model(preset("tpds2010", switching="wormhole")).threads   # wormhole runs on one thread
+    False
     """
     return model_of(_as_config(config))
 

@@ -456,7 +456,7 @@ def simulation_threads(study: Study, threads: int | None, workers: int, local: b
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6"]}, "simulation": {"top": 1, "preset": "tpds2010"}})
-    >>> simulation_threads(s, None, 1)     # tpds2010's router model runs on one thread
+    >>> simulation_threads(s, None, 10**6)     # more workers than cores: one thread each
     1
     """
     if threads is not None:

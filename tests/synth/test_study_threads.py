@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import sim
 from sim import SimError
 from sim.threads import default_threads, max_threads, usable_cores
 from synth import runner as R
@@ -50,16 +51,22 @@ def test_the_default_shares_the_usable_cores_among_the_workers():
     assert R.simulation_threads(s, None, 1, local=False) == 1        # a remote cluster's machines are not known here
     assert R.simulation_threads(s, 1, 2) == 1
     assert default_threads(1) == cores
+    vct = study_from_dict({**iq_study(), "simulation": {"top": 1, "preset": "tpds2010"}})
+    assert R.simulation_threads(vct, None, 1) == cores          # the simple router's VCT runs on threads too
 
 
-def test_a_one_thread_router_model_says_so_once(capsys):
+def test_a_one_thread_router_model_says_so_once(capsys, monkeypatch):
+    # every preset runs on threads; a study on a one-thread model (wormhole) sees the note
+    wormhole = sim.router_model(sim.preset("tpds2010", switching="wormhole"))
+    assert not wormhole.threads
+    monkeypatch.setattr(R.sim, "router_model", lambda config: wormhole)
     s = study_from_dict({**iq_study(), "simulation": {"top": 1, "preset": "tpds2010"}})
     assert R.simulation_threads(s, None, 1) == 1
     assert capsys.readouterr().err == ""
     assert R.simulation_threads(s, max_threads(), 1) == 1
     err = capsys.readouterr().err
     if max_threads() > 1:
-        assert err.count("\n") == 1 and "router model vct (preset tpds2010) runs on one thread" in err
+        assert err.count("\n") == 1 and "router model wormhole (preset tpds2010) runs on one thread" in err
 
 
 @pytest.mark.parametrize("bad", [0, -3, 10**6])
