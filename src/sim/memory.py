@@ -232,7 +232,8 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool, t
     parts["wheel"] = W * ((A * 8 + 4) if wormhole else (A + Q) * 12 + R * 4)
     if not wormhole:
         parts["ranges"] = 2 * R * R * (-(-A // R)) * 16 + R * (4 * (2 * 64 * V + 2) * 8 + NEJ * 4 + 16 * 8 + 48)
-    parts["channels"] = A * (6 * 8 + 8 + 8 + 16 + 8) + n * (4 * 8 + 8)
+    # per router: its count, pointers and wake (4 int64), one int64 more, and a bit of its range's mask
+    parts["channels"] = A * (6 * 8 + 8 + 8 + 16 + 8) + n * (4 * 8 + 8) + n / 8 + R * 8
     # terminals: source queue (int64 cycle, int32 length per packet), injection queues, ejectors
     parts["terminals"] = (T * (cfg.source_queue * 12 + 48) + Q * (cfg.injection_queue * 4 + 36)
                           + NEJ * (8 + (12 if wormhole else 0)))

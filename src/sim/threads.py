@@ -8,13 +8,15 @@ numbers never depend on the thread count.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from .errors import SimError
 
-__all__ = ["check_threads", "max_threads", "usable_cores", "default_threads", "partitions"]
+__all__ = ["check_threads", "max_threads", "usable_cores", "default_threads", "partitions", "THREADED_ROUTERS",
+           "ThreadPlan"]
 
 
 def max_threads() -> int:
@@ -65,3 +67,29 @@ def partitions(n: int, threads: int) -> np.ndarray:
     """
     P = max(1, min(threads, n))
     return np.array([(q * n) // P for q in range(P + 1)], dtype=np.int64)
+
+
+#: the fewest routers for which a simulation whose thread count was not asked for gets several threads (a
+#: study's default): every cycle ends with the threads waiting for each other, which costs about as much
+#: as a small network's cycle of work. Measured on 2 cores (results book, "one simulation on several
+#: threads"): two threads 0.7-0.9x at 64 routers, 1.0-1.7x at 512, 1.3-1.7x from 4,096 up (router iq) and
+#: 1.4x at 8,192 (the simple router's VCT); on a machine whose cores are busy a small network's threaded
+#: run is many times slower than one thread.
+THREADED_ROUTERS = 4096
+
+
+@dataclass(frozen=True)
+class ThreadPlan:
+    """The threads of each simulation of a batch: ``count``, or, ``by_size``, ``count`` for a network of
+    at least :data:`THREADED_ROUTERS` routers and one for a smaller one (a study's default). The numbers
+    do not depend on it.
+
+    >>> ThreadPlan(2, by_size=True).threads(64), ThreadPlan(2, by_size=True).threads(65536), ThreadPlan(2).threads(64)
+    (1, 2, 2)
+    """
+
+    count: int = 1
+    by_size: bool = False
+
+    def threads(self, routers: int) -> int:
+        return self.count if not self.by_size or routers >= THREADED_ROUTERS else 1

@@ -743,8 +743,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, help="parallel evaluations: loky processes, or the workers of a local "
                                             "dask cluster (default 1, or the study's dask.workers)")
     r.add_argument("--threads", type=int,
-                   help="threads of each simulation of the winners (router iq; the numbers do not depend on it; "
-                        "default: the cores shared among the --jobs workers, 1 on a remote dask cluster)")
+                   help="threads of each simulation of the winners (the numbers do not depend on it; default: "
+                        "the cores shared among the --jobs workers for networks of 4,096 routers or more, else "
+                        "1; 1 on a remote dask cluster)")
     r.add_argument("--backend", choices=("loky", "dask"),
                    help="loky (default) or dask (the default with --scheduler or a [dask] section in the study)")
     r.add_argument("--scheduler", metavar="ADDR",

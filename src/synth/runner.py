@@ -38,7 +38,7 @@ from sim.compile_notice import prepare as prepare_sim_compile
 from sim.routers import ROUTER_REGISTRY
 from sim.routing import with_class_vcs
 from sim.search import LoadSearch, SearchSet
-from sim.threads import check_threads, default_threads
+from sim.threads import ThreadPlan, check_threads, default_threads
 
 from . import report
 from .answer import Answer, study_answers, units
@@ -429,8 +429,10 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
     ``jobs``, ``backend``, ``scheduler``: where the evaluations run (see
     :func:`backend_settings` and :mod:`synth.backends`); one pool or
     cluster serves the whole run. ``verbose``: let the dask loggers through.
-    ``threads``: of each simulation (:func:`simulation_threads`); the numbers
-    do not depend on it.
+    ``threads``: of each simulation (:func:`simulation_threads`; by default
+    only the simulations of networks of at least
+    :data:`sim.threads.THREADED_ROUTERS` routers run on several); the
+    numbers do not depend on it.
 
     >>> from synth.study import study_from_dict
     >>> s = study_from_dict({"candidates": {"specs": ["ring:6", "complete:6"]},
@@ -440,9 +442,11 @@ def run(study: Study, out: str | os.PathLike | None = None, *, jobs: int | None 
     (['complete:6', 'ring:6'], 5.0)
     """
     backend, jobs, scheduler = backend_settings(study, jobs, backend, scheduler)
-    threads = simulation_threads(study, threads, jobs, local=scheduler is None)
+    # a thread count asked for applies to every simulation; the default only to networks large enough
+    # for threads to pay (sim.threads.THREADED_ROUTERS)
+    plan = ThreadPlan(simulation_threads(study, threads, jobs, local=scheduler is None), by_size=threads is None)
     with Executor(backend, jobs, scheduler, verbose=verbose, notify=_notice) as ex:
-        return _run(study, out, ex, progress, threads=threads)
+        return _run(study, out, ex, progress, threads=plan)
 
 
 def simulation_threads(study: Study, threads: int | None, workers: int, local: bool = True) -> int:
@@ -479,7 +483,7 @@ def _notice(message: str) -> None:
 
 
 def _run(study: Study, out: str | os.PathLike | None, ex: Executor, progress: bool,
-         nested: bool = False, threads: int = 1) -> "StudyResult | SweepStudyResult":
+         nested: bool = False, threads: ThreadPlan = ThreadPlan()) -> "StudyResult | SweepStudyResult":
     variants = study.variants()
     if out is not None:
         # before any work: a directory that cannot take the results refuses the run now
@@ -751,7 +755,7 @@ class _Simulate:
     """Picklable: the saturation sweeps of one candidate under the study's traffic, one per seed (in this
     process only with a ``tick``: the progress lines are printed where they happen)."""
 
-    def __init__(self, study: Study, tick: "_SimTicker | None" = None, threads: int = 1):
+    def __init__(self, study: Study, tick: "_SimTicker | None" = None, threads: ThreadPlan = ThreadPlan()):
         self.study, self.tick, self.threads = study, tick, threads
 
     def __call__(self, spec: str) -> dict[str, Any]:
@@ -774,7 +778,7 @@ class _Simulate:
 
             rep = sim.saturation_seeds(topo, cfg, pattern, seeds=seeds, step=study.sim_step,
                                        max_load=study.sim_max_load, progress=progress if tick else None,
-                                       threads=self.threads)
+                                       threads=self.threads.threads(topo.n))
             return _sim_record(spec, cfg.routing, rep.runs, seeds, *compiletime.run_seconds(t0))
         except Exception as exc:  # recorded, the study goes on
             return _sim_failed(spec, exc, *compiletime.run_seconds(t0))
@@ -785,7 +789,7 @@ class _SimulatePoint:
     ((spec, seed), load, SimResult or the exception, seconds, compile seconds)``; the numbers of that
     point of :class:`_Simulate`'s sweep, its time without the worker's first compile and that apart."""
 
-    def __init__(self, study: Study, threads: int = 1):
+    def __init__(self, study: Study, threads: ThreadPlan = ThreadPlan()):
         self.study, self.threads = study, threads
 
     def __call__(self, item: tuple[tuple[str, int], float]) -> tuple[tuple[str, int], float, Any, float, float]:
@@ -795,7 +799,8 @@ class _SimulatePoint:
         try:
             topo = _point_topology(spec, study)
             cfg = simulation_config(topo, study)
-            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed, threads=self.threads)
+            r: Any = sim.simulate(topo, cfg, study.traffic.sim_pattern(topo), load, seed=seed,
+                                    threads=self.threads.threads(topo.n))
         except Exception as exc:  # the candidate's record says it; the study goes on
             r = exc
         return ((spec, seed), load, r, *compiletime.run_seconds(t0))
@@ -818,7 +823,7 @@ def _point_topology(spec: str, study: Study):
 
 
 def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callable, tick: _SimTicker,
-                     threads: int = 1) -> None:
+                     threads: ThreadPlan = ThreadPlan()) -> None:
     """The saturation sweeps of ``specs`` (one per seed) with their loads as
     the tasks of ``ex``, scheduled by :class:`sim.search.SearchSet` (every
     sweep's next load first, then speculative ones on the workers left
@@ -880,7 +885,7 @@ def _simulate_points(study: Study, specs: list[str], ex: Executor, keep: Callabl
 
 
 def simulate_winners(study: Study, ranking: list[str], records: list[CandidateRecord], out: Path | None, fp: str,
-                     ex: Executor, progress: bool, threads: int = 1) -> list[dict[str, Any]]:
+                     ex: Executor, progress: bool, threads: ThreadPlan = ThreadPlan()) -> list[dict[str, Any]]:
     """Saturation sweeps of the top ``simulation.top`` candidates and the
     baseline on the run's executor ``ex``, resumable through ``out/simulation.jsonl``."""
     if study.sim_top == 0:

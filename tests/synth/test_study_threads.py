@@ -7,7 +7,7 @@ import pytest
 
 import sim
 from sim import SimError
-from sim.threads import default_threads, max_threads, usable_cores
+from sim.threads import THREADED_ROUTERS, ThreadPlan, default_threads, max_threads, usable_cores
 from synth import runner as R
 from synth.cli import main
 from synth.study import study_from_dict
@@ -40,6 +40,21 @@ def test_two_threads_give_the_one_thread_records(monkeypatch):
     assert strip(two.simulation) == strip(one.simulation)
     (rec,) = one.simulation
     assert rec["status"] == "ok" and len(rec["points"]) >= 3
+
+
+def test_by_default_a_small_network_runs_on_one_thread(monkeypatch):
+    seen: list[int] = []
+    real = R.sim.saturation_seeds
+
+    def spy(topo, *a, threads=1, **k):
+        seen.append(threads)
+        return real(topo, *a, threads=threads, **k)
+
+    monkeypatch.setattr(R.sim, "saturation_seeds", spy)
+    R.run(study_from_dict(iq_study()), jobs=1)
+    assert seen == [1]                            # 16 routers: below sim.threads.THREADED_ROUTERS
+    plan = ThreadPlan(2, by_size=True)
+    assert [plan.threads(n) for n in (THREADED_ROUTERS - 1, THREADED_ROUTERS)] == [1, 2]
 
 
 def test_the_default_shares_the_usable_cores_among_the_workers():

@@ -35,6 +35,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
 
@@ -140,6 +141,10 @@ BUF_FIELDS = (
     "wh_cnt", "wh_idx", "wh_amt",
     # routers: work held, arbitration pointers, earliest cycle a move is possible (VCT)
     "r_cnt", "rr", "rr_t", "wake",
+    # the routers that may hold something, a bit each, per range of routers ([range, word]: a bit set when
+    # r_cnt rises from 0, cleared when a scan finds the router empty): a cycle visits the routers that hold
+    # something without reading every router's count
+    "held",
     # scratch: routing candidates, deadlock scan
     "cand_a", "cand_v", "cand_n", "cand_t", "live", "pend",
     # per range of routers (VCT; 1-element dummies in wormhole): candidates (cand_a, _v, _n, _t), the
@@ -335,7 +340,43 @@ def emptiest_queue(t, net, buf):
 
 
 @njit(**HELPER)
-def enqueue(q, p, u, buf):
+def hold(u, net, buf):
+    """Router ``u`` holds something: its bit in its range's mask (``buf.held``)."""
+    q = net.r_part[u]
+    i = u - net.pbound[q]
+    buf.held[q, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+
+
+@njit(**HELPER)
+def next_held(q, prev, net, buf):
+    """The first router of range ``q`` after router ``prev`` that holds
+    something, in router order (-1 if none). The mask's words are read
+    afresh at every call, so a router further on that a visit just gave
+    something (wormhole) is still visited this cycle, as a scan of every
+    router's count would; a bit whose router is empty is cleared."""
+    lo = net.pbound[q]
+    nw = (net.pbound[q + 1] - lo + 63) >> 6
+    i = prev - lo + 1
+    w = i >> 6
+    if w >= nw:
+        return np.int64(-1)
+    m = buf.held[q, w] & (~np.uint64(0) << np.uint64(i & 63))
+    while True:
+        while m == 0:
+            w += 1
+            if w >= nw:
+                return np.int64(-1)
+            m = buf.held[q, w]
+        b = np.int64(trailing_zeros(m))
+        u = lo + (w << 6) + b
+        if buf.r_cnt[u] != 0:
+            return u
+        buf.held[q, w] &= ~(np.uint64(1) << np.uint64(b))
+        m &= m - np.uint64(1)
+
+
+@njit(**HELPER)
+def enqueue(q, p, u, net, buf):
     """Packet ``p`` joins the tail of injection queue ``q`` of router ``u``."""
     cap = buf.inj_buf.shape[1]
     k = buf.inj_head[q] + buf.inj_cnt[q]
@@ -345,6 +386,7 @@ def enqueue(q, p, u, buf):
     buf.inj_cnt[q] += 1
     buf.inj_free[q] -= 1
     buf.r_cnt[u] += 1
+    hold(u, net, buf)
     if buf.inj_cnt[q] == 1 and buf.pk_ready[p] < buf.wake[u]:
         buf.wake[u] = buf.pk_ready[p]
 
@@ -388,7 +430,7 @@ def inject_synthetic(now, in_window, net, buf, trf, ctl, stats):
             d = draw_dest(t, net.T, trf, False)
             u = net.term_router[t]
             new_packet(p, ctl[C_INJECTED], u, d, trf.src_l[t, h], trf.src_t[t, h], now, net, buf)
-            enqueue(q, p, u, buf)
+            enqueue(q, p, u, net, buf)
             ctl[C_IN_FLIGHT] += 1
             ctl[C_INJECTED] += 1
             phits += buf.pk_len[p]
@@ -497,7 +539,7 @@ def packetize(now, net, buf, trf, ctl, stats):
             buf.pk_msg[p] = m
             u = net.term_router[t]
             new_packet(p, ctl[C_INJECTED], u, trf.msg_dst[m], L, trf.msg_sent[m], now, net, buf)
-            enqueue(q, p, u, buf)
+            enqueue(q, p, u, net, buf)
             ctl[C_IN_FLIGHT] += 1
             ctl[C_INJECTED] += 1
             phits += L

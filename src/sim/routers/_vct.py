@@ -99,6 +99,8 @@ from ._core import (
     arbitration,
     choose,
     delivered,
+    hold,
+    next_held,
     next_input,
 )
 
@@ -259,6 +261,7 @@ def _arrive(g, p, sent, net, buf):
     buf.vc_pk[g, k] = p
     buf.vc_cnt[g] += 1
     buf.r_cnt[w] += 1
+    hold(w, net, buf)
 
 
 @njit(**HELPER)
@@ -352,7 +355,7 @@ def _view(q, par, free, buf):
         buf.in_used, buf.out_used, buf.ej_used, buf.ej_own,
         buf.inj_buf, buf.inj_head, buf.inj_cnt, buf.inj_free, buf.inj_sent, buf.inj_out,
         buf.wh_cnt[q], buf.wh_idx[q], buf.wh_amt[q],
-        buf.r_cnt, buf.rr, buf.rr_t, buf.wake,
+        buf.r_cnt, buf.rr, buf.rr_t, buf.wake, buf.held,
         pc[0], pc[1], pc[2], pc[3], buf.live, buf.pend,
         buf.pcand, buf.pctl, buf.freed, buf.ob[par, q], buf.ob_n[par, q],
     )
@@ -382,9 +385,10 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
             out.pair_sum, out.pair_cnt, out.pstats)
     c = ctl if one else buf.pctl[q]
     vst = now % net.V     # the VC every port starts its round robin from
-    for u in range(net.pbound[q], net.pbound[q + 1]):
-        if buf.r_cnt[u] != 0:
-            _router(u, now, vst, in_window, net, b, trf, c, o)
+    u = next_held(q, net.pbound[q] - 1, net, buf)
+    while u >= 0:
+        _router(u, now, vst, in_window, net, b, trf, c, o)
+        u = next_held(q, u, net, buf)
 
 
 @njit(**HELPER)

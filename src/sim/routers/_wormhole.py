@@ -68,6 +68,8 @@ from ._core import (
     arbitration,
     choose,
     delivered,
+    hold,
+    next_held,
     next_input,
 )
 
@@ -211,6 +213,7 @@ def _send_flit(p, fi, o, now, in_window, net, buf, out):
         buf.vc_since[o] = now
     buf.vc_cnt[o] += 1
     buf.r_cnt[net.arc_dst[a]] += 1
+    hold(net.arc_dst[a], net, buf)
     if in_window:
         out.arc_phits[a] += 1
     if fi == 0:
@@ -320,9 +323,10 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
     directly)."""
     o = Out(out.stats, out.hist_gen[0], out.hist_inj[0], out.arc_phits, out.pairs, out.pair_sum, out.pair_cnt,
             out.pstats)
-    for u in range(net.n):
-        if buf.r_cnt[u] != 0:
-            _router(u, now, in_window, net, buf, trf, ctl, o)
+    u = next_held(0, -1, net, buf)
+    while u >= 0:
+        _router(u, now, in_window, net, buf, trf, ctl, o)
+        u = next_held(0, u, net, buf)
 
 
 @njit(**HELPER)

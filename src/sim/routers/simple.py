@@ -208,6 +208,7 @@ def _buf(net, mode, wormhole: bool, W: int):
         *((z32(W), np.zeros((W, max(A, 1)), np.int64), np.zeros((W, 1), np.int32)) if wormhole else
           (np.zeros((R, W), np.int32), np.zeros((R, W, E), np.int64), np.zeros((R, W, E), np.int32))),
         z64(int(net.n)), z64(int(net.n)), z64(int(net.n)), z64(int(net.n)),
+        np.zeros((R, (int(np.diff(net.pbound).max()) + 63) // 64), np.uint64),
         z64(NC), z64(NC), z64(NC), z64(NC), np.zeros(NVC, np.bool_), z64(NVC),
         np.zeros((R, 4, only(v_on, NC)), np.int64), np.zeros((R, K.NCTL), np.int64),
         np.zeros((R, only(v_on, max(NEJ, 1))), np.int32), np.zeros((2, R, R, C, 2), np.int64),

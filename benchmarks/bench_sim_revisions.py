@@ -1,0 +1,136 @@
+"""The simple router's one-thread speed in this tree against another revision, interleaved.
+
+A kernel change must not slow the common case, one simulation on one
+thread. This script exports revision ``--against`` (``git archive``) into a
+temporary directory and times the simple router's VCT kernel (``tpds2010``
+preset, uniform traffic, one thread) in both trees, alternately (A B A B, a
+fresh process per tree and case, so each loads its own code), each process
+taking the minimum of ``--reps`` timed stretches after an untimed warm-up
+that also compiles or loads the kernel. It prints microseconds per cycle
+(wall and CPU) and the ratio this tree / the other (below 1: this tree is
+faster), the minimum over the rounds. Cases: small tori at a high load
+(where a cycle's fixed costs show), PDTT(8) nearly idle and at 0.15, and
+PDTT(16) at 0.15.
+
+    python benchmarks/bench_sim_revisions.py --against main~3            # print the table
+    python benchmarks/bench_sim_revisions.py --against main~3 --record   # and record it
+
+``--record`` writes "Simulator: one thread against the revision before" in
+docs/results/simulator.md and refuses on a busy machine (1-minute load
+average above 0.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _record import record, table
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = "Simulator: one thread against the revision before"
+BUSY = 0.5
+#: (topology, load in phits/cycle/PE, timed cycles): a fraction of a second to a few seconds each
+CASES = [("torus:8x8", 0.3, 20000), ("torus:16x16", 0.3, 5000), ("pdtt:a=8", 0.0001, 50000),
+         ("pdtt:a=8", 0.15, 2000), ("pdtt:a=16", 0.15, 300)]
+QUICK = CASES[:4]
+
+
+def child(spec: str, load: float, cycles: int, reps: int) -> None:
+    """Print ``wall_us cpu_us`` per cycle, the minimum of ``reps`` timed stretches (run with the tree to
+    time first on ``PYTHONPATH``)."""
+    import numpy as np
+
+    import candidates as cd
+    import sim
+    import sim.engine
+    from sim.routers import simple
+    from traffic import traffic
+
+    t = cd.from_spec(spec)
+    cfg = sim.preset("tpds2010")
+    routing, deadlock = sim.engine.resolve(t, cfg)
+    dests = traffic("uniform").destinations(t)
+    rate = sim.engine.check_load(load, cfg, dests)
+    best_w = best_c = float("inf")
+    for r in range(reps + 1):
+        run = simple.build(t, cfg, simple.tables_for(t, cfg, routing), deadlock, dests, rate, warmup=0,
+                           measure=10**12, drain=0, seed=1)
+        run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(500))
+        w0, c0 = time.perf_counter(), time.process_time()
+        run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(500 + cycles))
+        w, c = time.perf_counter() - w0, time.process_time() - c0
+        if r:       # the first stretch compiles or loads the kernel
+            best_w, best_c = min(best_w, w), min(best_c, c)
+    print(f"{best_w * 1e6 / cycles:.4f} {best_c * 1e6 / cycles:.4f}")
+
+
+def timed(tree: Path, spec: str, load: float, cycles: int, reps: int) -> tuple[float, float]:
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+    out = subprocess.run([sys.executable, __file__, "--child", spec, str(load), str(cycles), str(reps)],
+                         env=env, check=True, capture_output=True, text=True).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--against", metavar="REV", help="the revision to compare with (git)")
+    ap.add_argument("--rounds", type=int, default=3, help="A B rounds per case (default 3)")
+    ap.add_argument("--reps", type=int, default=3, help="timed stretches per process (default 3)")
+    ap.add_argument("--quick", action="store_true", help="without PDTT(16)")
+    ap.add_argument("--record", action="store_true", help="record the table in the results book")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        spec, load, cycles, reps = args.child
+        child(spec, float(load), int(cycles), int(reps))
+        return 0
+    if not args.against:
+        ap.error("--against REV is required")
+    busy = os.getloadavg()[0]
+    if args.record and busy > BUSY:
+        print(f"bench_sim_revisions: the 1-minute load average is {busy:.2f} (above {BUSY}): not recording "
+              "timings of a busy machine; run it on a quiet one", file=sys.stderr)
+        return 2
+    rev = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="toposynth-rev-") as tmp:
+        other = Path(tmp)
+        archive = subprocess.run(["git", "archive", rev, "src"], cwd=ROOT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(other)], input=archive, check=True)
+        for spec, load, cycles in QUICK if args.quick else CASES:
+            best: dict[str, tuple[float, float]] = {}
+            ratio = float("inf")
+            for _ in range(args.rounds):
+                got = {}
+                for name, tree in (("other", other), ("this", ROOT)):
+                    got[name] = timed(tree, spec, load, cycles, args.reps)
+                    w, c = best.get(name, (float("inf"), float("inf")))
+                    best[name] = (min(w, got[name][0]), min(c, got[name][1]))
+                ratio = min(ratio, got["this"][0] / got["other"][0])
+                print(f"  {spec} at {load}: {rev} {got['other'][0]:.3f} us, this tree {got['this'][0]:.3f} us a cycle",
+                      flush=True)
+            rows.append([spec, load, cycles, f"{best['other'][0]:.3f}", f"{best['other'][1]:.3f}",
+                         f"{best['this'][0]:.3f}", f"{best['this'][1]:.3f}",
+                         f"{best['this'][0] / best['other'][0]:.3f}", f"{ratio:.3f}"])
+    headers = ["topology", "load", "cycles timed", f"{rev}: us/cycle wall", "CPU", "this tree: us/cycle wall", "CPU",
+               "ratio of the minima", "least ratio of a round"]
+    text = table(headers, rows)
+    print(f"load average before the runs: {busy:.2f}")
+    print(text)
+    if args.record:
+        record(SECTION, f"The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, one thread: this "
+                        f"tree against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
+                        f"minimum of {args.reps} timed stretches after an untimed warm-up (microseconds of wall "
+                        "and CPU per simulated cycle; a ratio below 1: this tree is faster).\n\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
