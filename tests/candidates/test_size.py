@@ -118,7 +118,7 @@ def _refused(capsys, argv, *needles):
                                                               "1.1 TB", "2.0 GB"]),
     (["flow", "torus:10x10x10", "--solver", "lp"], ["LP columns", "use --solver ptas", "2.0 GB"]),
     # records by displacement class: the state, not tables, decides (a 64x32x32 torus fits in 1.5 GB)
-    (["simulate", "torus:128x64x64"], ["524,288 routers", "12 GB", "2.0 GB"]),
+    (["simulate", "torus:128x64x64"], ["524,288 routers", "13 GB", "2.0 GB"]),
     (["simulate", "ndt:8x8x8x4x4", "--routing", "table"], ["16,384 routers", "table routing"]),
 ])
 def test_refusals(capsys, limit, argv, needles):
