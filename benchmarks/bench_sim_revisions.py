@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _record import record, table
+from _record import commit, record, table
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "Simulator: one thread against the revision before"
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.record:
         record(SECTION, f"The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, one thread: this "
-                        f"tree against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
+                        f"tree ({commit()}) against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
                         f"minimum of {args.reps} timed stretches after an untimed warm-up (microseconds of wall "
                         "and CPU per simulated cycle; a ratio below 1: this tree is faster).\n\n" + text)
     return 0
