@@ -3,11 +3,8 @@ thread, with the same numbers whatever the number of threads."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 
-import numpy as np
 import pytest
 
 import candidates as cd
@@ -20,34 +17,7 @@ from sim.routers.iq import partitions
 from sim.threads import max_threads
 from traffic import traffic
 
-TIMINGS = {"seconds", "cpu_seconds", "compile_seconds"}
-
-
-def _fields(r) -> dict:
-    """Every field of a result but its timings."""
-    return {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name not in TIMINGS}
-
-
-def _equal(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
-    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b):
-        return _equal(_fields(a), _fields(b))
-    return a == b
-
-
-def _assert_same(a, b) -> None:
-    fa, fb = _fields(a), _fields(b)
-    bad = [k for k in fa if not _equal(fa[k], fb[k])]
-    assert not bad, f"fields differ: {bad}"
-
+from same_result import assert_same as _assert_same
 
 def _sim(t, cfg, pattern, load, seed, threads):
     """``simulate(..., threads=threads)``; past the threads numba has here

@@ -4,9 +4,7 @@ the number of threads."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 
 import networkx as nx
 import numpy as np
@@ -21,59 +19,20 @@ from sim.routers import simple
 from sim.threads import max_threads
 from traffic import traffic
 
-TIMINGS = {"seconds", "cpu_seconds", "compile_seconds"}
-
-
-def _fields(r) -> dict:
-    """Every field of a result but its timings."""
-    return {f.name: getattr(r, f.name) for f in dataclasses.fields(r) if f.name not in TIMINGS}
-
-
-def _equal(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
-    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b):
-        return _equal(_fields(a), _fields(b))
-    return a == b
-
-
-def _assert_same(a, b) -> None:
-    fa, fb = _fields(a), _fields(b)
-    bad = [k for k in fa if not _equal(fa[k], fb[k])]
-    assert not bad, f"fields differ: {bad}"
-
+from same_result import assert_same as _assert_same
 
 def _sim(t, cfg, pattern, load, seed, threads, pair_latency=False):
     """``simulate(..., threads=threads)``; past the threads numba has here
     (a machine of 2 cores), the same run with that many ranges sharing them
-    (what ``simulate`` does, without its check of the thread count)."""
+    (the router model's entry, without the engine's check of the thread count)."""
     if threads <= max_threads():
         return simulate(t, cfg, pattern, load, seed=seed, threads=threads, pair_latency=pair_latency)
     pat = traffic(pattern)
     routing, deadlock = resolve(t, cfg)
     dests = pat.destinations(t)
     rate = check_load(load, cfg, dests)
-    tabs = simple.tables_for(t, cfg, routing)
-    run = simple.build(t, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
-                       drain=cfg.drain, seed=seed, pair_latency=pair_latency, threads=threads)
-    seconds, _, means, _ = simple.execute(run, batch=(cfg.warmup, cfg.measure, cfg.sample_period))
-    o = run.out
-    res = simple._result(t, cfg, pat, simple.routing_label(routing, deadlock), load, seed, o.stats,
-                         o.hist_gen.sum(axis=0), o.hist_inj.sum(axis=0), o.arc_phits, seconds, tabs)
-    res.latency_ci95 = sim.confidence.ci95(means)
-    res.stable = not res.deadlock and res.drained
-    if pair_latency:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            res.pair_latency = np.where(o.pair_cnt > 0, o.pair_sum / np.maximum(o.pair_cnt, 1), np.nan)
-        res.pair_packets = o.pair_cnt
-    return res
+    return simple.simulate(t, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, None,
+                           threads=threads)
 
 
 def _random_regular():
