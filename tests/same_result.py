@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -35,3 +36,11 @@ def assert_same(a, b) -> None:
     fa, fb = fields(a), fields(b)
     bad = [k for k in fa if not equal(fa[k], fb[k])]
     assert not bad, f"fields differ: {bad}"
+
+
+def cli_result(text: str) -> dict:
+    """A ``simulate --json`` result without the fields that measure the machine."""
+    d = json.loads(text)
+    for k in TIMINGS | {"router_cycles_per_second"}:
+        d.pop(k, None)
+    return d
