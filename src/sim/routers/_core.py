@@ -187,6 +187,10 @@ Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", 
 #: - ``held(net, buf)``: what the buffers hold (packets, or flits);
 #: - ``pending(net, buf, pend)``: adds to ``pend[g]`` what the credits in
 #:   flight will give input VC ``g`` (phits, or flits);
+#: - ``scan(buf)``: the buffers as a router visit sees them (VCT: the first
+#:   range's view), for the deadlock scan's routing: the routing helpers
+#:   then compile for one type of buffers, not two (a second type compiled
+#:   them again: 9 s more on a cold start);
 #: - ``flits``: the buffers hold flits (wormhole: a credit is one flit's
 #:   room, the run-state counts the flits in flight in ``C_FLITS_IN``, a
 #:   VC's head may leave at ``vc_rdy`` and waits only on the output it
@@ -197,7 +201,7 @@ Out = namedtuple("Out", ["stats", "hist_gen", "hist_inj", "arc_phits", "pairs", 
 #:
 #: The flag is data, not functions, because every member a mode passes is
 #: one more function numba compiles on a cold start.
-Switching = namedtuple("Switching", ["credits", "flush", "barrier", "held", "pending", "flits"])
+Switching = namedtuple("Switching", ["credits", "flush", "barrier", "held", "pending", "scan", "flits"])
 
 
 def phase(q, now, in_window, net, buf, trf, ctl, out):
@@ -820,6 +824,7 @@ def knot(m, net, buf):
         pend[g] = 0
         live[g] = buf.vc_cnt[g] == 0
     m.pending(net, buf, pend)
+    b = m.scan(buf)
     changed = True
     while changed:
         changed = False
@@ -835,13 +840,13 @@ def knot(m, net, buf):
             else:
                 p = buf.vc_pk[g, buf.vc_head[g]]
                 u = net.arc_dst[g // V]
-                dr = route_target(p, net, buf)
+                dr = route_target(p, net, b)
                 ok = 1 if dr == u else 0
                 if ok == 0:
-                    nc = candidates(p, u, dr, buf.pk_len[p], net, buf)
+                    nc = candidates(p, u, dr, buf.pk_len[p], net, b)
                     for ci in range(nc):
-                        g2 = buf.cand_a[ci] * V + buf.cand_v[ci]
-                        if live[g2] or buf.credit[g2] + pend[g2] >= (1 if m.flits else buf.cand_n[ci]):
+                        g2 = b.cand_a[ci] * V + b.cand_v[ci]
+                        if live[g2] or buf.credit[g2] + pend[g2] >= (1 if m.flits else b.cand_n[ci]):
                             ok = 1
                             break
             if ok > 0:

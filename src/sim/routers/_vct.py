@@ -443,6 +443,12 @@ def _pending(net, buf, pend):
 
 
 @njit(**HELPER)
+def _scan(buf):
+    """The first range's view: the type a router visit sees (:data:`sim.routers._core.Switching`)."""
+    return _view(0, 0, buf.free, buf)
+
+
+@njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _barrier, _held, _pending, False)
+    return Switching(_credits, _flush_credits, _barrier, _held, _pending, _scan, False)

@@ -357,6 +357,12 @@ def _held(net, buf):
 
 
 @njit(**HELPER)
+def _scan(buf):
+    """The buffers themselves: wormhole visits its routers as one range, through them."""
+    return buf
+
+
+@njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _barrier, _held, _pending, True)
+    return Switching(_credits, _flush_credits, _barrier, _held, _pending, _scan, True)
