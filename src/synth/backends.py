@@ -427,7 +427,9 @@ class Executor:
                 yield done
             if not batch:
                 time.sleep(0.02)
-            if time.monotonic() - self._watched >= _WATCH_SECONDS:
+            # a result from a cluster whose workers were not seen yet: look now, while the worker that sent it
+            # is there, so that losing it later is reported by name (a worker seen by no look is never named)
+            if time.monotonic() - self._watched >= _WATCH_SECONDS or (batch and not self._workers):
                 self._watch()
 
     def _fetch(self, fut: Any) -> _Done:
