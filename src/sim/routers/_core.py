@@ -117,6 +117,8 @@ Net = namedtuple("Net", [
     "seed",
     # ranges of routers (one a thread): range q is routers pbound[q] .. pbound[q + 1] - 1; r_part[u] = u's range
     "pbound", "r_part",
+    # 1: prefetch (VCT; the buffers are larger than the caches, sim.routers.simple.PREFETCH_ABOVE)
+    "pf",
 ])
 
 #: the fields of ``buf``; each switching mode names its own class of them

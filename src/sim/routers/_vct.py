@@ -31,7 +31,9 @@ sooner -- a packet reaching the head of an empty VC or injection queue, a
 credit coming back -- lowers ``wake``. With 16-phit packets most routers
 sleep most cycles.
 
-At machine scale the state is many times the caches. The routers a cycle
+At machine scale the state is many times the caches (``net.pf``: the
+buffers are larger than :data:`sim.routers.simple.PREFETCH_ABOVE`; below,
+prefetching only costs instructions). The routers a cycle
 visits awake are known before the first visit (credits and arrivals come
 first; a visit changes no other router's wake), so while one is visited
 the input VCs, ports and output channels of the one after next, and the
@@ -153,13 +155,14 @@ def _credit_slot(s, now, net, buf):
     for q in range(buf.wh_cnt.shape[0]):
         ne = buf.wh_cnt[q, s]
         for e in range(ne):
-            # asked for ahead: the credits and the owners of entries e + 8, their routers' rows at e + 4
-            if e + 8 < ne and buf.wh_idx[q, s, e + 8] >= 0:
-                prefetch(buf.credit, buf.wh_idx[q, s, e + 8], 0)
-                prefetch(net.vc_router, buf.wh_idx[q, s, e + 8], 0)
-            if e + 4 < ne and buf.wh_idx[q, s, e + 4] >= 0:
-                w = net.vc_router[buf.wh_idx[q, s, e + 4]]
-                prefetch(buf.wake, w, 0)
+            if net.pf != 0:
+                # asked for ahead: the credits and the owners of entries e + 8, their routers' rows at e + 4
+                if e + 8 < ne and buf.wh_idx[q, s, e + 8] >= 0:
+                    prefetch(buf.credit, buf.wh_idx[q, s, e + 8], 0)
+                    prefetch(net.vc_router, buf.wh_idx[q, s, e + 8], 0)
+                if e + 4 < ne and buf.wh_idx[q, s, e + 4] >= 0:
+                    w = net.vc_router[buf.wh_idx[q, s, e + 4]]
+                    prefetch(buf.wake, w, 0)
             idx = buf.wh_idx[q, s, e]
             if idx >= 0:
                 buf.credit[idx] += buf.wh_amt[q, s, e]
@@ -462,7 +465,7 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
     for s in range(P):
         nk = buf.ob_n[prev, s, q]
         for k in range(nk):
-            if k + 8 < nk:
+            if net.pf != 0 and k + 8 < nk:
                 # the VC, its channel and the packet eight arrivals ahead are asked for, its router four ahead
                 g = buf.ob[prev, s, q, k + 8, 0]
                 prefetch(buf.vc_cnt, g, 0)
@@ -471,7 +474,7 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
                 prefetch(buf.vc_since, g, 0)
                 prefetch(net.arc_dst, g // net.V, 0)
                 prefetch(buf.pk_ready, buf.ob[prev, s, q, k + 8, 1], 0)
-            if k + 4 < nk:
+            if net.pf != 0 and k + 4 < nk:
                 w = net.arc_dst[buf.ob[prev, s, q, k + 4, 0] // net.V]
                 prefetch(buf.r_cnt, w, 0)
                 prefetch(buf.wake, w, 0)
@@ -486,7 +489,7 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
     # the routers awake this cycle are known before the first visit (credits and arrivals came first, a
     # visit changes no other router's wake): the ports of the one after next and the heads of the next are
     # asked for while this one is visited
-    f1 = next_awake(q, net.pbound[q] - 1, now, net, buf)
+    f1 = next_awake(q, net.pbound[q] - 1, now, net, buf) if net.pf != 0 else -1
     f2 = -1
     if f1 >= 0:
         _fetch_ports(f1, net, buf)
