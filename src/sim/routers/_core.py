@@ -117,8 +117,6 @@ Net = namedtuple("Net", [
     "seed",
     # ranges of routers (one a thread): range q is routers pbound[q] .. pbound[q + 1] - 1; r_part[u] = u's range
     "pbound", "r_part",
-    # 1: prefetch (VCT; the buffers are larger than the caches, sim.routers.simple.PREFETCH_ABOVE)
-    "pf",
 ])
 
 #: the fields of ``buf``; each switching mode names its own class of them
@@ -360,21 +358,6 @@ def next_held(q, prev, net, buf):
     afresh at every call, so a router further on that a visit just gave
     something (wormhole) is still visited this cycle, as a scan of every
     router's count would; a bit whose router is empty is cleared."""
-    return _held_after(q, prev, np.int64(-1), True, net, buf)
-
-
-@njit(**HELPER)
-def next_awake(q, prev, now, net, buf):
-    """The first router of range ``q`` after router ``prev`` that holds
-    something and is awake at ``now`` (VCT's ``wake``), -1 if none; reads
-    only (a prefetcher's look ahead of :func:`next_held`)."""
-    return _held_after(q, prev, now, False, net, buf)
-
-
-@njit(**HELPER)
-def _held_after(q, prev, now, clear, net, buf):
-    """:func:`next_held` (``clear``: a bit whose router is empty is cleared)
-    or, with ``now >= 0``, the first such router awake at ``now``."""
     lo = net.pbound[q]
     nw = (net.pbound[q + 1] - lo + 63) >> 6
     i = prev - lo + 1
@@ -391,10 +374,8 @@ def _held_after(q, prev, now, clear, net, buf):
         b = np.int64(trailing_zeros(m))
         u = lo + (w << 6) + b
         if buf.r_cnt[u] != 0:
-            if now < 0 or buf.wake[u] <= now:
-                return u
-        elif clear:
-            buf.held[q, w] &= ~(np.uint64(1) << np.uint64(b))
+            return u
+        buf.held[q, w] &= ~(np.uint64(1) << np.uint64(b))
         m &= m - np.uint64(1)
 
 

@@ -52,14 +52,16 @@ import sys
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from common.jitcache import refresh_kernel_cache
 
-from .. import _draw, _prefetch, events
+from .. import _draw, events
 from .._jit import HELPER, INLINED, KERNEL, KERNEL_PAR
-from .._prefetch import prefetch
 from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
 from . import _core, _iq_layout
@@ -324,16 +326,16 @@ def _route_pending(net, buf):
             if k + 3 * PF_NEAR < npend:
                 g = buf.pend[k + 3 * PF_NEAR, 0]
                 u = buf.pend[k + 3 * PF_NEAR, 1]
-                prefetch(buf.vcr, g, 0)
-                prefetch(buf.vcr, g, 16)
-                prefetch(net.coords, u, 0)
-                prefetch(net.out_op, u, 0)
+                _prefetch(buf.vcr, g, 0)
+                _prefetch(buf.vcr, g, 16)
+                _prefetch(net.coords, u, 0)
+                _prefetch(net.out_op, u, 0)
             if k + 2 * PF_NEAR < npend:
                 g = buf.pend[k + 2 * PF_NEAR, 0]
-                prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
             if k + PF_NEAR < npend and net.dcp == 0:
                 g = buf.pend[k + PF_NEAR, 0]
-                prefetch(net.coords, buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DR], 0)
+                _prefetch(net.coords, buf.pkr[buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], K_DR], 0)
         g = buf.pend[k, 0]
         route(g, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], buf.pend[k, 1], net, buf)
     buf.npend[0] = 0
@@ -870,6 +872,27 @@ def _move(g, u, t_out, net, buf, acc, phase):
 # =========================================================================
 # the driver step
 # =========================================================================
+@intrinsic
+def _prefetch(typingctx, arr, i, j):
+    """Ask the memory system for the cache line of ``arr[i, j]`` (of
+    ``arr[i]`` for a 1-d array, ``arr[i, j, 0]`` for a 3-d one), to be
+    written soon (LLVM's ``llvm.prefetch``). A hint only: no value changes,
+    and it never faults."""
+    def codegen(context, builder, sig, args):
+        aty = sig.args[0]
+        ary = context.make_array(aty)(context, builder, args[0])
+        idx = [context.cast(builder, a, t, types.intp) for a, t in zip(args[1:], sig.args[1:])][:aty.ndim]
+        idx += [context.get_constant(types.intp, 0)] * (aty.ndim - len(idx))
+        ptr = cgutils.get_item_pointer(context, builder, aty, ary, idx, wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(arr, i, j), codegen
+
+
 # A visit's ready input VCs are listed PF_FAR visits ahead and sorted into
 # heads asking for an output VC and flits asking for the switch PF_NEAR
 # ahead, each list kept in a ring of RING rows (buf.rdy), and with
@@ -907,17 +930,17 @@ def _list_ready(u, r, now, net, buf):
         o1 = net.r_op_ptr[u + 1]
         # its port rows and output VC rows, line by line (rows of 32 and 16 bytes from a line's start)
         for i in range(i0 - (i0 & 1), i1, 2):
-            prefetch(net.ipr, i, 0)
+            _prefetch(net.ipr, i, 0)
         for i in range(o0 - (o0 & 1), o1, 2):
-            prefetch(net.opr, i, 0)
+            _prefetch(net.opr, i, 0)
         for i in range(o0 * V - (o0 * V & 3), o1 * V, 4):
-            prefetch(buf.ovr, i, 0)
-        prefetch(net.coords, u, 0)             # (the routes of the heads its tails uncover)
-        prefetch(net.out_op, u, 0)
+            _prefetch(buf.ovr, i, 0)
+        _prefetch(net.coords, u, 0)             # (the routes of the heads its tails uncover)
+        _prefetch(net.out_op, u, 0)
         for q in range(n):
             g = buf.rdy[r, R_ALL, q]
-            prefetch(buf.vcr, g, 0)
-            prefetch(buf.vcr, g, 16)
+            _prefetch(buf.vcr, g, 0)
+            _prefetch(buf.vcr, g, 16)
 
 
 @njit(**HELPER)
@@ -932,33 +955,33 @@ def _sort_ready(r, net, buf, acc):
             buf.rdy[r, R_VA, nva] = g
             nva += 1
             if net.pf != 0:
-                prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
-                prefetch(buf.vcr, g, net.rt0)
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * (buf.vcr[g, F_HEAD])], 0)
+                _prefetch(buf.vcr, g, net.rt0)
         else:
             buf.rdy[r, R_SA, nsa] = g
             nsa += 1
             if net.pf != 0:
                 h = buf.vcr[g, F_HEAD]
-                prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
+                _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
                 if buf.vcr[g, F_CNT] > 1:
                     # if the flit is a tail, the next packet's head comes to the front and is routed
                     h = h + 1 if h + 1 < net.B else 0
-                    prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
-                    prefetch(buf.vcr, g, net.rt0)
+                    _prefetch(buf.pkr, buf.vcr[g, F_FB + 3 * h], 0)
+                    _prefetch(buf.vcr, g, net.rt0)
                 o = buf.vcr[g, F_OUT]
                 op = buf.ovr[o, O_PORT]
                 down = net.opr[op, Q_DOWN]
                 if down >= 0:
                     # the flit's next VC; if idle, the flit is a head routed there right after the visit
                     d = down * V + o - op * V
-                    prefetch(buf.vcr, d, 0)
-                    prefetch(buf.vcr, d, 16)
-                    prefetch(buf.vcr, d, net.rt0)
-                    prefetch(buf.at, d, 0)
+                    _prefetch(buf.vcr, d, 0)
+                    _prefetch(buf.vcr, d, 16)
+                    _prefetch(buf.vcr, d, net.rt0)
+                    _prefetch(buf.at, d, 0)
                     ud = net.opr[op, Q_DROUTER]
-                    prefetch(net.coords, ud, 0)
-                    prefetch(net.out_op, ud, 0)
-                    prefetch(acc.arc_flits, net.opr[op, Q_ARC], 0)
+                    _prefetch(net.coords, ud, 0)
+                    _prefetch(net.out_op, ud, 0)
+                    _prefetch(acc.arc_flits, net.opr[op, Q_ARC], 0)
     buf.nrdy[r, R_VA] = nva
     buf.nrdy[r, R_SA] = nsa
 
@@ -987,7 +1010,7 @@ def _routers(now, net, buf, acc, phase):
     moved = 0
     for k in range(-far, m + 1):
         if far > 0 and k + 2 * far < m:        # the ready cycles listed PF_FAR visits later
-            prefetch(buf.at, net.r_ip_ptr[visit[k + 2 * far]] * net.V, 0)
+            _prefetch(buf.at, net.r_ip_ptr[visit[k + 2 * far]] * net.V, 0)
         if k + far < m:
             _list_ready(visit[k + far], (k + far) & (RING - 1), now, net, buf)
         if 0 <= k + near < m:
@@ -1019,7 +1042,7 @@ def _credits(now, net, buf, cnt, wo):
     nc = cnt[slot]
     for e in range(nc):
         if net.pf != 0 and e + PF_CREDIT < nc:
-            prefetch(buf.ovr, wo[slot, e + PF_CREDIT], 0)
+            _prefetch(buf.ovr, wo[slot, e + PF_CREDIT], 0)
         o = wo[slot, e]
         c = buf.ovr[o, O_CRED]
         buf.ovr[o, O_CRED] = c + 1
@@ -1207,5 +1230,4 @@ def seed_and_start(seed, trf):
 
 # numba checks only this file's source for freshness: the helpers and
 # constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_core, _iq_layout, _booksim, _simple, registry, events, _draw,
-                                              _prefetch))
+refresh_kernel_cache(sys.modules[__name__], (_core, _iq_layout, _booksim, _simple, registry, events, _draw))

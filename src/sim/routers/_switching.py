@@ -18,7 +18,7 @@ from numba.extending import overload
 
 from common.jitcache import refresh_kernel_cache
 
-from .. import _draw, _prefetch, errors, events
+from .. import _draw, errors, events
 from .._jit import HELPER, KERNEL, KERNEL_PAR
 from ..routing import _simple, registry
 from . import _core, _vct, _wormhole
@@ -75,5 +75,4 @@ def run_trace(net, buf, trf, out, ctl, until):
 
 # numba checks only this file's source for freshness: the helpers and
 # constants inlined from the modules named here count too
-refresh_kernel_cache(sys.modules[__name__], (_core, _vct, _wormhole, _simple, registry, events, errors, _draw,
-                                              _prefetch))
+refresh_kernel_cache(sys.modules[__name__], (_core, _vct, _wormhole, _simple, registry, events, errors, _draw))

@@ -31,17 +31,6 @@ sooner -- a packet reaching the head of an empty VC or injection queue, a
 credit coming back -- lowers ``wake``. With 16-phit packets most routers
 sleep most cycles.
 
-At machine scale the state is many times the caches (``net.pf``: the
-buffers are larger than :data:`sim.routers.simple.PREFETCH_ABOVE`; below,
-prefetching only costs instructions). The routers a cycle
-visits awake are known before the first visit (credits and arrivals come
-first; a visit changes no other router's wake), so while one is visited
-the input VCs, ports and output channels of the one after next, and the
-packets at the heads of the next, are asked for (:func:`_fetch_ports`,
-:func:`_fetch_heads`); the credit wheel and the arrivals ask for their
-entries' lines some entries ahead. Prefetches are hints: no number depends
-on them.
-
 Ranges of routers. The routers are split into P contiguous ranges of
 router index (P = the threads, :func:`sim.threads.partitions`: slabs of a
 lattice; any graph, with a worse cut), and a cycle is a serial part (the
@@ -88,7 +77,6 @@ import numpy as np
 from numba import njit
 
 from .._jit import HELPER
-from .._prefetch import prefetch
 from ..routing._simple import advance_route, candidates, route_target
 from ._core import (
     BUF_FIELDS,
@@ -112,7 +100,6 @@ from ._core import (
     choose,
     delivered,
     hold,
-    next_awake,
     next_held,
     next_input,
 )
@@ -153,16 +140,7 @@ def _credit_slot(s, now, net, buf):
     """The credits of slot ``s`` of every range's wheel come back; the
     routers they free wake (in any order: each adds, and a wake only lowers)."""
     for q in range(buf.wh_cnt.shape[0]):
-        ne = buf.wh_cnt[q, s]
-        for e in range(ne):
-            if net.pf != 0:
-                # asked for ahead: the credits and the owners of entries e + 8, their routers' rows at e + 4
-                if e + 8 < ne and buf.wh_idx[q, s, e + 8] >= 0:
-                    prefetch(buf.credit, buf.wh_idx[q, s, e + 8], 0)
-                    prefetch(net.vc_router, buf.wh_idx[q, s, e + 8], 0)
-                if e + 4 < ne and buf.wh_idx[q, s, e + 4] >= 0:
-                    w = net.vc_router[buf.wh_idx[q, s, e + 4]]
-                    prefetch(buf.wake, w, 0)
+        for e in range(buf.wh_cnt[q, s]):
             idx = buf.wh_idx[q, s, e]
             if idx >= 0:
                 buf.credit[idx] += buf.wh_amt[q, s, e]
@@ -383,71 +361,6 @@ def _view(q, par, free, buf):
     )
 
 
-# =========================================================================
-# prefetching: at machine scale the routers' state is many times the caches
-# =========================================================================
-@njit(**HELPER)
-def _fetch_ports(w, net, buf):
-    """Ask for the lines router ``w``'s visit reads first: its input VCs'
-    rings, heads and counts and its input ports, its parked heads, and the
-    credits and timers of its output channels."""
-    V = net.V
-    for i in range(net.in_indptr[w], net.in_indptr[w + 1]):
-        a = net.in_arcs[i]
-        prefetch(buf.vc_cnt, a * V, 0)
-        prefetch(buf.vc_head, a * V, 0)
-        prefetch(buf.vc_pk, a * V, 0)
-        prefetch(buf.vc_since, a * V, 0)
-        prefetch(buf.in_busy, a, 0)
-    prefetch(net.out_arc, w, 0)
-    for i in range(net.csr_indptr[w], net.csr_indptr[w + 1]):
-        a = net.csr_arc[i]
-        prefetch(buf.credit, a * V, 0)
-        prefetch(buf.out_busy, a, 0)
-        # what a hop on it reads: the channel's dimension and direction, its head router
-        prefetch(net.arc_dim, a, 0)
-        prefetch(net.arc_dir, a, 0)
-        prefetch(net.arc_dst, a, 0)
-
-
-@njit(**HELPER)
-def _fetch_packet(p, buf):
-    """Ask for the lines of packet ``p`` that routing it reads and a hop writes."""
-    prefetch(buf.pk_ready, p, 0)
-    prefetch(buf.pk_len, p, 0)
-    prefetch(buf.pk_dst, p, 0)
-    prefetch(buf.pk_mid, p, 0)
-    prefetch(buf.pk_rem, p, 0)
-    prefetch(buf.pk_ring, p, 0)
-    prefetch(buf.pk_state, p, 0)
-    prefetch(buf.pk_hops, p, 0)
-    prefetch(buf.pk_num, p, 0)
-
-
-@njit(**HELPER)
-def _fetch_heads(w, now, net, buf):
-    """Ask for the packets at the heads router ``w``'s visit will test (its
-    rows asked for a visit earlier, :func:`_fetch_ports`), but those behind
-    a busy input port."""
-    V = net.V
-    for i in range(net.in_indptr[w], net.in_indptr[w + 1]):
-        a = net.in_arcs[i]
-        if buf.in_busy[a] > now:
-            continue
-        for v in range(V):
-            g = a * V + v
-            k = buf.vc_cnt[g]
-            if k > 0:
-                h = buf.vc_head[g]
-                _fetch_packet(buf.vc_pk[g, h], buf)
-                if k > 1:
-                    # the packet behind it: its ready cycle is read when the head leaves
-                    prefetch(buf.pk_ready, buf.vc_pk[g, h + 1 if h + 1 < net.slots else 0], 0)
-    for t in range(net.term_indptr[w] * net.n_inj, net.term_indptr[w + 1] * net.n_inj):
-        if buf.inj_cnt[t] > 0 and buf.inj_busy[t] <= now:
-            _fetch_packet(buf.inj_buf[t, buf.inj_head[t]], buf)
-
-
 @njit(**HELPER)
 def phase(q, now, in_window, net, buf, trf, ctl, out):
     """Range ``q``'s part of cycle ``now``: the packets sent to its routers
@@ -463,21 +376,7 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
     par = now & 1
     prev = 1 - par
     for s in range(P):
-        nk = buf.ob_n[prev, s, q]
-        for k in range(nk):
-            if net.pf != 0 and k + 8 < nk:
-                # the VC, its channel and the packet eight arrivals ahead are asked for, its router four ahead
-                g = buf.ob[prev, s, q, k + 8, 0]
-                prefetch(buf.vc_cnt, g, 0)
-                prefetch(buf.vc_head, g, 0)
-                prefetch(buf.vc_pk, g, 0)
-                prefetch(buf.vc_since, g, 0)
-                prefetch(net.arc_dst, g // net.V, 0)
-                prefetch(buf.pk_ready, buf.ob[prev, s, q, k + 8, 1], 0)
-            if net.pf != 0 and k + 4 < nk:
-                w = net.arc_dst[buf.ob[prev, s, q, k + 4, 0] // net.V]
-                prefetch(buf.r_cnt, w, 0)
-                prefetch(buf.wake, w, 0)
+        for k in range(buf.ob_n[prev, s, q]):
             _arrive(buf.ob[prev, s, q, k, 0], buf.ob[prev, s, q, k, 1], now - 1, net, buf)
         buf.ob_n[prev, s, q] = 0
     one = P == 1
@@ -486,26 +385,8 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
             out.pair_sum, out.pair_cnt, out.pstats)
     c = ctl if one else buf.pctl[q]
     vst = now % net.V     # the VC every port starts its round robin from
-    # the routers awake this cycle are known before the first visit (credits and arrivals came first, a
-    # visit changes no other router's wake): the ports of the one after next and the heads of the next are
-    # asked for while this one is visited
-    f1 = next_awake(q, net.pbound[q] - 1, now, net, buf) if net.pf != 0 else -1
-    f2 = -1
-    if f1 >= 0:
-        _fetch_ports(f1, net, buf)
-        f2 = next_awake(q, f1, now, net, buf)
-        if f2 >= 0:
-            _fetch_ports(f2, net, buf)
-        _fetch_heads(f1, now, net, buf)
     u = next_held(q, net.pbound[q] - 1, net, buf)
     while u >= 0:
-        if u == f1:
-            f1 = f2
-            if f1 >= 0:
-                f2 = next_awake(q, f1, now, net, buf)
-                if f2 >= 0:
-                    _fetch_ports(f2, net, buf)
-                _fetch_heads(f1, now, net, buf)
         _router(u, now, vst, in_window, net, b, trf, c, o)
         u = next_held(q, u, net, buf)
 

@@ -40,10 +40,6 @@ __all__ = ["TraceArrays", "KernelRun", "build", "execute", "simulate", "tables_f
            "DEADLOCK_KINDS"]
 
 HIST_BINS = 1 << 16
-#: bytes of buffers above which VCT prefetches (:mod:`sim.routers._vct`): the caches of the machine it was
-#: measured on (32 MB of L3); below, the state stays in the caches and prefetching only costs instructions
-#: (a 64-router torus ran 1.5x slower with it)
-PREFETCH_ABOVE = 32 << 20
 CHUNK = 1 << 16        # cycles per kernel call (the kernel cannot be interrupted)
 #: the length of a kernel call when someone watches the progress: a call costs tens of microseconds
 PROGRESS_SECONDS = 1.0
@@ -156,7 +152,7 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         np.int64(cfg.router_delay), np.int64(cfg.link_latency), np.int64(cfg.length_range[1]),
         np.int64(cap), np.int64(slots), np.int64(cfg.injection_queue), np.int64(cfg.injectors),
         np.int64(cfg.ejectors), np.int64(cfg.watchdog), np.int64(1 if cfg.check else 0),
-        np.int64(max(cfg.watchdog // 4, 1)), np.int64(seed), _i64(pbound), r_part, np.int64(0),
+        np.int64(max(cfg.watchdog // 4, 1)), np.int64(seed), _i64(pbound), r_part,
     )
 
 
@@ -271,8 +267,6 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
         threads = 1
     net = _net(topo, cfg, tabs, dl_code, V, cap, slots, seed, partitions(topo.n, threads))
     buf = _buf(net, kernel, wormhole, kernel.wheel_size(cfg))
-    if not wormhole and sum(a.nbytes for a in buf) > PREFETCH_ABOVE:
-        net = net._replace(pf=np.int64(1))
     trf = _trf(cfg, topo.num_terminals, dests, rate, warmup, measure, drain, trace)
     n = topo.n
     pairs = (n, n) if pair_latency else (1, 1)
