@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 
 import candidates as cd  # noqa: E402
 import sim  # noqa: E402
-from _record import record, table  # noqa: E402
+from _record import record, record_subsection, table  # noqa: E402
 import sim.engine  # noqa: E402
 from sim.routers import iq, simple  # noqa: E402
 from traffic import traffic  # noqa: E402
@@ -161,11 +161,13 @@ def main(argv: list[str] | None = None) -> int:
                                "compiles). The serial fraction is what the 2-thread speed-up implies by Amdahl's "
                                "law.\n\n" + text)
     elif args.record:
-        record(SECTION, "BookSim2's router (`booksim` preset, `router=\"iq\"`), uniform traffic at 0.1 "
-                        "flits/cycle/node, 1-flit packets, seed 1; the minimum over interleaved runs of each "
-                        "thread count (wall seconds of the timed cycles, after an untimed warm-up). The serial "
-                        "fraction is what the 2-thread speed-up implies by Amdahl's law, and the predictions "
-                        "assume it holds on more cores (memory bandwidth may not).\n\n" + text)
+        # a subsection: the section also holds check_booksim_threads.py's record
+        record_subsection(SECTION, "Router iq on 1 and 2 threads",
+                          "BookSim2's router (`booksim` preset, `router=\"iq\"`), uniform traffic at 0.1 "
+                          "flits/cycle/node, 1-flit packets, seed 1; the minimum over interleaved runs of each "
+                          "thread count (wall seconds of the timed cycles, after an untimed warm-up). The serial "
+                          "fraction is what the 2-thread speed-up implies by Amdahl's law, and the predictions "
+                          "assume it holds on more cores (memory bandwidth may not).\n\n" + text)
     return 0
 
 
