@@ -29,7 +29,7 @@ import numpy as np
 
 import candidates as cd
 import sim
-from sim.threads import max_threads
+from sim.threads import max_threads, partitions
 
 from _record import commit, record, table
 
@@ -46,9 +46,8 @@ def numbered(g: nx.Graph, order: dict) -> nx.Graph:
 
 
 def crossing(t: cd.Topology, parts: int) -> float:
-    """The fraction of channels whose ends lie in different contiguous ranges."""
-    b = np.linspace(0, t.n, parts + 1).astype(int)
-    part = np.searchsorted(b, np.arange(t.n), side="right") - 1
+    """The fraction of channels whose ends lie in different ranges of the simulator's split."""
+    part = np.repeat(np.arange(parts), np.diff(partitions(t.n, parts)))
     return float(np.mean(part[t.arc_src] != part[t.arc_dst]))
 
 
