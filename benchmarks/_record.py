@@ -100,6 +100,31 @@ def command() -> str:
     return "python " + " ".join(out)
 
 
+#: the 1-minute load average above which a timing benchmark refuses ``--record``: its timings would be the
+#: other processes' as much as its own
+BUSY = 0.5
+
+
+def load_before(script: str, recording: bool) -> float | None:
+    """The 1-minute load average before a timing benchmark's runs; None, with one line on stderr saying so,
+    when it is asked to record on a busier machine than :data:`BUSY` (the script then exits with 2)."""
+    busy = os.getloadavg()[0]
+    if recording and busy > BUSY:
+        print(f"{script}: the 1-minute load average is {busy:.2f} (above {BUSY}): not recording timings of a busy "
+              "machine; run it on a quiet one", file=sys.stderr)
+        return None
+    return busy
+
+
+def report(busy: float, text: str, section: str | None = None, intro: str = "") -> None:
+    """Print a timing benchmark's table after the load average it started from; with ``section``, record it
+    there (``intro``, a blank line, the table)."""
+    print(f"load average before the runs: {busy:.2f}")
+    print(text)
+    if section is not None:
+        record(section, intro + "\n\n" + text)
+
+
 def _section_pattern(section: str) -> re.Pattern:
     return re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
 

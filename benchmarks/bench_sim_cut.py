@@ -20,7 +20,6 @@ thread counts (checked).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
@@ -31,10 +30,9 @@ import candidates as cd
 import sim
 from sim.threads import max_threads, partitions
 
-from _record import commit, record, table
+from _record import commit, load_before, report, table
 
 SECTION = "Simulator: does the cut between the ranges of routers matter?"
-BUSY = 0.5
 
 
 def numbered(g: nx.Graph, order: dict) -> nx.Graph:
@@ -62,10 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     if max_threads() < 2:
         print("bench_sim_cut: needs 2 threads", file=sys.stderr)
         return 2
-    busy = os.getloadavg()[0]
-    if args.record and busy > BUSY:
-        print(f"bench_sim_cut: the 1-minute load average is {busy:.2f} (above {BUSY}): not recording timings of a "
-              "busy machine", file=sys.stderr)
+    busy = load_before("bench_sim_cut", args.record)
+    if busy is None:
         return 2
     k = args.k
     g = nx.grid_graph(dim=[k, k, k], periodic=True)
@@ -103,13 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     headers = ["numbering", "routers", "channels crossing", "1 thread: wall s", "CPU s", "2 threads: wall s", "CPU s",
                "speed-up"]
     text = table(headers, rows)
-    print(f"load average before the runs: {busy:.2f}")
-    print(text)
-    if args.record:
-        record(SECTION, f"A {k}x{k}x{k} torus as a plain graph, table routing (minimal, up*/down* escape), `tpds2010` "
-                        f"otherwise, uniform traffic at {args.load}, {args.measure} measured cycles, seed 1, at {commit()}; "
-                        f"one simulation on 1 and on 2 threads, alternately, the minimum of {args.rounds} rounds (the "
-                        "same result on both, checked).\n\n" + text)
+    report(busy, text, SECTION if args.record else None,
+           f"A {k}x{k}x{k} torus as a plain graph, table routing (minimal, up*/down* escape), `tpds2010` "
+           f"otherwise, uniform traffic at {args.load}, {args.measure} measured cycles, seed 1, at {commit()}; "
+           f"one simulation on 1 and on 2 threads, alternately, the minimum of {args.rounds} rounds (the "
+           "same result on both, checked).")
     return 0
 
 

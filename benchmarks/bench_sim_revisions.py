@@ -15,6 +15,8 @@ the network is full).
 
     python benchmarks/bench_sim_revisions.py --against main~3            # print the table
     python benchmarks/bench_sim_revisions.py --against main~3 --record   # and record it
+    python benchmarks/bench_sim_revisions.py --against main~3 --threads 2 \
+        --case pdtt:a=32 0.2 300 2000 --section "Simulator: ..."          # one case of yours, on 2 threads
 
 ``--record`` writes "Simulator: one thread against the revision before" in
 docs/results/simulator.md and refuses on a busy machine (1-minute load
@@ -31,11 +33,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _record import commit, record, table
+from _record import commit, load_before, report, table
+
+from sim.threads import max_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "Simulator: one thread against the revision before"
-BUSY = 0.5
 #: (topology, load in phits/cycle/PE, timed cycles, untimed cycles before): a fraction of a second to a few
 #: seconds each
 CASES = [("torus:8x8", 0.3, 20000, 500), ("torus:16x16", 0.3, 5000, 500), ("pdtt:a=8", 0.0001, 50000, 500),
@@ -43,9 +46,10 @@ CASES = [("torus:8x8", 0.3, 20000, 500), ("torus:16x16", 0.3, 5000, 500), ("pdtt
 QUICK = CASES[:4]
 
 
-def child(spec: str, load: float, cycles: int, warm: int, reps: int) -> None:
+def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: int) -> None:
     """Print ``wall_us cpu_us`` per cycle, the minimum of ``reps`` timed stretches (run with the tree to
     time first on ``PYTHONPATH``)."""
+    import numba
     import numpy as np
 
     import candidates as cd
@@ -54,6 +58,8 @@ def child(spec: str, load: float, cycles: int, warm: int, reps: int) -> None:
     from sim.routers import simple
     from traffic import traffic
 
+    numba.set_num_threads(threads)
+    par = {"threads": threads} if threads > 1 else {}   # revisions before the ranges of routers have no threads
     t = cd.from_spec(spec)
     cfg = sim.preset("tpds2010")
     routing, deadlock = sim.engine.resolve(t, cfg)
@@ -62,7 +68,7 @@ def child(spec: str, load: float, cycles: int, warm: int, reps: int) -> None:
     best_w = best_c = float("inf")
     for r in range(reps + 1):
         run = simple.build(t, cfg, simple.tables_for(t, cfg, routing), deadlock, dests, rate, warmup=0,
-                           measure=10**12, drain=0, seed=1)
+                           measure=10**12, drain=0, seed=1, **par)
         run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(warm))
         w0, c0 = time.perf_counter(), time.process_time()
         run.kernel(run.net, run.buf, run.trf, run.out, run.ctl, np.int64(warm + cycles))
@@ -72,9 +78,10 @@ def child(spec: str, load: float, cycles: int, warm: int, reps: int) -> None:
     print(f"{best_w * 1e6 / cycles:.4f} {best_c * 1e6 / cycles:.4f}")
 
 
-def timed(tree: Path, spec: str, load: float, cycles: int, warm: int, reps: int) -> tuple[float, float]:
+def timed(tree: Path, spec: str, load: float, cycles: int, warm: int, reps: int, threads: int) -> tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(tree / "src"))
-    out = subprocess.run([sys.executable, __file__, "--child", spec, str(load), str(cycles), str(warm), str(reps)],
+    out = subprocess.run([sys.executable, __file__, "--child", spec, str(load), str(cycles), str(warm), str(reps),
+                          str(threads)],
                          env=env, check=True, capture_output=True, text=True).stdout.split()
     return float(out[0]), float(out[1])
 
@@ -85,19 +92,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="A B rounds per case (default 3)")
     ap.add_argument("--reps", type=int, default=3, help="timed stretches per process (default 3)")
     ap.add_argument("--quick", action="store_true", help="without PDTT(16)")
+    ap.add_argument("--case", nargs=4, action="append", metavar=("SPEC", "LOAD", "CYCLES", "WARM"),
+                    help="time this case instead of the default ones (repeatable): topology, load, timed cycles, "
+                         "untimed cycles before")
+    ap.add_argument("--threads", type=int, default=1, help="threads of each simulation (default 1)")
+    ap.add_argument("--section", default=SECTION, help=f"the results book's section to record in (default {SECTION!r})")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
-    ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        spec, load, cycles, warm, reps = args.child
-        child(spec, float(load), int(cycles), int(warm), int(reps))
+        spec, load, cycles, warm, reps, threads = args.child
+        child(spec, float(load), int(cycles), int(warm), int(reps), int(threads))
         return 0
+    if not 1 <= args.threads <= max_threads():
+        ap.error(f"--threads must be 1 to {max_threads()} (the threads numba has here), got {args.threads}")
+    cases = CASES if not args.quick else QUICK
+    if args.case:
+        try:
+            cases = [(spec, float(load), int(cycles), int(warm)) for spec, load, cycles, warm in args.case]
+        except ValueError as e:
+            ap.error(f"--case SPEC LOAD CYCLES WARM: {e}")
     if not args.against:
         ap.error("--against REV is required")
-    busy = os.getloadavg()[0]
-    if args.record and busy > BUSY:
-        print(f"bench_sim_revisions: the 1-minute load average is {busy:.2f} (above {BUSY}): not recording "
-              "timings of a busy machine; run it on a quiet one", file=sys.stderr)
+    busy = load_before("bench_sim_revisions", args.record)
+    if busy is None:
         return 2
     rev = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, check=True, capture_output=True,
                          text=True).stdout.strip()
@@ -106,13 +124,13 @@ def main(argv: list[str] | None = None) -> int:
         other = Path(tmp)
         archive = subprocess.run(["git", "archive", rev, "src"], cwd=ROOT, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(other)], input=archive, check=True)
-        for spec, load, cycles, warm in QUICK if args.quick else CASES:
+        for spec, load, cycles, warm in cases:
             best: dict[str, tuple[float, float]] = {}
             ratio = float("inf")
             for _ in range(args.rounds):
                 got = {}
                 for name, tree in (("other", other), ("this", ROOT)):
-                    got[name] = timed(tree, spec, load, cycles, warm, args.reps)
+                    got[name] = timed(tree, spec, load, cycles, warm, args.reps, args.threads)
                     w, c = best.get(name, (float("inf"), float("inf")))
                     best[name] = (min(w, got[name][0]), min(c, got[name][1]))
                 ratio = min(ratio, got["this"][0] / got["other"][0])
@@ -124,13 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     headers = ["topology", "load", "cycles timed", f"{rev}: us/cycle wall", "CPU", "this tree: us/cycle wall", "CPU",
                "ratio of the minima", "least ratio of a round"]
     text = table(headers, rows)
-    print(f"load average before the runs: {busy:.2f}")
-    print(text)
-    if args.record:
-        record(SECTION, f"The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, one thread: this "
-                        f"tree ({commit()}) against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
-                        f"minimum of {args.reps} timed stretches after an untimed warm-up (microseconds of wall "
-                        "and CPU per simulated cycle; a ratio below 1: this tree is faster).\n\n" + text)
+    report(busy, text, args.section if args.record else None,
+           f"The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, "
+           f"{'one thread' if args.threads == 1 else f'{args.threads} threads'}: this "
+           f"tree ({commit()}) against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
+           f"minimum of {args.reps} timed stretches after an untimed warm-up (microseconds of wall "
+           "and CPU per simulated cycle; a ratio below 1: this tree is faster).")
     return 0
 
 

@@ -35,7 +35,6 @@ mean little.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -47,7 +46,7 @@ import numpy as np  # noqa: E402
 
 import candidates as cd  # noqa: E402
 import sim  # noqa: E402
-from _record import record, record_subsection, table  # noqa: E402
+from _record import load_before, record_subsection, report, table  # noqa: E402
 import sim.engine  # noqa: E402
 from sim.routers import iq, simple  # noqa: E402
 from traffic import traffic  # noqa: E402
@@ -57,7 +56,6 @@ SECTION_SIMPLE = "Simulator: the simple router on several threads"
 LOAD = 0.1
 LOAD_SIMPLE = 0.15
 #: 1-minute load average above which --record refuses
-BUSY = 0.5
 
 
 def one(spec: str, threads: int, warm: int, cycles: int, seed: int = 1):
@@ -131,10 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=2, help="pairs of runs (1 then 2 threads) per case (default 2)")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
     args = ap.parse_args(argv)
-    busy = os.getloadavg()[0]
-    if args.record and busy > BUSY:
-        print(f"bench_sim_threads: the 1-minute load average is {busy:.2f} (above {BUSY}): not recording timings "
-              "of a busy machine; run it on a quiet one", file=sys.stderr)
+    busy = load_before("bench_sim_threads", args.record)
+    if busy is None:
         return 2
     q = 3 if args.quick else 1
     if args.router == "simple":
@@ -152,15 +148,14 @@ def main(argv: list[str] | None = None) -> int:
                "CPU s", "speed-up", "serial fraction (Amdahl)", "predicted on 16 cores", "on 64 cores"]
     rows = [case(spec, warm, cycles, args.reps, args.router) for spec, warm, cycles in cases]
     text = table(headers, rows)
-    print(f"load average before the runs: {busy:.2f}")
-    print(text)
-    if args.record and args.router == "simple":
-        record(SECTION_SIMPLE, "The simple router's virtual cut-through (`tpds2010` preset), uniform traffic at "
-                               "0.15 phits/cycle/PE, seed 1; the minimum over interleaved runs of each thread "
-                               "count (wall seconds of the timed cycles, after an untimed warm-up that also "
-                               "compiles). The serial fraction is what the 2-thread speed-up implies by Amdahl's "
-                               "law.\n\n" + text)
-    elif args.record:
+    simple = args.router == "simple"
+    report(busy, text, SECTION_SIMPLE if args.record and simple else None,
+           "The simple router's virtual cut-through (`tpds2010` preset), uniform traffic at "
+           "0.15 phits/cycle/PE, seed 1; the minimum over interleaved runs of each thread "
+           "count (wall seconds of the timed cycles, after an untimed warm-up that also "
+           "compiles). The serial fraction is what the 2-thread speed-up implies by Amdahl's "
+           "law.")
+    if args.record and not simple:
         # a subsection: the section also holds check_booksim_threads.py's record
         record_subsection(SECTION, "Router iq on 1 and 2 threads",
                           "BookSim2's router (`booksim` preset, `router=\"iq\"`), uniform traffic at 0.1 "
