@@ -157,14 +157,20 @@ def _page_title(page: Path) -> str:
 def record(section: str, body: str, provenance: bool = True) -> None:
     """Replace (or add) the section ``## section`` of the results book (:func:`page_for`); its first line
     gives the command, the date and the machine (the machine only when ``provenance`` is false: the body
-    carries commands and dates)."""
+    carries commands and dates). A body without ``### `` parts replaces the section's own text and keeps
+    its parts (a hand-written one such as a run from a fresh clone, under the script's table)."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     head = f"`{command()}` — {now}; {machine()}" if provenance else f"Machine: {machine()}"
     block = f"## {section}\n\n{head}\n\n{body.strip()}\n"
     page = page_for(section)
     text = page.read_text() if page.exists() else f"# {_page_title(page)}\n"
     pat = _section_pattern(section)
-    if pat.search(text):
+    m = pat.search(text)
+    if m and not re.search(r"^### ", body, re.M):
+        parts = re.split(r"(?=^### )", m.group(0), maxsplit=1, flags=re.M)
+        if len(parts) == 2:
+            block += "\n" + parts[1].rstrip() + "\n"
+    if m:
         text = pat.sub(lambda _m: block + "\n", text)
     else:
         text = text.rstrip() + "\n\n" + block

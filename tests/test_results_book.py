@@ -70,6 +70,23 @@ def test_an_existing_section_is_replaced_on_its_page(book):
     assert "| torus:4x4x2 | 32 | uniform | 992 |" not in text
 
 
+def test_a_section_recorded_again_keeps_its_parts(book):
+    """A script's table replaces the section's own text; a part under it (a hand-written run from a fresh clone)
+    stays, with its figures."""
+    section = "First run from an empty numba cache (cold) and again (warm), per command"
+    before = (book / "design-flow.md").read_text()
+    assert "### From a fresh clone and venv, as the README's first command" in before
+    _record.record(section, "| command | cold wall s |\n|---|---|\n| run | 1.0 |")
+    text = (book / "design-flow.md").read_text()
+    block = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M).group(1)
+    own, _, part = block.partition("### ")
+    assert own.strip().endswith("| run | 1.0 |")
+    assert "| run | 42.0 |" not in own
+    assert part.startswith("From a fresh clone and venv, as the README's first command\n")
+    assert "| cold (empty cache) | 36.1 | 32.8 |" in part
+    assert _sections(text) == _sections(before)
+
+
 def test_a_part_of_a_section_is_replaced_in_place(book):
     before = _snapshot(book)
     section, title = "Reproduction: 5d-twin-torus-extoll", "Zero-load latency per packet and per cell"
