@@ -76,6 +76,28 @@ def spread(values) -> float:
     return float(v.max() / v.min() - 1.0)
 
 
+def change(prod: dict[int, float]) -> str:
+    """The products over the paper's demand counts, and their change from the first to the last."""
+    v = [prod[T] for T in PAPER if T in prod]
+    return f"{' / '.join(f'{x:.0f}' for x in v)} ({100 * (v[-1] / v[0] - 1):+.1f}%)"
+
+
+def summary(ours: dict[int, float], paper_torus: dict[int, float], paper_opt: dict[int, float],
+            best: dict[int, float], torus_means: dict[int, float]) -> str:
+    """The result in words: how capacity x T moves for our networks and for the paper's columns."""
+    text = (f"Capacity x T over the paper's T = 2048, 3072, 4096: our torus {change(ours)} (seed means), the "
+            f"paper's torus {change(paper_torus)}; our winner {change(best)}, the paper's optimum "
+            f"{change(paper_opt)}. Over T = {min(ours)} to {max(ours)} our torus's products span "
+            f"{100 * spread(ours.values()):.1f}%, the smallest at T = {min(ours, key=ours.get)} (with few "
+            f"demands the busiest channel's excess over its mean share is largest).")
+    if 4096 in torus_means:
+        text += (f" At T = 4096 one network with the paper's T = 2048 and 3072 products would carry "
+                 f"{paper_torus[2048] / 4096:.2f} and {paper_torus[3072] / 4096:.2f} (ours: "
+                 f"{torus_means[4096]:.3f}); the paper's 0.3 is {paper_torus[3072] / 4096 / 0.3:.2f} to "
+                 f"{paper_torus[2048] / 4096 / 0.3:.2f} x below.")
+    return text
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="T = 2048 and 4096, one seed")
@@ -127,15 +149,7 @@ def main() -> None:
             "(mean over the seeds) beside the paper's:\n\n"
             + table(["T", "winner capacity", "winner x T", "torus capacity (mean)", "winner / torus", "paper"],
                     best_rows))
-    text.append(
-        f"Capacity x T of the torus: ours moves by {100 * spread(ours.values()):.1f}% over T = "
-        f"{counts[0]} to {counts[-1]} (seed means); the paper's by {100 * spread(paper_torus.values()):.0f}% over "
-        f"T = 2048 to 4096 ({' / '.join(f'{v:.0f}' for v in paper_torus.values())}; its optimum's "
-        f"{' / '.join(f'{v:.0f}' for v in paper_opt.values())}, {100 * spread(paper_opt.values()):.0f}%)."
-        + (f" Our torus at T = 4096 carries {torus_means[4096]:.3f}: the paper's own T = 2048 product "
-           f"({paper_torus[2048]:.0f}) predicts {paper_torus[2048] / 4096:.2f} for one network, its T = 3072 "
-           f"product {paper_torus[3072] / 4096:.2f}; its 0.3 is {paper_torus[2048] / 4096 / 0.3:.2f} x below "
-           f"that." if 4096 in torus_means else ""))
+    text.append(summary(ours, paper_torus, paper_opt, products(best_caps), torus_means))
     text.append(f"Commit {commit()}; {time.perf_counter() - t0:.0f} s.")
     body = "\n\n".join(text)
     print(body)
