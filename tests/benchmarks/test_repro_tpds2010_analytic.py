@@ -109,3 +109,15 @@ def test_three_of_four_cut_links_carry_traffic_between_the_halves(a):
     share = loads["between"] / (loads["between"] + loads["internal"])
     assert share == pytest.approx(3 * a * a / (4 * a * a - 1))
     assert 3 * a < 4 * a * share < 3 * a + 1 / a
+
+
+@pytest.mark.parametrize("a", [3, 4, 6])
+def test_flow_bound_is_a4_over_the_uniform_channel_load_and_below_the_bisection(a):
+    t = cd.rtt(a)
+    G = R.graph(t)
+    load = R.arc_loads(G, range(t.n), range(t.n))
+    assert max(load.values()) == pytest.approx(a * (4 * a * a - 1) / 12)
+    assert R.flow_bound(a) == pytest.approx(a ** 4 / max(load.values()))
+    assert 3 * a < R.flow_bound(a) < 4 * a
+    if a <= 4:
+        assert R.min_bisection_ilp(t, time_limit=60)["best"] >= R.flow_bound(a)
