@@ -1,7 +1,7 @@
 """Reproduce 'rtt-mapping-concentration' with toposynth: task mapping and concentration on RT vs RTT.
 
     python benchmarks/repro_rtt_mapping.py [--quick] [--record] [--no-nas] [--no-synthetic]
-                                           [--compute model|0|X] [--compute-study]
+                                           [--compute model|0|X] [--compute-study] [--load]
 
 1. Synthetic local/global traffic (the paper's Figs. 5-8): a logical 2D torus of tasks sends a share
    alpha of its packets to a logical neighbour and 1 - alpha to any other task. For the mappings of
@@ -32,6 +32,9 @@
    the mode's class, FT too), to show how the savings shrink as computation grows and where they meet the
    paper's, whose traces carry their own computation. Recorded as its own subsection (``--record`` records
    every part that ran as a subsection and keeps the others).
+4. ``--load``: the network load of every NAS kernel over its run with 64 tasks on RT(4) fv2 (the paper's
+   Fig. 9), without computation and with the compute model: accepted phits per cycle per task and the mean
+   channel utilisation, and the four kernels that load the network most against the paper's CG, FT, IS, MG.
 """
 
 from __future__ import annotations
@@ -501,11 +504,107 @@ def plot_nas(rows: list[dict], tag: str = "") -> str:
     return _save(fig, f"rtt_mapping_{tag}nas.png")
 
 
+# ------------------------------------------------------------------------- network load (Fig. 9)
+#: the case of the paper's Fig. 9: 64 tasks, c = 2, on RT(4) with fv2 (the baseline of the 64-task runs)
+LOAD_CASE = (64, 2, ("rt", "fv2"), ["bt", "cg", "ft", "is", "lu", "mg", "sp"])
+#: multiples of COMPUTE_MODEL at which the load is measured: none (the NAS part) and the model (the paper's
+#: traces carry their computation)
+LOAD_SCALES = (0.0, 1.0)
+#: the kernels the paper's section 5.2.1 names as loading the network most
+PAPER_LOADED = ("cg", "ft", "is", "mg")
+
+
+def local_phits(tr, topo, terminals: np.ndarray, phit_bytes: int = 4) -> tuple[int, int]:
+    """(phits of the trace, phits of its messages between two terminals of one router): the latter are
+    delivered without crossing a link. Messages are cut into phits of ``phit_bytes`` (at least one)."""
+    from sim.trace import SEND
+
+    send = tr.kind == SEND
+    src = terminals[tr.rank_of_event()[send]]
+    dst = terminals[tr.a[send]]
+    router = np.repeat(np.arange(topo.n), topo.terminals)
+    ph = np.maximum(1, -(-tr.nbytes[send] // phit_bytes))
+    return int(ph.sum()), int(ph[router[src] == router[dst]].sum())
+
+
+def nas_load(cls: str, scales=LOAD_SCALES, case=LOAD_CASE, a: int = 4, iterations: dict | None = None,
+             log=print) -> list[dict]:
+    """Network load of every kernel of ``case`` over its whole run on the baseline network: accepted phits
+    per cycle per task (every phit delivered, over the run's cycles), the share of them that crosses at least
+    one link, and the mean and maximum channel utilisation (phits per cycle of every directed link). At scale
+    0 the classes of the NAS part (NAS_CLASS), otherwise every kernel at ``cls`` (the compute study's)."""
+    P, c, base, kernels = case
+    cfg = sim.preset("tpds2010", packet_length=64)
+    topo, terms = rank_terminals(base[0], a, base[1])
+    rows = []
+    for sc in scales:
+        for kern in kernels:
+            it = (iterations or NAS_ITERS[cls])[kern]
+            kcls = NAS_CLASS.get(cls, {}).get(kern, cls) if sc == 0 else cls
+            tr = sim.nas(kern, P, kcls, iterations=it, compute=sc * COMPUTE_MODEL[kern])
+            r = sim.run_trace(topo, cfg, tr, terms, seed=SEED)
+            if not r.completed or r.deadlock:
+                raise RuntimeError(f"NAS {kern} P={P} on {base} did not complete ({r.deadlock_kind})")
+            total, local = local_phits(tr, topo, terms, int(cfg.phit_bytes))
+            rows.append(dict(kernel=kern, cls=kcls, iterations=it, scale=sc, cycles=r.cycles, phits=r.phits,
+                             accepted=r.phits / r.cycles / P, network_share=1 - local / total,
+                             util=r.utilisation["all"]["mean"], util_max=r.utilisation["all"]["max"], hops=r.hops))
+            log(f"  load {kern}.{kcls} x{sc:g}: {r.cycles} cycles, {rows[-1]['accepted']:.3f} phits/cycle/task, "
+                f"channels {rows[-1]['util']:.3f}")
+    return rows
+
+
+def top(rows: list[dict], key: str, n: int = 4) -> list[str]:
+    """The ``n`` kernels with the highest ``key`` (ties: the kernel's name)."""
+    return [r["kernel"] for r in sorted(rows, key=lambda r: (-r[key], r["kernel"]))[:n]]
+
+
+def load_report(rows: list[dict], scales=LOAD_SCALES) -> tuple[str, str]:
+    """A table per scale (kernels by mean channel utilisation) and the top four per measure."""
+    P, c, base, _k = LOAD_CASE
+    parts, summary = [], []
+    paper = set(PAPER_LOADED)
+    for sc in scales:
+        sel = [r for r in rows if r["scale"] == sc]
+        order = top(sel, "util", len(sel))
+        acc_rank = {k: i + 1 for i, k in enumerate(top(sel, "accepted", len(sel)))}
+        trows = []
+        for i, k in enumerate(order):
+            r = next(x for x in sel if x["kernel"] == k)
+            trows.append([i + 1, k.upper(), f"{r['cls']}/{r['iterations']}", r["cycles"], f"{r['accepted']:.3f}",
+                          acc_rank[k], f"{100 * r['network_share']:.0f}%", f"{r['hops']:.2f}", f"{r['util']:.3f}",
+                          f"{r['util_max']:.3f}", "yes" if k in paper else ""])
+        parts.append(f"{'No computation' if sc == 0 else f'Computation x{sc:g} of the compute model'}; kernels by "
+                     "mean channel utilisation:\n\n" + table(
+                         ["rank", "kernel", "class/iter", "cycles", "accepted (phits/cycle/task)", "rank by accepted",
+                          "phits crossing a link", "mean hops", "mean channel utilisation", "max channel",
+                          "paper's most loading"], trows))
+        for key, what in (("util", "mean channel utilisation"), ("accepted", "accepted phits/cycle/task")):
+            t4 = top(sel, key)
+            summary.append([f"x{sc:g}", what, " ".join(k.upper() for k in t4), len(paper & set(t4)),
+                            " ".join(k.upper() for k in sorted(paper - set(t4))) or "none"])
+    stext = table(["computation", "measure", "top four", "of the paper's four", "paper's missing"], summary)
+    return "\n\n".join(parts), stext
+
+
+LOAD_INTRO = """The network load of each NAS skeleton over its whole run, {P} tasks on RT(4) with c = {c} and the \
+fv2 mapping (the 64-task baseline of the runs above; the case of the paper's Fig. 9), 64-phit packets, tpds2010 \
+router, ranks placed as in the NAS part. 'Accepted' is every phit delivered over the run's cycles, per task (the \
+simulator's accepted load; it counts the phits of messages between the two tasks of one router, which cross no \
+link); 'mean channel utilisation' is the phits every directed link carried per cycle, averaged over the links: how \
+busy the network itself was. The paper's Fig. 9 is lost in our copy and its text does not define its 'network \
+load'; we rank by channel utilisation, the load on the links that its throughput model (Section 3) bounds, and \
+give the accepted load beside it. Without computation every run is network bound, so the load measures how much \
+of the network a kernel's pattern can use; with the compute model (x1) the loads include the time spent \
+computing, as the paper's traces do. {runs} simulations, {wall:.0f} s wall, {cpu:.0f} s CPU."""
+
+
 # -------------------------------------------------------------------------------------- main
 SECTION = "Reproduction: rtt-mapping-concentration"
 SYN_TITLE = "Synthetic local/global traffic (Figs. 5-8)"
 NAS_TITLE = "NAS skeletons (Figs. 10-12)"
 STUDY_TITLE = "NAS skeletons with computation: sensitivity to the compute model"
+LOAD_TITLE = "NAS network load per kernel (Fig. 9)"
 
 
 def compute_scale(text: str) -> float:
@@ -557,6 +656,9 @@ def main() -> None:
     ap.add_argument("--compute-study", action="store_true",
                     help="also run the NAS cases at x" + ", x".join(f"{s:g}" for s in STUDY_SCALES)
                          + " the compute model (every kernel at the mode's class)")
+    ap.add_argument("--load", action="store_true",
+                    help="also measure the network load of every NAS kernel with 64 tasks on RT(4) fv2 (Fig. 9), "
+                         "without computation and with the compute model")
     args = ap.parse_args()
     try:
         scale = compute_scale(args.compute)
@@ -618,6 +720,17 @@ def main() -> None:
             text, "Summary against the paper's text (the paper's computation is that of its traces), over the kernels "
             "the paper averaged (at 128 tasks it ran no LU or MG):\n\n" + stext,
             STUDY_NOTES if not args.quick else STUDY_NOTES_QUICK]))
+    if args.load:
+        t0, c0 = time.perf_counter(), time.process_time()
+        lrows = nas_load(cls, log=lambda *_: None)
+        text, stext = load_report(lrows)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"NAS network load: {wall:.0f} s", flush=True)
+        P, c, _b, _k = LOAD_CASE
+        parts.append((LOAD_TITLE, [
+            LOAD_INTRO.format(P=P, c=c, runs=len(lrows), wall=wall, cpu=cpu), text,
+            "The four kernels with the highest load against the paper's CG, FT, IS and MG (section 5.2.1):\n\n"
+            + stext]))
     if parts:
         parts[-1][1].append(f"Total run time {time.perf_counter() - t_start:.0f} s.")
     texts = [(title, "\n\n".join(out)) for title, out in parts]
