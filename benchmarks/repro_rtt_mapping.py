@@ -858,9 +858,10 @@ STUDY_NOTES = """Notes on the compute study.
    paper has ft2 and fd.fv2 among the best (ours: within a point of each other, below fv2, from x1 on).
 3. 32 tasks, c = 1, stays above the paper: +7.6 / +4.1% (id / fd) at x1 and +4.2 / +3.1% at x4 against its
    2.2%. CG (+7.2%) and FT (+10.4%) on RTT id at x1 are about its 'up to 10%', and LU is within 2% of the RT
-   from x0.25 (paper: ~0), but MG keeps +7.3% at x1 and +1.7% at x4 on RTT id (paper: ~0): our rank order
-   puts its 3D grid's neighbours several hops apart, and the RTT's shorter distances still pay. So id stays
-   ahead of fd (paper: fd slightly better).
+   from x0.25 (paper: ~0), but MG keeps +7.3% at x1 and +1.7% at x4 on RTT id (paper: ~0): the skeleton's
+   default process grid (4 x 4 x 2) puts its neighbours several hops apart, and the RTT's shorter distances
+   still pay (with NPB's own grid, 2 x 4 x 4, MG gains nothing: see `--mg-grid`). So id stays ahead of fd
+   (paper: fd slightly better).
 4. 128 tasks, c = 4, over the kernels the paper ran (CG, FT, IS): ft2.fh2 averages +14.5% at x1, +13.4% at x2
    and +11.3% at x4 (paper: +12.8%), in the paper's range; but fv2.fh2 is our better mapping (+19.7% at x1)
    and the order of the kernels differs: ours gain least on CG (+15.5% at x1, +11.2% at x4) and most on IS
@@ -916,9 +917,11 @@ NOTES = """Notes on the differences.
    change) because under RT fv2 half of their vertical neighbours share a router (messages that never enter
    the network), which ft2 gives up and fv2 on the RTT loses at the twisted wrap; LU (a 2D mesh, so nothing to
    gain from the twist) loses with the mappings that break its vertical adjacency (fd, fd.fv2, ft2). MG gains
-   on the RTT in ours (paper: ~0 at 32 tasks): its 3D process grid laid out consecutively on a 2D grid is not
-   local (the paper says so too), so its face exchanges reach several hops and benefit from the RTT's shorter
-   distances once nothing else dilutes them. With c = 1 our id beats fd on the RTT; the paper found fd
+   on the RTT in ours (paper: ~0 at 32 tasks) with the skeleton's default process grid (4 x 4 x 2): laid out
+   consecutively on a 2D grid it is not local (the paper says so too), so its face exchanges reach several
+   hops and benefit from the RTT's shorter distances once nothing else dilutes them. With NPB's own grid
+   (2 x 4 x 4) its z ring closes on the RT's vertical wraparound and the RTT gains nothing, as in the paper
+   (`--mg-grid`). With c = 1 our id beats fd on the RTT; the paper found fd
    slightly better. Where the paper gives numbers that the network alone decides (the best mapping at 128
    tasks, c = 4: 8.7-19.1%, average 12.8%) ours are of the same size, but our best mapping there is fv2.fh2,
    not the paper's ft2.fh2. With computation (the compute study) the BT, LU and SP losses shrink to 0-3% at 4
