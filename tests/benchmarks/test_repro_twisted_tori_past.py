@@ -36,9 +36,8 @@ def test_rt8_past_saturation_as_recorded():
     assert r["reading"] == "stabilises at its peak"
 
 
-@pytest.mark.slow
 def test_pt8_drops_then_stabilises_as_recorded():
-    # about 30 s: PT(8) (16 x 8 x 8) falls 9% below its peak and stays there (quick record 0.3802 / 0.3526 / 0.3462)
+    # PT(8) (16 x 8 x 8) falls 9% below its peak and stays there (recorded 0.3802 / 0.3526 / 0.3462)
     r = _run("pt", 8)
     assert r["accepted"] == pytest.approx([0.3802, 0.3526, 0.3462], abs=0.002)
     assert r["reading"] == "drops, then stabilises"
