@@ -1,7 +1,7 @@
 """Reproduce 'rtt-mapping-concentration' with toposynth: task mapping and concentration on RT vs RTT.
 
     python benchmarks/repro_rtt_mapping.py [--quick] [--record] [--no-nas] [--no-synthetic]
-                                           [--compute model|0|X] [--compute-study]
+                                           [--compute model|0|X] [--compute-study] [--load] [--mg-grid]
 
 1. Synthetic local/global traffic (the paper's Figs. 5-8): a logical 2D torus of tasks sends a share
    alpha of its packets to a logical neighbour and 1 - alpha to any other task. For the mappings of
@@ -32,6 +32,12 @@
    the mode's class, FT too), to show how the savings shrink as computation grows and where they meet the
    paper's, whose traces carry their own computation. Recorded as its own subsection (``--record`` records
    every part that ran as a subsection and keeps the others).
+4. ``--load``: the network load of every NAS kernel over its run with 64 tasks on RT(4) fv2 (the paper's
+   Fig. 9), without computation and with the compute model: accepted phits per cycle per task and the mean
+   channel utilisation, and the four kernels that load the network most against the paper's CG, FT, IS, MG.
+5. ``--mg-grid``: MG at 32 tasks, c = 1 (Fig. 10), under the skeleton's default process grid and NPB's own
+   (``sim.nas(..., mg_order="npb")``), without computation and with the compute model, with the mean hop distance
+   of its messages weighted by their bytes on each network.
 """
 
 from __future__ import annotations
@@ -369,16 +375,18 @@ def rank_terminals(fam: str, a: int, mapping: str) -> tuple[cd.Topology, np.ndar
 
 
 def nas_runs(cls: str, cases=None, a: int = 4, log=print, scale: float = 0.0,
-             class_of: dict | None = None) -> list[dict]:
+             class_of: dict | None = None, mg_order: str = "x-first") -> list[dict]:
     """Execution cycles of every NAS case on the RT baseline and the RTT mappings. ``scale`` multiplies
-    COMPUTE_MODEL (0: no computation); ``class_of`` overrides the class per kernel (default NAS_CLASS)."""
+    COMPUTE_MODEL (0: no computation); ``class_of`` overrides the class per kernel (default NAS_CLASS);
+    ``mg_order`` is MG's process grid (``sim.nas``: x-first, the default, or npb)."""
     cfg = sim.preset("tpds2010", packet_length=64)  # the paper's Table 2: 64-phit packets of 4 bytes
     rows = []
     for P, c, base, rtt, kernels in cases or NAS_CASES:
         for kern in kernels:
             it = NAS_ITERS[cls][kern]
             kcls = (NAS_CLASS.get(cls, {}) if class_of is None else class_of).get(kern, cls)
-            tr = sim.nas(kern, P, kcls, iterations=it, compute=scale * COMPUTE_MODEL[kern])
+            extra = {"mg_order": mg_order} if kern == "mg" else {}
+            tr = sim.nas(kern, P, kcls, iterations=it, compute=scale * COMPUTE_MODEL[kern], **extra)
             work = rank_work(tr)
             res = {}
             for fam, mp in [base] + rtt:
@@ -501,11 +509,187 @@ def plot_nas(rows: list[dict], tag: str = "") -> str:
     return _save(fig, f"rtt_mapping_{tag}nas.png")
 
 
+# ------------------------------------------------------------------------- network load (Fig. 9)
+#: the case of the paper's Fig. 9: 64 tasks, c = 2, on RT(4) with fv2 (the baseline of the 64-task runs)
+LOAD_CASE = (64, 2, ("rt", "fv2"), ["bt", "cg", "ft", "is", "lu", "mg", "sp"])
+#: multiples of COMPUTE_MODEL at which the load is measured: none (the NAS part) and the model (the paper's
+#: traces carry their computation)
+LOAD_SCALES = (0.0, 1.0)
+#: the kernels the paper's section 5.2.1 names as loading the network most
+PAPER_LOADED = ("cg", "ft", "is", "mg")
+
+
+def local_phits(tr, topo, terminals: np.ndarray, phit_bytes: int = 4) -> tuple[int, int]:
+    """(phits of the trace, phits of its messages between two terminals of one router): the latter are
+    delivered without crossing a link. Messages are cut into phits of ``phit_bytes`` (at least one)."""
+    from sim.trace import SEND
+
+    send = tr.kind == SEND
+    src = terminals[tr.rank_of_event()[send]]
+    dst = terminals[tr.a[send]]
+    router = np.repeat(np.arange(topo.n), topo.terminals)
+    ph = np.maximum(1, -(-tr.nbytes[send] // phit_bytes))
+    return int(ph.sum()), int(ph[router[src] == router[dst]].sum())
+
+
+def nas_load(cls: str, scales=LOAD_SCALES, case=LOAD_CASE, a: int = 4, iterations: dict | None = None,
+             log=print) -> list[dict]:
+    """Network load of every kernel of ``case`` over its whole run on the baseline network: accepted phits
+    per cycle per task (every phit delivered, over the run's cycles), the share of them that crosses at least
+    one link, and the mean and maximum channel utilisation (phits per cycle of every directed link). At scale
+    0 the classes of the NAS part (NAS_CLASS), otherwise every kernel at ``cls`` (the compute study's)."""
+    P, c, base, kernels = case
+    cfg = sim.preset("tpds2010", packet_length=64)
+    topo, terms = rank_terminals(base[0], a, base[1])
+    rows = []
+    for sc in scales:
+        for kern in kernels:
+            it = (iterations or NAS_ITERS[cls])[kern]
+            kcls = NAS_CLASS.get(cls, {}).get(kern, cls) if sc == 0 else cls
+            tr = sim.nas(kern, P, kcls, iterations=it, compute=sc * COMPUTE_MODEL[kern])
+            r = sim.run_trace(topo, cfg, tr, terms, seed=SEED)
+            if not r.completed or r.deadlock:
+                raise RuntimeError(f"NAS {kern} P={P} on {base} did not complete ({r.deadlock_kind})")
+            total, local = local_phits(tr, topo, terms, int(cfg.phit_bytes))
+            rows.append(dict(kernel=kern, cls=kcls, iterations=it, scale=sc, cycles=r.cycles, phits=r.phits,
+                             accepted=r.phits / r.cycles / P, network_share=1 - local / total,
+                             util=r.utilisation["all"]["mean"], util_max=r.utilisation["all"]["max"], hops=r.hops))
+            log(f"  load {kern}.{kcls} x{sc:g}: {r.cycles} cycles, {rows[-1]['accepted']:.3f} phits/cycle/task, "
+                f"channels {rows[-1]['util']:.3f}")
+    return rows
+
+
+def top(rows: list[dict], key: str, n: int = 4) -> list[str]:
+    """The ``n`` kernels with the highest ``key`` (ties: the kernel's name)."""
+    return [r["kernel"] for r in sorted(rows, key=lambda r: (-r[key], r["kernel"]))[:n]]
+
+
+def load_report(rows: list[dict], scales=LOAD_SCALES) -> tuple[str, str]:
+    """A table per scale (kernels by mean channel utilisation) and the top four per measure."""
+    P, c, base, _k = LOAD_CASE
+    parts, summary = [], []
+    paper = set(PAPER_LOADED)
+    for sc in scales:
+        sel = [r for r in rows if r["scale"] == sc]
+        order = top(sel, "util", len(sel))
+        acc_rank = {k: i + 1 for i, k in enumerate(top(sel, "accepted", len(sel)))}
+        trows = []
+        for i, k in enumerate(order):
+            r = next(x for x in sel if x["kernel"] == k)
+            trows.append([i + 1, k.upper(), f"{r['cls']}/{r['iterations']}", r["cycles"], f"{r['accepted']:.3f}",
+                          acc_rank[k], f"{100 * r['network_share']:.0f}%", f"{r['hops']:.2f}", f"{r['util']:.3f}",
+                          f"{r['util_max']:.3f}", "yes" if k in paper else ""])
+        parts.append(f"{'No computation' if sc == 0 else f'Computation x{sc:g} of the compute model'}; kernels by "
+                     "mean channel utilisation:\n\n" + table(
+                         ["rank", "kernel", "class/iter", "cycles", "accepted (phits/cycle/task)", "rank by accepted",
+                          "phits crossing a link", "mean hops", "mean channel utilisation", "max channel",
+                          "paper's most loading"], trows))
+        for key, what in (("util", "mean channel utilisation"), ("accepted", "accepted phits/cycle/task")):
+            t4 = top(sel, key)
+            summary.append([f"x{sc:g}", what, " ".join(k.upper() for k in t4), len(paper & set(t4)),
+                            " ".join(k.upper() for k in sorted(paper - set(t4))) or "none"])
+    stext = table(["computation", "measure", "top four", "of the paper's four", "paper's missing"], summary)
+    return "\n\n".join(parts), stext
+
+
+LOAD_INTRO = """The network load of each NAS skeleton over its whole run, {P} tasks on RT(4) with c = {c} and the \
+fv2 mapping (the 64-task baseline of the runs above; the case of the paper's Fig. 9), 64-phit packets, tpds2010 \
+router, ranks placed as in the NAS part. 'Accepted' is every phit delivered over the run's cycles, per task (the \
+simulator's accepted load; it counts the phits of messages between the two tasks of one router, which cross no \
+link); 'mean channel utilisation' is the phits every directed link carried per cycle, averaged over the links: how \
+busy the network itself was. The paper's Fig. 9 is lost in our copy and its text does not define its 'network \
+load'; we rank by channel utilisation, the load on the links that its throughput model (Section 3) bounds, and \
+give the accepted load beside it. Without computation every run is network bound, so the load measures how much \
+of the network a kernel's pattern can use; with the compute model (x1) the loads include the time spent \
+computing, as the paper's traces do. {runs} simulations, {wall:.0f} s wall, {cpu:.0f} s CPU."""
+
+
+# ------------------------------------------------------------------ MG's process grid (Fig. 10)
+#: the 32-task case of Fig. 10 with MG alone
+MG_CASE = (32, 1, ("rt", "id"), [("rtt", "id"), ("rtt", "fd")], ["mg"])
+MG_ORDERS = ("x-first", "npb")
+
+
+def weighted_distance(tr, fam: str, a: int, mapping: str) -> float:
+    """Mean hop distance between the routers of sender and receiver of the trace's messages, weighted by their
+    bytes, with the ranks placed as in the NAS runs (:func:`rank_terminals`); no simulation."""
+    from synth.mapping_anneal import hop_distances
+
+    topo, terms = rank_terminals(fam, a, mapping)
+    router = np.repeat(np.arange(topo.n), topo.terminals)[terms]
+    M = tr.byte_matrix()
+    return float((M * hop_distances(topo)[np.ix_(router, router)]).sum() / M.sum())
+
+
+def rank_phits(tr, phit_bytes: int = 4) -> int:
+    """The most phits any rank of the trace sends (its messages cut into phits, at least one each): no
+    execution can inject them in fewer cycles through the rank's one port."""
+    from sim.trace import SEND
+
+    send = tr.kind == SEND
+    ph = np.maximum(1, -(-tr.nbytes[send] // phit_bytes))
+    return int(np.bincount(tr.rank_of_event()[send], weights=ph, minlength=tr.processes).max())
+
+
+def mg_grid_study(cls: str, scales=(0.0, 1.0), log=print) -> list[dict]:
+    """MG at 32 tasks (c = 1) under both process grids of ``sim.nas`` and each scale of the compute model:
+    cycles and savings (:func:`nas_runs`, every kernel at ``cls``) and the byte-weighted distances."""
+    P, _c, base, rtt, _k = MG_CASE
+    rows = []
+    for order in MG_ORDERS:
+        for sc in scales:
+            r = nas_runs(cls, [MG_CASE], scale=sc, class_of={}, mg_order=order, log=log)[0]
+            tr = sim.nas("mg", P, r["cls"], iterations=r["iterations"], mg_order=order)
+            r["distance"] = {f"{f} {m}": weighted_distance(tr, f, 4, m) for f, m in [base] + rtt}
+            r["order"] = order
+            rows.append(r)
+    return rows
+
+
+def mg_grid_report(rows: list[dict]) -> str:
+    from sim.nas import mg_grid
+
+    P, c, base, rtt, _k = MG_CASE
+    bname, names = f"{base[0]} {base[1]}", [f"{f} {m}" for f, m in rtt]
+    trows = []
+    for r in rows:
+        trows.append([f"{r['order']} ({' x '.join(map(str, mg_grid(P, r['order'])))})", f"x{r['scale']:g}",
+                      r["cycles"][bname], *[f"{r['cycles'][n]} ({r['saving'][n]:+.2f}%)" for n in names],
+                      " / ".join(f"{r['distance'][n]:.3f}" for n in [bname] + names)])
+    npb = {r["scale"]: r for r in rows if r["order"] == "npb"}
+    xf = {r["scale"]: r for r in rows if r["order"] == "x-first"}
+    worst = min(r["saving"][n] for r in npb.values() for n in names)
+    cyc0 = list(npb[0.0]["cycles"].values())
+    inj = rank_phits(sim.nas("mg", P, rows[0]["cls"], iterations=rows[0]["iterations"], mg_order="npb"))
+    spread = 100 * (max(cyc0) / min(cyc0) - 1)
+    return (f"MG ({rows[0]['cls']}, {rows[0]['iterations']} iteration) with {P} tasks on RT(4)/RTT(4), c = {c} (the "
+            "paper's Fig. 10), under the two process grids of `sim.nas`: x-first (the skeleton's default, used in the "
+            "tables above) and npb (NPB's own, mg.f's setup, rank = x + px (y + py z)); ranks fill the task grid x "
+            "fastest as above; without computation and with the compute model (x1). Distance: the mean hop distance "
+            "between the routers of sender and receiver of MG's messages weighted by their bytes (no simulation). "
+            f"Cycles, and the saving against {bname.upper()}:\n\n"
+            + table(["MG process grid", "computation", bname.upper(), *[n.upper() for n in names],
+                     f"distance {' / '.join(n.upper() for n in [bname] + names)}"], trows)
+            + "\n\nWith NPB's grid (2 x 4 x 4, rank = x + 2 y + 8 z) MG's z ring of 4 processes, 8 ranks apart, "
+            "lies on the 4 rows of the 8 x 4 task grid and closes on the RT's vertical wraparound; the RTT's twist "
+            "breaks that ring (distances "
+            f"{npb[0.0]['distance'][bname]:.3f} on the RT, {npb[0.0]['distance'][names[0]]:.3f} and "
+            f"{npb[0.0]['distance'][names[1]]:.3f} on the RTT), and the RTT gains nothing: at worst "
+            f"{worst:+.2f}%, a loss under 0.1%, the paper's 'no improvement or a slight loss of less than 0.1%'. "
+            "The run is then bound by the ranks' injection, phase by phase, not by the links: every rank injects "
+            f"{inj} phits, {100 * inj / npb[0.0]['cycles'][bname]:.0f}% of the RT's cycles without computation, "
+            f"and the cycles of the three networks lie within {spread:.2f}% of each other. The skeleton's default grid (4 x 4 x 2) spreads MG's neighbours over the network "
+            "and the RTT's shorter distances pay: "
+            + ", ".join(f"{xf[sc]['saving'][names[0]]:+.1f}% (RTT ID) at x{sc:g}" for sc in sorted(xf)) + ".")
+
+
 # -------------------------------------------------------------------------------------- main
 SECTION = "Reproduction: rtt-mapping-concentration"
 SYN_TITLE = "Synthetic local/global traffic (Figs. 5-8)"
 NAS_TITLE = "NAS skeletons (Figs. 10-12)"
 STUDY_TITLE = "NAS skeletons with computation: sensitivity to the compute model"
+LOAD_TITLE = "NAS network load per kernel (Fig. 9)"
+MG_TITLE = "NAS MG under NPB's process grid (Fig. 10)"
 
 
 def compute_scale(text: str) -> float:
@@ -557,6 +741,12 @@ def main() -> None:
     ap.add_argument("--compute-study", action="store_true",
                     help="also run the NAS cases at x" + ", x".join(f"{s:g}" for s in STUDY_SCALES)
                          + " the compute model (every kernel at the mode's class)")
+    ap.add_argument("--load", action="store_true",
+                    help="also measure the network load of every NAS kernel with 64 tasks on RT(4) fv2 (Fig. 9), "
+                         "without computation and with the compute model")
+    ap.add_argument("--mg-grid", action="store_true",
+                    help="also run MG at 32 tasks (Fig. 10) under the skeleton's and NPB's process grids, with the "
+                         "byte-weighted distances of its messages")
     args = ap.parse_args()
     try:
         scale = compute_scale(args.compute)
@@ -618,6 +808,24 @@ def main() -> None:
             text, "Summary against the paper's text (the paper's computation is that of its traces), over the kernels "
             "the paper averaged (at 128 tasks it ran no LU or MG):\n\n" + stext,
             STUDY_NOTES if not args.quick else STUDY_NOTES_QUICK]))
+    if args.load:
+        t0, c0 = time.perf_counter(), time.process_time()
+        lrows = nas_load(cls, log=lambda *_: None)
+        text, stext = load_report(lrows)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"NAS network load: {wall:.0f} s", flush=True)
+        P, c, _b, _k = LOAD_CASE
+        parts.append((LOAD_TITLE, [
+            LOAD_INTRO.format(P=P, c=c, runs=len(lrows), wall=wall, cpu=cpu), text,
+            "The four kernels with the highest load against the paper's CG, FT, IS and MG (section 5.2.1):\n\n"
+            + stext]))
+    if args.mg_grid:
+        t0, c0 = time.perf_counter(), time.process_time()
+        mrows = mg_grid_study(cls, log=lambda *_: None)
+        text = mg_grid_report(mrows)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"NAS MG grids: {wall:.0f} s", flush=True)
+        parts.append((MG_TITLE, [text, f"{3 * len(mrows)} simulations, {wall:.0f} s wall, {cpu:.0f} s CPU."]))
     if parts:
         parts[-1][1].append(f"Total run time {time.perf_counter() - t_start:.0f} s.")
     texts = [(title, "\n\n".join(out)) for title, out in parts]
@@ -650,9 +858,10 @@ STUDY_NOTES = """Notes on the compute study.
    paper has ft2 and fd.fv2 among the best (ours: within a point of each other, below fv2, from x1 on).
 3. 32 tasks, c = 1, stays above the paper: +7.6 / +4.1% (id / fd) at x1 and +4.2 / +3.1% at x4 against its
    2.2%. CG (+7.2%) and FT (+10.4%) on RTT id at x1 are about its 'up to 10%', and LU is within 2% of the RT
-   from x0.25 (paper: ~0), but MG keeps +7.3% at x1 and +1.7% at x4 on RTT id (paper: ~0): our rank order
-   puts its 3D grid's neighbours several hops apart, and the RTT's shorter distances still pay. So id stays
-   ahead of fd (paper: fd slightly better).
+   from x0.25 (paper: ~0), but MG keeps +7.3% at x1 and +1.7% at x4 on RTT id (paper: ~0): the skeleton's
+   default process grid (4 x 4 x 2) puts its neighbours several hops apart, and the RTT's shorter distances
+   still pay (with NPB's own grid, 2 x 4 x 4, MG gains nothing: see `--mg-grid`). So id stays ahead of fd
+   (paper: fd slightly better).
 4. 128 tasks, c = 4, over the kernels the paper ran (CG, FT, IS): ft2.fh2 averages +14.5% at x1, +13.4% at x2
    and +11.3% at x4 (paper: +12.8%), in the paper's range; but fv2.fh2 is our better mapping (+19.7% at x1)
    and the order of the kernels differs: ours gain least on CG (+15.5% at x1, +11.2% at x4) and most on IS
@@ -708,9 +917,11 @@ NOTES = """Notes on the differences.
    change) because under RT fv2 half of their vertical neighbours share a router (messages that never enter
    the network), which ft2 gives up and fv2 on the RTT loses at the twisted wrap; LU (a 2D mesh, so nothing to
    gain from the twist) loses with the mappings that break its vertical adjacency (fd, fd.fv2, ft2). MG gains
-   on the RTT in ours (paper: ~0 at 32 tasks): its 3D process grid laid out consecutively on a 2D grid is not
-   local (the paper says so too), so its face exchanges reach several hops and benefit from the RTT's shorter
-   distances once nothing else dilutes them. With c = 1 our id beats fd on the RTT; the paper found fd
+   on the RTT in ours (paper: ~0 at 32 tasks) with the skeleton's default process grid (4 x 4 x 2): laid out
+   consecutively on a 2D grid it is not local (the paper says so too), so its face exchanges reach several
+   hops and benefit from the RTT's shorter distances once nothing else dilutes them. With NPB's own grid
+   (2 x 4 x 4) its z ring closes on the RT's vertical wraparound and the RTT gains nothing, as in the paper
+   (`--mg-grid`). With c = 1 our id beats fd on the RTT; the paper found fd
    slightly better. Where the paper gives numbers that the network alone decides (the best mapping at 128
    tasks, c = 4: 8.7-19.1%, average 12.8%) ours are of the same size, but our best mapping there is fv2.fh2,
    not the paper's ft2.fh2. With computation (the compute study) the BT, LU and SP losses shrink to 0-3% at 4

@@ -22,8 +22,9 @@ CG     P = 2^k            2D process grid (rows x cols, cols = rows or
                           products (recursive doubling across the row, 8
                           bytes). Every outer iteration adds a residual norm
                           (another row allreduce).
-MG     P = 2^k            3D process grid (x doubled first). One V-cycle per
-       (n^3, nit)         iteration: comm3 (ghost-face exchange with both
+MG     P = 2^k            3D process grid (x doubled first; NPB's own, z
+       (n^3, nit)         most, with ``mg_order="npb"``). One V-cycle per
+                          iteration: comm3 (ghost-face exchange with both
                           neighbours in x, y, z; faces of the local grid at
                           the level, 8 bytes per point) once on the way down
                           per level (rprj3), once at the bottom (psinv),
@@ -90,7 +91,7 @@ from common.size import check_memory, format_count
 from .errors import SimError
 from .trace import BYTES_PER_EVENT, BYTES_PER_PROCESS, Trace, TraceBuilder
 
-__all__ = ["nas", "NAS_KERNELS", "NAS_CLASSES"]
+__all__ = ["nas", "mg_grid", "NAS_KERNELS", "NAS_CLASSES"]
 
 D = 8   # bytes per double
 C16 = 16  # bytes per double complex
@@ -255,8 +256,28 @@ def _grid3(P: int) -> tuple[int, int, int]:
     return g[0], g[1], g[2]
 
 
-def _mg(P: int, prm: dict, iters: int, compute: float, seed: int) -> tuple[Trace, dict]:
-    px, py, pz = _grid3(P)
+def mg_grid(P: int, order: str = "x-first") -> tuple[int, int, int]:
+    """MG's process grid (px, py, pz) for ``P`` processes, rank = x + px (y + py z).
+
+    ``x-first`` (the skeleton's default) doubles x, y, z in turn; ``npb`` is NPB's own setup (mg.f):
+    px = 2^floor(k/3), py = 2^floor((k - log2 px)/2), pz the rest, so z gets the most processes when the
+    powers do not split evenly.
+
+    >>> mg_grid(128), mg_grid(128, "npb"), mg_grid(32, "npb"), mg_grid(64, "npb")
+    ((8, 4, 4), (4, 4, 8), (2, 4, 4), (4, 4, 4))
+    """
+    if order == "x-first":
+        return _grid3(P)
+    if order != "npb":
+        raise SimError(f"unknown MG grid order {order!r}; valid: x-first, npb")
+    k = _log2_exact(P, "MG")
+    dx = k // 3
+    dy = (k - dx) // 2
+    return 1 << dx, 1 << dy, P >> (dx + dy)
+
+
+def _mg(P: int, prm: dict, iters: int, compute: float, seed: int, grid: str = "x-first") -> tuple[Trace, dict]:
+    px, py, pz = mg_grid(P, grid)
     n = prm["n"]
     lt = int(math.log2(n))
     b = TraceBuilder(P, "mg")
@@ -474,7 +495,7 @@ def min_events(kernel: str, P: int, iters: int) -> int:
 
 
 def nas(kernel: str, processes: int, cls: str = "S", *, iterations: int | None = None, compute: float = 0.0,
-        seed: int = 0) -> Trace:
+        seed: int = 0, mg_order: str = "x-first") -> Trace:
     """The communication skeleton of a NAS kernel as a :class:`Trace`.
 
     Parameters
@@ -486,6 +507,7 @@ def nas(kernel: str, processes: int, cls: str = "S", *, iterations: int | None =
     iterations : overrides the class's iteration count
     compute : cycles of computation per unit of local work (0: none)
     seed : IS draws its key distribution with it
+    mg_order : MG's process grid (:func:`mg_grid`): ``x-first`` (default) or ``npb``, NPB's own
 
     >>> t = nas("ft", 8, "S", iterations=1)
     >>> t.num_messages == 2 * 8 * 7 + 7, t.info["iterations"]  # 2 all-to-alls, 1 checksum reduce
@@ -512,6 +534,11 @@ def nas(kernel: str, processes: int, cls: str = "S", *, iterations: int | None =
     check_memory(f"NAS {kern.upper()} with {format_count(P)} processes and {format_count(iters)} iterations (at "
                  f"least {format_count(events)} events)", events * BYTES_PER_EVENT + P * BYTES_PER_PROCESS,
                  "use fewer processes or iterations")
-    tr, info = gen(P, prm, iters, float(compute), int(seed))
+    if kern == "mg":
+        tr, info = _mg(P, prm, iters, float(compute), int(seed), grid=mg_order)
+    else:
+        if mg_order != "x-first":
+            raise SimError(f"mg_order applies to MG only, not {kern.upper()}")
+        tr, info = gen(P, prm, iters, float(compute), int(seed))
     info = {"kernel": kern, "class": c, "iterations": iters, "compute": compute, **info}
     return Trace(tr.processes, tr.ptr, tr.kind, tr.a, tr.nbytes, tr.tag, name=f"nas-{kern}.{c}.{P}", info=info)

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import candidates as cd
 import sim
@@ -35,3 +36,40 @@ def test_a_run_is_no_faster_than_the_rtts_uniform_capacity_allows():
     cycles = N.run("ft", "rtt", "x-fastest")
     assert np.ptp(sent) <= 0.001 * sent.max()                    # equal shares
     assert cycles >= sent.max() / 4 / (6 / 8)
+
+
+def _nx_distances(fam: str):
+    import networkx as nx
+
+    t = cd.from_spec(f"{fam}:a={N.A}")
+    G = nx.Graph()
+    G.add_edges_from(map(tuple, t.links))
+    return dict(nx.all_pairs_shortest_path_length(G))
+
+
+def test_mg_weighted_distance_by_networkx_and_the_wraparound_that_sets_it():
+    # NPB's grid (4 x 4 x 8, rank = x + 4 y + 16 z) numbered x fastest: MG's z ring lies on the 8 rows; its
+    # wraparound (rank 0 <-> rank 112) is the RT's vertical wraparound link, 1 hop, and 7 hops on the RTT
+    tr = sim.nas("mg", N.P, N.CLASS["mg"], iterations=N.ITERATIONS["mg"], mg_order="npb")
+    M = tr.byte_matrix()
+    pl = N.placement("x-fastest")
+    src, dst = np.nonzero(M)
+    want = {}
+    for fam in ("rt", "rtt"):
+        d = _nx_distances(fam)
+        hops = np.array([d[pl[i]][pl[j]] for i, j in zip(src, dst)])
+        want[fam] = (M[src, dst] * hops).sum() / M.sum()
+        assert N.weighted_distance("mg", fam, "x-fastest", mg_order="npb") == pytest.approx(want[fam], rel=1e-12)
+        assert M[0, 112] > 0 and d[pl[0]][pl[112]] == {"rt": 1, "rtt": 7}[fam]
+    assert want["rt"] == pytest.approx(1.858, abs=5e-4) and want["rtt"] == pytest.approx(2.246, abs=5e-4)
+    # the skeleton's default grid on the same numbering: equal distances on the two networks (recorded 3.557, 3.570)
+    assert N.weighted_distance("mg", "rt", "x-fastest") == pytest.approx(3.557, abs=5e-4)
+    assert N.weighted_distance("mg", "rtt", "x-fastest") == pytest.approx(3.570, abs=5e-4)
+
+
+def test_mg_with_npbs_grid_placed_consecutively_is_slower_on_the_rtt():
+    # the recorded run (section "NAS MG: process grid and placement"): 308686 / 331198 cycles, -7.3%
+    rt = N.run("mg", "rt", "x-fastest", mg_order="npb")
+    rtt = N.run("mg", "rtt", "x-fastest", mg_order="npb")
+    assert rt == pytest.approx(308686, rel=0.02) and rtt == pytest.approx(331198, rel=0.02)
+    assert 100 * (1 - rtt / rt) < -4
