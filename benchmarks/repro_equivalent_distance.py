@@ -4,11 +4,14 @@ equivalent distances predict the simulated latency of every switch pair?
     python benchmarks/repro_equivalent_distance.py [--quick] [--record] [--no-figures]
     python benchmarks/repro_equivalent_distance.py --operating-point [--seeds 5] [--record]
     python benchmarks/repro_equivalent_distance.py --patterns [uniform,bitreversal,shuffle,butterfly] [--record]
+    python benchmarks/repro_equivalent_distance.py --s8-factors [--seeds 5] [--record]
 
 ``--operating-point`` measures only the paper's Fig. 7 point S8 on its Fig. 1 network, read three
 ways (see :func:`operating_point`); ``--patterns`` only the traffic-pattern study (the paper's
 20-node network under four patterns; ours on 16-switch networks, 64 hosts, since the bit
-permutations need a power-of-2 number of hosts: see :func:`pattern_study`). Each records its
+permutations need a power-of-2 number of hosts: see :func:`pattern_study`); ``--s8-factors`` the
+operating point S8 again with one simulator setting changed at a time (:data:`S8_FACTORS`, recorded
+as a section of its own). Each records its
 own subsection of the section in the results book (docs/results/equivalent-distance-irregular.md), and the default run records its own too, so that
 the three are kept side by side.
 
@@ -78,13 +81,25 @@ LEVEL_FACTOR = {"low": 0.1, "sat": 1.0, "deep": 2.0}
 SWITCH = {"switching": "wormhole", "buffer_flits": 4}
 
 
+#: one change of the simulator settings at a time (``--s8-factors``: :data:`S8_FACTORS`), applied by
+#: :func:`sim_config` on top of the usual settings; empty otherwise
+VARIANT: dict = {}
+
+
+def packet_flits() -> int:
+    """Flits per message of the runs (:data:`PACKET` unless the variation changes it)."""
+    return int(VARIANT.get("packet_length", PACKET))
+
+
 def sim_config(root: int, **changes) -> sim.SimConfig:
-    """The simulator settings (closest to the paper's: see the notes)."""
+    """The simulator settings (closest to the paper's: see the notes), with :data:`VARIANT`'s change."""
     base = sim.SimConfig(routing="updown", updown_root=root, vcs=1, buffer_packets=1, injection_queue=1,
                          source_queue=16, transit_priority=False, packet_length=PACKET, router_delay=1, link_latency=1,
                          injection="bernoulli", warmup=3000, measure=10000, drain=20000, name="arnau",
                          switching=SWITCH["switching"],
                          buffer_flits=SWITCH["buffer_flits"] if SWITCH["switching"] == "wormhole" else 0)
+    if VARIANT:
+        base = base.replace(**VARIANT)
     return base.replace(**changes) if changes else base
 
 
@@ -143,7 +158,7 @@ def correlations(ed: np.ndarray, hops: np.ndarray, lat: np.ndarray, pk: np.ndarr
     out["hops_values"] = int(hx.size)
     # does ED explain latency beyond the hop count? r of ED with the latency residual
     # left after a least-squares fit on hops (negative: more parallel routes, lower latency)
-    if np.ptp(h) > 0:
+    if h.size and np.ptp(h) > 0:
         A = np.vstack([h, np.ones_like(h)]).T
         res = y - A @ np.linalg.lstsq(A, y, rcond=None)[0]
         out["ed_resid"] = wcorr(x - h, res)
@@ -172,7 +187,7 @@ def window_for(topo: cd.Topology, rate: float, target: int, cap: int) -> int:
     """Measurement cycles for about ``target`` packets per ordered switch pair at an accepted
     rate of ``rate`` flits/cycle/host under uniform traffic."""
     T, c = topo.num_terminals, HOSTS
-    per_pair = c * rate / PACKET * c / (T - 1)
+    per_pair = c * rate / packet_flits() * c / (T - 1)
     return int(min(cap, max(20000, math.ceil(target / per_pair))))
 
 
@@ -194,7 +209,8 @@ def measure(topo: cd.Topology, root: int, load: float, cycles: int, warmup: int,
     rel = 2 * half / (1 + half) if half == half and half > 0 else float("nan")
     return {"lat": lat, "cnt": cnt, "half_r": half, "ceiling": math.sqrt(rel) if rel == rel else float("nan"),
             "offered": float(np.mean([r.offered for r in rs])), "accepted": float(np.mean([r.accepted for r in rs])),
-            "latency": float(np.mean([r.latency for r in rs if r.latency is not None])),
+            "latency": float(np.mean([r.latency for r in rs if r.latency is not None]))
+            if any(r.latency is not None for r in rs) else float("nan"),
             "deadlock": any(r.deadlock for r in rs), "drained": all(r.drained for r in rs),
             "cycles": 2 * cfg.measure, "seconds": time.perf_counter() - t0}
 
@@ -403,6 +419,195 @@ def operating_point_report(op: dict) -> str:
     return "\n\n".join(text)
 
 
+# ------------------------------------------------------------------ S8: one factor of the simulator at a time
+#: (factor, setting, change of :func:`sim_config`'s settings): the operating point's settings (first row) and one
+#: change of them per row -- the wormhole router's buffer depth, the injection limits, the message length, the
+#: routing's choice among its candidates, and the router pipeline (the paper gives the message length, 16 flits,
+#: and up*/down* routing; it leaves the others open)
+S8_FACTORS = (
+    ("none", "[O]'s settings", {}),
+    ("buffer depth", "buffer_flits = 2", {"buffer_flits": 2}),
+    ("buffer depth", "buffer_flits = 8", {"buffer_flits": 8}),
+    ("buffer depth", "buffer_flits = 16 (one message)", {"buffer_flits": 16}),
+    ("buffer depth", "buffer_flits = 32 (two messages)", {"buffer_flits": 32}),
+    ("injection", "injection_queue = 2 messages", {"injection_queue": 2}),
+    ("injection", "injection_queue = 4 messages", {"injection_queue": 4}),
+    ("injection", "injectors = 2", {"injectors": 2}),
+    ("injection", "source_queue = 1024 messages", {"source_queue": 1024}),
+    ("injection", "transit_priority = True", {"transit_priority": True}),
+    ("injection", "injection = poisson", {"injection": "poisson"}),
+    ("packet length", "packet_length = 8", {"packet_length": 8}),
+    ("packet length", "packet_length = 32", {"packet_length": 32}),
+    ("routing", "tie_break = random", {"tie_break": "random"}),
+    ("routing", "updown, vcs = 2", {"vcs": 2}),
+    ("routing", "table (minimal adaptive, up*/down* escape VC 0), vcs = 2", {"routing": "table", "vcs": 2}),
+    ("router pipeline", "router_delay = 2", {"router_delay": 2}),
+    ("router pipeline", "router_delay = 4", {"router_delay": 4}),
+    # not one factor: the two that move r and the latency, together
+    ("both (two factors)", "vcs = 2 and router_delay = 2", {"vcs": 2, "router_delay": 2}),
+)
+
+
+def s8_variation(change: dict, seeds: int, target: int, cap: int = 3_000_000, step: float = 0.01,
+                 bisect_steps: int = 8) -> dict:
+    """The operating point's measurements on the Fig. 1 network with the simulator settings changed by
+    ``change`` (:data:`VARIANT`): the saturation throughput; ``seeds`` independent measurements (seeds 1000 +
+    2k, each two pooled runs as in :func:`measure`) at the paper's S1 load, at its S8 load read per switch
+    (reading (a) of :func:`operating_point`), at 1 flit/cycle/host (the most a host can offer: the level
+    the saturated latency reaches) and at twice the saturation throughput; and, when the latency at 1
+    flit/cycle/host passes 170.17 cycles, the load that gives the paper's 170.17 cycles by bisection
+    (reading (b))."""
+    VARIANT.clear()
+    VARIANT.update(change)
+    t0 = time.perf_counter()
+    try:
+        topo, root = paper_network(), PAPER_ROOT
+        ed = cd.equivalent_distance(topo, "updown", root=root)
+        hops = cd.updown(topo, root=root).dist
+        sat, sat_load, _ = saturation_point(topo, root, 0, step)
+        cycles = window_for(topo, sat, target, cap)
+        cache: dict = {}
+
+        def point(load: float) -> list[dict]:
+            key = round(load, 6)
+            if key not in cache:
+                rows = []
+                for k in range(seeds):
+                    m = measure(topo, root, key, cycles, 10000, 1000 + 2 * k)
+                    c = correlations(ed, hops, m["lat"], m["cnt"])
+                    c.update(load=key, **{x: v for x, v in m.items() if x not in ("lat", "cnt")})
+                    rows.append(c)
+                cache[key] = rows
+            return cache[key]
+
+        def latency(load: float) -> float:
+            return float(np.mean([r["latency"] for r in point(load)]))
+
+        out = {"change": dict(change), "sat": sat, "sat_load": sat_load, "cycles": cycles, "seeds": seeds,
+               "points": {"s1": point(PAPER_S1["load_node"] / HOSTS), "a": point(PAPER_S8["load_node"] / HOSTS),
+                          "top": point(1.0), "2x": point(2 * sat)}}
+        lo, hi, goal = sat, 1.0, PAPER_S8["latency"]
+        trace = [(lo, latency(lo)), (hi, latency(hi))]
+        found = trace[0][1] <= goal <= trace[1][1]
+        if found:
+            for _ in range(bisect_steps):
+                mid = round((lo + hi) / 2, 6)
+                trace.append((mid, latency(mid)))
+                lo, hi = (mid, hi) if trace[-1][1] < goal else (lo, mid)
+            best = min(trace, key=lambda t: abs(t[1] - goal))
+            out["points"]["b"] = point(best[0])
+        out["bisect_b"] = {"found": found, "goal": goal, "trace": trace}
+    finally:
+        VARIANT.clear()
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def s8_factors(factors=S8_FACTORS, seeds: int = 5, target: int = 150, log=print, **kw) -> list[dict]:
+    """:func:`s8_variation` for every row of ``factors`` (the first: the unchanged settings)."""
+    res = []
+    for factor, setting, change in factors:
+        v = s8_variation(change, seeds, target, **kw)
+        v.update(factor=factor, setting=setting)
+        res.append(v)
+        a = v["points"]["a"]
+        log(f"{factor}: {setting}: sat {v['sat']:.4f}, r(a) {100 * np.mean([r['ed_plain'] for r in a]):.1f}, latency at "
+            f"1 flit/cycle/host {np.mean([r['latency'] for r in v['points']['top']]):.1f}, {v['seconds']:.0f} s")
+    return res
+
+
+def _mean(pts: list[dict], f: str) -> float:
+    v = [r[f] for r in pts if r[f] == r[f]]
+    return float(np.mean(v)) if v else float("nan")
+
+
+def _se(pts: list[dict], f: str) -> float:
+    v = [r[f] for r in pts if r[f] == r[f]]
+    return float(np.std(v, ddof=1) / math.sqrt(len(v))) if len(v) > 1 else float("nan")
+
+
+def s8_factors_report(res: list[dict]) -> str:
+    """The table of :func:`s8_factors` and what it says about the paper's S8 (r 74.4%, latency 170.17 cycles)."""
+    base = res[0]
+    rows = []
+    for v in res:
+        P = v["points"]
+        b = v["bisect_b"]
+        rows.append([v["factor"], v["setting"], f"{v['sat']:.4f}", _msd([r["latency"] for r in P["s1"]], 1, 1),
+                     _msd([r["latency"] for r in P["a"]], 1, 1), _msd([r["ed_plain"] for r in P["a"]]),
+                     _msd([r["ed_grouped"] for r in P["a"]]), _msd([r["latency"] for r in P["top"]], 1, 1),
+                     _msd([r["ed_plain"] for r in P["top"]]), min(r["min_packets"] for r in P["top"]),
+                     (f"{P['b'][0]['load']:.4f} / {HOSTS * P['b'][0]['load']:.3f} ({P['b'][0]['load'] / v['sat']:.2f})"
+                      if b["found"] else "not reached"),
+                     (_msd([r["latency"] for r in P["b"]], 1, 1) if b["found"] else "-"),
+                     (_msd([r["ed_plain"] for r in P["b"]]) if b["found"] else "-"),
+                     _msd([r["ed_plain"] for r in P["2x"]]), _msd([r["ceiling"] for r in P["a"]]),
+                     min(r["min_packets"] for r in P["a"])])
+    n = base["seeds"]
+    text = [f"The operating point's measurements (the paper's Fig. 7 point S8 on its Fig. 1 network: 0.56 "
+            f"flits/node/cycle, latency 170.17 cycles, plain r 74.4%) with one setting of the simulator changed at a "
+            f"time from the operating point's (first row: wormhole, 4-flit input buffers, 1 VC, up*/down* adaptive "
+            f"among the next hops that start a shortest legal route, a 1-message injection queue, a 16-message "
+            f"source queue, one injector, no transit priority, Bernoulli arrivals, 16-flit messages, 1-cycle "
+            f"routing and links). Every point is {n} independent measurements (each two pooled runs, seeds "
+            f"1000 + 2k), mean +- sd over them; latency in cycles from entry into the injection queue; r is plain "
+            f"ED r (%) unless marked grouped; (a) is 0.14 flits/cycle per host (0.56 per switch), (b) the load whose "
+            f"latency is 170.17 cycles (bisection between the saturation throughput and 1 flit/cycle/host; load "
+            f"per host, per switch and as a multiple of the saturation throughput). The first row measures [O]'s "
+            f"reading (a) again on today's simulator, whose random draws (the ties among next hops) differ from "
+            f"those of the simulator [O] was recorded with: the same model, other samples. The last row changes "
+            f"two settings, the two that move r and the latency.",
+            table(["factor", "setting", "sat/host", "S1 latency", "(a) latency", "(a) r", "(a) r grouped",
+                   "latency at 1 flit/cycle/host", "r there", "min pkts/pair there",
+                   "(b) load per host / per switch (x sat) for 170.17 cycles", "(b) latency", "(b) r",
+                   "r at 2 x sat", "(a) noise ceiling", "(a) min pkts/pair"], rows)]
+    # what moves: the saturated latency (at 1 flit/cycle/host) and r at (a), against the first row
+    lat0, r0 = _mean(base["points"]["top"], "latency"), _mean(base["points"]["a"], "ed_plain")
+    se0 = _se(base["points"]["a"], "ed_plain")
+    reach, toward, away, same = [], [], [], []
+    for v in res[1:]:
+        lat, r = _mean(v["points"]["top"], "latency"), _mean(v["points"]["a"], "ed_plain")
+        se = math.sqrt(se0 ** 2 + _se(v["points"]["a"], "ed_plain") ** 2)
+        tag = f"{v['setting']} ({100 * r:.1f}%, {lat:.1f} cycles)"
+        if v["bisect_b"]["found"]:
+            pb = v["points"]["b"]
+            lb = _mean(pb, "latency")
+            reach.append(f"{v['setting']} (" + (f"{lb:.1f} cycles" if abs(lb / PAPER_S8["latency"] - 1) <= 0.05 else
+                                                f"passed between two loads of the bisection; nearest {lb:.1f} cycles")
+                         + f" at {HOSTS * pb[0]['load']:.3f} flits/cycle per switch, {pb[0]['load'] / v['sat']:.2f} x "
+                         f"its saturation throughput; r there {100 * _mean(pb, 'ed_plain'):.1f}%)")
+        if r - r0 > 2 * se:
+            toward.append(tag)
+        elif r0 - r > 2 * se:
+            away.append(tag)
+        else:
+            same.append(tag)
+    text.append(
+        f"Against the first row (r at (a) {100 * r0:.1f}%, latency at 1 flit/cycle/host {lat0:.1f} cycles; a change "
+        f"of r counts when it passes twice its standard error, about {200 * math.sqrt(2) * se0:.1f} points):\n\n"
+        f"- The latency reaches the paper's 170.17 cycles with: " + ("; ".join(reach) if reach else "none of them")
+        + ".\n- r at (a) rises towards 74.4% with: " + ("; ".join(toward) if toward else "none of them")
+        + ".\n- r at (a) falls with: " + ("; ".join(away) if away else "none of them")
+        + ".\n- r at (a) does not move with: " + ("; ".join(same) if same else "none of them") + ".")
+    # the paper's S8 as a whole: r within 5% of 74.4% and the latency within 5% of 170.17 cycles at one load
+    both = []
+    for v in res:
+        for tag in ("a", "top", "b"):
+            pts = v["points"].get(tag)
+            if pts and abs(_mean(pts, "ed_plain") / PAPER_S8["r"] - 1) <= 0.05 \
+                    and abs(_mean(pts, "latency") / PAPER_S8["latency"] - 1) <= 0.05:
+                both.append(f"{v['setting']} ({'1 flit/cycle/host' if tag == 'top' else '(' + tag + ')'})")
+    starved = [v["setting"] for v in res if min(r["min_packets"] for r in v["points"]["top"]) == 0]
+    text[-1] += (
+        "\n- Both of the paper's S8 figures at one load (r within 5% of 74.4% and the latency within 5% of 170.17 "
+        "cycles): " + ("; ".join(both) if both else "no row") + "."
+        + (("\n- At 1 flit/cycle/host some switch pairs deliver no measured message with: " + "; ".join(starved)
+            + " (min pkts/pair there 0); their latency there is that of the messages that got through, not a "
+            "level of the network's.") if starved else ""))
+    text.append(f"Run {sum(v['seconds'] for v in res):.0f} s.")
+    return "\n\n".join(text)
+
+
 # ------------------------------------------------------------------ traffic patterns (the paper's 20-node study)
 PATTERNS4 = ("uniform", "bitreversal", "shuffle", "butterfly")
 #: the paper's mean +- sd over its four patterns on one 20-switch network (%)
@@ -417,7 +622,7 @@ def pattern_window(topo: cd.Topology, pattern: str, rate: float, target: int, ca
         return window_for(topo, rate, target, cap)
     R = sim.traffic(pattern).demand_matrix(topo, rate)
     np.fill_diagonal(R, 0.0)
-    per_pair = R[R > 0].min() / PACKET
+    per_pair = R[R > 0].min() / packet_flits()
     return int(min(cap, max(20000, math.ceil(target / per_pair))))
 
 
@@ -812,9 +1017,13 @@ def main() -> None:
     ap.add_argument("--pattern-switches", type=int, default=16,
                     help="--patterns: switches per network (default 16: 64 hosts, a power of 2)")
     ap.add_argument("--pattern-nets", type=int, default=8, help="--patterns: random networks (default 8, as the default run)")
+    ap.add_argument("--s8-factors", action="store_true",
+                    help="only the operating point S8 with one simulator setting changed at a time (buffer depth, "
+                         "injection limits, message length, routing, router delay: see S8_FACTORS); --seeds "
+                         "measurements per point")
     args = ap.parse_args()
     SWITCH.update(switching=args.switching, buffer_flits=args.buffer_flits)
-    if args.operating_point or args.patterns:
+    if args.operating_point or args.patterns or args.s8_factors:
         extra(args)
         return
     t_all = time.perf_counter()
@@ -869,6 +1078,8 @@ SECTION = "Reproduction: equivalent-distance-irregular"
 FULL_TITLE = "Uniform traffic: random networks of 8-24 switches, the paper's network, load sweeps"
 OP_TITLE = "The paper's Fig. 7 operating point (S8) on its Fig. 1 network"
 PAT_TITLE = "Traffic patterns (the paper's 20-node study)"
+#: a section of its own (``--s8-factors``), beside the section of the three parts above
+S8_SECTION = SECTION + ", the operating point S8 one simulator setting at a time"
 
 
 def extra(args) -> None:
@@ -884,6 +1095,12 @@ def extra(args) -> None:
         parts.append((PAT_TITLE, pattern_report(ps)))
     sw = (f"wormhole switching, {args.buffer_flits}-flit input buffers" if args.switching == "wormhole"
           else "virtual cut-through, one-message buffers")
+    if args.s8_factors:
+        body = (f"{'Quick' if args.quick else 'Full'} run, about {target} messages per ordered switch pair at every "
+                f"load; {sw} in the first row.\n\n" + s8_factors_report(s8_factors(seeds=args.seeds, target=target)))
+        print(f"## {S8_SECTION}\n\n{body}\n")
+        if args.record:
+            record(S8_SECTION + (" (quick)" if args.quick else ""), body)
     for title, body in parts:
         body = (f"{'Quick' if args.quick else 'Full'} run, about {target} messages per (active) ordered switch pair "
                 f"at every load; {sw}.\n\n" + body)
