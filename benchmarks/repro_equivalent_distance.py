@@ -280,18 +280,10 @@ PAPER_S8 = {"load_node": 0.56, "latency": 170.17, "r": 0.744}
 PAPER_S1 = {"load_node": 0.097, "latency": 30.93}
 
 
-def operating_point(seeds: int, target: int, cap: int = 3_000_000, step: float = 0.01,
-                    bisect_steps: int = 8, log=print) -> dict:
-    """Correlations on the Fig. 1 network at the paper's S8, read three ways, each over ``seeds``
-    independent measurements (seeds 1000, 1002, ...; each pools two runs as in :func:`measure`):
-
-    (a) offered 0.56 flits/cycle per switch (0.14 per host), the paper's "node" being a switch;
-    (b) the offered load at which our global average latency is 170.17 cycles, by bisection on the
-        load between the saturation throughput and 1 flit/cycle/host (the latency is the mean over
-        the seeds, the same seeds at every load);
-    (c) the load at which our latency is 170.17 / 30.93 = 5.50 times our latency at the paper's
-        S1 load (0.097 per switch), i.e. S8's latency relative to S1's, by the same bisection;
-    plus twice our saturation throughput (the default run's deep saturation) for comparison."""
+def _fig1_points(seeds: int, target: int, cap: int, step: float):
+    """The paper's Fig. 1 network under the current settings: its saturation throughput and load, the
+    measured cycles, ``point(load)`` (``seeds`` measurements of a load, the correlations of each; cached, the
+    same seeds at every load), ``latency(load)`` (their mean latency) and the cache (load -> measurements)."""
     topo, root = paper_network(), PAPER_ROOT
     ed = cd.equivalent_distance(topo, "updown", root=root)
     hops = cd.updown(topo, root=root).dist
@@ -313,6 +305,23 @@ def operating_point(seeds: int, target: int, cap: int = 3_000_000, step: float =
 
     def latency(load: float) -> float:
         return float(np.mean([r["latency"] for r in point(load)]))
+
+    return sat, sat_load, cycles, point, latency, cache
+
+
+def operating_point(seeds: int, target: int, cap: int = 3_000_000, step: float = 0.01,
+                    bisect_steps: int = 8, log=print) -> dict:
+    """Correlations on the Fig. 1 network at the paper's S8, read three ways, each over ``seeds``
+    independent measurements (seeds 1000, 1002, ...; each pools two runs as in :func:`measure`):
+
+    (a) offered 0.56 flits/cycle per switch (0.14 per host), the paper's "node" being a switch;
+    (b) the offered load at which our global average latency is 170.17 cycles, by bisection on the
+        load between the saturation throughput and 1 flit/cycle/host (the latency is the mean over
+        the seeds, the same seeds at every load);
+    (c) the load at which our latency is 170.17 / 30.93 = 5.50 times our latency at the paper's
+        S1 load (0.097 per switch), i.e. S8's latency relative to S1's, by the same bisection;
+    plus twice our saturation throughput (the default run's deep saturation) for comparison."""
+    sat, sat_load, cycles, point, latency, cache = _fig1_points(seeds, target, cap, step)
 
     def bisect(goal: float, lo: float, hi: float) -> dict:
         trace = [(lo, latency(lo)), (hi, latency(hi))]
@@ -461,27 +470,7 @@ def s8_variation(change: dict, seeds: int, target: int, cap: int = 3_000_000, st
     VARIANT.update(change)
     t0 = time.perf_counter()
     try:
-        topo, root = paper_network(), PAPER_ROOT
-        ed = cd.equivalent_distance(topo, "updown", root=root)
-        hops = cd.updown(topo, root=root).dist
-        sat, sat_load, _ = saturation_point(topo, root, 0, step)
-        cycles = window_for(topo, sat, target, cap)
-        cache: dict = {}
-
-        def point(load: float) -> list[dict]:
-            key = round(load, 6)
-            if key not in cache:
-                rows = []
-                for k in range(seeds):
-                    m = measure(topo, root, key, cycles, 10000, 1000 + 2 * k)
-                    c = correlations(ed, hops, m["lat"], m["cnt"])
-                    c.update(load=key, **{x: v for x, v in m.items() if x not in ("lat", "cnt")})
-                    rows.append(c)
-                cache[key] = rows
-            return cache[key]
-
-        def latency(load: float) -> float:
-            return float(np.mean([r["latency"] for r in point(load)]))
+        sat, sat_load, cycles, point, latency, _ = _fig1_points(seeds, target, cap, step)
 
         out = {"change": dict(change), "sat": sat, "sat_load": sat_load, "cycles": cycles, "seeds": seeds,
                "points": {"s1": point(PAPER_S1["load_node"] / HOSTS), "a": point(PAPER_S8["load_node"] / HOSTS),

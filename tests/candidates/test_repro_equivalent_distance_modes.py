@@ -31,7 +31,9 @@ def test_patterns_and_operating_point():
     uni, bfly = ps["runs"]
     assert (uni["pattern"], uni["active_pairs"], bfly["pattern"], bfly["active_pairs"]) == ("uniform", 240, "butterfly", 16)
     for r in (uni, bfly):
-        assert r["low"]["pairs"] == r["active_pairs"] and r["low"]["min_active_packets"] >= 10
+        # about 20 messages a pair expected: the fewest of 240 pairs is near 8 (Poisson(20): P(X <= 8) = 0.002,
+        # times 240 pairs); 5 or fewer would mean the window is sized wrong (P(X <= 5) x 240 = 0.017)
+        assert r["low"]["pairs"] == r["active_pairs"] and r["low"]["min_active_packets"] > 5
         # measured low / deep plain r: uniform 87.1 / 30.1%, butterfly 98.6 / 37.2%
         assert r["low"]["ed_plain"] > 0.8 and r["deep"]["ed_plain"] < r["low"]["ed_plain"] - 0.3
     # past the knee a permutation's global latency stays low (measured 40 against 149 cycles)
