@@ -198,7 +198,8 @@ def hol_reading(v: dict, gains: dict, sizes: list[int]) -> str:
             "gains.")
     for inj, buf in HOL_CHANGES:
         g = [gains[(p, inj, buf)] for p in sizes]
-        what = "the baseline" if (inj, buf) == (1, 4) else f"{inj} queues and {buf}-packet VCs on both"
+        what = ("the baseline" if (inj, buf) == (1, 4)
+                else f"{inj} queue{'s' if inj > 1 else ''} and {buf}-packet VCs on both")
         out.append(f"- {what}: the 5DT's gain over 3D DOR on 2 VCs " + " / ".join(f"{x[0]:+.1f}%" for x in g)
                    + ", over 3D DOR on 10 VCs " + " / ".join(f"{x[1]:+.1f}%" for x in g)
                    + f" ({' / '.join(map(str, sizes))} PEs; paper +20% / +12% at 256 / 512).")
