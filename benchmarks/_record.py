@@ -156,12 +156,12 @@ def _page_title(page: Path) -> str:
 
 def record(section: str, body: str, provenance: bool = True) -> None:
     """Replace (or add) the section ``## section`` of the results book (:func:`page_for`); its first line
-    gives the command, the date and the machine (the machine only when ``provenance`` is false: the body
-    carries commands and dates). A body without ``### `` parts replaces the section's own text and keeps
+    gives the command, the date and the machine (none when ``provenance`` is false: the body's parts carry
+    their own). A body without ``### `` parts replaces the section's own text and keeps
     its parts (a hand-written one such as a run from a fresh clone, under the script's table)."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    head = f"`{command()}` — {now}; {machine()}" if provenance else f"Machine: {machine()}"
-    block = f"## {section}\n\n{head}\n\n{body.strip()}\n"
+    head = f"`{command()}` — {now}; {machine()}\n\n" if provenance else ""
+    block = f"## {section}\n\n{head}{body.strip()}\n"
     page = page_for(section)
     text = page.read_text() if page.exists() else f"# {_page_title(page)}\n"
     pat = _section_pattern(section)
@@ -184,7 +184,7 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
     recorded earlier as one block becomes the subsection ``legacy_title``
     (with its provenance line) unless that is the one being replaced."""
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    block = f"### {title}\n\n_`{command()}` — {now}_\n\n{body.strip()}\n"
+    block = f"### {title}\n\n_`{command()}` — {now}; {machine()}_\n\n{body.strip()}\n"
     page = page_for(section)
     text = page.read_text() if page.exists() else ""
     m = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
@@ -195,6 +195,10 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
     if subs and head_lines and head_lines[0].startswith("`"):
         # a section recorded in one run with ### parts inside: they keep that run's provenance line
         subs = [_with_provenance(sub, head_lines[0].strip()) for sub in subs]
+    # parts recorded when the section named one machine for all (its first line): each keeps that machine
+    old_machine = _machine_of(head_lines[0]) if head_lines else ""
+    if old_machine:
+        subs = [_with_machine(sub, old_machine) for sub in subs]
     if head.strip() and not subs and legacy_title and legacy_title != title:
         lines = head.strip().splitlines()
         prov = lines[0].strip() if lines and lines[0].startswith("`") else ""
@@ -209,8 +213,28 @@ def record_subsection(section: str, title: str, body: str, legacy_title: str | N
             out.append(sub.rstrip() + "\n")
     if not done:
         out.append(block)
-    record(section, "Recorded part by part; each part gives its own command and date.\n\n" + "\n".join(out),
-           provenance=False)
+    record(section, "Recorded part by part; each part gives its own command, date and machine.\n\n"
+           + "\n".join(out), provenance=False)
+
+
+def _machine_of(line: str) -> str:
+    """The machine a section's first line names (``Machine: M``, or a provenance line ``cmd — date; M``)."""
+    line = line.strip()
+    if line.startswith("Machine: "):
+        return line[len("Machine: "):]
+    if line.startswith("`") and "; " in line:
+        return line.rsplit("; ", 1)[1] if " UTC; " in line else ""
+    return ""
+
+
+def _with_machine(sub: str, machine_: str) -> str:
+    """``### title`` block ``sub`` with ``machine_`` at the end of its provenance line, unless it names one."""
+    lines = sub.split("\n")
+    for i, line in enumerate(lines[:4]):
+        if line.startswith("_`") and line.endswith(" UTC_"):
+            lines[i] = f"{line[:-1]}; {machine_}_"
+            break
+    return "\n".join(lines)
 
 
 def _with_provenance(sub: str, prov: str) -> str:

@@ -270,6 +270,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--no-sim", action="store_true", help="skip the simulations")
+    ap.add_argument("--figures", type=Path, default=Path(__file__).with_name("figures"), metavar="DIR",
+                    help="where the PNGs and their JSON data go (default benchmarks/figures, the committed ones)")
     ap.add_argument("--past-saturation", action="store_true",
                     help="only the accepted load past saturation (uniform traffic, the mode's networks)")
     args = ap.parse_args()
@@ -299,7 +301,7 @@ def main() -> None:
         rand3 = False
     out: list[str] = []
     timing: list[list[object]] = []
-    figs = Path(__file__).with_name("figures")
+    figs = args.figures
     tag = "" if quick else "full_"
 
     # ------------------------------------------------------------ distances
@@ -589,23 +591,23 @@ class _Colours(dict):
 COLOURS = _Colours()
 
 
-def _dump(name: str, curves, tag: str) -> None:
+def _dump(figs: Path, name: str, curves, tag: str) -> None:
     """The simulated points behind a figure, as JSON next to it (to redraw it without simulating again)."""
     import json
 
     d = {f"{k}": [{"load": p.load, "offered": p.offered, "accepted": p.accepted, "latency": p.latency,
                    "hops": p.hops, "deadlock": p.deadlock, "utilisation": util_dims(p)} for p in pts]
          for k, (pts, best) in curves.items()}
-    path = Path(__file__).with_name("figures") / f"twisted_tori_{tag}{name}.json"
-    path.parent.mkdir(exist_ok=True)
+    path = figs / f"twisted_tori_{tag}{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(d, indent=0))
 
 
 def _figures_uniform(uni, figs: Path, tag: str, out: list[str]) -> None:
-    _dump("uniform", uni, tag)
+    _dump(figs, "uniform", uni, tag)
     try:
         plt = _plt()
-        figs.mkdir(exist_ok=True)
+        figs.mkdir(parents=True, exist_ok=True)
         fig, axes = plt.subplots(1, 2, figsize=(11, 4))
         fig2, axes2 = plt.subplots(1, 2, figsize=(11, 4))
         for (fam, a, ties), (pts, best) in sorted(uni.items(), key=lambda kv: (len(kv[0][0]), kv[0])):
@@ -637,11 +639,11 @@ def _figures_uniform(uni, figs: Path, tag: str, out: list[str]) -> None:
 
 
 def _figure_curves(curves, png: Path, title: str, out: list[str]) -> None:
-    _dump(png.stem.replace("twisted_tori_", "", 1).replace("full_", "", 1), curves,
+    _dump(png.parent, png.stem.replace("twisted_tori_", "", 1).replace("full_", "", 1), curves,
           "full_" if "full_" in png.name else "")
     try:
         plt = _plt()
-        png.parent.mkdir(exist_ok=True)
+        png.parent.mkdir(parents=True, exist_ok=True)
         fig, axes = plt.subplots(1, 2, figsize=(11, 4))
         for (fam, a), (pts, best) in curves.items():
             k = 0 if fam in ("rt", "rtt") else 1

@@ -87,6 +87,23 @@ def test_a_section_recorded_again_keeps_its_parts(book):
     assert _sections(text) == _sections(before)
 
 
+def test_parts_keep_the_machine_the_section_named_for_all(book):
+    """A section whose first line named one machine for every part (``Machine: ...``): recording a part gives
+    each older part that machine on its own provenance line and the new part this machine's."""
+    section = "Simulator: one simulation on several threads"
+    text = (book / "simulator.md").read_text()
+    old = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M).group(1)
+    named = re.search(r"^Machine: (.*)$", old, re.M).group(1)
+    _record.record_subsection(section, "Router iq on 1 and 2 threads", "New table.")
+    text = (book / "simulator.md").read_text()
+    new = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M).group(1)
+    assert not re.search(r"^Machine: ", new, re.M)
+    kept = re.search(r"^### BookSim2 cases on several threads\n\n(_.*_)$", new, re.M).group(1)
+    assert kept.endswith(f" UTC; {named}_")
+    part = re.search(r"^### Router iq on 1 and 2 threads\n\n(_.*_)$", new, re.M).group(1)
+    assert part.startswith("_`python bench_x.py --record` — ") and part.endswith(f"; {_record.machine()}_")
+
+
 def test_a_part_of_a_section_is_replaced_in_place(book):
     before = _snapshot(book)
     section, title = "Reproduction: 5d-twin-torus-extoll", "Zero-load latency per packet and per cell"

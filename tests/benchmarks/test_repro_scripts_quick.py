@@ -44,8 +44,10 @@ def test_repro_twin_torus_quick_hop_changes():
 
 
 @pytest.mark.slow
-def test_repro_twisted_tori_quick_closed_forms_and_gains():
-    out = _run("repro_twisted_tori.py", "--quick")
+def test_repro_twisted_tori_quick_closed_forms_and_gains(tmp_path):
+    # its figures go to a temporary folder: the committed ones in benchmarks/figures come from a --record run
+    out = _run("repro_twisted_tori.py", "--quick", "--figures", str(tmp_path))
+    assert {p.name for p in tmp_path.glob("*.png")} >= {"twisted_tori_uniform.png", "twisted_tori_latency.png"}
 
     def tab(header: str) -> list[list[str]]:
         """The rows of the first printed table whose header row starts with ``header``."""
