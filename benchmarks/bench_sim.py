@@ -170,16 +170,19 @@ def record_bound(spec: str, ties: str) -> float:
     direction of one dimension, ties split evenly (``random``) or not."""
     import numpy as np
 
-    from sim.routing import build_tables, with_ties
+    from sim.routing import build_tables, pair_records, with_ties
 
     t = cd.from_spec(spec)
     tabs = build_tables(t, "adaptive")
     if ties == "random":
         tabs = with_ties(t, tabs)
-        recs, cnt = tabs.records[:, 0].astype(float), tabs.rec_count[0].astype(float)
+    # router 0's records to every router: (K, n, D), alternative k valid where count > k
+    recs, cnt = pair_records(tabs, np.zeros(t.n, dtype=np.int64), np.arange(t.n))
+    recs, cnt = recs.astype(float), cnt.astype(float)
+    if ties == "random":
         w = (np.arange(recs.shape[0])[:, None] < cnt[None, :]) / cnt[None, :]
     else:
-        recs, w = tabs.records[:1, 0].astype(float), np.ones((1, t.n))
+        recs, w = recs[:1], np.ones((1, t.n))
     worst = 0.0
     for d in range(t.ndim):
         for sgn in (1, -1):
