@@ -172,10 +172,10 @@ def simulate(
     dests = pat.destinations(topo)
     rate = check_load(load, cfg, dests)
     model.check(pair_latency=pair_latency)
-    more = {} if split is None else {"split": check_split(split, topo, cfg, routing)}
+    table = {} if split is None else {"split": check_split(split, topo, cfg, routing)}
     if model.threads:
         return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress,
-                              threads=threads, **more)
+                              threads=threads, **table)
     if threads > 1:
         more = ", ".join(m.name for m in ROUTER_REGISTRY.values() if m.threads)
         print(f"toposynth: note: router model {model.name} runs on one thread (threads={threads} applies to {more})",
