@@ -254,9 +254,9 @@ PAPER_NOTES = """Reading it.
   minimal-routing bound, the RTT only {rtt_frac}: the RTT's bound needs its pairs spread over the quadrant of
   their record in just the right proportions, and the router's local choice (the output with more free
   space; the escape VC when both adaptive VCs are full) does not find that spread; deeper buffers show it
-  more of the congestion and recover part of it. The RTT's advantage under bit reversal lies in that spread,
-  so a router that misses it loses the gain; the paper's INSEE router evidently found it, and which detail of
-  its selection does is not known from the paper.
+  more of the congestion and recover part of it. The part "Output selection against the LP's split" below
+  measures it: no local selection finds the spread, and routed by the LP's own optimal flow the RTT only
+  draws about level with the RT.
 - Perfect shuffle: {ps4} (the paper gives only the range 24.3-41.1% for its three patterns). Shuffle and bit
   complement pass their concurrent bounds on the RTT (last column above 1): averages over PEs, as above.
 - Deeper VCs are not better everywhere: with 16-packet VCs bit complement's gain falls to {bc16} (the RT's
@@ -267,10 +267,10 @@ NOTES = """Reading it.
 - Under a permutation every PE has one destination, so a throughput is either concurrent (every pair
   gets it: the LP columns) or an average over the PEs (a simulator's accepted load: pairs whose routes
   cross a saturated channel fall behind while the others keep their rate). A simulated saturation can
-  therefore exceed the concurrent bound of its own routing (RTT shuffle: 0.1287 against 0.1245), and how
-  far starved pairs may fall behind (the saturation definition) moves it: the highest accepted load of the
+  therefore exceed the concurrent bound of its own routing (RTT shuffle: {ps_sim:.4g} against {ps_rec:.4g}), and
+  how far starved pairs may fall behind (the saturation definition) moves it: the highest accepted load of the
   sweep (the `accepted` definition of repro_twisted_tori.py) gives RT 0.1063 and RTT 0.1172 under bit
-  complement where the stable definition here gives 0.0899 and 0.1036.
+  complement where the stable definition here gives {bc_rt:.4g} and {bc_rtt:.4g}.
 - Minimal routing takes most of the twisted torus's advantage away: the RTT carries 98 / 40 / 68% more than
   the RT with free routing but only 7 / 9 / 0% more with the best minimal routing (bit complement / bit
   reversal / shuffle): the twisted wraparound shortens the routes, yet the permutation's minimal routes
@@ -339,7 +339,8 @@ def main() -> None:
             + "\n\nThe same bounds with the PEs numbered x fastest (the simulator numbers them x slowest, C order; "
             "the paper does not say), RT / RTT (gain):\n\n"
             + table(["pattern", "free", "minimal", "record", "paper gain"], xfast)
-            + "\n\n" + NOTES)
+            + "\n\n" + NOTES.format(ps_sim=val["shuffle", "rtt"][1], ps_rec=val["shuffle", "rtt"][0]["record"],
+                                      bc_rt=val["bitcomplement", "rt"][1], bc_rtt=val["bitcomplement", "rtt"][1]))
     print(body)
     if args.record:
         record_subsection(SECTION.format(size=f"{2 * args.a}x{args.a}"), BOUNDS_TITLE, body, legacy_title=BOUNDS_TITLE)
