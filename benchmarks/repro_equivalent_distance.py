@@ -543,8 +543,8 @@ def s8_factors_report(res: list[dict]) -> str:
             f"ED r (%) unless marked grouped; (a) is 0.14 flits/cycle per host (0.56 per switch), (b) the load whose "
             f"latency is 170.17 cycles (bisection between the saturation throughput and 1 flit/cycle/host; load "
             f"per host, per switch and as a multiple of the saturation throughput). The first row measures [O]'s "
-            f"reading (a) again on today's simulator, whose random draws (the ties among next hops) differ from "
-            f"those of the simulator [O] was recorded with: the same model, other samples. The last row changes "
+            f"reading (a) again, with [O]'s settings and seeds: where its figures differ from [O]'s, the simulator "
+            f"changed between the two records (its random draws, the ties among next hops). The last row changes "
             f"two settings, the two that move r and the latency.",
             table(["factor", "setting", "sat/host", "S1 latency", "(a) latency", "(a) r", "(a) r grouped",
                    "latency at 1 flit/cycle/host", "r there", "min pkts/pair there",

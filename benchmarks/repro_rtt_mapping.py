@@ -847,25 +847,26 @@ which no execution can undercut, and its share of the RT baseline's execution ti
 STUDY_NOTES = """Notes on the compute study.
 
 1. The savings shrink as computation grows, but not as a simple dilution: a little computation (x0.25-x0.5)
-   raises several of them (32 tasks: CG +5.7 -> +10.4%, FT +15.9 -> +22.5% on RTT id), because phases that
-   collided in the network without it now start staggered. From x1 to x4 every average falls (by 15-45%),
-   with wobbles of up to a point between neighbouring scales.
-2. 64 tasks, c = 2, comes close to the paper from x1 on: the averages per mapping are +3.3 to +5.9% at x1, +3.6 to
-   +5.6% at x2 and +2.8 to +4.1% at x4 (paper: 3.0-4.6%); BT is within -2% of the RT from x1 (paper: no
-   significant change) and LU within -1% on fv2 and fd.fv2. Not matched: SP still loses 6-9% at x1 (1.4-2.7%
-   at x4) and LU on ft2 5.4% at x1: both lose the router-local vertical neighbours of RT fv2 (note 6 of the
-   NAS part), which computation hides only when it dominates. fv2 is our best RTT mapping at every scale; the
+   raises several of them (32 tasks: CG +8.3 -> +9.0%, FT +15.3 -> +17.4%, IS +13.5 -> +15.8% on RTT id),
+   because phases that collided in the network without it now start staggered. From x1 to x4 the averages
+   fall by 19-50%, except those of 64 tasks on fd.fv2 and ft2, which end where they were (+2.9 -> +3.1%,
+   +3.0 -> +3.1%), with wobbles of up to a point between neighbouring scales.
+2. 64 tasks, c = 2, comes close to the paper from x1 on: the averages per mapping are +2.9 to +5.6% at x1, +3.6 to
+   +5.4% at x2 and +3.1 to +4.3% at x4 (paper: 3.0-4.6%); BT is within -3.3% of the RT at x1 and -2% from x2
+   (paper: no significant change) and LU within -1% on fv2 and fd.fv2. Not matched: SP still loses 5-9% at x1
+   (0.8-2.1% at x4) and LU on ft2 4.9% at x1: both lose the router-local vertical neighbours of RT fv2 (note 6
+   of the NAS part), which computation hides only when it dominates. fv2 is our best RTT mapping at every scale; the
    paper has ft2 and fd.fv2 among the best (ours: within a point of each other, below fv2, from x1 on).
-3. 32 tasks, c = 1, stays above the paper: +7.6 / +4.1% (id / fd) at x1 and +4.2 / +3.1% at x4 against its
-   2.2%. CG (+7.2%) and FT (+10.4%) on RTT id at x1 are about its 'up to 10%', and LU is within 2% of the RT
-   from x0.25 (paper: ~0), but MG keeps +7.3% at x1 and +1.7% at x4 on RTT id (paper: ~0): the skeleton's
-   default process grid (4 x 4 x 2) puts its neighbours several hops apart, and the RTT's shorter distances
-   still pay (with NPB's own grid, 2 x 4 x 4, MG gains nothing: see `--mg-grid`). So id stays ahead of fd
-   (paper: fd slightly better).
-4. 128 tasks, c = 4, over the kernels the paper ran (CG, FT, IS): ft2.fh2 averages +14.5% at x1, +13.4% at x2
-   and +11.3% at x4 (paper: +12.8%), in the paper's range; but fv2.fh2 is our better mapping (+19.7% at x1)
-   and the order of the kernels differs: ours gain least on CG (+15.5% at x1, +11.2% at x4) and most on IS
-   and FT (+22%), the paper least on FT (8.7%) and most on CG (19.1%). At 128 tasks the network dominates:
+3. 32 tasks, c = 1, stays above the paper: +7.0 / +5.2% (id / fd) at x1 and +3.6 / +2.6% at x4 against its
+   2.2%. CG (+6.9%) and FT (+10.7%) on RTT id at x1 are about its 'up to 10%', and LU is within 2.4% of the RT
+   from x0.25 and 1% from x0.5 (paper: ~0), but MG keeps +7.6% at x1 and +2.5% at x4 on RTT id (paper: ~0):
+   the skeleton's default process grid (4 x 4 x 2) puts its neighbours several hops apart, and the RTT's
+   shorter distances still pay (with NPB's own grid, 2 x 4 x 4, MG gains nothing: see `--mg-grid`). So id
+   stays ahead of fd (paper: fd slightly better).
+4. 128 tasks, c = 4, over the kernels the paper ran (CG, FT, IS): ft2.fh2 averages +14.4% at x1, +13.3% at x2
+   and +11.2% at x4 (paper: +12.8%), in the paper's range; but fv2.fh2 is our better mapping (+19.9% at x1)
+   and the order of the kernels differs: ours gain least on CG (+15.7% at x1, +11.2% at x4) and most on IS
+   and FT (+22-23%), the paper least on FT (8.7%) and most on CG (19.1%). At 128 tasks the network dominates:
    a rank's computation is 6-15% of the execution time at x1 for CG, FT, IS.
 5. The model's precision is that of its assumption: one sustained rate (500 Mflop/s) for every kernel, where
    CG (memory bound) runs slower and BT/LU faster on real cores, and IS's 10 operations per key. The traces
@@ -925,7 +926,7 @@ NOTES = """Notes on the differences.
    slightly better. Where the paper gives numbers that the network alone decides (the best mapping at 128
    tasks, c = 4: 8.7-19.1%, average 12.8%) ours are of the same size, but our best mapping there is fv2.fh2,
    not the paper's ft2.fh2. With computation (the compute study) the BT, LU and SP losses shrink to 0-3% at 4
-   times the compute model (SP still -6 to -9% at 1 time)."""
+   times the compute model (SP still -5 to -9% at 1 time)."""
 
 if __name__ == "__main__":
     main()
