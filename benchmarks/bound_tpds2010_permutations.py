@@ -269,7 +269,7 @@ NOTES = """Reading it.
   cross a saturated channel fall behind while the others keep their rate). A simulated saturation can
   therefore exceed the concurrent bound of its own routing (RTT shuffle: {ps_sim:.4g} against {ps_rec:.4g}), and
   how far starved pairs may fall behind (the saturation definition) moves it: the highest accepted load of the
-  sweep (the `accepted` definition of repro_twisted_tori.py) gives RT 0.1063 and RTT 0.1172 under bit
+  sweep (the `accepted` definition of repro_twisted_tori.py) gives RT 0.1075 and RTT 0.1192 under bit
   complement where the stable definition here gives {bc_rt:.4g} and {bc_rtt:.4g}.
 - Minimal routing takes most of the twisted torus's advantage away: the RTT carries 98 / 40 / 68% more than
   the RT with free routing but only 7 / 9 / 0% more with the best minimal routing (bit complement / bit
