@@ -2,6 +2,7 @@
 
     python benchmarks/bound_tpds2010_permutations.py [--a A] [--record]
     python benchmarks/bound_tpds2010_permutations.py --paper [--a A] [--jobs J] [--record]
+    python benchmarks/bound_tpds2010_permutations.py --selection [--a A] [--jobs J] [--record]
 
 For RT(a) and RTT(a) (2a x a, the paper's 32x16 by default) under bit complement, bit reversal and
 perfect shuffle, four throughputs per PE (phits/cycle):
@@ -23,6 +24,13 @@ perfect shuffle, four throughputs per PE (phits/cycle):
 a half ring at random), three seeds, with the paper's 4-packet VCs and with 16-packet VCs, beside the
 bounds for that numbering.
 
+``--selection`` asks where the router's output selection loses the RTT's throughput: the paper's measurement
+(highest accepted load, x fastest, three seeds) with each of ``SimConfig.selection``'s local rules, and with the
+record LP's own optimal flow as the routing (``sim.simulate(..., split=)``: at every hop the dimension drawn in
+proportion to that flow for the packet's destination; HiGHS's central solution, the vertex its crossover returns,
+and the central one with 16-packet VCs), beside each network's bounds, the channels the LP fills, and every rule's
+busiest channel at half the RT's record bound.
+
 The other two are exact: a maximum concurrent flow over the allowed channels with unit capacities, one flow
 variable per (packet pair, allowed channel), solved by scipy's HiGHS. The ratio simulated / record
 says what the router loses; record / minimal what the record restriction loses; minimal / free
@@ -34,10 +42,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
+from scipy.optimize import OptimizeWarning, linprog
 
 import candidates as cd
 import sim
@@ -56,6 +65,14 @@ PAPER_SEEDS = (1, 2, 3)
 SECTION = "Permutations of 'twisted-tori-tpds2010': the bound of the routing used ({size})"
 BOUNDS_TITLE = "Bounds and the stable saturation (the simulator's numbering)"
 PAPER_TITLE = "The paper's measurement: highest accepted load, PEs numbered x fastest"
+SELECTION_TITLE = "Output selection against the LP's split (PEs numbered x fastest)"
+#: the rules of ``--selection``: SimConfig.selection; ``split`` routes by the record LP's central optimal flow,
+#: ``split-vertex`` by the vertex HiGHS's crossover returns, ``split-deep`` the central one with 16-packet VCs
+RULES = ("credits", "credits-random", "random", "weighted", "split", "split-vertex", "split-deep")
+SPLIT_LABEL = {"split": "the LP's split", "split-vertex": "the LP's split, a vertex",
+               "split-deep": "the LP's split, 16-packet VCs"}
+#: ``--selection`` reports the busiest channel at this fraction of the RT's record bound (offered load)
+PROBE = 0.5
 
 
 def _pairs(t: cd.Topology, pattern: str, numbering: str = "x-slowest") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,9 +146,11 @@ def _record_arcs(t: cd.Topology, step: np.ndarray, s: int, rec: np.ndarray) -> l
     return arcs
 
 
-def _max_concurrent(t: cd.Topology, src, dst, amount, allowed: list[list[int]]) -> float:
+def _concurrent_flow(t: cd.Topology, src, dst, amount, allowed: list[list[int]], central: bool = False):
     """Max lambda: every pair k ships lambda x ``amount[k]`` over its ``allowed[k]`` channels, unit
-    capacities."""
+    capacities. Returns lambda, the flow of every column and the columns' (arc, pair). ``central``:
+    HiGHS's interior point without presolve or crossover, so the flow is a central point of the optimal
+    face (spread over every optimal route as evenly as optimality allows) rather than a vertex."""
     cols_arc, cols_pair = [], []
     for k, arcs in enumerate(allowed):
         cols_arc.extend(arcs)
@@ -154,10 +173,35 @@ def _max_concurrent(t: cd.Topology, src, dst, amount, allowed: list[list[int]]) 
     A_ub = sp.csr_matrix((np.ones(len(j)), (cols_arc, j)), shape=(t.num_arcs, nv))
     c = np.zeros(nv)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=np.ones(t.num_arcs), A_eq=A_eq, b_eq=np.zeros(A_eq.shape[0]),
-                  bounds=(0, None), method="highs-ipm")
+    with warnings.catch_warnings():
+        # scipy does not know HiGHS's run_crossover and hands it to HiGHS as it is, with a warning
+        warnings.simplefilter("ignore", OptimizeWarning)
+        res = linprog(c, A_ub=A_ub, b_ub=np.ones(t.num_arcs), A_eq=A_eq, b_eq=np.zeros(A_eq.shape[0]),
+                      bounds=(0, None), method="highs-ipm",
+                      options={"run_crossover": "off", "presolve": False} if central else None)
     assert res.status == 0, res.message
-    return float(res.x[-1])
+    return float(res.x[-1]), res.x[:-1], cols_arc, cols_pair
+
+
+def _max_concurrent(t: cd.Topology, src, dst, amount, allowed: list[list[int]]) -> float:
+    return _concurrent_flow(t, src, dst, amount, allowed)[0]
+
+
+def record_split(t: cd.Topology, pattern: str, numbering: str,
+                 central: bool = True) -> tuple[float, np.ndarray, np.ndarray]:
+    """The record bound's optimal flow as a split table for ``sim.simulate(..., split=)``: lambda,
+    ``split[u, d, k]``, the flow of the pair with destination router ``d`` (one per router under a
+    permutation) on the channel leaving router ``u`` along dimension ``k``, and every channel's load
+    (of capacity 1) at lambda."""
+    src, dst, amount = _pairs(t, pattern, numbering)
+    step = _step_arcs(t)
+    recs = cd.routing_records(t, src, dst)
+    lam, x, arcs, pair = _concurrent_flow(t, src, dst, amount,
+                                          [_record_arcs(t, step, int(s), r) for s, r in zip(src, recs)], central)
+    split = np.zeros((t.n, t.n, len(t.shape)))
+    np.add.at(split, (t.arc_src[arcs], dst[pair], t.arc_dim[arcs]), np.maximum(x, 0.0))
+    return lam, split, np.bincount(arcs, weights=x, minlength=t.num_arcs)
+
 
 
 def bounds(t: cd.Topology, pattern: str, numbering: str = "x-slowest") -> dict:
@@ -210,9 +254,9 @@ PAPER_NOTES = """Reading it.
   minimal-routing bound, the RTT only {rtt_frac}: the RTT's bound needs its pairs spread over the quadrant of
   their record in just the right proportions, and the router's local choice (the output with more free
   space; the escape VC when both adaptive VCs are full) does not find that spread; deeper buffers show it
-  more of the congestion and recover part of it. The RTT's advantage under bit reversal lies in that spread,
-  so a router that misses it loses the gain; the paper's INSEE router evidently found it, and which detail of
-  its selection does is not known from the paper.
+  more of the congestion and recover part of it. The part "Output selection against the LP's split" below
+  measures it: no local selection finds the spread, and routed by the LP's own optimal flow the RTT only
+  draws about level with the RT.
 - Perfect shuffle: {ps4} (the paper gives only the range 24.3-41.1% for its three patterns). Shuffle and bit
   complement pass their concurrent bounds on the RTT (last column above 1): averages over PEs, as above.
 - Deeper VCs are not better everywhere: with 16-packet VCs bit complement's gain falls to {bc16} (the RT's
@@ -223,10 +267,10 @@ NOTES = """Reading it.
 - Under a permutation every PE has one destination, so a throughput is either concurrent (every pair
   gets it: the LP columns) or an average over the PEs (a simulator's accepted load: pairs whose routes
   cross a saturated channel fall behind while the others keep their rate). A simulated saturation can
-  therefore exceed the concurrent bound of its own routing (RTT shuffle: 0.1287 against 0.1245), and how
-  far starved pairs may fall behind (the saturation definition) moves it: the highest accepted load of the
-  sweep (the `accepted` definition of repro_twisted_tori.py) gives RT 0.1063 and RTT 0.1172 under bit
-  complement where the stable definition here gives 0.0899 and 0.1036.
+  therefore exceed the concurrent bound of its own routing (RTT shuffle: {ps_sim:.4g} against {ps_rec:.4g}), and
+  how far starved pairs may fall behind (the saturation definition) moves it: the highest accepted load of the
+  sweep (the `accepted` definition of repro_twisted_tori.py) gives RT 0.1075 and RTT 0.1192 under bit
+  complement where the stable definition here gives {bc_rt:.4g} and {bc_rtt:.4g}.
 - Minimal routing takes most of the twisted torus's advantage away: the RTT carries 98 / 40 / 68% more than
   the RT with free routing but only 7 / 9 / 0% more with the best minimal routing (bit complement / bit
   reversal / shuffle): the twisted wraparound shortens the routes, yet the permutation's minimal routes
@@ -247,7 +291,9 @@ def main() -> None:
     ap.add_argument("--a", type=int, default=16)
     ap.add_argument("--record", action="store_true")
     ap.add_argument("--paper", action="store_true", help="the paper's measurement (highest accepted load), x-fastest numbering")
-    ap.add_argument("--jobs", type=int, default=2, help="simulations in parallel with --paper (default 2)")
+    ap.add_argument("--selection", action="store_true",
+                    help="output selection rules and the record LP's split against the bounds, x-fastest numbering")
+    ap.add_argument("--jobs", type=int, default=2, help="simulations in parallel with --paper, --selection (default 2)")
     args = ap.parse_args()
     if args.a < 4 or args.a & (args.a - 1):
         ap.error(f"--a must be a power of 2 of at least 4 (the bit permutations need 2a^2 PEs a power of 2; a ring of "
@@ -256,6 +302,9 @@ def main() -> None:
         ap.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.paper:
         paper(args)
+        return
+    if args.selection:
+        selection(args)
         return
     t0, cpu0 = time.perf_counter(), time.process_time()
     rows, val = [], {}
@@ -290,10 +339,154 @@ def main() -> None:
             + "\n\nThe same bounds with the PEs numbered x fastest (the simulator numbers them x slowest, C order; "
             "the paper does not say), RT / RTT (gain):\n\n"
             + table(["pattern", "free", "minimal", "record", "paper gain"], xfast)
-            + "\n\n" + NOTES)
+            + "\n\n" + NOTES.format(ps_sim=val["shuffle", "rtt"][1], ps_rec=val["shuffle", "rtt"][0]["record"],
+                                      bc_rt=val["bitcomplement", "rt"][1], bc_rtt=val["bitcomplement", "rtt"][1]))
     print(body)
     if args.record:
         record_subsection(SECTION.format(size=f"{2 * args.a}x{args.a}"), BOUNDS_TITLE, body, legacy_title=BOUNDS_TITLE)
+
+
+def rule_run(spec: str, pattern: str, rule: str, seed: int, split: np.ndarray | None, probe: float,
+             loads=PAPER_LOADS) -> tuple[float, float]:
+    """``--selection``: the highest accepted load of a sweep with output selection ``rule`` (tpds2010 preset,
+    PEs numbered x fastest; the local rules with the records' ties at random per packet, ``split`` on the
+    first record with the record LP's split) and the busiest channel's utilisation at offered load ``probe``."""
+    t = cd.from_spec(spec)
+    if rule.startswith("split"):
+        cfg = sim.preset("tpds2010").replace(tie_break="first", buffer_packets=16 if rule == "split-deep" else 4)
+    else:
+        cfg = sim.preset("tpds2010").replace(tie_break="random", selection=rule)
+        split = None
+    tp = permutation_traffic(t, pattern, "x-fastest")
+    best = max(sim.simulate(t, cfg, tp, load=x, seed=seed, split=split).accepted for x in loads)
+    busiest = float(sim.simulate(t, cfg, tp, load=probe, seed=seed, split=split).channel_utilisation.max())
+    return best, busiest
+
+
+SELECTION_NOTES = """Reading it.
+- The rules: `credits` is the preset's (the output VC with the most free phits, ties in candidate order, x
+  before y: INSEE/FSIN's `shortest` request mode); `credits-random` breaks those ties at random; `random`
+  takes any output with room uniformly (FSIN's `random`); `weighted` draws in proportion to free phits. The
+  LP's split routes every packet by the record bound's optimal flow: at each hop the dimension is drawn in
+  proportion to that flow at the router for the packet's destination (a destination-based oblivious routing
+  that knows the pattern; `sim.simulate(..., split=)`), the escape VC unchanged. Its flow is HiGHS's central
+  optimal solution (interior point, no crossover: spread over the optimal routes as evenly as optimality
+  allows); "a vertex" is the basic solution the crossover returns, which fills many more channels.
+- Bit reversal, local rules: the RTT carries less than the RT under all four ({local_gain}), reaching
+  {local_rtt} of its minimal bound where the RT reaches {local_rt} of its own. At {br_probe} offered (half the
+  RT's record bound) they already fill the RTT's busiest channel to {local_busy}, where the LP's spread puts at
+  most {lp_busy} on any channel and the split {split_busy}: the local rules' routes make the RTT's hot spots.
+- Bit reversal, the LP's split: the RT reaches {split_rt_rec} of its bound ({deep_rt_rec} with 16-packet VCs),
+  within 10%; the RTT does not with any routing measured here: {split_rtt_rec} of the record bound the split
+  realises ({vertex_rtt_rec} with the vertex's split, {deep_rtt_rec} with 16-packet VCs). Its split is not the
+  cause: the central flow fills {full_rtt} channels at lambda (the RT's {full_rt}) and its busiest channel at
+  half load is {split_busy}; past its peak the RTT's accepted load falls while the RT's keeps rising (pairs
+  clear of the saturated channels keep their rate). So the RTT stays level with the RT ({split_gain} central,
+  {vertex_gain} vertex, {deep_gain} with 16-packet VCs) against the paper's +41.1% and the bounds' +23%
+  (record) and +31% (minimal): in this router no routing measured gives the RTT more than {best_gain} under
+  bit reversal; a local selection loses the spread the RTT's bound needs, and the router a further part of
+  that bound even when the spread is given.
+- Bit complement and shuffle: the gains run {bc_range} and {ps_range} over the rules; the split with
+  16-packet VCs is the outlier on bit complement ({bc_deep})."""
+
+
+def selection(args) -> None:
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    specs = {fam: f"{fam}:a={args.a}" for fam in ("rt", "rtt")}
+    splits, vertex, minimal = {}, {}, {}
+    for pattern in PATTERNS:
+        for fam, spec in specs.items():
+            t = cd.from_spec(spec)
+            c0 = time.perf_counter()
+            splits[pattern, fam] = record_split(t, pattern, "x-fastest")
+            vertex[pattern, fam] = record_split(t, pattern, "x-fastest", central=False)
+            src, dst, amount = _pairs(t, pattern, "x-fastest")
+            D = np.array([cd.hop_distances(t.indptr, t.indices, u) for u in range(t.n)], dtype=np.int64)
+            allowed = [np.flatnonzero(D[s, t.arc_src] + 1 + D[t.arc_dst, d] == D[s, d]).tolist()
+                       for s, d in zip(src, dst)]
+            minimal[pattern, fam] = _max_concurrent(t, src, dst, amount, allowed)
+            print(f"  {spec} {pattern}: record {vertex[pattern, fam][0]:.4g}, minimal {minimal[pattern, fam]:.4g} "
+                  f"({time.perf_counter() - c0:.0f} s)", file=sys.stderr, flush=True)
+    # the bound: the vertex's lambda (the central solve stops within HiGHS's interior-point tolerance of it)
+    bound = {k: v[0] for k, v in vertex.items()}
+    probe = {p: round(PROBE * bound[p, "rt"], 3) for p in PATTERNS}
+    jobs = [(pattern, fam, rule, seed) for pattern in PATTERNS for fam in specs for rule in RULES
+            for seed in PAPER_SEEDS]
+    print(f"{len(jobs)} sweeps of {len(PAPER_LOADS) + 1} loads, --jobs {args.jobs}", file=sys.stderr, flush=True)
+    out = Parallel(n_jobs=args.jobs, verbose=5)(
+        delayed(rule_run)(specs[fam], pattern, rule, seed,
+                          (vertex if rule == "split-vertex" else splits)[pattern, fam][1], probe[pattern])
+        for pattern, fam, rule, seed in jobs)
+    acc: dict = {}
+    for (pattern, fam, rule, seed), res in zip(jobs, out):
+        acc.setdefault((pattern, fam, rule), []).append(res)
+    rows, facts = [], {}
+    for pattern in PATTERNS:
+        lam = {f: bound[pattern, f] for f in specs}
+        for rule in RULES:
+            m = {f: float(np.mean([b for b, _ in acc[pattern, f, rule]])) for f in specs}
+            busy = {f: acc[pattern, f, rule][0][1] for f in specs}                # seed 1
+            frac = {f: m[f] / minimal[pattern, f] for f in specs}
+            gain = 100 * (m["rtt"] / m["rt"] - 1)
+            facts[pattern, rule] = {"m": m, "frac": frac, "gain": gain, "busy": busy}
+            rows.append([pattern, SPLIT_LABEL.get(rule, rule), f"{m['rt']:.4f} / {m['rtt']:.4f}",
+                         f"{frac['rt']:.2f} / {frac['rtt']:.2f}", f"{gain:+.1f}%",
+                         f"{busy['rt']:.2f} / {busy['rtt']:.2f}"])
+        full = {f: int((splits[pattern, f][2] >= 0.999).sum()) for f in specs}
+        vfull = {f: int((vertex[pattern, f][2] >= 0.999).sum()) for f in specs}
+        facts[pattern, "full"] = full
+        facts[pattern, "vfull"] = vfull
+        rows.append([pattern, "bounds: record (minimal); channels full at lambda, central (vertex)",
+                     " / ".join(f"{lam[f]:.4f} ({minimal[pattern, f]:.4f})" for f in specs),
+                     f"{full['rt']} ({vfull['rt']}) / {full['rtt']} ({vfull['rtt']})",
+                     f"{100 * (lam['rtt'] / lam['rt'] - 1):+.1f}%",
+                     " / ".join(f"{probe[pattern] / lam[f]:.2f}" for f in specs)])
+    br = "bitreversal"
+    local = [facts[br, r] for r in RULES if not r.startswith("split")]
+    sp_ = facts[br, "split"]
+
+    def span(vals, fmt):
+        return f"{fmt.format(min(vals))} to {fmt.format(max(vals))}"
+
+    def gains(pattern):
+        return span([facts[pattern, r]["gain"] for r in RULES], "{:+.1f}%")
+
+    lam_br = {f: bound[br, f] for f in specs}
+    notes = SELECTION_NOTES.format(
+        local_gain=span([f["gain"] for f in local], "{:+.1f}%"), local_rtt=span([f["frac"]["rtt"] for f in local], "{:.2f}"),
+        local_rt=span([f["frac"]["rt"] for f in local], "{:.2f}"), br_probe=probe[br],
+        local_busy=span([f["busy"]["rtt"] for f in local], "{:.2f}"),
+        lp_busy=f"{probe[br] / lam_br['rtt']:.2f}", split_busy=f"{sp_['busy']['rtt']:.2f}",
+        split_rt_rec=f"{sp_['m']['rt'] / lam_br['rt']:.2f}",
+        deep_rt_rec=f"{facts[br, 'split-deep']['m']['rt'] / lam_br['rt']:.2f}",
+        split_rtt_rec=f"{sp_['m']['rtt'] / lam_br['rtt']:.2f}",
+        vertex_rtt_rec=f"{facts[br, 'split-vertex']['m']['rtt'] / lam_br['rtt']:.2f}",
+        deep_rtt_rec=f"{facts[br, 'split-deep']['m']['rtt'] / lam_br['rtt']:.2f}",
+        full_rt=facts[br, "full"]["rt"], full_rtt=facts[br, "full"]["rtt"],
+        split_gain=f"{sp_['gain']:+.1f}%", vertex_gain=f"{facts[br, 'split-vertex']['gain']:+.1f}%",
+        deep_gain=f"{facts[br, 'split-deep']['gain']:+.1f}%",
+        best_gain=f"{max(facts[br, r]['gain'] for r in RULES):+.1f}%",
+        bc_range=gains("bitcomplement"), ps_range=gains("shuffle"),
+        bc_deep=f"{facts['bitcomplement', 'split-deep']['gain']:+.1f}%")
+    if args.a != 16:
+        notes = "(The reading of the paper's 32x16 run, --a 16, is not printed for other sizes.)"
+    body = (f"RT({args.a}) and RTT({args.a}), one PE per router, the PEs numbered x fastest; throughput = the highest "
+            f"accepted load (phits/cycle/PE) over offered loads {', '.join(map(str, PAPER_LOADS))}, mean of seeds "
+            f"{', '.join(map(str, PAPER_SEEDS))}, tpds2010 preset (4-packet VCs) with each output selection "
+            f"(`SimConfig.selection`; the local rules with the records' ties at random per packet) and with the "
+            f"record LP's optimal split (ties = first record, the LP's); RT / RTT, their fraction of each network's "
+            f"minimal-routing bound, the RTT's gain, and the busiest channel's utilisation (seed 1) at an offered load "
+            f"of {PROBE} x the RT's record bound (bit complement {probe['bitcomplement']}, bit reversal "
+            f"{probe['bitreversal']}, shuffle {probe['shuffle']}; for the bounds: the LP's busiest channel there); "
+            f"{time.perf_counter() - t0:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU in the parent "
+            f"(--jobs {args.jobs}):\n\n"
+            + table(["pattern", "selection", "RT / RTT", "of the minimal bound", "gain", "busiest channel, half load"],
+                    rows)
+            + "\n\n" + notes)
+    print(body)
+    if args.record:
+        record_subsection(SECTION.format(size=f"{2 * args.a}x{args.a}"), SELECTION_TITLE, body,
+                          legacy_title=BOUNDS_TITLE)
 
 
 def paper(args) -> None:

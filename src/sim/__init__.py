@@ -52,6 +52,7 @@ _LAZY = {
     'SimMemory': 'memory',
     'memory_estimate': 'memory',
     'ROUTINGS': 'config',
+    'SELECTIONS': 'routing.registry',
     'resolve_routing': 'routing.tables',
     'Trace': 'trace',
     'TraceBuilder': 'trace',
@@ -70,7 +71,7 @@ __all__ = [
     "memory_estimate", "SimMemory", "router_model", "max_offered_load", "within_injection",
     "SimConfig", "SimResult", "SweepResult", "SimError",
     "PRESETS", "preset",
-    "ROUTINGS", "resolve_routing",
+    "ROUTINGS", "SELECTIONS", "resolve_routing",
     "PATTERNS", "TrafficPattern", "traffic", "permutation", "demand",
     "Trace", "TraceBuilder", "TraceResult", "run_trace", "read_trace", "write_trace", "nas", "NAS_KERNELS",
 ]

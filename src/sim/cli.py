@@ -26,6 +26,8 @@ from common import compiletime, defaults
 from common.errors import EXIT_DEADLOCK, EXIT_INTERRUPTED, EXIT_NOT_CERTIFIED, EXIT_OK, MAX_SEED, seed_arg
 from common.paths import check_out_file
 
+from .routing.registry import SELECTIONS
+
 __all__ = ["add_subcommand", "run", "build_parser", "main", "load_trace"]
 
 #: seconds between two progress lines of a running simulation (``--progress`` without a value)
@@ -114,6 +116,10 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--tie-break", choices=("first", "random"),
                    help="record routings: take the one routing record of a pair (first, default) or draw one of "
                         "its minimal records per packet (random: the papers' even split)")
+    s.add_argument("--selection", choices=tuple(SELECTIONS),
+                   help="how a packet picks among its allowed outputs with room: the most free phits (credits, "
+                        "default; ties in the routing's order), the same with ties at random (credits-random), "
+                        "uniformly (random), or in proportion to free phits (weighted)")
     s.add_argument("--no-transit-priority", dest="transit_priority", action="store_false", default=None,
                    help="serve injections in the same round robin as in-transit packets")
     s.add_argument("--injectors", type=int, help="injection queues per PE (each 1 phit/cycle; default 1)")
@@ -160,7 +166,7 @@ def _config(args: argparse.Namespace):
 
     changes: dict[str, Any] = {}
     for f in ("routing", "deadlock", "vcs", "buffer_packets", "router_delay", "link_latency", "injection",
-              "transit_priority", "phit_bytes", "tie_break", "injectors", "ejectors",
+              "transit_priority", "phit_bytes", "tie_break", "selection", "injectors", "ejectors",
               "warmup", "measure", "drain", "watchdog", "switching", "buffer_flits", "router", "measurement",
               "self_traffic", "latency_threshold", "ugal_threshold"):
         v = getattr(args, f, None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SimError
-from .routing.registry import ROUTER_MODELS, ROUTING_REGISTRY
+from .routing.registry import ROUTER_MODELS, ROUTING_REGISTRY, SELECTIONS
 
 __all__ = ["SimConfig", "PRESETS", "preset", "ROUTINGS", "DRAIN_CHECK"]
 
@@ -101,6 +101,15 @@ class SimConfig:
         even split over minimal paths that the papers' throughput bounds
         assume ('twisted-tori-tpds2010' section 5.2: equidistant paths
         "randomly chosen").
+    selection : str
+        How a packet picks among the (channel, VC) its routing allows that
+        have room for it and a free output channel (VCT on the simple
+        router): ``credits`` the most free phits, ties in the routing's
+        order (on routing records x before y: an idle network routes the
+        adaptive routing in dimension order); ``credits-random`` the same
+        with ties at random; ``random`` any of them uniformly (INSEE/FSIN's
+        ``random`` request mode); ``weighted`` at random in proportion to
+        their free phits (:data:`sim.routing.registry.SELECTIONS`).
     phit_bytes : int
         Bytes per phit: converts the message sizes of trace-driven
         workloads into phits (4, as in the papers' INSEE/FSIN routers).
@@ -221,6 +230,7 @@ class SimConfig:
     check: bool = False
     phit_bytes: int = 4
     tie_break: str = "first"
+    selection: str = "credits"
     injectors: int = 1
     ejectors: int = 1
     switching: str = "vct"
@@ -268,6 +278,11 @@ class SimConfig:
             raise SimError(f"deadlock must be auto, dateline, bubble or none, got {self.deadlock!r}")
         if self.tie_break not in ("first", "random"):
             raise SimError(f"tie_break must be first or random, got {self.tie_break!r}")
+        if self.selection not in SELECTIONS:
+            raise SimError(f"selection must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
+        if self.selection != "credits" and (self.switching != "vct" or self.router != "simple"):
+            raise SimError(f"selection={self.selection} needs the simple router's virtual cut-through "
+                           f"(router=simple, switching=vct); use selection=credits")
         if self.injection not in ("bernoulli", "poisson"):
             raise SimError(f"injection must be bernoulli or poisson, got {self.injection!r}")
         if self.switching not in ("vct", "wormhole"):

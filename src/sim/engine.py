@@ -125,6 +125,7 @@ def simulate(
     pair_latency: bool = False,
     progress: Callable[[SimProgress], None] | None = None,
     threads: int = 1,
+    split: np.ndarray | None = None,
 ) -> SimResult:
     """Simulate ``topology`` under a traffic pattern at ``load``.
 
@@ -145,6 +146,14 @@ def simulate(
     threads : threads of the one simulation (``router="iq"`` and the
         simple router's ``switching="vct"``; the numbers do not depend on
         it); wormhole runs on one and says so
+    split : routing ``adaptive`` on the simple router's virtual cut-through
+        only: an (n, n, D) array of non-negative weights of the dimensions by
+        (router, destination router). At every hop a packet's adaptive VCs
+        are those of one dimension its record still needs, drawn in
+        proportion to these weights (all of them where they all weigh 0);
+        the escape VC stays dimension order. A destination-based oblivious
+        split, e.g. the optimal one of a flow LP for the pattern
+        (benchmarks/bound_tpds2010_permutations.py).
 
     >>> import candidates as cd
     >>> r = simulate(cd.torus((4, 4)), "singleflit", "uniform", 0.2, seed=3)
@@ -163,14 +172,30 @@ def simulate(
     dests = pat.destinations(topo)
     rate = check_load(load, cfg, dests)
     model.check(pair_latency=pair_latency)
+    table = {} if split is None else {"split": check_split(split, topo, cfg, routing)}
     if model.threads:
         return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress,
-                              threads=threads)
+                              threads=threads, **table)
     if threads > 1:
         more = ", ".join(m.name for m in ROUTER_REGISTRY.values() if m.threads)
         print(f"toposynth: note: router model {model.name} runs on one thread (threads={threads} applies to {more})",
               file=sys.stderr)
     return model.simulate(topo, cfg, pat, routing, deadlock, dests, rate, load, seed, pair_latency, progress)
+
+
+def check_split(split: Any, topo: Topology, cfg: SimConfig, routing: str) -> np.ndarray:
+    """``simulate``'s split table as float64 (n, n, D), or a one-line error."""
+    if routing != "adaptive" or cfg.router != "simple" or cfg.switching != "vct":
+        raise SimError(f"a split table needs routing adaptive on the simple router's virtual cut-through, got "
+                       f"routing {routing}, router {cfg.router}, switching {cfg.switching}")
+    D = len(topo.shape) if topo.shape is not None else 0
+    a = np.asarray(split, dtype=np.float64)
+    if a.shape != (topo.n, topo.n, D):
+        raise SimError(f"split must have shape (routers, routers, dimensions) = {(topo.n, topo.n, D)}, "
+                       f"got {a.shape}")
+    if not np.isfinite(a).all() or (a < 0).any():
+        raise SimError("split weights must be finite and non-negative")
+    return a
 
 
 def _finite_load(load: float) -> float:

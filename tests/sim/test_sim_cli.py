@@ -85,11 +85,29 @@ def test_text_output_and_saturation(capsys, tmp_path):
     (["nope:3"], "unknown topology family"),
     (["ndt:4x4x2x2x2", "--routing", "adaptive"], "routing records"),
     (["ring:6", "--traffic", "bitcomplement"], "power of 2"),
+    (["torus:4x4", "--selection", "random", "--switching", "wormhole", "--routing", "dor"],
+     "needs the simple router's virtual cut-through"),
 ])
 def test_errors_one_line_exit_2(capsys, argv, msg):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith("toposynth: error: ") and msg in err and err.count("\n") == 1
+
+
+def test_selection_option_reaches_the_config(capsys):
+    """--selection takes SimConfig.selection's rules and the run reports it; the default is the preset's."""
+    import sim
+    from sim.cli import build_parser
+
+    action = next(a for a in build_parser()._subparsers._group_actions[0].choices["simulate"]._actions
+                  if "--selection" in a.option_strings)
+    assert tuple(action.choices) == tuple(sim.SELECTIONS)
+    code, out, _ = run(capsys, "rtt:a=4", "--traffic", "bitreversal", "--load", "0.3", "--selection", "random",
+                       "--json", "--measure", "2000")
+    d = json.loads(out)
+    assert code == 0 and d["config"]["selection"] == "random"
+    code, out, _ = run(capsys, "rtt:a=4", "--traffic", "bitreversal", "--load", "0.3", "--json", "--measure", "2000")
+    assert json.loads(out)["config"]["selection"] == "credits"
 
 
 def test_sweep_names_its_unstable_points(capsys):

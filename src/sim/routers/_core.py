@@ -41,7 +41,8 @@ from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
 
 from .._jit import HELPER, INLINED
 from ..events import EV_COMPUTE, EV_RECV, EV_SEND
-from ..routing._simple import candidates, keep_tied, route_target, spreads_ties, start_route
+from ..routing._simple import (SEL_RANDOM, SEL_SPREAD, SEL_WEIGHTED, candidates, keep_tied, keep_weighted,
+                               route_target, spreads_ties, start_route)
 
 # layout of the scalar statistics vector
 S_CYCLES = 0
@@ -102,6 +103,9 @@ Net = namedtuple("Net", [
     "in_indptr", "in_arcs", "term_router", "term_indptr",
     # routing records (DOR / adaptive) by difference class (CLS_*) and their ties; out_arc (n, D, 2)
     "out_arc", "records", "rec_count", "tie_random",
+    # how a packet picks among its allowed (channel, VC) with room: SEL_* (:func:`choose`); routing adaptive:
+    # (n, n, D) weights of the dimensions by (router, destination router), or (1, 1, 1) for none
+    "selection", "split",
     "cls_kind", "coords", "cls_lat", "cls_order", "cls_shape", "cls_stride",
     # shortest-path and up*/down* tables (table / updown / minimal / distance); (n, n) distances
     "csr_indptr", "csr_arc", "next_mask", "ud_up", "ud_down", "dc_width", "min_dist",
@@ -674,15 +678,21 @@ def choose(rank, p, nc, now, net, buf):
     ``rank(ci, now, net, buf)`` (the switching mode's: a key, the higher
     the better, or :data:`NO_ROOM` / :data:`NOT_NOW`): tier 0 first, the
     escape tier only when no tier-0 candidate has room (a busy one is worth
-    waiting for); ties kept at random (:func:`keep_tied`) by the routings
-    that spread them. Returns ``(ci, tier)``, ``ci = -1`` if none can be taken."""
+    waiting for). Among those with room and a free channel the run's
+    selection (``net.selection``) decides: the highest key, ties kept at
+    random (:func:`keep_tied`) by the routings that spread them or with
+    ``SEL_SPREAD``; any of them uniformly (``SEL_RANDOM``); or at random in
+    proportion to the key (``SEL_WEIGHTED``: free phits). Returns ``(ci, tier)``,
+    ``ci = -1`` if none can be taken."""
     best = -1
     best_k = np.int64(-1)
     best_t = 0
     room = False
-    spread = spreads_ties(net)
+    sel = net.selection
+    spread = spreads_ties(net) or sel == SEL_SPREAD or sel == SEL_RANDOM
     ties = 0
     draws = 0
+    total = np.int64(0)
     for tier in range(2):
         if tier == 1 and room:
             break
@@ -695,6 +705,14 @@ def choose(rank, p, nc, now, net, buf):
             room = True
             if k == NOT_NOW:
                 continue
+            if sel == SEL_WEIGHTED:
+                total += k
+                draws += 1
+                if best < 0 or keep_weighted(p, k, total, draws, net, buf):
+                    best = ci
+                continue
+            if sel == SEL_RANDOM:
+                k = np.int64(0)
             if k > best_k:
                 best = ci
                 best_k = k

@@ -13,6 +13,7 @@ costs some seconds, announced on stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -32,6 +33,7 @@ from ..errors import SimError
 from ..results import SimProgress, SimResult, per_dimension, percentiles
 from ..threads import max_threads, partitions
 from ..routing import _simple as R
+from ..routing.registry import SELECTIONS
 from ..routing.tables import CLS_NONE, build_tables, table_kind, with_ties
 from . import RouterModel, _switching, _vct, _wormhole, register_router_model
 from . import _core as K
@@ -141,7 +143,10 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
         _i64(tabs.arc_up), np.repeat(_i64(topo.arc_src), V), in_indptr, in_arcs, _i64(terminal_router(topo)),
         _i64(terminal_offsets(topo)),
         _i64(tabs.out_arc), np.ascontiguousarray(tabs.records, dtype=np.int16),
-        np.ascontiguousarray(rec_count, dtype=np.int8), np.int64(1 if ties else 0), *_classes(tabs),
+        np.ascontiguousarray(rec_count, dtype=np.int8), np.int64(1 if ties else 0),
+        np.int64(list(SELECTIONS).index(cfg.selection)),
+        np.ascontiguousarray(tabs.split, dtype=np.float64) if tabs.split is not None else np.zeros((1, 1, 1)),
+        *_classes(tabs),
         _i64(topo.indptr), _i64(topo.arc_id), np.ascontiguousarray(tabs.next_mask, dtype=np.uint64),
         np.ascontiguousarray(tabs.ud_up, dtype=np.uint64), np.ascontiguousarray(tabs.ud_down, dtype=np.uint64),
         np.int64(_distance_width(topo, tabs, cfg)), np.ascontiguousarray(min_dist, dtype=np.int32),
@@ -340,11 +345,12 @@ def execute(run: KernelRun, batch: tuple[int, int, int] | None = None,
 
 def simulate(topo: Topology, cfg: SimConfig, pat: TrafficPattern, routing: str, deadlock: str, dests: Destinations,
              rate: np.ndarray, load: float, seed: int, pair_latency: bool,
-             progress: Callable[[SimProgress], None] | None, threads: int = 1) -> SimResult:
+             progress: Callable[[SimProgress], None] | None, threads: int = 1,
+             split: np.ndarray | None = None) -> SimResult:
     """One synthetic-traffic run of the simple router (the ``vct`` and
     ``wormhole`` models' entry: :func:`sim.engine.simulate` validated it),
     VCT on ``threads`` threads (the same numbers on any number)."""
-    tabs = tables_for(topo, cfg, routing)
+    tabs = tables_for(topo, cfg, routing, split)
     run = build(topo, cfg, tabs, deadlock, dests, rate, warmup=cfg.warmup, measure=cfg.measure,
                 drain=cfg.drain, seed=seed, pair_latency=pair_latency, threads=threads)
     hook = None if progress is None else _progress_hook(progress, cfg, load, topo.num_terminals)
@@ -378,12 +384,15 @@ def _progress_hook(progress: Callable[[SimProgress], None], cfg: SimConfig, load
     return hook
 
 
-def tables_for(topo: Topology, cfg: SimConfig, routing: str):
+def tables_for(topo: Topology, cfg: SimConfig, routing: str, split: np.ndarray | None = None):
     """Routing tables for a resolved routing, with every minimal record of
-    each pair when ``cfg.tie_break == "random"`` (record routings)."""
+    each pair when ``cfg.tie_break == "random"`` (record routings), and the
+    split table of routing ``adaptive`` (:func:`sim.simulate`'s ``split``)."""
     tabs = build_tables(topo, routing, cfg.updown_root, cfg.vcs)
     if cfg.tie_break == "random" and table_kind(topo, routing) == "records":
         tabs = with_ties(topo, tabs)
+    if split is not None:
+        tabs = dataclasses.replace(tabs, split=split)
     return tabs
 
 

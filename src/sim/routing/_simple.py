@@ -28,7 +28,7 @@ from numba import njit
 
 from .._draw import below
 from .._jit import HELPER
-from .registry import ROUTING_REGISTRY
+from .registry import ROUTING_REGISTRY, SELECTIONS
 from .tables import CLS_DIFF, CLS_LATTICE, CLS_TWIN
 
 # routing modes (the registry's ``mode`` of each routing)
@@ -43,6 +43,15 @@ MODE_VALIANT = ROUTING_REGISTRY["valiant"].mode          # minimal to a random i
 MODE_UGAL = ROUTING_REGISTRY["ugal"].mode                # UGAL-L: minimal or Valiant where the paths part
 
 # deadlock avoidance of MODE_DOR
+# selection among a packet's allowed outputs with room (SimConfig.selection; sim.routers._core.choose)
+SEL_CREDITS = list(SELECTIONS).index("credits")
+SEL_SPREAD = list(SELECTIONS).index("credits-random")
+SEL_RANDOM = list(SELECTIONS).index("random")
+SEL_WEIGHTED = list(SELECTIONS).index("weighted")
+
+#: resolution of a split table's draw (:func:`_split_dim`)
+SPLIT_GRAIN = 1 << 30
+
 DL_NONE = 0
 DL_DATELINE = 1
 DL_BUBBLE = 2
@@ -178,6 +187,16 @@ def keep_tied(p, ties, draw, net, buf):
 
 
 @njit(**HELPER)
+def keep_weighted(p, w, total, draw, net, buf):
+    """Weighted reservoir sampling: a candidate of weight ``w`` (its free
+    phits), ``total`` the weights seen so far with it, replaces the one kept
+    with probability ``w / total``, so each is chosen in proportion to its
+    weight; the draw as in :func:`keep_tied`."""
+    word = (np.int64(buf.pk_hops[p]) << np.int64(32)) | np.int64(draw)
+    return below(net.seed, buf.pk_num[p], word, total) < w
+
+
+@njit(**HELPER)
 def route_target(p, net, buf):
     """The router packet ``p`` heads for: its intermediate router during the
     first phase of valiant / ugal, else its destination's (where it is ejected)."""
@@ -284,6 +303,31 @@ def _twin_adaptive(p, u, a, code, tc, c, L, net, buf):
 
 
 @njit(**HELPER)
+def _split_dim(p, u, dr, net, buf):
+    """Routing ``adaptive`` with a split table: the one dimension packet
+    ``p`` may take adaptively at router ``u`` (destination router ``dr``),
+    drawn among the dimensions its record still needs in proportion to
+    ``split[u, dr]`` (draw 0 of the hop, :func:`keep_tied`'s count starts at
+    1); -1 (every such dimension) where they all weigh 0."""
+    total = 0.0
+    for k in range(net.D):
+        if buf.pk_rem[p, k] != 0:
+            total += net.split[u, dr, k]
+    if total <= 0.0:
+        return -1
+    word = np.int64(buf.pk_hops[p]) << np.int64(32)
+    x = below(net.seed, buf.pk_num[p], word, SPLIT_GRAIN) * (total / SPLIT_GRAIN)
+    last = -1
+    for k in range(net.D):
+        if buf.pk_rem[p, k] != 0 and net.split[u, dr, k] > 0.0:
+            last = k
+            x -= net.split[u, dr, k]
+            if x < 0.0:
+                return k
+    return last
+
+
+@njit(**HELPER)
 def candidates(p, u, dr, L, net, buf):
     """Every (channel, VC) the routing allows packet ``p`` at router ``u``
     (destination router ``dr``): ``cand_a``/``cand_v`` the channel and VC,
@@ -328,9 +372,10 @@ def candidates(p, u, dr, L, net, buf):
         sd = 0 if buf.pk_rem[p, kd] > 0 else 1
         a_dor = net.out_arc[u, kd, sd]
         if mode == MODE_ADAPTIVE:
+            ks = _split_dim(p, u, dr, net, buf) if net.split.shape[0] > 1 else -1
             for k in range(net.D):
                 r = buf.pk_rem[p, k]
-                if r != 0:
+                if r != 0 and (ks < 0 or k == ks):
                     a = net.out_arc[u, k, 0 if r > 0 else 1]
                     for v in range(1, V):
                         ca[nc] = a

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import SimError
 
-__all__ = ["Routing", "ROUTING_REGISTRY", "register_routing", "routing_entry", "NEEDS", "ROUTER_MODELS"]
+__all__ = ["Routing", "ROUTING_REGISTRY", "register_routing", "routing_entry", "NEEDS", "ROUTER_MODELS", "SELECTIONS"]
 
 #: what a routing may need of a topology: ``records`` routing records (or, for
 #: ``dor``, the family's own dimension-order rule), ``twin`` the nDT layout
@@ -35,6 +35,15 @@ NEEDS = ("records", "twin")
 #: the routers (``SimConfig.router``); each runs as one or more router models of
 #: :data:`sim.routers.ROUTER_REGISTRY` (the simple router: one per switching mode)
 ROUTER_MODELS = ("simple", "iq")
+#: how a packet of the simple router's VCT kernel picks among the (channel, VC) its routing allows that have
+#: room for it and a free channel (``SimConfig.selection``); the kernel's ``SEL_*`` codes are the positions here
+SELECTIONS: dict[str, str] = {
+    "credits": "the most free phits; ties in the routing's order (records: x before y, lower VC first), at random "
+               "for the routings over next-hop masks",
+    "credits-random": "the most free phits, ties at random",
+    "random": "any of them, uniformly (INSEE/FSIN's 'random' request mode)",
+    "weighted": "at random in proportion to their free phits",
+}
 
 
 @dataclass(frozen=True)

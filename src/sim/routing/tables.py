@@ -291,6 +291,8 @@ class RoutingTables:
     rec_count: np.ndarray | None = None  # (R,) minimal records per class (tie_break="random")
     # valiant / ugal: the intermediate router is drawn from row u of (n, K) (the family's points), else any router
     mid_tab: np.ndarray | None = None
+    # routing adaptive with a split table: (n, n, D) weights of the dimensions by (router, destination router)
+    split: np.ndarray | None = None
     routing: str = ""               # the routing's name
     class_hops: int = 0             # distance-class routings: classes per diameter (sim.routing.registry.Routing)
 
