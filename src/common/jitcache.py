@@ -18,6 +18,7 @@ False
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -65,7 +66,11 @@ def refresh_kernel_cache(module: ModuleType, depends_on: Iterable[ModuleType]) -
         for k in kernels:
             k._cache.flush()
         where.parent.mkdir(parents=True, exist_ok=True)
-        where.write_text(stamp)
+        # written whole or not at all: another process importing the module at the same moment (the test
+        # suite's workers) must not read half a stamp, take it for a stale one and drop the cache again
+        tmp = where.with_name(f"{where.name}.{os.getpid()}.tmp")
+        tmp.write_text(stamp)
+        os.replace(tmp, where)
     except OSError:
         return False
     return True
