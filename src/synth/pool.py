@@ -1,7 +1,7 @@
 """The candidate pool of a study: every candidate as a spec string.
 
 Specs are the identity of a candidate: they rebuild it anywhere (a worker
-process, a dask worker, a later session resuming the sweep) and key its
+process, a dask worker, a later run resuming the sweep) and key its
 record in the results.
 """
 
