@@ -25,6 +25,13 @@ VCs, Poisson arrivals) at 0.15 phits/cycle/PE, uniform traffic, on
 ``pdtt:a=32`` (65,536 routers, the target of the machine-scale runs) and
 ``pdtt:a=16`` (8,192), the same way.
 
+``--contention`` asks what two threads could gain on this machine at best: router iq on
+64x32x32 on one thread (A), on two threads (B), and two processes at once, each simulating one of
+the two slabs a 2-thread run gives its threads (32x32x32, one thread each: C), interleaved A B C A B
+C. C has no threads to hand over between and no cross-slab traffic, only the machine's shared
+caches and memory, so A / C bounds what any 2-thread partitioning can reach here; B / C is the
+threads' own efficiency against that bound (``--quick``: 32x32x32 and two 32x32x16 halves).
+
 ``--record`` writes "Simulator: one simulation on several threads" (router
 iq) or "Simulator: the simple router on several threads" in
 docs/results/simulator.md; it refuses when the machine is busy (1-minute
@@ -35,6 +42,7 @@ mean little.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -97,6 +105,43 @@ def one_simple(spec: str, threads: int, warm: int, cycles: int, seed: int = 1):
     return wall, cpu, (o.stats.copy(), o.arc_phits.copy(), o.hist_gen.sum(axis=0)), t.n
 
 
+def _child(spec: str, warm: int, cycles: int) -> subprocess.Popen:
+    """This script in a process of its own: one run of router iq on one thread (``--one``)."""
+    return subprocess.Popen([sys.executable, __file__, "--one", spec, "--warm", str(warm), "--cycles", str(cycles)],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def _walls(procs: list[subprocess.Popen]) -> list[tuple[float, float]]:
+    out = []
+    for pr in procs:
+        text, _ = pr.communicate()
+        if pr.returncode != 0:
+            raise SystemExit(f"a child run failed (exit {pr.returncode})")
+        wall, cpu = map(float, text.split()[-2:])
+        out.append((wall, cpu))
+    return out
+
+
+def contention(whole: str, half: str, warm: int, cycles: int, reps: int) -> list[object]:
+    """A (whole, 1 thread), B (whole, 2 threads), C (two halves at once, 1 thread each), interleaved;
+    the minimum wall of each (C: the slower of its two processes)."""
+    best: dict[str, tuple[float, float]] = {}
+    n = cd.from_spec(whole).n
+    for _ in range(reps):
+        for kind in "ABC":
+            if kind == "C":
+                runs = _walls([_child(half, warm, cycles), _child(half, warm, cycles)])
+                wall, cpu = max(w for w, _ in runs), sum(c for _, c in runs)
+            else:
+                wall, cpu, _, _ = one(whole, 1 if kind == "A" else 2, warm, cycles)
+            print(f"  {kind}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+            if kind not in best or wall < best[kind][0]:
+                best[kind] = (wall, cpu)
+    a, b, c = (best[k][0] for k in "ABC")
+    return [whole, half, n, cycles, f"{a:.2f}", f"{best['A'][1]:.1f}", f"{b:.2f}", f"{best['B'][1]:.1f}",
+            f"{c:.2f}", f"{best['C'][1]:.1f}", f"{a / b:.2f}", f"{a / c:.2f}", f"{c / b:.2f}"]
+
+
 def case(spec: str, warm: int, cycles: int, reps: int, router: str = "iq") -> list[object]:
     best: dict[int, tuple[float, float]] = {}
     n = 0
@@ -128,11 +173,38 @@ def main(argv: list[str] | None = None) -> int:
                     help="router iq (booksim preset; default) or the simple router (tpds2010, VCT)")
     ap.add_argument("--reps", type=int, default=2, help="pairs of runs (1 then 2 threads) per case (default 2)")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
+    ap.add_argument("--contention", action="store_true",
+                    help="router iq: two threads against two processes on the two halves (the bound here)")
+    ap.add_argument("--one", metavar="SPEC", help=argparse.SUPPRESS)     # a child of --contention
+    ap.add_argument("--warm", type=int, default=300, help=argparse.SUPPRESS)
+    ap.add_argument("--cycles", type=int, default=1000, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.one:
+        wall, cpu, _, _ = one(args.one, 1, args.warm, args.cycles)
+        print(f"{wall} {cpu}")
+        return 0
     busy = load_before("bench_sim_threads", args.record)
     if busy is None:
         return 2
     q = 3 if args.quick else 1
+    if args.contention:
+        whole, half, cycles = ("torus:32x32x32", "torus:32x32x16", 1000) if args.quick else \
+            ("torus:64x32x32", "torus:32x32x32", 2000)
+        text = table(["network", "half", "routers", "cycles timed", "A: 1 thread, wall s", "CPU s",
+                      "B: 2 threads, wall s", "CPU s", "C: two halves at once, wall s", "CPU s",
+                      "speed-up A / B", "bound A / C", "threads' efficiency C / B"],
+                     [contention(whole, half, 300, cycles, args.reps)])
+        report(busy, text)
+        if args.record:
+            record_subsection(SECTION, "Router iq: two threads against two processes",
+                              "Router iq (`booksim` preset), uniform traffic at 0.1 flits/cycle/node, 1-flit "
+                              "packets, seed 1. A: the network on one thread; B: on two threads (two slabs); C: "
+                              "two processes at once, each one slab as a network of its own on one thread (the "
+                              "slower one's wall time). The minimum over interleaved runs (A B C A B C), wall "
+                              "seconds of the timed cycles after an untimed warm-up. C has no hand-over between "
+                              "threads and no traffic between the slabs, only the machine's shared caches and "
+                              "memory: A / C bounds what two threads can reach here.\n\n" + text)
+        return 0
     if args.router == "simple":
         cases = [("pdtt:a=16", 1000, 1000 if args.quick else 3000)]
         if not args.quick:
