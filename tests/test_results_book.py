@@ -89,19 +89,23 @@ def test_a_section_recorded_again_keeps_its_parts(book):
 
 def test_parts_keep_the_machine_the_section_named_for_all(book):
     """A section whose first line named one machine for every part (``Machine: ...``): recording a part gives
-    each older part that machine on its own provenance line and the new part this machine's."""
-    section = "Simulator: one simulation on several threads"
-    text = (book / "simulator.md").read_text()
-    old = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M).group(1)
-    named = re.search(r"^Machine: (.*)$", old, re.M).group(1)
-    _record.record_subsection(section, "Router iq on 1 and 2 threads", "New table.")
-    text = (book / "simulator.md").read_text()
+    each older part that machine on its own provenance line and the new part this machine's. The section is
+    planted in the old form (the book's own sections are in the new one once a part was recorded)."""
+    section, named = "Simulator: a section of the old form", "Old CPU, 4 cores, Python 3.11.7"
+    page = book / "simulator.md"
+    page.write_text(page.read_text().rstrip() + f"\n\n## {section}\n\nMachine: {named}\n\nRecorded part by part; "
+                    "each part gives its own command and date.\n\n### Kept part\n\n"
+                    "_`python bench_y.py --record` — 2026-01-02 03:04 UTC_\n\nOld table.\n\n"
+                    "### Replaced part\n\n_`python bench_x.py --record` — 2026-01-02 03:05 UTC_\n\nOld table.\n")
+    _record.record_subsection(section, "Replaced part", "New table.")
+    text = page.read_text()
     new = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M).group(1)
     assert not re.search(r"^Machine: ", new, re.M)
-    kept = re.search(r"^### BookSim2 cases on several threads\n\n(_.*_)$", new, re.M).group(1)
-    assert kept.endswith(f" UTC; {named}_")
-    part = re.search(r"^### Router iq on 1 and 2 threads\n\n(_.*_)$", new, re.M).group(1)
+    kept = re.search(r"^### Kept part\n\n(_.*_)$", new, re.M).group(1)
+    assert kept == f"_`python bench_y.py --record` — 2026-01-02 03:04 UTC; {named}_"
+    part = re.search(r"^### Replaced part\n\n(_.*_)$", new, re.M).group(1)
     assert part.startswith("_`python bench_x.py --record` — ") and part.endswith(f"; {_record.machine()}_")
+    assert "New table." in new and new.count("Old table.") == 1
 
 
 def test_a_part_of_a_section_is_replaced_in_place(book):
