@@ -1,6 +1,18 @@
 """Session-wide test settings."""
 
+import os
+
 import pytest
+
+#: workers of ``-n auto`` at most: each compiles the kernels its tests need from a cold cache, so past a few
+#: workers the compiles repeated outweigh the tests shared out
+MAX_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: the cores this process may run on, at most :data:`MAX_WORKERS`."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
 
 
 @pytest.fixture(autouse=True, scope="session")
