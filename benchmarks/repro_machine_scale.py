@@ -284,13 +284,17 @@ def main() -> None:
 
 def permutations_text(store: Points, specs: dict, topos: dict, patterns: list[str], load_lists: list, seed: int,
                       a: int, wall: float, jobs: int, new: int) -> str:
-    rows, sat = [], {}
+    rows, sat, done = [], {}, []
+    rising = []         # a maximum at the highest load run may still rise: PT's makes the gains over it upper bounds
     for p in patterns:
         for f, fl in zip(FAMILIES, load_lists):
             pts = [store.get(specs[f], "random", p + X_FASTEST, x, seed) for x in fl]
+            done += [q for q in pts if q is not None]
             best = saturation(pts)
             if best is not None:
                 sat[f, p] = best["accepted"]
+                if best["load"] == max(fl):
+                    rising.append(f"{f.upper()} under {p}")
             gain = (f"{100 * (sat[f, p] / sat['pt', p] - 1):+.1f}%" if f != "pt" and (f, p) in sat and ("pt", p) in sat
                     else "")
             rows.append([p, f.upper() + f"({a})", "x".join(map(str, topos[f].shape)),
@@ -299,13 +303,6 @@ def permutations_text(store: Points, specs: dict, topos: dict, patterns: list[st
                          + (", the highest run)" if best["load"] == max(fl) else ")"),
                          gain, PAPER_PERM.get((f, p), "-" if f == "pt" else "(in the range)"),
                          f"{sum(q is not None for q in pts)}/{len(pts)}"])
-    # a maximum at the highest load run may still rise: PT's makes the twisted networks' gains upper bounds
-    rising = [f"{f.upper()} under {p}" for p in patterns for f, fl in zip(FAMILIES, load_lists)
-              if (best := saturation([store.get(specs[f], "random", p + X_FASTEST, x, seed) for x in fl])) is not None
-              and best["load"] == max(fl)]
-    done = [store.get(specs[f], "random", p + X_FASTEST, x, seed) for p in patterns
-            for f, fl in zip(FAMILIES, load_lists) for x in fl]
-    done = [q for q in done if q is not None]
     cpu = sum(q["cpu_seconds"] for q in done)
     rc = sum(q["router_cycles"] for q in done)
     return ("Permutation traffic on PT, PTT and PDTT (a = %d), the PEs numbered x fastest, tpds2010 preset with ties "

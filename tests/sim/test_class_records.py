@@ -162,10 +162,9 @@ def test_min_hops_are_graph_distances(spec, routing):
             assert r.hops == want
 
 
-def test_record_routing_refused_in_one_line(monkeypatch):
+def test_record_routing_refused_in_one_line(monkeypatch, empty_table_cache):
     """64x32x32 under a 1 GB limit: the simple router's estimate (~1.6 GB at
     tpds2010) is refused before anything is built."""
-    sim_cache.clear()  # the process's cache: a test run before this one on the same worker may have filled it
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
     t = cd.from_spec("torus:64x32x32")
     with pytest.raises(SizeError, match=r"^simulating torus:64x32x32 \(65,536 routers, adaptive routing: tables by "
@@ -174,9 +173,8 @@ def test_record_routing_refused_in_one_line(monkeypatch):
     assert not sim_cache.holds(t, "tables")
 
 
-def test_table_routing_refusal_says_the_limit(monkeypatch):
+def test_table_routing_refusal_says_the_limit(monkeypatch, empty_table_cache):
     """The table routings keep (n, n) arrays: the refusal says how many routers fit."""
-    sim_cache.clear()  # the process's cache: a test run before this one on the same worker may have filled it
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
     t = cd.from_spec("torus:32x32x16")
     m = sim.memory_estimate(t, routing="table")

@@ -82,8 +82,7 @@ def test_estimate_matches_the_allocated_arrays(spec):
     assert run.buf.vcr.shape == (z["NVC"], z["vc_cols"]) and run.buf.ovr.shape == (z["NOV"], 4)
 
 
-def test_refused_in_one_line_before_anything_is_allocated(monkeypatch):
-    sim_cache.clear()  # the process's cache: a test run before this one on the same worker may have filled it
+def test_refused_in_one_line_before_anything_is_allocated(monkeypatch, empty_table_cache):
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "100M")
     t = cd.from_spec("torus:64x32x32")
     est = memory_estimate(t, _cfg(), load=0.1)
@@ -99,8 +98,7 @@ def test_refused_in_one_line_before_anything_is_allocated(monkeypatch):
     assert not called and not sim_cache.holds(t, "tables")
 
 
-def test_iq_runs_where_n_by_n_tables_would_not_fit(monkeypatch):
-    sim_cache.clear()  # the process's cache: a test run before this one on the same worker may have filled it
+def test_iq_runs_where_n_by_n_tables_would_not_fit(monkeypatch, empty_table_cache):
     # 2,048 routers: n x n tables (the table routing's) need about 170 MB, the iq state about 11 MB
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "60M")
     t = cd.from_spec("torus:16x16x8")

@@ -58,10 +58,9 @@ def test_estimate_within_factor_two(spec, routing, warm):
     assert 0.5 < r["peak"] / r["est"] < 2.0, r
 
 
-def test_refused_before_tables(monkeypatch):
+def test_refused_before_tables(monkeypatch, empty_table_cache):
     """The table routings' (n, n) arrays are refused before they are built;
     the record routings' tables are O(n D), so the same torus fits."""
-    sim_cache.clear()  # the process's cache: a test run before this one on the same worker may have filled it
     monkeypatch.setenv("TOPOSYNTH_MEMORY_LIMIT", "1G")
     t = cd.from_spec("torus:32x32x16")  # 16,384 routers: n x n tables ~11 GB
     m = sim.memory_estimate(t, routing="updown")
