@@ -194,7 +194,10 @@ Net = namedtuple("Net", [
 # cycle's phase (``fo``/``co``, double buffered by the cycle's parity: the
 # sender fills one while the owner empties the other). The global fields
 # (``free``, ``nfree``, Acc's ``v``) are merged at the barrier, in partition
-# order, which is router order: the numbers do not depend on P.
+# order, which is router order: the numbers do not depend on P. The packets
+# a partition's terminals take come off the free stack in a stretch of its
+# own, the partitions' stretches one below the other in partition order
+# (``tk``), so the numbers they get do not depend on P either.
 Buf = namedtuple("Buf", [
     "vcr", "at", "ovr",
     "wh_cnt", "wh_o",                      # per partition: the credit wheel of its routers' output VCs
@@ -1048,15 +1051,14 @@ def _credits(now, net, buf, cnt, wo):
 
 
 @njit(**HELPER)
-def _view(q, now, buf, free, nfree):
+def _view(q, now, buf):
     """Partition ``q``'s view of the state: its slices of the per-partition
-    fields, the outboxes it fills this cycle, and ``free``/``nfree`` as the
-    stack its terminals' packets go to (the global one in the serial part,
-    where packets are taken; its own list in the parallel phase)."""
+    fields, the outboxes it fills this cycle, and its own list of freed
+    packets as the stack its terminals' packets go to."""
     par = now & 1
     return Buf(
         buf.vcr, buf.at, buf.ovr, buf.wh_cnt[q], buf.wh_o[q], buf.wi_cnt[q], buf.wi_o[q], buf.wake[q],
-        buf.pkr, free, nfree,
+        buf.pkr, buf.freed_p[q], buf.nfreed_p[q],
         buf.sc_key[q], buf.sc_win[q], buf.sc_in[q], buf.sreq[q], buf.omask[q], buf.gmask[q], buf.touched[q],
         buf.req_g[q], buf.req_o[q], buf.req_li[q], buf.req_lo[q], buf.sc_mark[q], buf.rdy[q], buf.nrdy[q],
         buf.want, buf.freed[q], buf.pend[q], buf.npend[q], buf.visit[q],
@@ -1077,7 +1079,7 @@ def _phase(q, now, net, buf, trf, acc, phase, drain_t):
     they fill different VCs, and wake bits and pending heads do not
     depend on order)."""
     P = net.pbound.shape[0] - 1
-    b = _view(q, now, buf, buf.freed_p[q], buf.nfreed_p[q])
+    b = _view(q, now, buf)
     a = Acc(acc.pv[q], acc.arc_flits, acc.hist[q], acc.pv)
     _credits(now, net, b, b.wi_cnt, b.wi_o)
     taken, nxt = _terminals(q, now, net, b, trf, a, phase, drain_t, buf.free, buf.nfree[0] - buf.tk[q, TK_OFF])
