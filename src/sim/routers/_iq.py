@@ -426,49 +426,57 @@ def _terminals(q, now, net, buf, trf, acc, phase, drain_t, pool, top):
     T = net.T
     a = acc.v
     at = GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW)
+    t0 = net.tbound[q]
+    t1 = net.tbound[q + 1]
+    # the source queues' packets are BookSim2's: none is measured before it is taken
+    for t in range(t0, t1):
+        if trf.next_gen[t] <= now:
+            if arrive(t, now, phase < 2, trf, a, at, trf.rng_gen):
+                trf.full[q] = 1
     k = 0
     nxt = 0
-    for t in range(net.tbound[q], net.tbound[q + 1]):
-        # the source queues' packets are BookSim2's: none is measured before it is taken
-        if arrive(t, now, phase < 2, trf, a, at, trf.rng_gen):
-            trf.full[q] = 1
+    for t in range(t0, t1):
         p = trf.inj_p[t]
-        if p < 0 and trf.src_cnt[t] > 0:
+        if p < 0:
+            if trf.src_cnt[t] == 0:
+                # idle: it takes a packet next cycle only if one arrives then
+                if trf.next_gen[t] <= now + 1:
+                    nxt += 1
+                continue
             k += 1
             p = pool[top - k]
             _take(t, p, now, net, buf, trf, acc, phase, drain_t)
             trf.inj_p[t] = p
             trf.inj_f[t] = 0
             trf.inj_vc[t] = -1
-        if p >= 0:
-            base = (A + T + t) * V
-            if trf.inj_vc[t] < 0:
-                lvc = trf.inj_lvc[t]
-                vc = -1
-                for i in range(1, V + 1):
-                    c = 0 if (lvc < 0 or lvc > V - 1) else (lvc + i) % V
-                    if buf.ovr[base + c, O_OWNER] < 0 and buf.ovr[base + c, O_CRED] > 0:
-                        vc = c
-                        break
-                if vc >= 0:
-                    buf.ovr[base + vc, O_OWNER] = t
-                    trf.inj_lvc[t] = vc
-                    trf.inj_vc[t] = vc
-            if trf.inj_vc[t] >= 0:
-                o = base + trf.inj_vc[t]
-                if buf.ovr[o, O_CRED] > 0:
-                    fi = trf.inj_f[t]
-                    buf.ovr[o, O_CRED] -= 1
-                    if fi == 0:
-                        buf.pkr[p, K_TINJ] = now
-                    if phase < 2:
-                        a[A_INJ_FLITS] += 1
-                    _push(net.term_ip[t] * V + trf.inj_vc[t], net.term_router[t], p, fi, now + 2, net, buf)
-                    if fi == buf.pkr[p, K_LEN] - 1:
-                        buf.ovr[o, O_OWNER] = -1
-                        trf.inj_p[t] = -1
-                    else:
-                        trf.inj_f[t] = fi + 1
+        base = (A + T + t) * V
+        if trf.inj_vc[t] < 0:
+            lvc = trf.inj_lvc[t]
+            vc = -1
+            for i in range(1, V + 1):
+                c = 0 if (lvc < 0 or lvc > V - 1) else (lvc + i) % V
+                if buf.ovr[base + c, O_OWNER] < 0 and buf.ovr[base + c, O_CRED] > 0:
+                    vc = c
+                    break
+            if vc >= 0:
+                buf.ovr[base + vc, O_OWNER] = t
+                trf.inj_lvc[t] = vc
+                trf.inj_vc[t] = vc
+        if trf.inj_vc[t] >= 0:
+            o = base + trf.inj_vc[t]
+            if buf.ovr[o, O_CRED] > 0:
+                fi = trf.inj_f[t]
+                buf.ovr[o, O_CRED] -= 1
+                if fi == 0:
+                    buf.pkr[p, K_TINJ] = now
+                if phase < 2:
+                    a[A_INJ_FLITS] += 1
+                _push(net.term_ip[t] * V + trf.inj_vc[t], net.term_router[t], p, fi, now + 2, net, buf)
+                if fi == buf.pkr[p, K_LEN] - 1:
+                    buf.ovr[o, O_OWNER] = -1
+                    trf.inj_p[t] = -1
+                else:
+                    trf.inj_f[t] = fi + 1
         nxt += _takes_next(t, now, trf)
     return k, nxt
 
