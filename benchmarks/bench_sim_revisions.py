@@ -1,4 +1,4 @@
-"""The simple router's one-thread speed in this tree against another revision, interleaved.
+"""A router model's one-thread speed in this tree against another revision, interleaved.
 
 A kernel change must not slow the common case, one simulation on one
 thread. This script exports revision ``--against`` (``git archive``) into a
@@ -17,6 +17,12 @@ the network is full).
     python benchmarks/bench_sim_revisions.py --against main~3 --record   # and record it
     python benchmarks/bench_sim_revisions.py --against main~3 --threads 2 \
         --case pdtt:a=32 0.2 300 2000 --section "Simulator: ..."          # one case of yours, on 2 threads
+    python benchmarks/bench_sim_revisions.py --against main~3 --router iq   # router iq's cases
+
+``--router iq`` times BookSim2's router instead (``booksim`` preset with a
+fixed window, ``dor``, 1-flit packets, uniform traffic, loads in
+flits/cycle/node): a small torus at a high load, 16x16x16 and 32x32x32 at
+0.1.
 
 ``--record`` writes "Simulator: one thread against the revision before" in
 docs/results/simulator.md and refuses on a busy machine (1-minute load
@@ -44,11 +50,14 @@ SECTION = "Simulator: one thread against the revision before"
 CASES = [("torus:8x8", 0.3, 20000, 500), ("torus:16x16", 0.3, 5000, 500), ("pdtt:a=8", 0.0001, 50000, 500),
          ("pdtt:a=8", 0.15, 2000, 500), ("pdtt:a=16", 0.15, 300, 500), ("pdtt:a=16", 0.45, 300, 3000)]
 QUICK = CASES[:4]
+CASES_IQ = [("torus:8x8", 0.3, 50000, 500), ("torus:16x16x16", 0.1, 3000, 300), ("torus:32x32x32", 0.1, 500, 300)]
 
 
-def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: int) -> None:
+def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: int, router: str = "simple") -> None:
     """Print ``wall_us cpu_us`` per cycle, the minimum of ``reps`` timed stretches (run with the tree to
     time first on ``PYTHONPATH``)."""
+    if router == "iq":
+        return child_iq(spec, load, cycles, warm, reps, threads)
     import numba
     import numpy as np
 
@@ -78,10 +87,39 @@ def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: in
     print(f"{best_w * 1e6 / cycles:.4f} {best_c * 1e6 / cycles:.4f}")
 
 
-def timed(tree: Path, spec: str, load: float, cycles: int, warm: int, reps: int, threads: int) -> tuple[float, float]:
+def child_iq(spec: str, load: float, cycles: int, warm: int, reps: int, threads: int) -> None:
+    """:func:`child` for router iq."""
+    import numba
+    import numpy as np
+
+    import candidates as cd
+    import sim
+    from sim.routers import iq
+    from traffic import traffic
+
+    numba.set_num_threads(threads)
+    t = cd.from_spec(spec)
+    cfg = sim.preset("booksim", measurement="fixed")
+    dests = traffic("uniform").destinations(t)
+    best_w = best_c = float("inf")
+    for r in range(reps + 1):
+        run = iq.build(t, cfg, "dor", dests, np.full(t.num_terminals, load / cfg.mean_packet_length), 1, load,
+                       threads)
+        run.ctl[iq.Q.C_PHASE] = 1
+        run.advance(warm)
+        w0, c0 = time.perf_counter(), time.process_time()
+        run.advance(warm + cycles)
+        w, c = time.perf_counter() - w0, time.process_time() - c0
+        if r:       # the first stretch compiles or loads the kernel
+            best_w, best_c = min(best_w, w), min(best_c, c)
+    print(f"{best_w * 1e6 / cycles:.4f} {best_c * 1e6 / cycles:.4f}")
+
+
+def timed(tree: Path, spec: str, load: float, cycles: int, warm: int, reps: int, threads: int,
+          router: str = "simple") -> tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(tree / "src"))
     out = subprocess.run([sys.executable, __file__, "--child", spec, str(load), str(cycles), str(warm), str(reps),
-                          str(threads)],
+                          str(threads), router],
                          env=env, check=True, capture_output=True, text=True).stdout.split()
     return float(out[0]), float(out[1])
 
@@ -98,15 +136,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="threads of each simulation (default 1)")
     ap.add_argument("--section", default=SECTION, help=f"the results book's section to record in (default {SECTION!r})")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
-    ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    ap.add_argument("--router", choices=("simple", "iq"), default="simple",
+                    help="the simple router's VCT (default) or router iq")
+    ap.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        spec, load, cycles, warm, reps, threads = args.child
-        child(spec, float(load), int(cycles), int(warm), int(reps), int(threads))
+        spec, load, cycles, warm, reps, threads, router = args.child
+        child(spec, float(load), int(cycles), int(warm), int(reps), int(threads), router)
         return 0
     if not 1 <= args.threads <= max_threads():
         ap.error(f"--threads must be 1 to {max_threads()} (the threads numba has here), got {args.threads}")
-    cases = CASES if not args.quick else QUICK
+    cases = (CASES if not args.quick else QUICK) if args.router == "simple" else CASES_IQ
     if args.case:
         try:
             cases = [(spec, float(load), int(cycles), int(warm)) for spec, load, cycles, warm in args.case]
@@ -130,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.rounds):
                 got = {}
                 for name, tree in (("other", other), ("this", ROOT)):
-                    got[name] = timed(tree, spec, load, cycles, warm, args.reps, args.threads)
+                    got[name] = timed(tree, spec, load, cycles, warm, args.reps, args.threads, args.router)
                     w, c = best.get(name, (float("inf"), float("inf")))
                     best[name] = (min(w, got[name][0]), min(c, got[name][1]))
                 ratio = min(ratio, got["this"][0] / got["other"][0])
@@ -143,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
                "ratio of the minima", "least ratio of a round"]
     text = table(headers, rows)
     report(busy, text, args.section if args.record else None,
-           f"The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, "
-           f"{'one thread' if args.threads == 1 else f'{args.threads} threads'}: this "
+           ("The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, " if args.router == "simple" else
+            "Router iq (`booksim` preset, fixed window, `dor`, 1-flit packets), uniform traffic, seed 1, ")
+           + f"{'one thread' if args.threads == 1 else f'{args.threads} threads'}: this "
            f"tree ({commit()}) against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
            f"minimum of {args.reps} timed stretches after an untimed warm-up (microseconds of wall "
            "and CPU per simulated cycle; a ratio below 1: this tree is faster).")

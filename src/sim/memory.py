@@ -157,7 +157,7 @@ def iq_sizes(topo: Topology, cfg: SimConfig, load: float | None = None, threads:
         "buffers": NVC * (4.0 * vc_cols + 20) + NOV * 16.0,
         "wheel": W * (NOP * 4.0 + 16 * P) + P * WW * ((n + 63) // 64) * 8.0 + boxes,
         "packets": pool * 68.0,            # a 64-byte row and a place in the free stack
-        "queues": T * (queue_cols * 8.0 + 100),    # ... and 5 int32 of a packet taken (its draws)
+        "queues": T * (queue_cols * 8.0 + 96),     # ... and its two random streams (a uint64 each)
         "stats": P * (1 << 16) * 8.0 + A * 8.0,
     }
     return {"B": B, "link": link, "NVC": NVC, "NOV": NOV, "R": R, "pool": pool, "pool_max": pool_max,

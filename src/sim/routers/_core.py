@@ -18,7 +18,7 @@ structures (numba named tuples of arrays and scalars) built in Python by
   histograms, the channel loads and the per-pair latencies.
 
 This module holds what the modes share: traffic generation (also the iq
-router's: :func:`generate`, :func:`draw_dest`, :func:`gap`), packet
+router's: :func:`arrive`, :func:`draw_dest`, :func:`gap`), packet
 creation and injection, the trace-driven steps, the choice among a
 packet's routing candidates (:func:`choose`) and a router's arbitration
 order, the delivery statistics, the deadlock watchdog, the end-of-run test
@@ -39,6 +39,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from traffic import DEST_HOT, DEST_PERM, DEST_TABLE
 
+from .. import _draw
 from .._jit import HELPER, INLINED
 from ..events import EV_COMPUTE, EV_RECV, EV_SEND
 from ..routing._simple import (SEL_RANDOM, SEL_SPREAD, SEL_WEIGHTED, candidates, keep_tied, keep_weighted,
@@ -221,10 +222,38 @@ def phase(q, now, in_window, net, buf, trf, ctl, out):
 # =========================================================================
 # synthetic traffic
 # =========================================================================
+#: The words naming the terminals' two streams (:func:`sim._draw.seed_streams`): one draws a terminal's
+#: arrivals and their lengths, the other its packets' destinations (and intermediate routers), so the k-th
+#: packet of a terminal arrives at the same cycle, with the same length and destination, in every network
+#: and configuration run with the same seed, whatever the network does to its earlier packets.
+STREAM_ARRIVALS = 1
+STREAM_DESTINATIONS = 2
+
+
 @njit(**HELPER)
-def gap(q, poisson):
-    """Inter-arrival time of a Bernoulli (geometric) or Poisson (exponential) process."""
-    u = 1.0 - np.random.random()  # (0, 1]
+def _random(t, rng):
+    """A uniform double in ``[0, 1)`` for terminal ``t``: from its own stream
+    when the model gives streams (``rng``, a ``uint64`` state per terminal:
+    :mod:`sim._draw`), from numba's generator when ``rng`` is None (numba
+    prunes the branch the argument's type rules out)."""
+    if rng is None:
+        return np.random.random()
+    return _draw.uniform(rng, t)
+
+
+@njit(**HELPER)
+def _below(t, k, rng):
+    """A uniform integer in ``0 .. k - 1`` for terminal ``t`` (as :func:`_random`; a stream's draw is a 53-bit
+    uniform scaled, a bias below ``k / 2**53``)."""
+    if rng is None:
+        return np.random.randint(0, k)
+    return np.int64(_draw.uniform(rng, t) * k)
+
+
+@njit(**HELPER)
+def gap(q, poisson, t, rng):
+    """Inter-arrival time of a Bernoulli (geometric) or Poisson (exponential) process of terminal ``t``."""
+    u = 1.0 - _random(t, rng)  # (0, 1]
     if poisson:
         return -np.log(u) / q
     if q >= 1.0:
@@ -238,29 +267,35 @@ def begin(trf, ctl):
     generator and draw every terminal's first arrival."""
     if ctl[C_STARTED] == 0:
         ctl[C_STARTED] = 1
-        start(ctl[C_SEED], trf)
+        start(ctl[C_SEED], trf, None)
     return ctl[C_NOW]
 
 
 @njit(**HELPER)
-def start(seed, trf):
-    np.random.seed(seed)
+def start(seed, trf, rng):
+    """Seed the generator (numba's, or the terminals' arrival streams ``rng``) and draw every terminal's
+    first arrival."""
+    if rng is None:
+        np.random.seed(seed)
+    else:
+        _draw.seed_streams(seed, rng, STREAM_ARRIVALS)
     for t in range(trf.next_gen.shape[0]):
         if trf.rate[t] > 0.0:
-            trf.next_gen[t] = gap(trf.rate[t], trf.poisson) - (0.0 if trf.poisson else 1.0)
+            trf.next_gen[t] = gap(trf.rate[t], trf.poisson, t, rng) - (0.0 if trf.poisson else 1.0)
         else:
             trf.next_gen[t] = np.inf
 
 
 @njit(**HELPER)
-def draw_dest(t, T, trf, self_ok):
-    """A destination terminal for a packet of terminal ``t``; with ``self_ok``
-    (BookSim2's convention) uniform and hot-region draws may pick ``t`` itself."""
+def draw_dest(t, T, trf, self_ok, rng):
+    """A destination terminal for a packet of terminal ``t`` (its draws as
+    :func:`_random`); with ``self_ok`` (BookSim2's convention) uniform and
+    hot-region draws may pick ``t`` itself."""
     mode = trf.dest_mode
     if mode == DEST_PERM:
         return trf.perm[t]
     if mode == DEST_TABLE:
-        r = np.random.random() * trf.cdf[t, T - 1]
+        r = _random(t, rng) * trf.cdf[t, T - 1]
         lo = 0
         hi = T - 1
         while lo < hi:
@@ -272,17 +307,17 @@ def draw_dest(t, T, trf, self_ok):
         return lo
     if mode == DEST_HOT:
         # perm lists the hot terminals (any numbering)
-        if np.random.random() < trf.hot_prob:
+        if _random(t, rng) < trf.hot_prob:
             while True:
-                d = trf.perm[np.random.randint(0, trf.hot_count)]
+                d = trf.perm[_below(t, trf.hot_count, rng)]
                 if d != t or trf.hot_count == 1 or self_ok:
                     return d
     if self_ok:
-        return np.random.randint(0, T)
+        return _below(t, T, rng)
     # uniform over the other terminals
     if T == 1:
         return 0
-    d = np.random.randint(0, T - 1)
+    d = _below(t, T - 1, rng)
     if d >= t:
         d += 1
     return d
@@ -296,41 +331,51 @@ GenCounters = namedtuple("GenCounters", ["packets", "phits", "queued", "queued_t
 
 
 @njit(**HELPER)
-def generate(now, counting, trf, stats, at):
-    """The packets every terminal generates this cycle join its source
-    queue (counted and dropped when it holds ``trf.cap``), counted in
-    ``stats`` at the indices ``at`` (:data:`GenCounters`). Every router
-    model's generator: one length, then the next arrival drawn per packet,
-    terminal by terminal. The queues' rows may hold fewer columns than
-    ``cap`` (the iq router sizes them by the load): a row that fills its
-    columns sets ``trf.full[0]`` and the driver widens the rows before the
-    next cycle (at most one packet a cycle joins a Bernoulli source)."""
+def arrive(t, now, counting, trf, stats, at, rng):
+    """The packets terminal ``t`` generates this cycle join its source queue
+    (counted and dropped when it holds ``trf.cap``), counted in ``stats`` at
+    the indices ``at`` (:data:`GenCounters`); its draws as :func:`_random`.
+    Every router model's generator: one length, then the next arrival drawn
+    per packet. The queues' rows may hold fewer columns than ``cap`` (the iq
+    router sizes them by the load): returns 1 when the row filled its
+    columns, and the driver widens the rows before the next cycle (at most
+    one packet a cycle joins a Bernoulli source)."""
     cap = trf.cap
     pc = trf.src_t.shape[1]
+    filled = 0
+    while trf.next_gen[t] <= now:
+        # the length drawn in place: as a helper call (an early return) the iq router's loop ran 60% slower
+        L = trf.len_min
+        if trf.len_max > trf.len_min:
+            L += _below(t, trf.len_max - trf.len_min + 1, rng)
+        if counting:
+            stats[at.packets] += 1
+            stats[at.phits] += L
+        if trf.src_cnt[t] < cap:
+            k = trf.src_head[t] + trf.src_cnt[t]
+            if k >= pc:
+                k -= pc
+            trf.src_t[t, k] = now
+            trf.src_l[t, k] = L
+            trf.src_cnt[t] += 1
+            if counting and at.queued >= 0:
+                stats[at.queued] += 1
+                stats[at.queued_t] += now
+            if trf.src_cnt[t] == pc and pc < cap:
+                filled = 1
+        else:
+            stats[at.overflow] += 1
+        trf.next_gen[t] += gap(trf.rate[t], trf.poisson, t, rng)
+    return filled
+
+
+@njit(**HELPER)
+def generate(now, counting, trf, stats, at):
+    """:func:`arrive` for every terminal in turn, on numba's generator (the simple router's serial part);
+    ``trf.full[0]`` set when a row filled its columns."""
     for t in range(trf.next_gen.shape[0]):
-        while trf.next_gen[t] <= now:
-            # the length drawn in place: as a helper call (an early return) the iq router's loop ran 60% slower
-            L = trf.len_min
-            if trf.len_max > trf.len_min:
-                L += np.random.randint(0, trf.len_max - trf.len_min + 1)
-            if counting:
-                stats[at.packets] += 1
-                stats[at.phits] += L
-            if trf.src_cnt[t] < cap:
-                k = trf.src_head[t] + trf.src_cnt[t]
-                if k >= pc:
-                    k -= pc
-                trf.src_t[t, k] = now
-                trf.src_l[t, k] = L
-                trf.src_cnt[t] += 1
-                if counting and at.queued >= 0:
-                    stats[at.queued] += 1
-                    stats[at.queued_t] += now
-                if trf.src_cnt[t] == pc and pc < cap:
-                    trf.full[0] = 1
-            else:
-                stats[at.overflow] += 1
-            trf.next_gen[t] += gap(trf.rate[t], trf.poisson)
+        if arrive(t, now, counting, trf, stats, at, None):
+            trf.full[0] = 1
 
 
 # =========================================================================
@@ -435,7 +480,7 @@ def inject_synthetic(now, in_window, net, buf, trf, ctl, stats):
             ctl[C_NFREE] = nf
             trf.src_head[t] = h + 1 if h + 1 < src_cap else 0
             trf.src_cnt[t] -= 1
-            d = draw_dest(t, net.T, trf, False)
+            d = draw_dest(t, net.T, trf, False, None)
             u = net.term_router[t]
             new_packet(p, ctl[C_INJECTED], u, d, trf.src_l[t, h], trf.src_t[t, h], now, net, buf)
             enqueue(q, p, u, net, buf)

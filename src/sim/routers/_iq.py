@@ -65,7 +65,7 @@ from .._jit import HELPER, INLINED, KERNEL, KERNEL_PAR
 from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
 from . import _core, _iq_layout
-from ._core import GenCounters, draw_dest, generate, start
+from ._core import GenCounters, arrive, draw_dest, start
 from ._iq_layout import (
     F_AAPTR,
     F_CNT,
@@ -194,7 +194,10 @@ Net = namedtuple("Net", [
 # cycle's phase (``fo``/``co``, double buffered by the cycle's parity: the
 # sender fills one while the owner empties the other). The global fields
 # (``free``, ``nfree``, Acc's ``v``) are merged at the barrier, in partition
-# order, which is router order: the numbers do not depend on P.
+# order, which is router order: the numbers do not depend on P. The packets
+# a partition's terminals take come off the free stack in a stretch of its
+# own, the partitions' stretches one below the other in partition order
+# (``tk``), so the numbers they get do not depend on P either.
 Buf = namedtuple("Buf", [
     "vcr", "at", "ovr",
     "wh_cnt", "wh_o",                      # per partition: the credit wheel of its routers' output VCs
@@ -214,26 +217,24 @@ Buf = namedtuple("Buf", [
     "co", "co_n",                          # [parity, sender, owner]: credits (cycle, output VC) for the owner
     "moved",                               # per partition: flits moved this cycle
     "me",                                  # per partition: (partition, first router, last router + 1)
+    "tk",                                  # per partition: its terminals' takes this cycle, next cycle (TK_*)
 ])
+
+# the columns of buf.tk: the packets a partition's terminals take in this
+# cycle and in the next (counted as they finish a cycle), and where their
+# stretch of the free stack starts (the takes of the partitions before it)
+TK_NOW = 0
+TK_NEXT = 1
+TK_OFF = 2
 
 Trf = namedtuple("Trf", [
     "dest_mode", "perm", "cdf", "hot_count", "hot_prob", "rate", "poisson", "len_min", "len_max",
     "src_t", "src_l", "src_head", "src_cnt", "next_gen", "inj_p", "inj_f", "inj_vc", "inj_lvc",
-    "cap", "full",                         # the source queues' capacity; full[0] = 1: a row of src_t is full below it
-    "stage",                               # a terminal's packet taken, its row not yet written (G_*)
+    "cap", "full",                         # the source queues' capacity; full[q] = 1: a row of partition q's
+                                           # terminals filled its columns of src_t below it
+    "rng_gen", "rng_dst",                  # a terminal's random streams (sim._draw): its arrivals and lengths,
+                                           # its packets' destinations and intermediate routers
 ])
-
-# the columns of trf.stage: what the serial part decided of a packet a
-# terminal took (its draws), written into the packet's row by the terminal's
-# range in its parallel phase -- the row's cache lines then stay with the
-# thread that injects and routes the packet
-G_DST = 0
-G_TGEN = 1
-G_LEN = 2
-G_INTM = 3
-G_REC = 4
-NSTAGE = 5
-INJ_STAGED = -2    # trf.inj_vc: the packet's row is still in trf.stage
 
 # ``v``: the statistics (A_*); ``pv``: a partition's changes to them in the
 # current cycle (integers, so summing them in any order is exact), merged
@@ -364,62 +365,26 @@ def _push(g, u, p, fi, arr, net, buf):
 # terminals: injection and ejection
 # =========================================================================
 @njit(**HELPER)
-def _take(t, now, net, buf, trf, acc, phase, drain_t):
-    """Terminal ``t`` takes the packet at the head of its source queue (BookSim2
-    generates it then: destination drawn, measured if taken while running);
-    its row is written by :func:`_packet_row`."""
+def _take(t, p, now, net, buf, trf, acc, phase, drain_t):
+    """Terminal ``t`` takes the packet at the head of its source queue as
+    packet ``p`` (BookSim2 generates it then: destination drawn from the
+    terminal's destination stream, measured if taken while running)."""
     h = trf.src_head[t]
     cap = trf.src_t.shape[1]
     tg = trf.src_t[t, h]
     L = trf.src_l[t, h]
     trf.src_head[t] = h + 1 if h + 1 < cap else 0
     trf.src_cnt[t] -= 1
-    nf = buf.nfree[0] - 1
-    p = buf.free[nf]
-    buf.nfree[0] = nf
-    st = trf.stage
-    st[t, G_DST] = draw_dest(t, net.T, trf, net.self_ok != 0)
-    st[t, G_TGEN] = tg
-    st[t, G_LEN] = L
-    if net.routing == RT_VALIANT:
-        st[t, G_INTM] = net.term_router[np.random.randint(0, net.T)]
-    rec = phase == 1 or (phase == 2 and tg < drain_t)
-    st[t, G_REC] = 1 if rec else 0
-    a = acc.v
-    if rec:
-        a[A_TAG_TAKEN] += 1
-    a[A_TAKEN] += 1
-    a[A_INFL_FLITS] += L
-    a[A_INFL_CSUM] += L * tg
-    return p
-
-
-@njit(**HELPER)
-def _take_all(now, net, buf, trf, acc, phase, drain_t):
-    """Every terminal with no packet being injected takes the next of its
-    source queue, in terminal order (they draw from the one generator and
-    the one free stack); their flits go in :func:`_inject`."""
-    for t in range(net.T):
-        if trf.inj_p[t] < 0 and trf.src_cnt[t] > 0:
-            trf.inj_p[t] = _take(t, now, net, buf, trf, acc, phase, drain_t)
-            trf.inj_f[t] = 0
-            trf.inj_vc[t] = INJ_STAGED
-
-
-@njit(**HELPER)
-def _packet_row(t, p, net, buf, trf):
-    """The row of packet ``p`` that terminal ``t`` took (:func:`_take`)."""
-    st = trf.stage
-    d = st[t, G_DST]
+    d = draw_dest(t, net.T, trf, net.self_ok != 0, trf.rng_dst)
     buf.pkr[p, K_DST] = d
     dr = net.term_router[d]
     buf.pkr[p, K_DR] = dr
     if net.dcp != 0:
         for k in range(net.D):
             buf.pkr[p, K_DC + k] = net.coords[dr, k]
-    buf.pkr[p, K_LEN] = st[t, G_LEN]
+    buf.pkr[p, K_LEN] = L
     buf.pkr[p, K_SRC] = net.term_router[t]
-    buf.pkr[p, K_TGEN] = st[t, G_TGEN]
+    buf.pkr[p, K_TGEN] = tg
     buf.pkr[p, K_TINJ] = -1
     buf.pkr[p, K_HOPS] = 0
     buf.pkr[p, K_DIM] = -1
@@ -427,25 +392,62 @@ def _packet_row(t, p, net, buf, trf):
     buf.pkr[p, K_DIR] = 0
     buf.pkr[p, K_VPH] = 0
     if net.routing == RT_VALIANT:
-        buf.pkr[p, K_INTM] = st[t, G_INTM]
-    buf.pkr[p, K_REC] = st[t, G_REC]
+        buf.pkr[p, K_INTM] = net.term_router[np.int64(_draw.uniform(trf.rng_dst, t) * net.T)]
+    rec = phase == 1 or (phase == 2 and tg < drain_t)
+    buf.pkr[p, K_REC] = 1 if rec else 0
+    a = acc.v
+    if rec:
+        a[A_TAG_TAKEN] += 1
+    a[A_TAKEN] += 1
+    a[A_INFL_FLITS] += L
+    a[A_INFL_CSUM] += L * tg
 
 
 @njit(**HELPER)
-def _inject(t0, t1, now, net, buf, trf, acc, phase):
-    """Terminals ``t0 .. t1 - 1`` send at most one flit each into their
-    injection port; a head takes the first idle injection VC with a credit,
-    round robin from the last one used (the traffic manager's rule)."""
+def _takes_next(t, now, trf):
+    """1 if terminal ``t`` will take a packet in cycle ``now + 1`` (it
+    injects none and its queue holds one, or one arrives then)."""
+    return 1 if trf.inj_p[t] < 0 and (trf.src_cnt[t] > 0 or trf.next_gen[t] <= now + 1) else 0
+
+
+@njit(**HELPER)
+def _terminals(q, now, net, buf, trf, acc, phase, drain_t, pool, top):
+    """Terminals ``net.tbound[q] .. net.tbound[q + 1] - 1`` in cycle ``now``,
+    each in turn: its arrivals join its source queue, it takes the next
+    packet if it injects none (its number the next one down the free stack
+    ``pool`` from ``top``: the partitions' takers get consecutive stretches
+    of the stack in terminal order, as one thread taking them all would),
+    sends at most one flit into its injection port (a head takes the first
+    idle injection VC with a credit, round robin from the last one used:
+    the traffic manager's rule), and is counted if it takes a packet next
+    cycle (``buf.tk``). Every draw is from the terminal's own streams."""
     V = net.V
     A = net.A
     T = net.T
     a = acc.v
+    at = GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW)
+    t0 = net.tbound[q]
+    t1 = net.tbound[q + 1]
+    # the source queues' packets are BookSim2's: none is measured before it is taken
+    for t in range(t0, t1):
+        if trf.next_gen[t] <= now:
+            if arrive(t, now, phase < 2, trf, a, at, trf.rng_gen):
+                trf.full[q] = 1
+    k = 0
+    nxt = 0
     for t in range(t0, t1):
         p = trf.inj_p[t]
         if p < 0:
-            continue
-        if trf.inj_vc[t] == INJ_STAGED:
-            _packet_row(t, p, net, buf, trf)
+            if trf.src_cnt[t] == 0:
+                # idle: it takes a packet next cycle only if one arrives then
+                if trf.next_gen[t] <= now + 1:
+                    nxt += 1
+                continue
+            k += 1
+            p = pool[top - k]
+            _take(t, p, now, net, buf, trf, acc, phase, drain_t)
+            trf.inj_p[t] = p
+            trf.inj_f[t] = 0
             trf.inj_vc[t] = -1
         base = (A + T + t) * V
         if trf.inj_vc[t] < 0:
@@ -456,26 +458,27 @@ def _inject(t0, t1, now, net, buf, trf, acc, phase):
                 if buf.ovr[base + c, O_OWNER] < 0 and buf.ovr[base + c, O_CRED] > 0:
                     vc = c
                     break
-            if vc < 0:
-                continue
-            buf.ovr[base + vc, O_OWNER] = t
-            trf.inj_lvc[t] = vc
-            trf.inj_vc[t] = vc
-        o = base + trf.inj_vc[t]
-        if buf.ovr[o, O_CRED] <= 0:
-            continue
-        fi = trf.inj_f[t]
-        buf.ovr[o, O_CRED] -= 1
-        if fi == 0:
-            buf.pkr[p, K_TINJ] = now
-        if phase < 2:
-            a[A_INJ_FLITS] += 1
-        _push(net.term_ip[t] * V + trf.inj_vc[t], net.term_router[t], p, fi, now + 2, net, buf)
-        if fi == buf.pkr[p, K_LEN] - 1:
-            buf.ovr[o, O_OWNER] = -1
-            trf.inj_p[t] = -1
-        else:
-            trf.inj_f[t] = fi + 1
+            if vc >= 0:
+                buf.ovr[base + vc, O_OWNER] = t
+                trf.inj_lvc[t] = vc
+                trf.inj_vc[t] = vc
+        if trf.inj_vc[t] >= 0:
+            o = base + trf.inj_vc[t]
+            if buf.ovr[o, O_CRED] > 0:
+                fi = trf.inj_f[t]
+                buf.ovr[o, O_CRED] -= 1
+                if fi == 0:
+                    buf.pkr[p, K_TINJ] = now
+                if phase < 2:
+                    a[A_INJ_FLITS] += 1
+                _push(net.term_ip[t] * V + trf.inj_vc[t], net.term_router[t], p, fi, now + 2, net, buf)
+                if fi == buf.pkr[p, K_LEN] - 1:
+                    buf.ovr[o, O_OWNER] = -1
+                    trf.inj_p[t] = -1
+                else:
+                    trf.inj_f[t] = fi + 1
+        nxt += _takes_next(t, now, trf)
+    return k, nxt
 
 
 @njit(**HELPER)
@@ -1056,38 +1059,27 @@ def _credits(now, net, buf, cnt, wo):
 
 
 @njit(**HELPER)
-def _view(q, now, buf, free, nfree):
+def _view(q, now, buf):
     """Partition ``q``'s view of the state: its slices of the per-partition
-    fields, the outboxes it fills this cycle, and ``free``/``nfree`` as the
-    stack its terminals' packets go to (the global one in the serial part,
-    where packets are taken; its own list in the parallel phase)."""
+    fields, the outboxes it fills this cycle, and its own list of freed
+    packets as the stack its terminals' packets go to."""
     par = now & 1
     return Buf(
         buf.vcr, buf.at, buf.ovr, buf.wh_cnt[q], buf.wh_o[q], buf.wi_cnt[q], buf.wi_o[q], buf.wake[q],
-        buf.pkr, free, nfree,
+        buf.pkr, buf.freed_p[q], buf.nfreed_p[q],
         buf.sc_key[q], buf.sc_win[q], buf.sc_in[q], buf.sreq[q], buf.omask[q], buf.gmask[q], buf.touched[q],
         buf.req_g[q], buf.req_o[q], buf.req_li[q], buf.req_lo[q], buf.sc_mark[q], buf.rdy[q], buf.nrdy[q],
         buf.want, buf.freed[q], buf.pend[q], buf.npend[q], buf.visit[q],
         buf.freed_p, buf.nfreed_p, buf.fo[par, q], buf.fo_n[par, q], buf.co[par, q], buf.co_n[par, q],
-        buf.moved, buf.me[q],
+        buf.moved, buf.me[q], buf.tk,
     )
 
 
 @njit(**HELPER)
-def _serial_part(now, net, buf, trf, acc, phase, drain_t):
-    """The serial part of cycle ``now``: the sources' arrivals and the
-    packets the terminals take (in terminal order: they draw from the one
-    generator and the one free stack)."""
-    # the source queues' packets are BookSim2's: none is measured before it is taken (_take)
-    generate(now, phase < 2, trf, acc.v, GenCounters(A_GEN_PKTS, A_GEN_FLITS, -1, -1, A_OVERFLOW))
-    _take_all(now, net, buf, trf, Acc(acc.v, acc.arc_flits, acc.hist[0], acc.pv), phase, drain_t)
-
-
-@njit(**HELPER)
-def _phase(q, now, net, buf, trf, acc, phase):
+def _phase(q, now, net, buf, trf, acc, phase, drain_t):
     """Partition ``q``'s part of cycle ``now``: its injection buffers'
-    credits due and its terminals' flits into their injection ports (the
-    packets were taken in the serial part), the flits and credits the
+    credits due, its terminals' arrivals, takes and flits into their
+    injection ports (:func:`_terminals`), the flits and credits the
     others sent it in the previous cycle (in partition order, each in send
     order: a VC's ring gets its flits in time order), its credits due, then
     its routers' visits. Touches only its own routers, terminals and
@@ -1095,10 +1087,12 @@ def _phase(q, now, net, buf, trf, acc, phase):
     they fill different VCs, and wake bits and pending heads do not
     depend on order)."""
     P = net.pbound.shape[0] - 1
-    b = _view(q, now, buf, buf.freed_p[q], buf.nfreed_p[q])
+    b = _view(q, now, buf)
     a = Acc(acc.pv[q], acc.arc_flits, acc.hist[q], acc.pv)
     _credits(now, net, b, b.wi_cnt, b.wi_o)
-    _inject(net.tbound[q], net.tbound[q + 1], now, net, b, trf, a, phase)
+    taken, nxt = _terminals(q, now, net, b, trf, a, phase, drain_t, buf.free, buf.nfree[0] - buf.tk[q, TK_OFF])
+    buf.tk[q, TK_NOW] = taken
+    buf.tk[q, TK_NEXT] = nxt
     par = (now + 1) & 1
     for s in range(P):
         if s == q:
@@ -1122,6 +1116,8 @@ def _barrier(now, net, buf, acc, ctl):
     P = net.pbound.shape[0] - 1
     moved = 0
     nf = buf.nfree[0]
+    for q in range(P):
+        nf -= buf.tk[q, TK_NOW]
     for q in range(P):
         moved += buf.moved[q]
         for k in range(buf.nfreed_p[q, 0]):
@@ -1153,7 +1149,32 @@ def _barrier(now, net, buf, acc, ctl):
 @njit(**HELPER)
 def _must_grow(buf, trf, ctl):
     """A terminal may take a packet (or generate one) it has no room for."""
-    return buf.nfree[0] < ctl[C_POOL_LOW] or trf.full[0] != 0
+    if buf.nfree[0] < ctl[C_POOL_LOW]:
+        return True
+    for q in range(trf.full.shape[0]):
+        if trf.full[q] != 0:
+            return True
+    return False
+
+
+@njit(**HELPER)
+def _count_takes(now, net, buf, trf):
+    """Each partition's terminals that take a packet in cycle ``now`` (the
+    phases count them for the next cycle as they go; this starts a run)."""
+    for q in range(net.pbound.shape[0] - 1):
+        c = 0
+        for t in range(net.tbound[q], net.tbound[q + 1]):
+            c += _takes_next(t, now - 1, trf)
+        buf.tk[q, TK_NEXT] = c
+
+
+@njit(**HELPER)
+def _stretches(net, buf):
+    """Where each partition's takes of this cycle start down the free stack: after the partitions before it."""
+    off = 0
+    for q in range(net.pbound.shape[0] - 1):
+        buf.tk[q, TK_OFF] = off
+        off += buf.tk[q, TK_NEXT]
 
 
 @njit(**INLINED)
@@ -1169,13 +1190,14 @@ def _cycles(net, buf, trf, acc, ctl, until):
     phase = ctl[C_PHASE]
     drain_t = ctl[C_DRAIN_T]
     P = net.pbound.shape[0] - 1
+    _count_takes(now, net, buf, trf)
     while now < until:
         if _must_grow(buf, trf, ctl):
             ctl[C_GROW] = 1
             break
-        _serial_part(now, net, buf, trf, acc, phase, drain_t)
+        _stretches(net, buf)
         for q in prange(P):
-            _phase(q, now, net, buf, trf, acc, phase)
+            _phase(q, now, net, buf, trf, acc, phase, drain_t)
         stop = _barrier(now, net, buf, acc, ctl)
         now += 1
         if stop:
@@ -1224,8 +1246,9 @@ def wheel_size(max_delay: int) -> int:
 
 @njit(**KERNEL)
 def seed_and_start(seed, trf):
-    """Seed the kernel's generator and draw every terminal's first arrival."""
-    start(seed, trf)
+    """Seed the terminals' streams and draw every terminal's first arrival."""
+    _draw.seed_streams(seed, trf.rng_dst, _core.STREAM_DESTINATIONS)
+    start(seed, trf, trf.rng_gen)
 
 
 # numba checks only this file's source for freshness: the helpers and

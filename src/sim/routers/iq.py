@@ -124,7 +124,7 @@ class IQRun:
         (both sized by activity; their contents and the order in which packet
         numbers are reused stay as if they had had their full size)."""
         buf, trf, T = self.buf, self.trf, self.net.T
-        if trf.full[0]:
+        if trf.full.any():
             pc = trf.src_t.shape[1]
             wide = min(int(trf.cap), 2 * pc)
             check_memory(f"router iq's source queues ({wide} packets a terminal, {format_count(T)} terminals)",
@@ -137,7 +137,7 @@ class IQRun:
             src_t[:, :pc] = trf.src_t[rows, idx]
             src_l[:, :pc] = trf.src_l[rows, idx]
             trf.src_head[:] = 0
-            trf.full[0] = 0
+            trf.full[:] = 0
             self.trf = trf = trf._replace(src_t=src_t, src_l=src_l)
         if buf.nfree[0] < self.ctl[Q.C_POOL_LOW]:
             P = buf.free.shape[0]
@@ -378,6 +378,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros((2, P, P, box, 5), i32), np.zeros((2, P, P), np.int64),
         np.zeros((2, P, P, box, 2), np.int64), np.zeros((2, P, P), np.int64),
         np.zeros(P, np.int64), np.stack([np.arange(P), pbound[:-1], pbound[1:]], axis=1).astype(np.int64),
+        np.zeros((P, 8), np.int64),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
@@ -390,8 +391,8 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.int64(lo), np.int64(hi),
         np.zeros((T, QCOLS), i32), np.zeros((T, QCOLS), i32), np.zeros(T, np.int64), np.zeros(T, np.int64),
         next_gen, np.full(T, -1, np.int64), np.zeros(T, np.int64), np.full(T, -1, np.int64),
-        np.full(T, -1, np.int64), np.int64(cfg.source_queue), np.zeros(1, np.int64),
-        np.zeros((T, Q.NSTAGE), i32),
+        np.full(T, -1, np.int64), np.int64(cfg.source_queue), np.zeros(P, np.int64),
+        np.zeros(T, np.uint64), np.zeros(T, np.uint64),
     )
     acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
                 np.zeros((P, 32), np.float64))
