@@ -88,28 +88,15 @@ def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: in
 
 
 def child_iq(spec: str, load: float, cycles: int, warm: int, reps: int, threads: int) -> None:
-    """:func:`child` for router iq."""
+    """:func:`child` for router iq (bench_sim_threads.py's timed run)."""
     import numba
-    import numpy as np
 
-    import candidates as cd
-    import sim
-    from sim.routers import iq
-    from traffic import traffic
+    from bench_sim_threads import one
 
     numba.set_num_threads(threads)
-    t = cd.from_spec(spec)
-    cfg = sim.preset("booksim", measurement="fixed")
-    dests = traffic("uniform").destinations(t)
     best_w = best_c = float("inf")
     for r in range(reps + 1):
-        run = iq.build(t, cfg, "dor", dests, np.full(t.num_terminals, load / cfg.mean_packet_length), 1, load,
-                       threads)
-        run.ctl[iq.Q.C_PHASE] = 1
-        run.advance(warm)
-        w0, c0 = time.perf_counter(), time.process_time()
-        run.advance(warm + cycles)
-        w, c = time.perf_counter() - w0, time.process_time() - c0
+        w, c, _, _ = one(spec, threads, warm, cycles, load=load)
         if r:       # the first stretch compiles or loads the kernel
             best_w, best_c = min(best_w, w), min(best_c, c)
     print(f"{best_w * 1e6 / cycles:.4f} {best_c * 1e6 / cycles:.4f}")

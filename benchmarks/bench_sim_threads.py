@@ -68,12 +68,12 @@ LOAD_SIMPLE = 0.15
 #: 1-minute load average above which --record refuses
 
 
-def one(spec: str, threads: int, warm: int, cycles: int, seed: int = 1):
+def one(spec: str, threads: int, warm: int, cycles: int, seed: int = 1, load: float = LOAD):
     """Wall and CPU seconds of ``cycles`` cycles after ``warm`` untimed ones, and the final statistics."""
     t = cd.from_spec(spec)
     cfg = sim.preset("booksim", measurement="fixed")
     dests = traffic("uniform").destinations(t)
-    run = iq.build(t, cfg, "dor", dests, np.full(t.num_terminals, LOAD / cfg.mean_packet_length), seed, LOAD,
+    run = iq.build(t, cfg, "dor", dests, np.full(t.num_terminals, load / cfg.mean_packet_length), seed, load,
                    threads)
     run.ctl[iq.Q.C_PHASE] = 1
     run.advance(warm)

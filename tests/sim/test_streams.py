@@ -33,19 +33,15 @@ def splitmix64(state: int, n: int) -> list[int]:
 
 
 @njit
-def _words(rng, t, n):
-    out = np.empty(n, np.uint64)
+def _draws(rng, t, n):
+    """The next ``n`` words of stream ``t``, and the ``n`` uniforms drawn from a copy of the same state."""
+    words = np.empty(n, np.uint64)
+    uniforms = np.empty(n, np.float64)
+    again = rng.copy()
     for i in range(n):
-        out[i] = _draw.stream(rng, t)
-    return out
-
-
-@njit
-def _uniforms(rng, t, n):
-    out = np.empty(n, np.float64)
-    for i in range(n):
-        out[i] = _draw.uniform(rng, t)
-    return out
+        words[i] = _draw.stream(rng, t)
+        uniforms[i] = _draw.uniform(again, t)
+    return words, uniforms
 
 
 @njit
@@ -58,10 +54,13 @@ def test_a_stream_is_splitmix64():
     rng = np.array([0, 12345, 2**63 + 7], np.uint64)
     for t in range(3):
         state = int(rng[t])
-        assert [int(w) for w in _words(rng, t, 50)] == splitmix64(state, 50)
+        words, uniforms = _draws(rng, t, 50)
+        assert [int(w) for w in words] == splitmix64(state, 50)
+        # a uniform is the word's top 53 bits over 2**53
+        assert uniforms.tolist() == [(w >> 11) / 2.0**53 for w in splitmix64(state, 50)]
     # each stream advances alone
     rng2 = np.array([0, 12345, 2**63 + 7], np.uint64)
-    _words(rng2, 1, 50)
+    _draws(rng2, 1, 50)
     assert rng2[0] == 0 and rng2[2] == 2**63 + 7
 
 
@@ -70,7 +69,7 @@ def test_uniforms_in_the_unit_interval_with_the_right_moments():
     standard deviations of their binomial counts."""
     rng = np.zeros(1, np.uint64)
     _seed(7, rng, 1)
-    u = _uniforms(rng, 0, 200_000)
+    _, u = _draws(rng, 0, 200_000)
     assert u.min() >= 0.0 and u.max() < 1.0
     n = u.size
     assert abs(u.mean() - 0.5) < 5 * np.sqrt(1 / 12 / n)
