@@ -242,7 +242,7 @@ def _random(t, rng):
 
 
 @njit(**HELPER)
-def _below(t, k, rng):
+def draw_below(t, k, rng):
     """A uniform integer in ``0 .. k - 1`` for terminal ``t`` (as :func:`_random`; a stream's draw is a 53-bit
     uniform scaled, a bias below ``k / 2**53``)."""
     if rng is None:
@@ -309,15 +309,15 @@ def draw_dest(t, T, trf, self_ok, rng):
         # perm lists the hot terminals (any numbering)
         if _random(t, rng) < trf.hot_prob:
             while True:
-                d = trf.perm[_below(t, trf.hot_count, rng)]
+                d = trf.perm[draw_below(t, trf.hot_count, rng)]
                 if d != t or trf.hot_count == 1 or self_ok:
                     return d
     if self_ok:
-        return _below(t, T, rng)
+        return draw_below(t, T, rng)
     # uniform over the other terminals
     if T == 1:
         return 0
-    d = _below(t, T - 1, rng)
+    d = draw_below(t, T - 1, rng)
     if d >= t:
         d += 1
     return d
@@ -347,7 +347,7 @@ def arrive(t, now, counting, trf, stats, at, rng):
         # the length drawn in place: as a helper call (an early return) the iq router's loop ran 60% slower
         L = trf.len_min
         if trf.len_max > trf.len_min:
-            L += _below(t, trf.len_max - trf.len_min + 1, rng)
+            L += draw_below(t, trf.len_max - trf.len_min + 1, rng)
         if counting:
             stats[at.packets] += 1
             stats[at.phits] += L

@@ -65,7 +65,7 @@ from .._jit import HELPER, INLINED, KERNEL, KERNEL_PAR
 from ..routing import _booksim, _simple, registry
 from ..routing._booksim import RT_VALIANT, min_hops, route
 from . import _core, _iq_layout
-from ._core import GenCounters, arrive, draw_dest, start
+from ._core import GenCounters, arrive, draw_below, draw_dest, start
 from ._iq_layout import (
     F_AAPTR,
     F_CNT,
@@ -392,7 +392,7 @@ def _take(t, p, now, net, buf, trf, acc, phase, drain_t):
     buf.pkr[p, K_DIR] = 0
     buf.pkr[p, K_VPH] = 0
     if net.routing == RT_VALIANT:
-        buf.pkr[p, K_INTM] = net.term_router[np.int64(_draw.uniform(trf.rng_dst, t) * net.T)]
+        buf.pkr[p, K_INTM] = net.term_router[draw_below(t, net.T, trf.rng_dst)]
     rec = phase == 1 or (phase == 2 and tg < drain_t)
     buf.pkr[p, K_REC] = 1 if rec else 0
     a = acc.v
@@ -412,9 +412,10 @@ def _takes_next(t, now, trf):
 
 @njit(**HELPER)
 def _terminals(q, now, net, buf, trf, acc, phase, drain_t, pool, top):
-    """Terminals ``net.tbound[q] .. net.tbound[q + 1] - 1`` in cycle ``now``,
-    each in turn: its arrivals join its source queue, it takes the next
-    packet if it injects none (its number the next one down the free stack
+    """Terminals ``net.tbound[q] .. net.tbound[q + 1] - 1`` in cycle ``now``:
+    first every arrival joins its source queue (a tight loop over the
+    arrival times), then each terminal in turn takes the next packet if it
+    injects none (its number the next one down the free stack
     ``pool`` from ``top``: the partitions' takers get consecutive stretches
     of the stack in terminal order, as one thread taking them all would),
     sends at most one flit into its injection port (a head takes the first
