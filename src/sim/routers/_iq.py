@@ -262,8 +262,8 @@ def _sa_ready(g, t, u, net, buf):
 @njit(**HELPER)
 def _wheel(t, o, cnt, wo):
     """Output VC ``o`` gets one credit back at cycle ``t`` (a wheel of
-    ``cnt.shape[0]`` cycles)."""
-    W = cnt.shape[0]
+    ``wo.shape[0]`` cycles)."""
+    W = wo.shape[0]
     s = t & (W - 1)
     c = cnt[s]
     wo[s, c] = o
@@ -1041,7 +1041,7 @@ def _credits(now, net, buf, cnt, wo):
     """The credits of wheel ``cnt``/``wo`` due at ``now``: a VC that waited
     for one asks for the switch again (the order of a cycle's credits does
     not matter: each adds one, and only the first of an empty VC wakes)."""
-    W = cnt.shape[0]
+    W = wo.shape[0]
     slot = now & (W - 1)
     nc = cnt[slot]
     for e in range(nc):
@@ -1106,7 +1106,7 @@ def _phase(q, now, net, buf, trf, acc, phase, drain_t):
             _wheel(buf.co[par, s, q, k, 0], buf.co[par, s, q, k, 1], b.wh_cnt, b.wh_o)
         buf.co_n[par, s, q] = 0
     _credits(now, net, b, b.wh_cnt, b.wh_o)
-    buf.moved[q] = _routers(now, net, b, a, phase)
+    buf.moved[q, 0] = _routers(now, net, b, a, phase)
 
 
 @njit(**HELPER)
@@ -1120,7 +1120,7 @@ def _barrier(now, net, buf, acc, ctl):
     for q in range(P):
         nf -= buf.tk[q, TK_NOW]
     for q in range(P):
-        moved += buf.moved[q]
+        moved += buf.moved[q, 0]
         for k in range(buf.nfreed_p[q, 0]):
             buf.free[nf] = buf.freed_p[q, k]
             nf += 1

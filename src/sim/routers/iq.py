@@ -46,6 +46,7 @@ from batch means over the measured sample periods, and ``stable``.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Callable
 
@@ -182,14 +183,30 @@ class IQRun:
                     and Q.backlog_before(self.trf, np.int64(self.ctl[Q.C_DRAIN_T])) == 0)
 
 
-def _lined(shape: tuple[int, int], dtype) -> np.ndarray:
+def _lined(shape: tuple[int, ...], dtype) -> np.ndarray:
     """Zeros whose data starts on a 64-byte cache line (numpy's large
     arrays start 16 bytes past one), so a record row of 32 or 64 bytes
     never straddles two lines (each one a separate miss at scale)."""
-    nbytes = shape[0] * shape[1] * np.dtype(dtype).itemsize
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     raw = np.zeros(nbytes + 64, np.uint8)
     off = -raw.ctypes.data % 64
     return raw[off:off + nbytes].view(dtype).reshape(shape)
+
+
+def _per_partition(shape: tuple[int, ...], dtype, axis: int = 1, fill: int = 0) -> np.ndarray:
+    """An array of ``fill`` whose data starts on a 64-byte line and whose
+    ``axis`` is lengthened (by unused entries) until each sub-array along
+    the axes before it fills whole lines: two threads writing their own
+    partitions' entries never write the same line (it would bounce between
+    their cores on every write)."""
+    padded = list(shape)
+    inner = np.dtype(dtype).itemsize * int(np.prod(shape[axis + 1:], dtype=np.int64))
+    step = 64 // math.gcd(inner, 64)
+    padded[axis] = -(-shape[axis] // step) * step
+    out = _lined(tuple(padded), dtype)
+    if fill:
+        out[...] = fill
+    return out
 
 
 def _lattice_arcs(topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -354,31 +371,32 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     pkr = _lined((PP, L.NK), i32)
     pkr[:, Q.K_INTM] = -1
     nreq = max_ni * V * R * V
-    # a partition's counters written on every hop (npend, nfreed_p, Acc.pv) get a 64-byte row or more each: one
-    # line shared by two threads would bounce between their cores
+    # every per-partition array (the leading axis of P) fills whole lines per partition (_per_partition): one line
+    # written by two threads would bounce between their cores (the counters are written on every hop)
+    pp = _per_partition
     buf = Q.Buf(
         vcr, np.full(NVC, never, i32), ovr,
         # credits due in one cycle: at most one per output port (its channel's flits, one a cycle)
-        np.zeros((P, W), np.int64), np.zeros((P, W, int(op_q.max())), i32),
-        np.zeros((P, W), np.int64), np.zeros((P, W, max(int(t_q.max()), 1)), i32),
-        np.zeros((P, WW, (n + 63) // 64), np.uint64),
+        pp((P, W), np.int64), pp((P, W, int(op_q.max())), i32, axis=2),
+        pp((P, W), np.int64), pp((P, W, max(int(t_q.max()), 1)), i32, axis=2),
+        pp((P, WW, (n + 63) // 64), np.uint64, axis=2),
         pkr, np.arange(PP - 1, -1, -1, dtype=i32), np.array([PP], dtype=np.int64),
-        np.zeros((P, max_no * V + max_ni * V), np.int64), np.zeros((P, max_no * V), np.int64),
-        np.zeros((P, max(max_ni * V, max_ni)), np.int64), np.zeros((P, max_ni, max_no), np.int64),
-        np.zeros((P, max_no), np.uint64), np.zeros((P, max_ni), np.uint64), np.zeros((P, max_no), np.int64),
-        np.zeros((P, nreq), np.int64), np.zeros((P, nreq), np.int64),
-        np.zeros((P, nreq), np.int64), np.zeros((P, nreq), np.int64),
-        np.full((P, max_no * V), -1, np.int64),
-        np.zeros((P, Q.RING, 3, max_ni * V), np.int64), np.zeros((P, Q.RING, 3), np.int64),
-        np.zeros((NVC, 2), i32), np.zeros((P, max_ni), np.int64),
-        np.zeros((P, vc_q, 2), i32), np.zeros((P, 8), np.int64),
-        np.zeros((P, n_q), i32),
+        pp((P, max_no * V + max_ni * V), np.int64), pp((P, max_no * V), np.int64),
+        pp((P, max(max_ni * V, max_ni)), np.int64), pp((P, max_ni, max_no), np.int64),
+        pp((P, max_no), np.uint64), pp((P, max_ni), np.uint64), pp((P, max_no), np.int64),
+        pp((P, nreq), np.int64), pp((P, nreq), np.int64),
+        pp((P, nreq), np.int64), pp((P, nreq), np.int64),
+        pp((P, max_no * V), np.int64, fill=-1),
+        pp((P, Q.RING, 3, max_ni * V), np.int64), pp((P, Q.RING, 3), np.int64),
+        np.zeros((NVC, 2), i32), pp((P, max_ni), np.int64),
+        pp((P, vc_q, 2), i32), pp((P, 8), np.int64),
+        pp((P, n_q), i32),
         # a cycle's packets read out: at most one per terminal
-        np.zeros((P, max(int(t_q.max()), 1)), i32), np.zeros((P, 8), np.int64),
-        np.zeros((2, P, P, box, 5), i32), np.zeros((2, P, P), np.int64),
-        np.zeros((2, P, P, box, 2), np.int64), np.zeros((2, P, P), np.int64),
-        np.zeros(P, np.int64), np.stack([np.arange(P), pbound[:-1], pbound[1:]], axis=1).astype(np.int64),
-        np.zeros((P, 8), np.int64),
+        pp((P, max(int(t_q.max()), 1)), i32), pp((P, 8), np.int64),
+        pp((2, P, P, box, 5), i32, axis=3), pp((2, P, P), np.int64, axis=2),
+        pp((2, P, P, box, 2), np.int64, axis=3), pp((2, P, P), np.int64, axis=2),
+        pp((P, 8), np.int64), np.stack([np.arange(P), pbound[:-1], pbound[1:]], axis=1).astype(np.int64),
+        pp((P, 8), np.int64),
     )
     lo, hi = cfg.length_range
     perm = np.ascontiguousarray(dests.perm, dtype=np.int64)
@@ -395,7 +413,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(T, np.uint64), np.zeros(T, np.uint64),
     )
     acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
-                np.zeros((P, 32), np.float64))
+                _per_partition((P, 32), np.float64))
     ctl = np.zeros(Q.NCTL, np.int64)
     ctl[Q.C_POOL_LOW] = T if PP < PMAX else 0
     Q.seed_and_start(np.int64(seed), trf)
