@@ -162,14 +162,12 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
 
 
 def _ranges(net, wormhole: bool) -> tuple[int, int, int]:
-    """Per range of routers (VCT): the most credit-wheel entries a slot can take (one per input port and
-    injection queue of its routers), and the most packets a range sends another (or itself) in one cycle
-    (one per channel between them); wormhole: 1 and 1."""
+    """The ranges of routers, the most credit-wheel entries a slot of a range's wheel can take (one per input
+    port of its routers, and VCT: per injection queue), and the most packets (flits) a range sends another (or
+    itself) in one cycle (one per channel between them)."""
     P = len(net.pbound) - 1
-    if wormhole:
-        return P, 1, 1
     part = net.r_part
-    per_router = np.diff(net.in_indptr) + np.diff(net.term_indptr) * int(net.n_inj)
+    per_router = np.diff(net.in_indptr) + (0 if wormhole else np.diff(net.term_indptr) * int(net.n_inj))
     E = int(np.bincount(part, weights=per_router, minlength=P).max())
     C = int(np.bincount(part[net.arc_src] * P + part[net.arc_dst], minlength=P * P).max()) if net.A else 0
     return P, max(E, 1), max(C, 1)
@@ -210,13 +208,12 @@ def _buf(net, mode, wormhole: bool, W: int):
         np.full(only(w_on, NEJ), -1, np.int64), np.full(only(w_on, NEJ), -1, np.int32),
         np.zeros((Q, inj_cap), np.int32), z32(Q), z32(Q), np.full(Q, inj_cap, np.int32), z32(only(w_on, Q)),
         np.full(only(w_on, Q), -1, np.int64),
-        *((z32(W), np.zeros((W, max(A, 1)), np.int64), np.zeros((W, 1), np.int32)) if wormhole else
-          (np.zeros((R, W), np.int32), np.zeros((R, W, E), np.int64), np.zeros((R, W, E), np.int32))),
+        np.zeros((R, W), np.int32), np.zeros((R, W, E), np.int64), np.zeros((R, W, only(v_on, E)), np.int32),
         z64(int(net.n)), z64(int(net.n)), z64(int(net.n)), z64(int(net.n)),
         np.zeros((R, (int(np.diff(net.pbound).max()) + 63) // 64), np.uint64),
         z64(NC), z64(NC), z64(NC), z64(NC), np.zeros(NVC, np.bool_), z64(NVC),
-        np.zeros((R, 4, only(v_on, NC)), np.int64), np.zeros((R, K.NCTL), np.int64),
-        np.zeros((R, only(v_on, max(NEJ, 1))), np.int32), np.zeros((2, R, R, C, 2), np.int64),
+        np.zeros((R, 4, NC), np.int64), np.zeros((R, K.NCTL), np.int64),
+        np.zeros((R, max(NEJ, 1)), np.int32), np.zeros((2, R, R, C, 3), np.int64),
         np.zeros((2, R, R), np.int64),
     )
 
@@ -268,7 +265,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
         kernel = _vct
         cap, slots = _vct.buffer_sizes(cfg)
     V = tabs.vcs if tabs.tw_next is not None else cfg.vcs
-    if wormhole or trace is not None:
+    if trace is not None:
         threads = 1
     net = _net(topo, cfg, tabs, dl_code, V, cap, slots, seed, partitions(topo.n, threads))
     buf = _buf(net, kernel, wormhole, kernel.wheel_size(cfg))
@@ -455,7 +452,7 @@ for _entry in (
     RouterModel("vct", "the simple router with virtual cut-through: a packet moves as a unit, into a VC with room "
                 "for all of it", "simple", "vct", pair_latency=True, traces=True, simulate=simulate, threads=True),
     RouterModel("wormhole", "the simple router with wormhole switching: flit by flit, an output VC held from header "
-                "to tail", "simple", "wormhole", pair_latency=True, traces=True, simulate=simulate,
+                "to tail", "simple", "wormhole", pair_latency=True, traces=True, simulate=simulate, threads=True,
                 refuses={"tsdor-adaptive": "routing tsdor-adaptive models EXTOLL's virtual cut-through router: use "
                          "switching='vct' (--switching vct), or tsdor / dort with wormhole",
                          "adaptive": _wormhole.BUBBLE_NEEDS_VCT}),
