@@ -18,7 +18,7 @@ same state (statistics, channel loads): the script stops if they do not.
     python benchmarks/bench_sim_threads.py --record        # and record the table in the results book
     python benchmarks/bench_sim_threads.py --router simple           # PDTT(32) and PDTT(16), tpds2010
     python benchmarks/bench_sim_threads.py --router simple --quick   # PDTT(16) only
-    python benchmarks/bench_sim_threads.py --router wormhole         # 32x32x32 down to 8x8x8, wormhole
+    python benchmarks/bench_sim_threads.py --router wormhole         # 64x32x32 down to 8x8, wormhole
 
 ``--router simple`` times the simple router's virtual cut-through under the
 ``tpds2010`` preset (16-phit packets, a bubble escape VC and two adaptive
@@ -27,7 +27,7 @@ VCs, Poisson arrivals) at 0.15 phits/cycle/PE, uniform traffic, on
 ``pdtt:a=16`` (8,192), the same way. ``--router wormhole`` times its
 wormhole switching (the ``singleflit`` preset with 16-flit packets in
 8-flit VCs, dimension order with a dateline) at 0.1 flits/cycle/node,
-uniform traffic, on 3-D tori from 32x32x32 (32,768 routers) down to 8x8x8.
+uniform traffic, on tori from 64x32x32 (65,536 routers) down to 8x8.
 
 ``--contention`` asks what two threads could gain on this machine at best: router iq on
 64x32x32 on one thread (A), on two threads (B), two processes at once each simulating one of the
@@ -233,9 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quick:
             cases.insert(0, ("pdtt:a=32", 1000, 1000))
     elif args.router == "wormhole":
-        cases = [("torus:32x32x32", 300, 1000 if args.quick else 3000)]
+        cases = [("torus:32x32x32", 300, 400 if args.quick else 1000)]
         if not args.quick:
-            cases.insert(0, ("torus:64x32x32", 300, 1500))
+            cases.insert(0, ("torus:64x32x32", 300, 600))
         cases += [("torus:16x16x16", 300, 16000 // q), ("torus:8x8x8", 300, 100000 // q),
                   ("torus:8x8", 300, 600000 // q)]
     else:

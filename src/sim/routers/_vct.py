@@ -148,7 +148,7 @@ def _credit_slot(s, now, net, buf):
 
 @njit(**HELPER)
 def _credit_later(t, idx, amt, buf):
-    W = buf.wh_cnt.shape[0]
+    W = buf.wh_idx.shape[0]
     s = t & (W - 1)
     c = buf.wh_cnt[s]
     buf.wh_idx[s, c] = idx
@@ -328,13 +328,13 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
 # =========================================================================
 @njit(**HELPER)
 def _credits(now, net, buf):
-    _credit_slot(now & (buf.wh_cnt.shape[1] - 1), now, net, buf)
+    _credit_slot(now & (buf.wh_idx.shape[1] - 1), now, net, buf)
 
 
 @njit(**HELPER)
 def _flush_credits(now, net, buf):
     """Trace mode, network empty: every credit in flight comes back now."""
-    for s in range(buf.wh_cnt.shape[1]):
+    for s in range(buf.wh_idx.shape[1]):
         _credit_slot(s, now, net, buf)
 
 
@@ -353,7 +353,7 @@ def _held(net, buf):
 @njit(**HELPER)
 def _pending(net, buf, pend):
     for q in range(buf.wh_cnt.shape[0]):
-        for s in range(buf.wh_cnt.shape[1]):
+        for s in range(buf.wh_idx.shape[1]):
             for e in range(buf.wh_cnt[q, s]):
                 if buf.wh_idx[q, s, e] >= 0:
                     pend[buf.wh_idx[q, s, e]] += buf.wh_amt[q, s, e]

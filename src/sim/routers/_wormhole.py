@@ -300,7 +300,7 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
             buf.vc_cnt[g] -= 1
             buf.vc_since[g] = now
             buf.r_cnt[u] -= 1
-            s2 = (now + 1 + net.link_latency) & (buf.wh_cnt.shape[0] - 1)
+            s2 = (now + 1 + net.link_latency) & (buf.wh_idx.shape[0] - 1)
             c2 = buf.wh_cnt[s2]
             buf.wh_idx[s2, c2] = g
             buf.wh_cnt[s2] = c2 + 1
@@ -325,13 +325,13 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
 # =========================================================================
 @njit(**HELPER)
 def _credits(now, net, buf):
-    _credit_slot(now & (buf.wh_cnt.shape[1] - 1), buf)
+    _credit_slot(now & (buf.wh_idx.shape[1] - 1), buf)
 
 
 @njit(**HELPER)
 def _flush_credits(now, net, buf):
     """Trace mode, network empty: every credit in flight comes back now."""
-    for s in range(buf.wh_cnt.shape[1]):
+    for s in range(buf.wh_idx.shape[1]):
         _credit_slot(s, buf)
 
 
@@ -344,7 +344,7 @@ phase = range_phase(_view, _arrive, _router)
 @njit(**HELPER)
 def _pending(net, buf, pend):
     for q in range(buf.wh_cnt.shape[0]):
-        for s in range(buf.wh_cnt.shape[1]):
+        for s in range(buf.wh_idx.shape[1]):
             for e in range(buf.wh_cnt[q, s]):
                 pend[buf.wh_idx[q, s, e]] += 1
 

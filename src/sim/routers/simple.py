@@ -35,6 +35,7 @@ from ..threads import max_threads, partitions
 from ..routing import _simple as R
 from ..routing.registry import SELECTIONS
 from ..routing.tables import CLS_NONE, build_tables, table_kind, with_ties
+from ._arrays import per_range
 from . import RouterModel, _switching, _vct, _wormhole, register_router_model
 from . import _core as K
 
@@ -195,6 +196,8 @@ def _buf(net, mode, wormhole: bool, W: int):
         return np.zeros(k, np.int64)
 
     NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
+    # the per-range arrays fill whole cache lines per range (per_range): one line written by two threads
+    # would bounce between their cores (the wheels' counts, the outboxes' counts, the run-state)
     return mode.Buf(
         z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
         np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.full(P, -1, np.int32), z64(P),
@@ -208,13 +211,14 @@ def _buf(net, mode, wormhole: bool, W: int):
         np.full(only(w_on, NEJ), -1, np.int64), np.full(only(w_on, NEJ), -1, np.int32),
         np.zeros((Q, inj_cap), np.int32), z32(Q), z32(Q), np.full(Q, inj_cap, np.int32), z32(only(w_on, Q)),
         np.full(only(w_on, Q), -1, np.int64),
-        np.zeros((R, W), np.int32), np.zeros((R, W, E), np.int64), np.zeros((R, W, only(v_on, E)), np.int32),
+        per_range((R, W), np.int32), per_range((R, W, E), np.int64, axis=2),
+        per_range((R, W, only(v_on, E)), np.int32, axis=2),
         z64(int(net.n)), z64(int(net.n)), z64(int(net.n)), z64(int(net.n)),
-        np.zeros((R, (int(np.diff(net.pbound).max()) + 63) // 64), np.uint64),
+        per_range((R, (int(np.diff(net.pbound).max()) + 63) // 64), np.uint64),
         z64(NC), z64(NC), z64(NC), z64(NC), np.zeros(NVC, np.bool_), z64(NVC),
-        np.zeros((R, 4, NC), np.int64), np.zeros((R, K.NCTL), np.int64),
-        np.zeros((R, max(NEJ, 1)), np.int32), np.zeros((2, R, R, C, 3), np.int64),
-        np.zeros((2, R, R), np.int64),
+        per_range((R, 4, NC), np.int64), per_range((R, K.NCTL), np.int64),
+        per_range((R, max(NEJ, 1)), np.int32), per_range((2, R, R, C, 3), np.int64, axis=3),
+        per_range((2, R, R), np.int64, axis=2),
     )
 
 
@@ -276,7 +280,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     out = K.Out(np.zeros(K.NSTATS, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
                 np.zeros((P, HIST_BINS + 1), np.int64), np.zeros(topo.num_arcs, np.int64),
                 np.int64(1 if pair_latency else 0), np.zeros(pairs, np.int64), np.zeros(pairs, np.int64),
-                np.zeros((P, K.NSTATS), np.int64))
+                per_range((P, K.NSTATS), np.int64))
     ctl = np.zeros(K.NCTL, np.int64)
     ctl[K.C_NFREE] = buf.free.shape[0]
     ctl[K.C_STALL_VC] = -1
