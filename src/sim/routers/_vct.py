@@ -36,8 +36,8 @@ router index (P = the threads, :func:`sim.threads.partitions`: slabs of a
 lattice; any graph, with a worse cut), and a cycle is a serial part (the
 credits due, from every range's wheel; generation, destinations and
 injection, which draw from the run's one generator in terminal order), a
-phase per range (:func:`phase`, a ``prange`` in the run loops: each range
-visits its routers in router order) and a barrier (:func:`_barrier`: the
+phase per range (:func:`sim.routers._core.range_phase`, a ``prange`` in the run loops: each range
+visits its routers in router order) and a merge (:func:`sim.routers._core.merge_ranges`: the
 ranges' freed packets, run-state and statistics merged in range order,
 which is router order). A visit reads and writes only its router's state
 -- its input VCs and ports, its output channels and the credits it holds

@@ -11,9 +11,10 @@ State specific to wormhole (fields of ``buf``):
 - every input VC ``g = arc * V + vc`` is a ring of flit entries
   (``vc_pk`` packet id, ``vc_fi`` flit index, ``vc_rdy`` the cycle the flit
   may leave) of ``buffer_flits`` entries; ``credit[g]`` counts its free
-  entries as seen upstream; a flit is written into the downstream ring (and
-  a credit spent) the cycle it is sent and may leave ``link_latency +
-  router_delay`` later;
+  entries as seen upstream; a credit is spent the cycle a flit is sent, the
+  flit joins the downstream ring at the start of the next cycle's phase
+  (below) and may leave ``link_latency + router_delay`` cycles after it
+  was sent;
 - ``vc_out[g]`` is the output the packet at the head of ``g`` was given by
   VC allocation (an output VC ``a * V + v``, or ``NVC + e`` for ejector
   ``e``), ``-1`` until its header is allocated and again after its tail
@@ -28,6 +29,24 @@ State specific to wormhole (fields of ``buf``):
   ejector is consuming;
 - a credit returns ``link_latency`` cycles after its flit left the buffer
   (the cycle after it was sent, as in the VCT kernel), on a timing wheel.
+
+Ranges of routers, as in :mod:`sim.routers._vct`: the routers are split into
+P contiguous ranges (P = the threads), a cycle is a serial part (the credits
+due from every range's wheel, generation and injection) and a phase per
+range (:func:`sim.routers._core.range_phase`), then the ranges' run-state,
+freed packets and statistics are merged in range order. A visit touches
+only its router's state (its input VCs, ports, ejectors and injection
+queues, and the output VCs it owns and holds credits of) and the header of
+a packet it holds; a flit it sends downstream goes into the owner range's
+outbox (every flit, also within a range) and joins its VC at the start of
+that range's next phase (:func:`_arrive`): it could not leave before then
+(``link_latency >= 1``). A VC has one upstream router, which sends it at
+most one flit a cycle, so the order of a phase's arrivals does not matter.
+Before, a router visited after its upstream neighbour in the same cycle got
+the flit at once and was visited that cycle too (its round-robin pointers
+moved a cycle earlier than one visited before it): every wormhole run's
+numbers changed with this, none by more than its noise. So the numbers are
+the same on any number of threads.
 
 Every cycle each router, in a rotating order of its input ports (and of
 the VCs of a port), allocates an output VC to every ready header at the
