@@ -18,12 +18,16 @@ same state (statistics, channel loads): the script stops if they do not.
     python benchmarks/bench_sim_threads.py --record        # and record the table in the results book
     python benchmarks/bench_sim_threads.py --router simple           # PDTT(32) and PDTT(16), tpds2010
     python benchmarks/bench_sim_threads.py --router simple --quick   # PDTT(16) only
+    python benchmarks/bench_sim_threads.py --router wormhole         # 64x32x32 down to 8x8, wormhole
 
 ``--router simple`` times the simple router's virtual cut-through under the
 ``tpds2010`` preset (16-phit packets, a bubble escape VC and two adaptive
 VCs, Poisson arrivals) at 0.15 phits/cycle/PE, uniform traffic, on
 ``pdtt:a=32`` (65,536 routers, the target of the machine-scale runs) and
-``pdtt:a=16`` (8,192), the same way.
+``pdtt:a=16`` (8,192), the same way. ``--router wormhole`` times its
+wormhole switching (the ``singleflit`` preset with 16-flit packets in
+8-flit VCs, dimension order with a dateline) at 0.1 flits/cycle/node,
+uniform traffic, on tori from 64x32x32 (65,536 routers) down to 8x8.
 
 ``--contention`` asks what two threads could gain on this machine at best: router iq on
 64x32x32 on one thread (A), on two threads (B), two processes at once each simulating one of the
@@ -35,7 +39,8 @@ average, the whole network's 32: each slab alone has a quarter less work a route
 compare with earlier records (``--quick``: 32x32x32, two 32x32x16 halves).
 
 ``--record`` writes "Simulator: one simulation on several threads" (router
-iq) or "Simulator: the simple router on several threads" in
+iq) or the subsection "Virtual cut-through on 1 and 2 threads" or "Wormhole
+on 1 and 2 threads" of "Simulator: the simple router on several threads" in
 docs/results/simulator.md; it refuses when the machine is busy (1-minute
 load average above 0.5 before the first run): timings of a shared machine
 mean little.
@@ -63,8 +68,10 @@ from traffic import traffic  # noqa: E402
 
 SECTION = "Simulator: one simulation on several threads"
 SECTION_SIMPLE = "Simulator: the simple router on several threads"
+VCT_TITLE = "Virtual cut-through on 1 and 2 threads"
 LOAD = 0.1
 LOAD_SIMPLE = 0.15
+LOAD_WORMHOLE = 0.1
 #: 1-minute load average above which --record refuses
 
 
@@ -85,13 +92,19 @@ def one(spec: str, threads: int, warm: int, cycles: int, seed: int = 1, load: fl
     return wall, cpu, (run.acc.v.copy(), run.acc.arc_flits.copy(), run.acc.hist.sum(axis=0)), t.n
 
 
-def one_simple(spec: str, threads: int, warm: int, cycles: int, seed: int = 1):
-    """As :func:`one`, for the simple router (VCT, ``tpds2010``) at :data:`LOAD_SIMPLE`."""
+def wormhole_config() -> sim.SimConfig:
+    """The wormhole runs' configuration: ``singleflit`` with 16-flit packets in 8-flit VCs."""
+    return sim.preset("singleflit", switching="wormhole", packet_length=16, buffer_flits=8)
+
+
+def one_simple(spec: str, threads: int, warm: int, cycles: int, seed: int = 1, wormhole: bool = False):
+    """As :func:`one`, for the simple router: VCT (``tpds2010``) at :data:`LOAD_SIMPLE`, or wormhole
+    (:func:`wormhole_config`) at :data:`LOAD_WORMHOLE`."""
     t = cd.from_spec(spec)
-    cfg = sim.preset("tpds2010")
+    cfg = wormhole_config() if wormhole else sim.preset("tpds2010")
     routing, deadlock = sim.engine.resolve(t, cfg)
     dests = traffic("uniform").destinations(t)
-    rate = sim.engine.check_load(LOAD_SIMPLE, cfg, dests)
+    rate = sim.engine.check_load(LOAD_WORMHOLE if wormhole else LOAD_SIMPLE, cfg, dests)
     # a window that never ends: every timed cycle is a cycle of the measurement's kind
     run = simple.build(t, cfg, simple.tables_for(t, cfg, routing), deadlock, dests, rate, warmup=0,
                        measure=10**12, drain=0, seed=seed, threads=threads)
@@ -149,11 +162,13 @@ def contention(whole: str, half: str, warm: int, cycles: int, reps: int) -> list
 def case(spec: str, warm: int, cycles: int, reps: int, router: str = "iq") -> list[object]:
     best: dict[int, tuple[float, float]] = {}
     n = 0
-    run = one if router == "iq" else one_simple
     for _ in range(reps):
         state = {}
         for th in (1, 2):
-            wall, cpu, state[th], n = run(spec, th, warm, cycles)
+            if router == "iq":
+                wall, cpu, state[th], n = one(spec, th, warm, cycles)
+            else:
+                wall, cpu, state[th], n = one_simple(spec, th, warm, cycles, wormhole=router == "wormhole")
             if th not in best or wall < best[th][0]:
                 best[th] = (wall, cpu)
             print(f"  {spec}: {th} thread{'s' if th > 1 else ''}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
@@ -173,8 +188,9 @@ def case(spec: str, warm: int, cycles: int, reps: int, router: str = "iq") -> li
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="the largest case left out, fewer cycles")
-    ap.add_argument("--router", choices=("iq", "simple"), default="iq",
-                    help="router iq (booksim preset; default) or the simple router (tpds2010, VCT)")
+    ap.add_argument("--router", choices=("iq", "simple", "wormhole"), default="iq",
+                    help="router iq (booksim preset; default), the simple router's VCT (tpds2010) or its wormhole "
+                         "switching (singleflit, 16-flit packets)")
     ap.add_argument("--reps", type=int, default=2, help="pairs of runs (1 then 2 threads) per case (default 2)")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
     ap.add_argument("--contention", action="store_true",
@@ -216,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         cases = [("pdtt:a=16", 1000, 1000 if args.quick else 3000)]
         if not args.quick:
             cases.insert(0, ("pdtt:a=32", 1000, 1000))
+    elif args.router == "wormhole":
+        cases = [("torus:32x32x32", 300, 400 if args.quick else 1000)]
+        if not args.quick:
+            cases.insert(0, ("torus:64x32x32", 300, 600))
+        cases += [("torus:16x16x16", 300, 16000 // q), ("torus:8x8x8", 300, 100000 // q),
+                  ("torus:8x8", 300, 600000 // q)]
     else:
         cases = [("torus:32x32x32", 300, 1000 if args.quick else 3000)]
         if not args.quick:
@@ -227,14 +249,20 @@ def main(argv: list[str] | None = None) -> int:
                "CPU s", "speed-up", "serial fraction (Amdahl)", "predicted on 16 cores", "on 64 cores"]
     rows = [case(spec, warm, cycles, args.reps, args.router) for spec, warm, cycles in cases]
     text = table(headers, rows)
-    simple = args.router == "simple"
-    report(busy, text, SECTION_SIMPLE if args.record and simple else None,
-           "The simple router's virtual cut-through (`tpds2010` preset), uniform traffic at "
-           "0.15 phits/cycle/PE, seed 1; the minimum over interleaved runs of each thread "
-           "count (wall seconds of the timed cycles, after an untimed warm-up that also "
-           "compiles). The serial fraction is what the 2-thread speed-up implies by Amdahl's "
-           "law.")
-    if args.record and not simple:
+    report(busy, text)
+    how = ("the minimum over interleaved runs of each thread count (wall seconds of the timed cycles, after an "
+           "untimed warm-up that also compiles). The serial fraction is what the 2-thread speed-up implies by "
+           "Amdahl's law.")
+    if args.record and args.router == "simple":
+        record_subsection(SECTION_SIMPLE, VCT_TITLE, "The simple router's virtual cut-through (`tpds2010` preset), "
+                          "uniform traffic at 0.15 phits/cycle/PE, seed 1; " + how + "\n\n" + text,
+                          legacy_title=VCT_TITLE)
+    if args.record and args.router == "wormhole":
+        record_subsection(SECTION_SIMPLE, "Wormhole on 1 and 2 threads", "The simple router's wormhole switching "
+                          "(`singleflit` preset, `switching=\"wormhole\"`, 16-flit packets, 8-flit VCs, dimension "
+                          "order with a dateline), uniform traffic at 0.1 flits/cycle/node, seed 1; " + how
+                          + "\n\n" + text, legacy_title=VCT_TITLE)
+    if args.record and args.router == "iq":
         # a subsection: the section also holds check_booksim_threads.py's record
         record_subsection(SECTION, "Router iq on 1 and 2 threads",
                           "BookSim2's router (`booksim` preset, `router=\"iq\"`), uniform traffic at 0.1 "

@@ -24,14 +24,16 @@ are part of the behaviour too).
     python benchmarks/check_sim_identity.py --iq --threads 2 --compare iq1.json  # the same on 2 threads
     python benchmarks/check_sim_identity.py --vct --out vct1.json                # the simple router's VCT only
     python benchmarks/check_sim_identity.py --vct --threads 2 --compare vct1.json
+    python benchmarks/check_sim_identity.py --wormhole --out wh1.json            # the simple router's wormhole
+    python benchmarks/check_sim_identity.py --wormhole --threads 2 --compare wh1.json
 
 It runs the ``sim`` that Python imports (set ``PYTHONPATH`` to choose a checkout's ``src``).
 
 ``--compare REF`` prints every configuration whose fields differ from
 REF's (and the fields) and exits 1 if any does; configurations present on
-one side only also count as differences. ``--threads N`` runs the iq
-configurations and the simple router's VCT ones (but traces) on N threads
-each (wormhole and traces run on one): their numbers must not change.
+one side only also count as differences. ``--threads N`` runs every
+configuration but the traces on N threads (traces run on one): the
+numbers must not change.
 """
 
 from __future__ import annotations
@@ -287,9 +289,9 @@ def _project_error() -> type:
     return ToposynthError
 
 
-def _vct(c: dict[str, Any]) -> bool:
-    """A configuration of the simple router with virtual cut-through."""
-    return c["cfg"].get("router", "simple") == "simple" and c["cfg"].get("switching", "vct") == "vct"
+def _simple(c: dict[str, Any], switching: str) -> bool:
+    """A configuration of the simple router with ``switching`` (vct or wormhole)."""
+    return c["cfg"].get("router", "simple") == "simple" and c["cfg"].get("switching", "vct") == switching
 
 
 def run_one(c: dict[str, Any], threads: int = 1) -> tuple[str, Any]:
@@ -298,7 +300,7 @@ def run_one(c: dict[str, Any], threads: int = 1) -> tuple[str, Any]:
     topo = topology(c["topo"])
     cfg = sim.SimConfig(**c["cfg"])
     # older checkouts have no threads argument: it is passed only when asked for
-    on_threads = cfg.router == "iq" or (_vct(c) and c["kind"] != "trace")
+    on_threads = c["kind"] != "trace"
     th = {"threads": threads} if threads != 1 and on_threads else {}
     try:
         if c["kind"] == "trace":
@@ -350,13 +352,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (joblib)")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
     ap.add_argument("--threads", type=int, default=1,
-                    help="threads of each simulation of router iq or of the simple router's VCT (default 1)")
+                    help="threads of each simulation but the traces (default 1)")
     ap.add_argument("--iq", action="store_true", help="only the configurations of router iq")
     ap.add_argument("--vct", action="store_true", help="only the configurations of the simple router's VCT")
+    ap.add_argument("--wormhole", action="store_true", help="only the configurations of the simple router's wormhole")
     args = ap.parse_args(argv)
     confs = configurations()
-    if args.iq or args.vct:
-        confs = [c for c in confs if (args.iq and c["cfg"].get("router") == "iq") or (args.vct and _vct(c))]
+    if args.iq or args.vct or args.wormhole:
+        confs = [c for c in confs if (args.iq and c["cfg"].get("router") == "iq") or (args.vct and _simple(c, "vct"))
+                 or (args.wormhole and _simple(c, "wormhole"))]
     if args.list:
         for c in confs:
             print(c["key"])

@@ -147,8 +147,8 @@ def add_subcommand(subparsers: Any) -> argparse.ArgumentParser:
                    help="with --sweep/--saturation: simulate this many loads (of every seed) at once in worker "
                         "processes (0: every core; default 1); the numbers are the serial run's")
     s.add_argument("--threads", type=int, default=1,
-                   help="threads of each simulation (router iq and the simple router's VCT: its routers split "
-                        "among them; the numbers do not depend on it; default 1)")
+                   help="threads of each simulation (its routers split among them; traces run on one; the "
+                        "numbers do not depend on it; default 1)")
     s.add_argument("--progress", nargs="?", type=float, const=PROGRESS_EVERY, default=None, metavar="SECONDS",
                    help="progress lines on stderr even when it is not a terminal: the loads running, and a "
                         "running simulation's cycles and accepted load every SECONDS (default 5)")
@@ -532,8 +532,8 @@ def _run_trace(args: argparse.Namespace, topo, cfg) -> int:
         raise SimError("--trace runs a workload to completion; it does not combine with --sweep, --saturation or --plot")
     check_max_cycles(args.max_cycles, "--max-cycles")   # before the trace is built
     if check_threads(args.threads) > 1:
-        print(f"toposynth: note: a trace runs on one thread (--threads {args.threads} applies to synthetic traffic "
-              "on router iq and the simple router's VCT)", file=sys.stderr)
+        print(f"toposynth: note: a trace runs on one thread (--threads {args.threads} applies to synthetic traffic)",
+              file=sys.stderr)
     tr = load_trace(args.trace, args.seed, max_processes=topo.num_terminals)
     if args.write_trace:
         try:

@@ -103,8 +103,8 @@ def router_model(config: "SimConfig | str | None") -> RouterModel:
 
     >>> router_model("booksim").name, router_model("tpds2010").threads
     ('iq', True)
-    >>> router_model(preset("tpds2010", switching="wormhole")).threads   # wormhole runs on one thread
-    False
+    >>> router_model(preset("tpds2010", switching="wormhole")).name
+    'wormhole'
     """
     return model_of(_as_config(config))
 
@@ -143,9 +143,10 @@ def simulate(
         destination router) pair (:attr:`SimResult.pair_latency`)
     progress : called with a :class:`SimProgress` about once a second
         between batches of cycles (the numbers do not depend on it)
-    threads : threads of the one simulation (``router="iq"`` and the
-        simple router's ``switching="vct"``; the numbers do not depend on
-        it); wormhole runs on one and says so
+    threads : threads of the one simulation (every router model; the
+        numbers do not depend on it); a router model that does not declare
+        the capability (:class:`sim.routers.RouterModel`) runs on one and
+        says so
     split : routing ``adaptive`` on the simple router's virtual cut-through
         only: an (n, n, D) array of non-negative weights of the dimensions by
         (router, destination router). At every hop a packet's adaptive VCs

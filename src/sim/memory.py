@@ -198,7 +198,7 @@ TABLE_PAIR_BYTES = 40.0
 
 def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool, threads: int = 1) -> SimMemory:
     """What :func:`sim.routers.simple.build` allocates for the simple router (its
-    arrays, term by term) plus the topology and the routing tables; VCT on
+    arrays, term by term) plus the topology and the routing tables, on
     ``threads`` ranges of routers."""
     n, A, T = float(topo.n), float(topo.num_arcs), float(topo.num_terminals)
     D = max(topo.ndim, 1)
@@ -217,7 +217,7 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool, t
         W = 1 << int(hi + cfg.link_latency + 1).bit_length()
     NVC = A * V
     Q, NEJ = T * cfg.injectors, T * cfg.ejectors
-    R = 1.0 if wormhole else float(max(1, min(int(threads), topo.n)))
+    R = float(max(1, min(int(threads), topo.n)))
     P = NVC * slots + Q * cfg.injection_queue + 1
     parts: dict[str, float] = {}
     # packet pool: 8 int32 (one the valiant / ugal intermediate router), 1 int8, 5 int64 fields (one the
@@ -226,12 +226,12 @@ def _simple_router(topo: Topology, cfg: SimConfig, r: str, pair_latency: bool, t
     # input VCs: the packet ring (int32 per slot; wormhole: flit index and ready cycle per flit), the
     # head, count, since, credit (and owner, output), the deadlock scan's flags, the VC's router
     parts["vcs"] = NVC * (4 * slots + (12 * cap + 12 if wormhole else 0) + 41)
-    # the credit wheel (per slot one entry per channel and injection queue, split among the ranges), the
-    # packets a range sends to another's input VCs (double buffered, as many a cycle as channels between
-    # them: a range's own about A / R) and the ranges' candidates, freed packets and run-state
-    parts["wheel"] = W * ((A * 8 + 4) if wormhole else (A + Q) * 12 + R * 4)
-    if not wormhole:
-        parts["ranges"] = 2 * R * R * (-(-A // R)) * 16 + R * (4 * (2 * 64 * V + 2) * 8 + NEJ * 4 + 16 * 8 + 48)
+    # the credit wheel (per slot one entry per channel, VCT: and per injection queue, split among the
+    # ranges), the packets (flits) a range sends to another's input VCs (double buffered, as many a cycle as
+    # channels between them: a range's own about A / R) and the ranges' candidates, freed packets and
+    # run-state
+    parts["wheel"] = W * ((A * 8 + R * 8) if wormhole else (A + Q) * 12 + R * 4)
+    parts["ranges"] = 2 * R * R * (-(-A // R)) * 24 + R * (4 * (2 * 64 * V + 2) * 8 + NEJ * 4 + 16 * 8 + 48)
     # per router: its count, pointers and wake (4 int64), one int64 more, and a bit of its range's mask
     parts["channels"] = A * (6 * 8 + 8 + 8 + 16 + 8) + n * (4 * 8 + 8) + n / 8 + R * 8
     # terminals: source queue (int64 cycle, int32 length per packet), injection queues, ejectors

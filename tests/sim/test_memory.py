@@ -71,13 +71,16 @@ def test_refused_before_tables(monkeypatch, empty_table_cache):
     assert sim.memory_estimate(t).nbytes < 0.5e9
 
 
-@pytest.mark.parametrize("spec", ["pdtt:a=4", "torus:8x8x8"])
-def test_ranges_of_routers_counted(spec):
-    """The simple router's VCT on 1, 2 and 3 ranges of routers: the per-range arrays build() allocates (the
+@pytest.mark.parametrize("spec, switching", [("pdtt:a=4", "vct"), ("torus:8x8x8", "vct"),
+                                              ("torus:8x8x8", "wormhole")])
+def test_ranges_of_routers_counted(spec, switching):
+    """The simple router on 1, 2 and 3 ranges of routers: the per-range arrays build() allocates (the
     candidates, run-state and freed packets, the outboxes, the latency histograms and statistics) and the
     credit wheels split among the ranges, against the estimate's parts for them (within 2%)."""
     t = cd.from_spec(spec)
     cfg = sim.preset("tpds2010")
+    if switching == "wormhole":
+        cfg = cfg.replace(switching="wormhole", routing="dor", deadlock="dateline", vcs=2)
     routing, deadlock = resolve(t, cfg)
     dests = traffic("uniform").destinations(t)
     rate = check_load(0.1, cfg, dests)

@@ -1,9 +1,10 @@
-"""The simple router's virtual cut-through on several threads: the routers
-split into contiguous ranges, one a thread, with the same numbers whatever
-the number of threads."""
+"""The simple router (virtual cut-through and wormhole switching) on several
+threads: the routers split into contiguous ranges, one a thread, with the
+same numbers whatever the number of threads."""
 
 from __future__ import annotations
 
+import dataclasses
 
 import networkx as nx
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 import candidates as cd
 import sim
-from sim import simulate
+from sim import engine, simulate
 from sim.cli import main
 from sim.engine import check_load, resolve
 from sim.routers import simple
@@ -62,7 +63,25 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("spec,cfg,pattern,load", CASES)
+def _wh(**kw):
+    return _tpds(switching="wormhole", **kw)
+
+
+WORMHOLE_CASES = [
+    ("torus:4x4", _wh(routing="dor", deadlock="dateline", vcs=2), "uniform", 0.3),
+    ("torus:4x4", _wh(routing="dor", deadlock="dateline", vcs=2), "uniform", 0.9),           # past saturation
+    ("torus:4x4x4", _wh(routing="dor", deadlock="dateline", vcs=2, tie_break="random", injection="bernoulli",
+                        packet_length=(1, 8)), "tornado", 0.4),
+    ("pt:a=4", _wh(routing="dor", deadlock="dateline", vcs=2, buffer_flits=2), "bitcomplement", 0.5),
+    ("mesh:5x4", _wh(routing="minimal", vcs=2), "uniform", 0.3),                          # ties kept at random
+    ("rrg", _wh(routing="table", vcs=3), "uniform", 0.3),                                 # irregular graph
+    ("fattree:k=4", _wh(routing="updown", vcs=2), "uniform", 0.5),
+    ("dragonfly:p=1:a=4:h=1", _wh(routing="ugal", vcs=6), "groupshift", 0.3),
+    ("torus:4x4", _wh(routing="valiant", vcs=8, injectors=2, ejectors=2), "uniform", 0.4),
+]
+
+
+@pytest.mark.parametrize("spec,cfg,pattern,load", CASES + WORMHOLE_CASES)
 def test_same_numbers_on_one_two_and_three_threads(spec, cfg, pattern, load):
     t = _random_regular() if spec == "rrg" else cd.from_spec(spec)
     runs = [_sim(t, cfg, pattern, load, 5, k) for k in (1, 2, 3)]
@@ -78,11 +97,13 @@ def test_pair_latency_the_same_on_two_threads():
     _assert_same(one, two)
 
 
-def test_every_router_its_own_range():
-    """Every packet between routers goes through another range's outbox."""
+@pytest.mark.parametrize("switching", ["vct", "wormhole"])
+def test_every_router_its_own_range(switching):
+    """Every packet (flit) between routers goes through another range's outbox."""
     t = cd.ring(4)
-    cfg = _tpds(routing="dor", vcs=2, deadlock="dateline")
+    cfg = _tpds(routing="dor", vcs=2, deadlock="dateline", switching=switching)
     one, four = (_sim(t, cfg, "uniform", 0.5, 2, k) for k in (1, 4))
+    assert one.delivered > 0
     _assert_same(one, four)
 
 
@@ -95,14 +116,25 @@ def test_saturation_search_the_same_on_two_threads():
         _assert_same(a, b)
 
 
-def test_wormhole_runs_on_one_thread_and_says_so(capsys):
+def test_wormhole_pair_latency_the_same_on_two_threads():
+    t = cd.from_spec("torus:4x4")
+    cfg = sim.preset("singleflit", switching="wormhole", warmup=100, measure=500)
+    one, two = (_sim(t, cfg, "uniform", 0.3, 3, k, pair_latency=True) for k in (1, 2))
+    assert np.nansum(one.pair_packets) > 0
+    _assert_same(one, two)
+
+
+def test_a_model_without_threads_runs_on_one_and_says_so(capsys, monkeypatch):
+    # every registered model runs on threads; one registered without the capability gets the note
     t = cd.torus((4, 4))
     cfg = sim.preset("singleflit", switching="wormhole", warmup=100, measure=500)
     one = simulate(t, cfg, "uniform", 0.2, seed=1)
+    model = dataclasses.replace(sim.router_model(cfg), threads=False)
+    monkeypatch.setattr(engine, "model_of", lambda c: model)
     assert capsys.readouterr().err == ""
     two = simulate(t, cfg, "uniform", 0.2, seed=1, threads=2)
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "runs on one thread" in err
+    assert err.count("\n") == 1 and "router model wormhole runs on one thread" in err
     _assert_same(one, two)
 
 

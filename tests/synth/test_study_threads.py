@@ -3,6 +3,8 @@ usable cores among the study's workers, and a bad thread count is one line."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import sim
@@ -71,9 +73,10 @@ def test_the_default_shares_the_usable_cores_among_the_workers():
 
 
 def test_a_one_thread_router_model_says_so_once(capsys, monkeypatch):
-    # every preset runs on threads; a study on a one-thread model (wormhole) sees the note
+    # every registered model runs on threads; a study on one registered without the capability sees the note
     wormhole = sim.router_model(sim.preset("tpds2010", switching="wormhole"))
-    assert not wormhole.threads
+    assert wormhole.threads
+    wormhole = dataclasses.replace(wormhole, threads=False)
     monkeypatch.setattr(R.sim, "router_model", lambda config: wormhole)
     s = study_from_dict({**iq_study(), "simulation": {"top": 1, "preset": "tpds2010"}})
     assert R.simulation_threads(s, None, 1) == 1

@@ -142,7 +142,8 @@ BUF_FIELDS = (
     "in_used", "out_used", "ej_used", "ej_own",
     # injection queues (packet ids); wormhole: flits sent of the head packet and its output
     "inj_buf", "inj_head", "inj_cnt", "inj_free", "inj_sent", "inj_out",
-    # credit wheel
+    # credit wheel, per range of routers: [range, slot] entries, the VCs (VCT: or injection queues) and the
+    # phits (VCT) they get back
     "wh_cnt", "wh_idx", "wh_amt",
     # routers: work held, arbitration pointers, earliest cycle a move is possible (VCT)
     "r_cnt", "rr", "rr_t", "wake",
@@ -150,11 +151,11 @@ BUF_FIELDS = (
     # r_cnt rises from 0, cleared when a scan finds the router empty): a cycle visits the routers that hold
     # something without reading every router's count
     "held",
-    # scratch: routing candidates, deadlock scan
+    # scratch: routing candidates (a range's view has its own, from pcand), deadlock scan
     "cand_a", "cand_v", "cand_n", "cand_t", "live", "pend",
-    # per range of routers (VCT; 1-element dummies in wormhole): candidates (cand_a, _v, _n, _t), the
-    # run-state changes of its phase (C_*), the packets it freed, and the packets it sent to a router's
-    # input VC, [parity of the cycle, sender, owner] -> (VC, packet), with their counts
+    # per range of routers: candidates (cand_a, _v, _n, _t), the run-state changes of its phase (C_*), the
+    # packets it freed, and what it sent to a router's input VC, [parity of the cycle, sender, owner] ->
+    # (VC, packet, flit: wormhole), with their counts
     "pcand", "pctl", "freed", "ob", "ob_n",
 )
 
@@ -403,10 +404,9 @@ def hold(u, net, buf):
 @njit(**HELPER)
 def next_held(q, prev, net, buf):
     """The first router of range ``q`` after router ``prev`` that holds
-    something, in router order (-1 if none). The mask's words are read
-    afresh at every call, so a router further on that a visit just gave
-    something (wormhole) is still visited this cycle, as a scan of every
-    router's count would; a bit whose router is empty is cleared."""
+    something, in router order (-1 if none); a bit whose router is empty
+    is cleared. (A visit gives no router anything this cycle: what it
+    sends joins its input VC at the start of the next phase.)"""
     lo = net.pbound[q]
     nw = (net.pbound[q + 1] - lo + 63) >> 6
     i = prev - lo + 1
@@ -944,6 +944,108 @@ def watch(m, now, net, buf, ctl, stats):
                 ctl[C_STALL_VC] = g
             else:
                 stats[S_STARVED] += 1
+
+
+# =========================================================================
+# ranges of routers (both modes: a range's view, its phase, the merge)
+# =========================================================================
+def range_view(cls):
+    """The view function of a mode whose buffers are of class ``cls``:
+    ``view(q, par, free, buf)`` is range ``q``'s view of the buffers in a
+    cycle of parity ``par``: its credit wheel, candidates, ``free`` as the
+    free stack and the outboxes it fills; the rest is shared (each router's
+    state is touched only by its range)."""
+
+    @njit(**HELPER)
+    def view(q, par, free, buf):
+        pc = buf.pcand[q]
+        return cls(
+            buf.pk_dst, buf.pk_len, buf.pk_src, buf.pk_hops, buf.pk_min, buf.pk_state, buf.pk_ring, buf.pk_esc,
+            buf.pk_tgen, buf.pk_tinj, buf.pk_ready, buf.pk_rem, buf.pk_msg, buf.pk_mid, buf.pk_num, free,
+            buf.vc_pk, buf.vc_fi, buf.vc_rdy, buf.vc_head, buf.vc_cnt, buf.vc_since, buf.vc_out, buf.credit,
+            buf.owner, buf.in_busy, buf.out_busy, buf.inj_busy, buf.ej_busy,
+            buf.in_used, buf.out_used, buf.ej_used, buf.ej_own,
+            buf.inj_buf, buf.inj_head, buf.inj_cnt, buf.inj_free, buf.inj_sent, buf.inj_out,
+            buf.wh_cnt[q], buf.wh_idx[q], buf.wh_amt[q],
+            buf.r_cnt, buf.rr, buf.rr_t, buf.wake, buf.held,
+            pc[0], pc[1], pc[2], pc[3], buf.live, buf.pend,
+            buf.pcand, buf.pctl, buf.freed, buf.ob[par, q], buf.ob_n[par, q],
+        )
+
+    return view
+
+
+def range_phase(view, arrive, router):
+    """The phase function of a mode (:func:`phase`): range ``q``'s part of
+    cycle ``now``. What the other ranges (and its own) sent its routers in
+    the previous cycle joins their input VCs first (``arrive(entry, sent,
+    net, buf)``, sender by sender, each in send order: a VC has one sender,
+    so the order changes nothing), then every router of the range that
+    holds something is visited in router order (``router(u, now,
+    in_window, net, view, trf, ctl, out)``). Its run-state changes go to
+    ``pctl[q]``, its freed packets to ``freed[q]``, its statistics to
+    ``pstats[q]`` (merged by :func:`merge_ranges`) and its histogram rows;
+    one range alone writes the run-state, the free stack and the statistics
+    themselves (the same numbers, without the merge's cost every cycle)."""
+
+    @njit(**HELPER)
+    def range_phase_(q, now, in_window, net, buf, trf, ctl, out):
+        P = net.pbound.shape[0] - 1
+        par = now & 1
+        prev = 1 - par
+        for s in range(P):
+            for k in range(buf.ob_n[prev, s, q]):
+                arrive(buf.ob[prev, s, q, k], now - 1, net, buf)
+            buf.ob_n[prev, s, q] = 0
+        one = P == 1
+        b = view(q, par, buf.free if one else buf.freed[q], buf)
+        o = Out(out.stats if one else out.pstats[q], out.hist_gen[q], out.hist_inj[q], out.arc_phits, out.pairs,
+                out.pair_sum, out.pair_cnt, out.pstats)
+        c = ctl if one else buf.pctl[q]
+        u = next_held(q, net.pbound[q] - 1, net, buf)
+        while u >= 0:
+            router(u, now, in_window, net, b, trf, c, o)
+            u = next_held(q, u, net, buf)
+
+    return range_phase_
+
+
+@njit(**HELPER)
+def merge_ranges(now, net, buf, ctl, out):
+    """After the ranges' phases: their run-state changes, freed packets
+    (onto the free stack) and statistics, in range order -- router order,
+    as one range would have made them."""
+    P = net.pbound.shape[0] - 1
+    if P == 1:
+        return
+    nf = ctl[C_NFREE]
+    for q in range(P):
+        c = buf.pctl[q]
+        ctl[C_DELIVERED] += c[C_DELIVERED]
+        ctl[C_IN_FLIGHT] += c[C_IN_FLIGHT]
+        ctl[C_MSGS_OUT] += c[C_MSGS_OUT]
+        ctl[C_FLITS_IN] += c[C_FLITS_IN]
+        if c[C_LAST_PROGRESS] > ctl[C_LAST_PROGRESS]:
+            ctl[C_LAST_PROGRESS] = c[C_LAST_PROGRESS]
+        for k in range(c[C_NFREE]):
+            buf.free[nf] = buf.freed[q, k]
+            nf += 1
+        c[C_DELIVERED] = 0
+        c[C_IN_FLIGHT] = 0
+        c[C_MSGS_OUT] = 0
+        c[C_FLITS_IN] = 0
+        c[C_NFREE] = 0
+    ctl[C_NFREE] = nf
+    st = out.stats
+    for f in range(NSTATS):
+        for q in range(P):
+            x = out.pstats[q, f]
+            if f == S_MAX_LAT_GEN or f == S_MAX_LAT_INJ:
+                if x > st[f]:
+                    st[f] = x
+            else:
+                st[f] += x
+            out.pstats[q, f] = 0
 
 
 # =========================================================================

@@ -36,8 +36,8 @@ router index (P = the threads, :func:`sim.threads.partitions`: slabs of a
 lattice; any graph, with a worse cut), and a cycle is a serial part (the
 credits due, from every range's wheel; generation, destinations and
 injection, which draw from the run's one generator in terminal order), a
-phase per range (:func:`phase`, a ``prange`` in the run loops: each range
-visits its routers in router order) and a barrier (:func:`_barrier`: the
+phase per range (:func:`sim.routers._core.range_phase`, a ``prange`` in the run loops: each range
+visits its routers in router order) and a merge (:func:`sim.routers._core.merge_ranges`: the
 ranges' freed packets, run-state and statistics merged in range order,
 which is router order). A visit reads and writes only its router's state
 -- its input VCs and ports, its output channels and the credits it holds
@@ -80,28 +80,22 @@ from .._jit import HELPER
 from ..routing._simple import advance_route, candidates, route_target
 from ._core import (
     BUF_FIELDS,
-    C_DELIVERED,
-    C_IN_FLIGHT,
     C_LAST_PROGRESS,
-    C_MSGS_OUT,
-    C_NFREE,
     NO_ROOM,
     NOT_NOW,
-    NSTATS,
     S_ACC_PACKETS,
     S_ACC_PHITS,
     S_ESC_HOPS,
-    S_MAX_LAT_GEN,
-    S_MAX_LAT_INJ,
     S_WIN_HOPS,
-    Out,
     Switching,
     arbitration,
     choose,
     delivered,
     hold,
-    next_held,
+    merge_ranges,
     next_input,
+    range_phase,
+    range_view,
 )
 
 __all__ = ["Buf", "VCTBuf", "buffer_sizes", "wheel_size", "switching", "phase"]
@@ -154,7 +148,7 @@ def _credit_slot(s, now, net, buf):
 
 @njit(**HELPER)
 def _credit_later(t, idx, amt, buf):
-    W = buf.wh_cnt.shape[0]
+    W = buf.wh_idx.shape[0]
     s = t & (W - 1)
     c = buf.wh_cnt[s]
     buf.wh_idx[s, c] = idx
@@ -247,9 +241,12 @@ def _forward(p, u, dr, now, in_window, net, buf, out):
 
 
 @njit(**HELPER)
-def _arrive(g, p, sent, net, buf):
-    """Packet ``p``, sent at cycle ``sent``, joins input VC ``g``; its
-    router wakes when the packet is eligible if it is the VC's head."""
+def _arrive(e, sent, net, buf):
+    """The outbox entry ``e``: packet ``e[1]``, sent at cycle ``sent``,
+    joins input VC ``e[0]``; its router wakes when the packet is eligible
+    if it is the VC's head."""
+    g = e[0]
+    p = e[1]
     w = net.arc_dst[g // net.V]
     if buf.vc_cnt[g] == 0:
         buf.vc_since[g] = sent
@@ -265,7 +262,7 @@ def _arrive(g, p, sent, net, buf):
 
 
 @njit(**HELPER)
-def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
+def _router(u, now, in_window, net, buf, trf, ctl, out):
     """One cycle of router ``u``: in arbitration order, every eligible
     packet at the head of an input VC or injection queue is ejected or
     forwarded if it can be."""
@@ -273,6 +270,7 @@ def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
     i0, nin, nt, ntot, e, tb = arbitration(u, net, buf)
     if buf.wake[u] > now:
         return
+    vst = now % net.V     # the VC every port starts its round robin from
     tst = now % nt if nt > 1 else 0
     vv = 0
     nxt = NEVER
@@ -330,101 +328,20 @@ def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
 # =========================================================================
 @njit(**HELPER)
 def _credits(now, net, buf):
-    _credit_slot(now & (buf.wh_cnt.shape[1] - 1), now, net, buf)
+    _credit_slot(now & (buf.wh_idx.shape[1] - 1), now, net, buf)
 
 
 @njit(**HELPER)
 def _flush_credits(now, net, buf):
     """Trace mode, network empty: every credit in flight comes back now."""
-    for s in range(buf.wh_cnt.shape[1]):
+    for s in range(buf.wh_idx.shape[1]):
         _credit_slot(s, now, net, buf)
 
 
-@njit(**HELPER)
-def _view(q, par, free, buf):
-    """Range ``q``'s view of the buffers in a cycle of parity ``par``: its
-    credit wheel, candidates, ``free`` as the free stack and the outboxes
-    it fills; the rest is shared (each router's state is touched only by
-    its range)."""
-    pc = buf.pcand[q]
-    return Buf(
-        buf.pk_dst, buf.pk_len, buf.pk_src, buf.pk_hops, buf.pk_min, buf.pk_state, buf.pk_ring, buf.pk_esc,
-        buf.pk_tgen, buf.pk_tinj, buf.pk_ready, buf.pk_rem, buf.pk_msg, buf.pk_mid, buf.pk_num, free,
-        buf.vc_pk, buf.vc_fi, buf.vc_rdy, buf.vc_head, buf.vc_cnt, buf.vc_since, buf.vc_out, buf.credit, buf.owner,
-        buf.in_busy, buf.out_busy, buf.inj_busy, buf.ej_busy,
-        buf.in_used, buf.out_used, buf.ej_used, buf.ej_own,
-        buf.inj_buf, buf.inj_head, buf.inj_cnt, buf.inj_free, buf.inj_sent, buf.inj_out,
-        buf.wh_cnt[q], buf.wh_idx[q], buf.wh_amt[q],
-        buf.r_cnt, buf.rr, buf.rr_t, buf.wake, buf.held,
-        pc[0], pc[1], pc[2], pc[3], buf.live, buf.pend,
-        buf.pcand, buf.pctl, buf.freed, buf.ob[par, q], buf.ob_n[par, q],
-    )
-
-
-@njit(**HELPER)
-def phase(q, now, in_window, net, buf, trf, ctl, out):
-    """Range ``q``'s part of cycle ``now``: the packets sent to its routers
-    in the previous cycle join their input VCs (sender by sender, each in
-    send order; a VC has one sender, so the order changes nothing), then
-    every router of the range that holds something is visited, in router
-    order. Its run-state changes go to ``pctl[q]``, its freed packets to
-    ``freed[q]``, its statistics to ``pstats[q]`` (merged by
-    :func:`_barrier`) and its histogram rows; one range alone writes the
-    run-state, the free stack and the statistics themselves (the same
-    numbers, without the merge's cost every cycle)."""
-    P = net.pbound.shape[0] - 1
-    par = now & 1
-    prev = 1 - par
-    for s in range(P):
-        for k in range(buf.ob_n[prev, s, q]):
-            _arrive(buf.ob[prev, s, q, k, 0], buf.ob[prev, s, q, k, 1], now - 1, net, buf)
-        buf.ob_n[prev, s, q] = 0
-    one = P == 1
-    b = _view(q, par, buf.free if one else buf.freed[q], buf)
-    o = Out(out.stats if one else out.pstats[q], out.hist_gen[q], out.hist_inj[q], out.arc_phits, out.pairs,
-            out.pair_sum, out.pair_cnt, out.pstats)
-    c = ctl if one else buf.pctl[q]
-    vst = now % net.V     # the VC every port starts its round robin from
-    u = next_held(q, net.pbound[q] - 1, net, buf)
-    while u >= 0:
-        _router(u, now, vst, in_window, net, b, trf, c, o)
-        u = next_held(q, u, net, buf)
-
-
-@njit(**HELPER)
-def _barrier(now, net, buf, ctl, out):
-    """After the ranges' phases: their run-state changes, freed packets
-    (onto the free stack) and statistics, in range order -- router order,
-    as one range would have made them."""
-    P = net.pbound.shape[0] - 1
-    if P == 1:
-        return
-    nf = ctl[C_NFREE]
-    for q in range(P):
-        c = buf.pctl[q]
-        ctl[C_DELIVERED] += c[C_DELIVERED]
-        ctl[C_IN_FLIGHT] += c[C_IN_FLIGHT]
-        ctl[C_MSGS_OUT] += c[C_MSGS_OUT]
-        if c[C_LAST_PROGRESS] > ctl[C_LAST_PROGRESS]:
-            ctl[C_LAST_PROGRESS] = c[C_LAST_PROGRESS]
-        for k in range(c[C_NFREE]):
-            buf.free[nf] = buf.freed[q, k]
-            nf += 1
-        c[C_DELIVERED] = 0
-        c[C_IN_FLIGHT] = 0
-        c[C_MSGS_OUT] = 0
-        c[C_NFREE] = 0
-    ctl[C_NFREE] = nf
-    st = out.stats
-    for f in range(NSTATS):
-        for q in range(P):
-            x = out.pstats[q, f]
-            if f == S_MAX_LAT_GEN or f == S_MAX_LAT_INJ:
-                if x > st[f]:
-                    st[f] = x
-            else:
-                st[f] += x
-            out.pstats[q, f] = 0
+#: range ``q``'s view of the buffers (:func:`sim.routers._core.range_view`)
+_view = range_view(Buf)
+#: range ``q``'s part of a cycle (:func:`sim.routers._core.range_phase`)
+phase = range_phase(_view, _arrive, _router)
 
 
 @njit(**HELPER)
@@ -436,7 +353,7 @@ def _held(net, buf):
 @njit(**HELPER)
 def _pending(net, buf, pend):
     for q in range(buf.wh_cnt.shape[0]):
-        for s in range(buf.wh_cnt.shape[1]):
+        for s in range(buf.wh_idx.shape[1]):
             for e in range(buf.wh_cnt[q, s]):
                 if buf.wh_idx[q, s, e] >= 0:
                     pend[buf.wh_idx[q, s, e]] += buf.wh_amt[q, s, e]
@@ -451,4 +368,4 @@ def _scan(buf):
 @njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _barrier, _held, _pending, _scan, False)
+    return Switching(_credits, _flush_credits, merge_ranges, _held, _pending, _scan, False)

@@ -11,9 +11,10 @@ State specific to wormhole (fields of ``buf``):
 - every input VC ``g = arc * V + vc`` is a ring of flit entries
   (``vc_pk`` packet id, ``vc_fi`` flit index, ``vc_rdy`` the cycle the flit
   may leave) of ``buffer_flits`` entries; ``credit[g]`` counts its free
-  entries as seen upstream; a flit is written into the downstream ring (and
-  a credit spent) the cycle it is sent and may leave ``link_latency +
-  router_delay`` later;
+  entries as seen upstream; a credit is spent the cycle a flit is sent, the
+  flit joins the downstream ring at the start of the next cycle's phase
+  (below) and may leave ``link_latency + router_delay`` cycles after it
+  was sent;
 - ``vc_out[g]`` is the output the packet at the head of ``g`` was given by
   VC allocation (an output VC ``a * V + v``, or ``NVC + e`` for ejector
   ``e``), ``-1`` until its header is allocated and again after its tail
@@ -28,6 +29,24 @@ State specific to wormhole (fields of ``buf``):
   ejector is consuming;
 - a credit returns ``link_latency`` cycles after its flit left the buffer
   (the cycle after it was sent, as in the VCT kernel), on a timing wheel.
+
+Ranges of routers, as in :mod:`sim.routers._vct`: the routers are split into
+P contiguous ranges (P = the threads), a cycle is a serial part (the credits
+due from every range's wheel, generation and injection) and a phase per
+range (:func:`sim.routers._core.range_phase`), then the ranges' run-state,
+freed packets and statistics are merged in range order. A visit touches
+only its router's state (its input VCs, ports, ejectors and injection
+queues, and the output VCs it owns and holds credits of) and the header of
+a packet it holds; a flit it sends downstream goes into the owner range's
+outbox (every flit, also within a range) and joins its VC at the start of
+that range's next phase (:func:`_arrive`): it could not leave before then
+(``link_latency >= 1``). A VC has one upstream router, which sends it at
+most one flit a cycle, so the order of a phase's arrivals does not matter.
+Before, a router visited after its upstream neighbour in the same cycle got
+the flit at once and was visited that cycle too (its round-robin pointers
+moved a cycle earlier than one visited before it): every wormhole run's
+numbers changed with this, none by more than its noise. So the numbers are
+the same on any number of threads.
 
 Every cycle each router, in a rotating order of its input ports (and of
 the VCs of a port), allocates an output VC to every ready header at the
@@ -63,14 +82,15 @@ from ._core import (
     S_ACC_PHITS,
     S_ESC_HOPS,
     S_WIN_HOPS,
-    Out,
     Switching,
     arbitration,
     choose,
     delivered,
     hold,
-    next_held,
+    merge_ranges,
     next_input,
+    range_phase,
+    range_view,
 )
 
 __all__ = ["Buf", "WormholeBuf", "buffer_sizes", "wheel_size", "switching", "phase", "BUBBLE_NEEDS_VCT"]
@@ -110,9 +130,11 @@ def wheel_size(cfg) -> int:
 # =========================================================================
 @njit(**HELPER)
 def _credit_slot(s, buf):
-    for e in range(buf.wh_cnt[s]):
-        buf.credit[buf.wh_idx[s, e]] += 1
-    buf.wh_cnt[s] = 0
+    """The credits of slot ``s`` of every range's wheel come back (in any order: each adds one)."""
+    for q in range(buf.wh_cnt.shape[0]):
+        for e in range(buf.wh_cnt[q, s]):
+            buf.credit[buf.wh_idx[q, s, e]] += 1
+        buf.wh_cnt[q, s] = 0
 
 
 # =========================================================================
@@ -200,20 +222,15 @@ def _send_flit(p, fi, o, now, in_window, net, buf, out):
     a = o // net.V
     if buf.out_used[a] == now:
         return False
-    C = net.cap
     buf.out_used[a] = now
     buf.credit[o] -= 1
-    k2 = buf.vc_head[o] + buf.vc_cnt[o]
-    if k2 >= C:
-        k2 -= C
-    buf.vc_pk[o, k2] = p
-    buf.vc_fi[o, k2] = fi
-    buf.vc_rdy[o, k2] = now + net.link_latency + net.router_delay
-    if buf.vc_cnt[o] == 0:
-        buf.vc_since[o] = now
-    buf.vc_cnt[o] += 1
-    buf.r_cnt[net.arc_dst[a]] += 1
-    hold(net.arc_dst[a], net, buf)
+    # into the downstream input VC at the start of the next cycle's phase, by its range (_arrive)
+    q = net.r_part[net.arc_dst[a]]
+    k = buf.ob_n[q]
+    buf.ob[q, k, 0] = o
+    buf.ob[q, k, 1] = p
+    buf.ob[q, k, 2] = fi
+    buf.ob_n[q] = k + 1
     if in_window:
         out.arc_phits[a] += 1
     if fi == 0:
@@ -225,6 +242,27 @@ def _send_flit(p, fi, o, now, in_window, net, buf, out):
     if fi == buf.pk_len[p] - 1:
         buf.owner[o] = -1
     return True
+
+
+@njit(**HELPER)
+def _arrive(e, sent, net, buf):
+    """The outbox entry ``e``: flit ``e[2]`` of packet ``e[1]``, sent at
+    cycle ``sent``, joins input VC ``e[0]``; it may leave ``link_latency +
+    router_delay`` cycles after it was sent."""
+    g = e[0]
+    C = net.cap
+    k = buf.vc_head[g] + buf.vc_cnt[g]
+    if k >= C:
+        k -= C
+    buf.vc_pk[g, k] = e[1]
+    buf.vc_fi[g, k] = e[2]
+    buf.vc_rdy[g, k] = sent + net.link_latency + net.router_delay
+    if buf.vc_cnt[g] == 0:
+        buf.vc_since[g] = sent
+    buf.vc_cnt[g] += 1
+    w = net.arc_dst[g // net.V]
+    buf.r_cnt[w] += 1
+    hold(w, net, buf)
 
 
 @njit(**HELPER)
@@ -281,7 +319,7 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
             buf.vc_cnt[g] -= 1
             buf.vc_since[g] = now
             buf.r_cnt[u] -= 1
-            s2 = (now + 1 + net.link_latency) & (buf.wh_cnt.shape[0] - 1)
+            s2 = (now + 1 + net.link_latency) & (buf.wh_idx.shape[0] - 1)
             c2 = buf.wh_cnt[s2]
             buf.wh_idx[s2, c2] = g
             buf.wh_cnt[s2] = c2 + 1
@@ -306,46 +344,35 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
 # =========================================================================
 @njit(**HELPER)
 def _credits(now, net, buf):
-    _credit_slot(now & (buf.wh_cnt.shape[0] - 1), buf)
+    _credit_slot(now & (buf.wh_idx.shape[1] - 1), buf)
 
 
 @njit(**HELPER)
 def _flush_credits(now, net, buf):
     """Trace mode, network empty: every credit in flight comes back now."""
-    for s in range(buf.wh_cnt.shape[0]):
+    for s in range(buf.wh_idx.shape[1]):
         _credit_slot(s, buf)
 
 
-@njit(**HELPER)
-def phase(q, now, in_window, net, buf, trf, ctl, out):
-    """One cycle of every router that holds something (wormhole runs its
-    routers as one range, ``q = 0``, writing the run-state and statistics
-    directly)."""
-    o = Out(out.stats, out.hist_gen[0], out.hist_inj[0], out.arc_phits, out.pairs, out.pair_sum, out.pair_cnt,
-            out.pstats)
-    u = next_held(0, -1, net, buf)
-    while u >= 0:
-        _router(u, now, in_window, net, buf, trf, ctl, o)
-        u = next_held(0, u, net, buf)
-
-
-@njit(**HELPER)
-def _barrier(now, net, buf, ctl, out):
-    """Nothing to merge: the one range wrote the run-state and statistics itself."""
+#: range ``q``'s view of the buffers (:func:`sim.routers._core.range_view`)
+_view = range_view(Buf)
+#: range ``q``'s part of a cycle (:func:`sim.routers._core.range_phase`)
+phase = range_phase(_view, _arrive, _router)
 
 
 @njit(**HELPER)
 def _pending(net, buf, pend):
-    for s in range(buf.wh_cnt.shape[0]):
-        for e in range(buf.wh_cnt[s]):
-            if buf.wh_idx[s, e] >= 0:
-                pend[buf.wh_idx[s, e]] += 1
+    for q in range(buf.wh_cnt.shape[0]):
+        for s in range(buf.wh_idx.shape[1]):
+            for e in range(buf.wh_cnt[q, s]):
+                pend[buf.wh_idx[q, s, e]] += 1
 
 
 @njit(**HELPER)
 def _held(net, buf):
-    """Flits in the input VCs and injection queues (the unsent ones of their packets)."""
-    held = buf.vc_cnt.sum()
+    """Flits in the input VCs and injection queues (the unsent ones of their
+    packets), and those on their way to an input VC."""
+    held = buf.vc_cnt.sum() + buf.ob_n.sum()
     for q in range(buf.inj_cnt.shape[0]):
         for i in range(buf.inj_cnt[q]):
             k = buf.inj_head[q] + i
@@ -358,11 +385,11 @@ def _held(net, buf):
 
 @njit(**HELPER)
 def _scan(buf):
-    """The buffers themselves: wormhole visits its routers as one range, through them."""
-    return buf
+    """The first range's view: the type a router visit sees (:data:`sim.routers._core.Switching`)."""
+    return _view(0, 0, buf.free, buf)
 
 
 @njit(**HELPER)
 def switching():
     """This mode's part of the shared loops (:data:`sim.routers._core.Switching`)."""
-    return Switching(_credits, _flush_credits, _barrier, _held, _pending, _scan, True)
+    return Switching(_credits, _flush_credits, merge_ranges, _held, _pending, _scan, True)

@@ -46,7 +46,6 @@ from batch means over the measured sample periods, and ``stable``.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Callable
 
@@ -66,6 +65,7 @@ from ..memory import iq_sizes
 from ..results import SimProgress, SimResult, per_dimension, percentiles
 from ..routing.registry import ROUTING_REGISTRY
 from ..threads import check_threads, max_threads, partitions
+from ._arrays import lined, per_range
 from . import RouterModel, register_router_model
 from . import _iq as Q
 from . import _iq_layout as L
@@ -145,7 +145,7 @@ class IQRun:
             P1 = min(self.pool_max, 2 * P)
             check_memory(f"router iq's packet pool ({format_count(P1)} packets)", (P1 - P) * POOL_BYTES,
                          "lower the load (the network is past saturation)")
-            pkr = _lined((P1, L.NK), np.int32)
+            pkr = lined((P1, L.NK), np.int32)
             pkr[:P] = buf.pkr
             pkr[P:, Q.K_INTM] = -1
             # the new packets go under the free stack: numbers are reused as from a stack of all P1
@@ -181,32 +181,6 @@ class IQRun:
         v = self.acc.v
         return bool(v[Q.A_TAG_DONE] >= v[Q.A_TAG_TAKEN]
                     and Q.backlog_before(self.trf, np.int64(self.ctl[Q.C_DRAIN_T])) == 0)
-
-
-def _lined(shape: tuple[int, ...], dtype) -> np.ndarray:
-    """Zeros whose data starts on a 64-byte cache line (numpy's large
-    arrays start 16 bytes past one), so a record row of 32 or 64 bytes
-    never straddles two lines (each one a separate miss at scale)."""
-    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    raw = np.zeros(nbytes + 64, np.uint8)
-    off = -raw.ctypes.data % 64
-    return raw[off:off + nbytes].view(dtype).reshape(shape)
-
-
-def _per_partition(shape: tuple[int, ...], dtype, axis: int = 1, fill: int = 0) -> np.ndarray:
-    """An array of ``fill`` whose data starts on a 64-byte line and whose
-    ``axis`` is lengthened (by unused entries) until each sub-array along
-    the axes before it fills whole lines: two threads writing their own
-    partitions' entries never write the same line (it would bounce between
-    their cores on every write)."""
-    padded = list(shape)
-    inner = np.dtype(dtype).itemsize * int(np.prod(shape[axis + 1:], dtype=np.int64))
-    step = 64 // math.gcd(inner, 64)
-    padded[axis] = -(-shape[axis] // step) * step
-    out = _lined(tuple(padded), dtype)
-    if fill:
-        out[...] = fill
-    return out
 
 
 def _lattice_arcs(topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -319,13 +293,13 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     new_ip[r_ip] = np.arange(NIP)
     new_op = np.arange(NOP, dtype=np.int64)
     new_op[r_op] = np.arange(A + T)
-    ipr = _lined((NIP, L.NPORT), i32)
+    ipr = lined((NIP, L.NPORT), i32)
     ipr[:, L.P_ROUTER] = np.concatenate([topo.arc_dst, term_r])[r_ip]
     ipr[:, Q.P_LAT] = np.concatenate([np.full(A, link), np.ones(T)])[r_ip]
     ipr[:, Q.P_UP] = new_op[np.concatenate([np.arange(A), A + T + np.arange(T)])][r_ip]
     ipr[:, Q.P_INJ] = r_ip >= A
     ipr[:, L.P_UROUTER] = np.concatenate([topo.arc_src, term_r])[r_ip]
-    opr = _lined((NOP, L.NPORT), i32)
+    opr = lined((NOP, L.NPORT), i32)
     old_op = np.concatenate([r_op, np.arange(A + T, NOP)])
     opr[:, Q.Q_ROUTER] = np.concatenate([topo.arc_src, term_r, term_r])[old_op]
     opr[:, Q.Q_LAT] = np.concatenate([np.full(A, link), np.ones(2 * T)])[old_op]
@@ -361,19 +335,19 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
     vc_q = int(ip_q.max()) * V
     # a cycle's flits (credits) from one partition to another: at most one per output (input) port
     box = int(max(op_q.max(), ip_q.max())) if P > 1 else 0
-    vcr = _lined((NVC, z["vc_cols"]), i32)
+    vcr = lined((NVC, z["vc_cols"]), i32)
     vcr[:, Q.F_STATE] = Q.VS_IDLE
     vcr[:, Q.F_IP] = np.arange(NVC) // V
-    ovr = _lined((NOV, L.NOVF), i32)
+    ovr = lined((NOV, L.NOVF), i32)
     ovr[:, Q.O_OWNER] = -1
     ovr[:, Q.O_CRED] = B
     ovr[:, Q.O_PORT] = np.arange(NOV) // V
-    pkr = _lined((PP, L.NK), i32)
+    pkr = lined((PP, L.NK), i32)
     pkr[:, Q.K_INTM] = -1
     nreq = max_ni * V * R * V
-    # every per-partition array (the leading axis of P) fills whole lines per partition (_per_partition): one line
+    # every per-partition array (the leading axis of P) fills whole lines per partition (per_range): one line
     # written by two threads would bounce between their cores (the counters are written on every hop)
-    pp = _per_partition
+    pp = per_range
     buf = Q.Buf(
         vcr, np.full(NVC, never, i32), ovr,
         # credits due in one cycle: at most one per output port (its channel's flits, one a cycle)
@@ -413,7 +387,7 @@ def build(topo: Topology, cfg: SimConfig, routing: str, dests: Destinations, rat
         np.zeros(T, np.uint64), np.zeros(T, np.uint64),
     )
     acc = Q.Acc(np.zeros(Q.NACC, np.float64), np.zeros(A, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
-                _per_partition((P, 32), np.float64))
+                per_range((P, 32), np.float64))
     ctl = np.zeros(Q.NCTL, np.int64)
     ctl[Q.C_POOL_LOW] = T if PP < PMAX else 0
     Q.seed_and_start(np.int64(seed), trf)

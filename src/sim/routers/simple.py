@@ -35,6 +35,7 @@ from ..threads import max_threads, partitions
 from ..routing import _simple as R
 from ..routing.registry import SELECTIONS
 from ..routing.tables import CLS_NONE, build_tables, table_kind, with_ties
+from ._arrays import per_range
 from . import RouterModel, _switching, _vct, _wormhole, register_router_model
 from . import _core as K
 
@@ -162,14 +163,12 @@ def _net(topo: Topology, cfg: SimConfig, tabs, dl_code: int, V: int, cap: int, s
 
 
 def _ranges(net, wormhole: bool) -> tuple[int, int, int]:
-    """Per range of routers (VCT): the most credit-wheel entries a slot can take (one per input port and
-    injection queue of its routers), and the most packets a range sends another (or itself) in one cycle
-    (one per channel between them); wormhole: 1 and 1."""
+    """The ranges of routers, the most credit-wheel entries a slot of a range's wheel can take (one per input
+    port of its routers, and VCT: per injection queue), and the most packets (flits) a range sends another (or
+    itself) in one cycle (one per channel between them)."""
     P = len(net.pbound) - 1
-    if wormhole:
-        return P, 1, 1
     part = net.r_part
-    per_router = np.diff(net.in_indptr) + np.diff(net.term_indptr) * int(net.n_inj)
+    per_router = np.diff(net.in_indptr) + (0 if wormhole else np.diff(net.term_indptr) * int(net.n_inj))
     E = int(np.bincount(part, weights=per_router, minlength=P).max())
     C = int(np.bincount(part[net.arc_src] * P + part[net.arc_dst], minlength=P * P).max()) if net.A else 0
     return P, max(E, 1), max(C, 1)
@@ -197,6 +196,8 @@ def _buf(net, mode, wormhole: bool, W: int):
         return np.zeros(k, np.int64)
 
     NC = 2 * 64 * V + 2   # candidates: at most 64 channels (a next-hop mask) x V VCs, two tiers
+    # the per-range arrays fill whole cache lines per range (per_range): one line written by two threads
+    # would bounce between their cores (the wheels' counts, the outboxes' counts, the run-state)
     return mode.Buf(
         z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), z32(P), np.zeros(P, np.int8), z64(P), z64(P), z64(P),
         np.zeros((P, max(D, 1)), np.int16), np.full(P, -1, np.int64), np.full(P, -1, np.int32), z64(P),
@@ -210,14 +211,14 @@ def _buf(net, mode, wormhole: bool, W: int):
         np.full(only(w_on, NEJ), -1, np.int64), np.full(only(w_on, NEJ), -1, np.int32),
         np.zeros((Q, inj_cap), np.int32), z32(Q), z32(Q), np.full(Q, inj_cap, np.int32), z32(only(w_on, Q)),
         np.full(only(w_on, Q), -1, np.int64),
-        *((z32(W), np.zeros((W, max(A, 1)), np.int64), np.zeros((W, 1), np.int32)) if wormhole else
-          (np.zeros((R, W), np.int32), np.zeros((R, W, E), np.int64), np.zeros((R, W, E), np.int32))),
+        per_range((R, W), np.int32), per_range((R, W, E), np.int64, axis=2),
+        per_range((R, W, only(v_on, E)), np.int32, axis=2),
         z64(int(net.n)), z64(int(net.n)), z64(int(net.n)), z64(int(net.n)),
-        np.zeros((R, (int(np.diff(net.pbound).max()) + 63) // 64), np.uint64),
+        per_range((R, (int(np.diff(net.pbound).max()) + 63) // 64), np.uint64),
         z64(NC), z64(NC), z64(NC), z64(NC), np.zeros(NVC, np.bool_), z64(NVC),
-        np.zeros((R, 4, only(v_on, NC)), np.int64), np.zeros((R, K.NCTL), np.int64),
-        np.zeros((R, only(v_on, max(NEJ, 1))), np.int32), np.zeros((2, R, R, C, 2), np.int64),
-        np.zeros((2, R, R), np.int64),
+        per_range((R, 4, NC), np.int64), per_range((R, K.NCTL), np.int64),
+        per_range((R, max(NEJ, 1)), np.int32), per_range((2, R, R, C, 3), np.int64, axis=3),
+        per_range((2, R, R), np.int64, axis=2),
     )
 
 
@@ -268,7 +269,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
         kernel = _vct
         cap, slots = _vct.buffer_sizes(cfg)
     V = tabs.vcs if tabs.tw_next is not None else cfg.vcs
-    if wormhole or trace is not None:
+    if trace is not None:
         threads = 1
     net = _net(topo, cfg, tabs, dl_code, V, cap, slots, seed, partitions(topo.n, threads))
     buf = _buf(net, kernel, wormhole, kernel.wheel_size(cfg))
@@ -279,7 +280,7 @@ def build(topo: Topology, cfg: SimConfig, tabs, deadlock: str, dests: Destinatio
     out = K.Out(np.zeros(K.NSTATS, np.int64), np.zeros((P, HIST_BINS + 1), np.int64),
                 np.zeros((P, HIST_BINS + 1), np.int64), np.zeros(topo.num_arcs, np.int64),
                 np.int64(1 if pair_latency else 0), np.zeros(pairs, np.int64), np.zeros(pairs, np.int64),
-                np.zeros((P, K.NSTATS), np.int64))
+                per_range((P, K.NSTATS), np.int64))
     ctl = np.zeros(K.NCTL, np.int64)
     ctl[K.C_NFREE] = buf.free.shape[0]
     ctl[K.C_STALL_VC] = -1
@@ -455,7 +456,7 @@ for _entry in (
     RouterModel("vct", "the simple router with virtual cut-through: a packet moves as a unit, into a VC with room "
                 "for all of it", "simple", "vct", pair_latency=True, traces=True, simulate=simulate, threads=True),
     RouterModel("wormhole", "the simple router with wormhole switching: flit by flit, an output VC held from header "
-                "to tail", "simple", "wormhole", pair_latency=True, traces=True, simulate=simulate,
+                "to tail", "simple", "wormhole", pair_latency=True, traces=True, simulate=simulate, threads=True,
                 refuses={"tsdor-adaptive": "routing tsdor-adaptive models EXTOLL's virtual cut-through router: use "
                          "switching='vct' (--switching vct), or tsdor / dort with wormhole",
                          "adaptive": _wormhole.BUBBLE_NEEDS_VCT}),
