@@ -12,6 +12,7 @@ import datetime as _dt
 import os
 import platform
 import re
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -97,7 +98,8 @@ def command() -> str:
         if value.startswith("/"):
             value = Path(value).name or value
         out.append(key + eq + value)
-    return "python " + " ".join(out)
+    # quoted where the shell would split it (a section's name), so the line runs as written
+    return "python " + shlex.join(out)
 
 
 #: the 1-minute load average above which a timing benchmark refuses ``--record``: its timings would be the

@@ -18,11 +18,15 @@ the network is full).
     python benchmarks/bench_sim_revisions.py --against main~3 --threads 2 \
         --case pdtt:a=32 0.2 300 2000 --section "Simulator: ..."          # one case of yours, on 2 threads
     python benchmarks/bench_sim_revisions.py --against main~3 --router iq   # router iq's cases
+    python benchmarks/bench_sim_revisions.py --against main~3 --router wormhole
 
 ``--router iq`` times BookSim2's router instead (``booksim`` preset with a
 fixed window, ``dor``, 1-flit packets, uniform traffic, loads in
 flits/cycle/node): a small torus at a high load, 16x16x16 and 32x32x32 at
-0.1.
+0.1. ``--router wormhole`` times the simple router's wormhole switching
+(``bench_sim_threads.wormhole_config``: ``singleflit`` with 16-flit packets
+in 8-flit VCs, dimension order with a dateline): a small torus at a high
+load, 8x8x8 and 16x16x16 at 0.1.
 
 ``--record`` writes "Simulator: one thread against the revision before" in
 docs/results/simulator.md and refuses on a busy machine (1-minute load
@@ -51,6 +55,7 @@ CASES = [("torus:8x8", 0.3, 20000, 500), ("torus:16x16", 0.3, 5000, 500), ("pdtt
          ("pdtt:a=8", 0.15, 2000, 500), ("pdtt:a=16", 0.15, 300, 500), ("pdtt:a=16", 0.45, 300, 3000)]
 QUICK = CASES[:4]
 CASES_IQ = [("torus:8x8", 0.3, 50000, 500), ("torus:16x16x16", 0.1, 3000, 300), ("torus:32x32x32", 0.1, 500, 300)]
+CASES_WORMHOLE = [("torus:8x8", 0.3, 50000, 500), ("torus:8x8x8", 0.1, 10000, 500), ("torus:16x16x16", 0.1, 2000, 300)]
 
 
 def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: int, router: str = "simple") -> None:
@@ -70,7 +75,12 @@ def child(spec: str, load: float, cycles: int, warm: int, reps: int, threads: in
     numba.set_num_threads(threads)
     par = {"threads": threads} if threads > 1 else {}   # revisions before the ranges of routers have no threads
     t = cd.from_spec(spec)
-    cfg = sim.preset("tpds2010")
+    if router == "wormhole":
+        from bench_sim_threads import wormhole_config
+
+        cfg = wormhole_config()
+    else:
+        cfg = sim.preset("tpds2010")
     routing, deadlock = sim.engine.resolve(t, cfg)
     dests = traffic("uniform").destinations(t)
     rate = sim.engine.check_load(load, cfg, dests)
@@ -123,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="threads of each simulation (default 1)")
     ap.add_argument("--section", default=SECTION, help=f"the results book's section to record in (default {SECTION!r})")
     ap.add_argument("--record", action="store_true", help="record the table in the results book")
-    ap.add_argument("--router", choices=("simple", "iq"), default="simple",
-                    help="the simple router's VCT (default) or router iq")
+    ap.add_argument("--router", choices=("simple", "iq", "wormhole"), default="simple",
+                    help="the simple router's VCT (default), router iq or the simple router's wormhole switching")
     ap.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -133,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not 1 <= args.threads <= max_threads():
         ap.error(f"--threads must be 1 to {max_threads()} (the threads numba has here), got {args.threads}")
-    cases = (CASES if not args.quick else QUICK) if args.router == "simple" else CASES_IQ
+    cases = {"simple": CASES if not args.quick else QUICK, "iq": CASES_IQ, "wormhole": CASES_WORMHOLE}[args.router]
     if args.case:
         try:
             cases = [(spec, float(load), int(cycles), int(warm)) for spec, load, cycles, warm in args.case]
@@ -170,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
                "ratio of the minima", "least ratio of a round"]
     text = table(headers, rows)
     report(busy, text, args.section if args.record else None,
-           ("The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, " if args.router == "simple" else
-            "Router iq (`booksim` preset, fixed window, `dor`, 1-flit packets), uniform traffic, seed 1, ")
+           {"simple": "The simple router's VCT (`tpds2010` preset), uniform traffic, seed 1, ",
+            "iq": "Router iq (`booksim` preset, fixed window, `dor`, 1-flit packets), uniform traffic, seed 1, ",
+            "wormhole": "The simple router's wormhole switching (`singleflit` preset, 16-flit packets, 8-flit VCs, "
+                        "`dor` with a dateline), uniform traffic, seed 1, "}[args.router]
            + f"{'one thread' if args.threads == 1 else f'{args.threads} threads'}: this "
            f"tree ({commit()}) against {rev}, {args.rounds} interleaved rounds of a process per tree, each the "
            f"minimum of {args.reps} timed stretches after an untimed warm-up (microseconds of wall "
