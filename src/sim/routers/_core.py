@@ -981,8 +981,9 @@ def range_phase(view, arrive, router):
     the previous cycle joins their input VCs first (``arrive(entry, sent,
     net, buf)``, sender by sender, each in send order: a VC has one sender,
     so the order changes nothing), then every router of the range that
-    holds something is visited in router order (``router(u, now,
-    in_window, net, view, trf, ctl, out)``). Its run-state changes go to
+    holds something is visited in router order (``router(u, now, vst,
+    in_window, net, view, trf, ctl, out)``, ``vst`` the VC every input
+    port starts its round robin from this cycle). Its run-state changes go to
     ``pctl[q]``, its freed packets to ``freed[q]``, its statistics to
     ``pstats[q]`` (merged by :func:`merge_ranges`) and its histogram rows;
     one range alone writes the run-state, the free stack and the statistics
@@ -1002,9 +1003,10 @@ def range_phase(view, arrive, router):
         o = Out(out.stats if one else out.pstats[q], out.hist_gen[q], out.hist_inj[q], out.arc_phits, out.pairs,
                 out.pair_sum, out.pair_cnt, out.pstats)
         c = ctl if one else buf.pctl[q]
+        vst = now % net.V
         u = next_held(q, net.pbound[q] - 1, net, buf)
         while u >= 0:
-            router(u, now, in_window, net, b, trf, c, o)
+            router(u, now, vst, in_window, net, b, trf, c, o)
             u = next_held(q, u, net, buf)
 
     return range_phase_

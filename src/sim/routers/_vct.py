@@ -262,7 +262,7 @@ def _arrive(e, sent, net, buf):
 
 
 @njit(**HELPER)
-def _router(u, now, in_window, net, buf, trf, ctl, out):
+def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
     """One cycle of router ``u``: in arbitration order, every eligible
     packet at the head of an input VC or injection queue is ejected or
     forwarded if it can be."""
@@ -270,7 +270,6 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
     i0, nin, nt, ntot, e, tb = arbitration(u, net, buf)
     if buf.wake[u] > now:
         return
-    vst = now % net.V     # the VC every port starts its round robin from
     tst = now % nt if nt > 1 else 0
     vv = 0
     nxt = NEVER

@@ -266,7 +266,7 @@ def _arrive(e, sent, net, buf):
 
 
 @njit(**HELPER)
-def _router(u, now, in_window, net, buf, trf, ctl, out):
+def _router(u, now, vst, in_window, net, buf, trf, ctl, out):
     """One cycle of router ``u``: VC allocation for ready headers and at
     most one flit per input port, in arbitration order (that of the VCT
     kernel: input ports from a rotating start, the VCs of a port from a
@@ -274,7 +274,6 @@ def _router(u, now, in_window, net, buf, trf, ctl, out):
     or as one block at a rotating position among the ports)."""
     NVC = buf.credit.shape[0]
     i0, nin, nt, ntot, e, tb = arbitration(u, net, buf)
-    vst = now % net.V
     tst = now % nt if nt > 0 else 0
     vv = 0
     for j in range(ntot):
