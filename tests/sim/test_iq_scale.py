@@ -113,22 +113,29 @@ def test_iq_runs_where_n_by_n_tables_would_not_fit(monkeypatch, empty_table_cach
     assert not sim_cache.holds(t, "tables")
 
 
-@pytest.mark.parametrize("load", [0.9, 0.25])
-def test_growing_pool_and_queues_change_nothing(load):
-    # past saturation the packet pool (sized for load 0.01) and the 16-packet source queues must grow
+@pytest.mark.parametrize("load, source_queue", [(0.9, 4096), (0.25, 4096), (0.9, 100)])
+def test_growing_pool_and_queues_change_nothing(load, source_queue):
+    # past saturation the packet pool (sized for load 0.01) and the 16-packet source queues must grow: each
+    # widening doubles a row in place (a ring keeps its head), the last to a cap that is not a doubling (100
+    # after 64) unwraps the rows; the numbers are those of queues and pool at their full size from the start
     t = cd.from_spec("torus:8x8")
-    cfg = preset("booksim", measurement="fixed", warmup=300, measure=1000, drain=5000)
+    cfg = preset("booksim", measurement="fixed", warmup=300, measure=1000, drain=5000, source_queue=source_queue)
     d = traffic("uniform").destinations(t)
     runs, figs = [], []
     for sized in (0.01, None):
         run = iq.build(t, cfg, "dor", d, np.full(t.n, load), 7, sized)
+        if sized is None:
+            # the reference: every source queue at its full width from the start (never widened)
+            full = np.zeros((t.num_terminals, source_queue), np.int32)
+            run.trf = run.trf._replace(src_t=full, src_l=full.copy())
         figs.append(iq.measure(run, cfg))
         runs.append(run)
     assert runs[0].buf.free.shape[0] > iq_sizes(t, cfg, 0.01)["pool"]
     assert runs[0].buf.pkr.shape[0] == runs[0].buf.free.shape[0]
     assert runs[0].buf.free.shape[0] <= runs[1].buf.free.shape[0] == iq_sizes(t, cfg)["pool_max"]
     if load > 0.5:
-        assert runs[0].trf.src_t.shape[1] > 16
+        width = runs[0].trf.src_t.shape[1]
+        assert width == 100 if source_queue == 100 else width >= 256
     a, b = figs
     for k in a:
         if k in ("seconds", "cpu_seconds", "compile_seconds"):
