@@ -41,12 +41,9 @@ a packet it holds; a flit it sends downstream goes into the owner range's
 outbox (every flit, also within a range) and joins its VC at the start of
 that range's next phase (:func:`_arrive`): it could not leave before then
 (``link_latency >= 1``). A VC has one upstream router, which sends it at
-most one flit a cycle, so the order of a phase's arrivals does not matter.
-Before, a router visited after its upstream neighbour in the same cycle got
-the flit at once and was visited that cycle too (its round-robin pointers
-moved a cycle earlier than one visited before it): every wormhole run's
-numbers changed with this, none by more than its noise. So the numbers are
-the same on any number of threads.
+most one flit a cycle, so the order of a phase's arrivals does not matter,
+and whether a router is visited after its upstream neighbour or before it
+changes nothing: the numbers are the same on any number of threads.
 
 Every cycle each router, in a rotating order of its input ports (and of
 the VCs of a port), allocates an output VC to every ready header at the
